@@ -1,0 +1,53 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "clup-totem",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "clupd", targets: ["clupd"]),
+        .executable(name: "clupctl", targets: ["clupctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // Thin system-library targets: one per C library, nothing else in them.
+        .systemLibrary(name: "CCUPS", path: "Sources/CCUPS"),
+        .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
+                       providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CUSB", path: "Sources/CUSB", pkgConfig: "libusb-1.0",
+                       providers: [.apt(["libusb-1.0-0-dev"])]),
+        .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
+                       providers: [.apt(["libcairo2-dev"])]),
+
+        .target(name: "CLupCore"),
+        .target(name: "CLupDrawing", dependencies: ["CCairo"]),
+        .target(name: "CLupStore", dependencies: [
+            "CLupCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "CLupHardware", dependencies: ["CLupCore", "CLupDrawing", "CUSB"]),
+        .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
+        .target(name: "CLupKiosk", dependencies: [
+            "CLupCore", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "clupd", dependencies: [
+            "CLupKiosk",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "clupctl", dependencies: [
+            "CLupKiosk", "CLupCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "CLupCoreTests", dependencies: ["CLupCore"]),
+        .testTarget(name: "CLupStoreTests", dependencies: ["CLupStore"]),
+        .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting"]),
+        .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
+        .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk"]),
+    ]
+)

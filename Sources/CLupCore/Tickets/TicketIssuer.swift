@@ -1,0 +1,29 @@
+import Foundation
+
+/// Issues tickets: the next number of a lane for a business day, and the ticket's code.
+///
+/// Pure: the caller passes the highest sequence already used and the instant.
+public struct TicketIssuer: Sendable {
+    public let store: UInt32
+    public let totem: Character
+    public let validMinutes: UInt16
+
+    public init(store: UInt32, totem: Character, validMinutes: UInt16) {
+        self.store = store
+        self.totem = totem
+        self.validMinutes = validMinutes
+    }
+
+    /// A new ticket in `lane`, numbered after `lastSequence`, and the event that records it.
+    public func issue(lane: Lane, lastSequence: Int, businessDay: BusinessDay,
+                      at instant: Date) -> (Ticket, DomainEvent) {
+        let number = TicketNumber(totem: totem, lane: lane, sequence: lastSequence + 1)
+        // Whole seconds, so the ticket as stored equals the ticket as its code says.
+        let issuedAt = Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.down))
+        let payload = TicketPayload(store: store, number: number, issuedAt: issuedAt,
+                                    validMinutes: validMinutes)
+        let ticket = Ticket(number: number, businessDay: businessDay, issuedAt: issuedAt,
+                            state: .printing, code: Base45.encode(payload.encoded()))
+        return (ticket, .ticketIssued(ticket))
+    }
+}

@@ -1,0 +1,168 @@
+import CCairo
+
+/// An RGB colour with components in 0...1.
+public struct Color: Hashable, Sendable {
+    public let red, green, blue: Double
+
+    public init(red: Double, green: Double, blue: Double) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public static let black = Color(red: 0, green: 0, blue: 0)
+    public static let white = Color(red: 1, green: 1, blue: 1)
+}
+
+/// How a line of text sits on its anchor point.
+public enum TextAlignment: Sendable {
+    case left, center
+}
+
+/// Why drawing failed.
+public enum DrawingError: Error, CustomStringConvertible, Equatable {
+    case cairo(operation: String, status: String)
+
+    public var description: String {
+        switch self {
+        case let .cairo(operation, status): "E-GFX-001 \(operation) failed: \(status)"
+        }
+    }
+}
+
+/// A drawing surface (an in-memory image or a PDF page) with the few operations screens
+/// and tickets need. Units are pixels for images and points (1/72 in) for PDF.
+public final class Canvas {
+    public let width: Double
+    public let height: Double
+    let surface: OpaquePointer
+    let cairo: OpaquePointer
+
+    /// An opaque image of `width` × `height` pixels, filled white.
+    public convenience init(width: Int, height: Int) throws {
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
+        try self.init(surface: surface, width: Double(width), height: Double(height), what: "image surface")
+        fill(.white)
+    }
+
+    /// A one-page PDF at `path`, `width` × `height` points; call `finish()` to write it.
+    public convenience init(pdfPath path: String, width: Double, height: Double) throws {
+        let surface = cairo_pdf_surface_create(path, width, height)!
+        try self.init(surface: surface, width: width, height: height, what: "PDF surface \(path)")
+    }
+
+    private init(surface: OpaquePointer, width: Double, height: Double, what: String) throws {
+        let status = cairo_surface_status(surface)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            cairo_surface_destroy(surface)
+            throw DrawingError.cairo(operation: "creating \(what)", status: Self.describe(status))
+        }
+        self.surface = surface
+        self.cairo = cairo_create(surface)
+        self.width = width
+        self.height = height
+    }
+
+    deinit {
+        cairo_destroy(cairo)
+        cairo_surface_destroy(surface)
+    }
+
+    /// Paints the whole canvas.
+    public func fill(_ color: Color) {
+        setColor(color)
+        cairo_paint(cairo)
+    }
+
+    /// Fills a rectangle, with rounded corners when `radius` > 0.
+    public func fillRect(x: Double, y: Double, width: Double, height: Double, color: Color,
+                         radius: Double = 0) {
+        setColor(color)
+        if radius > 0 {
+            let r = min(radius, width / 2, height / 2)
+            cairo_new_sub_path(cairo)
+            cairo_arc(cairo, x + width - r, y + r, r, -.pi / 2, 0)
+            cairo_arc(cairo, x + width - r, y + height - r, r, 0, .pi / 2)
+            cairo_arc(cairo, x + r, y + height - r, r, .pi / 2, .pi)
+            cairo_arc(cairo, x + r, y + r, r, .pi, 3 * .pi / 2)
+            cairo_close_path(cairo)
+        } else {
+            cairo_rectangle(cairo, x, y, width, height)
+        }
+        cairo_fill(cairo)
+    }
+
+    /// Draws one line of text with its baseline at `y`; returns its width.
+    @discardableResult
+    public func text(_ string: String, x: Double, y: Double, size: Double, bold: Bool = false,
+                     color: Color = .black, alignment: TextAlignment = .left) -> Double {
+        setFont(size: size, bold: bold)
+        setColor(color)
+        let width = measure(string)
+        let left = alignment == .center ? x - width / 2 : x
+        cairo_move_to(cairo, left, y)
+        cairo_show_text(cairo, string)
+        return width
+    }
+
+    /// The width `string` would take at `size`.
+    public func textWidth(_ string: String, size: Double, bold: Bool = false) -> Double {
+        setFont(size: size, bold: bold)
+        return measure(string)
+    }
+
+    /// Writes the image as a PNG file.
+    public func writePNG(to path: String) throws {
+        cairo_surface_flush(surface)
+        let status = cairo_surface_write_to_png(surface, path)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw DrawingError.cairo(operation: "writing \(path)", status: Self.describe(status))
+        }
+    }
+
+    /// The image as PNG bytes.
+    public func pngData() throws -> [UInt8] {
+        cairo_surface_flush(surface)
+        final class Sink { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        let status = cairo_surface_write_to_png_stream(surface, { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            let sink = Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue()
+            sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(sink).toOpaque())
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw DrawingError.cairo(operation: "encoding PNG", status: Self.describe(status))
+        }
+        return sink.bytes
+    }
+
+    /// Completes the document (PDF) so the file is whole on disk.
+    public func finish() throws {
+        cairo_surface_finish(surface)
+        let status = cairo_surface_status(surface)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw DrawingError.cairo(operation: "finishing document", status: Self.describe(status))
+        }
+    }
+
+    private func setColor(_ color: Color) {
+        cairo_set_source_rgb(cairo, color.red, color.green, color.blue)
+    }
+
+    private func setFont(size: Double, bold: Bool) {
+        cairo_select_font_face(cairo, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+                               bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_set_font_size(cairo, size)
+    }
+
+    private func measure(_ string: String) -> Double {
+        var extents = cairo_text_extents_t()
+        cairo_text_extents(cairo, string, &extents)
+        return extents.x_advance
+    }
+
+    private static func describe(_ status: cairo_status_t) -> String {
+        String(cString: cairo_status_to_string(status))
+    }
+}

@@ -1,0 +1,39 @@
+/// A touchscreen driven by `clupctl sim tap X Y`, with X and Y in display pixels.
+public final class SimulatedTouchscreen: Touchscreen {
+    public var onGesture: ((TouchGesture) -> Void)?
+    let width: Int
+    let height: Int
+
+    /// A panel covering a display of `width` × `height` pixels.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var health: DeviceHealth {
+        DeviceHealth(role: "touchscreen", backend: "simulated", state: .ok, detail: "\(width)x\(height)")
+    }
+
+    /// Why a simulated touch was refused.
+    public enum TouchError: Error, CustomStringConvertible, Equatable {
+        case offPanel(x: Int, y: Int, width: Int, height: Int)
+
+        public var description: String {
+            switch self {
+            case let .offPanel(x, y, width, height):
+                "E-SIM-001 (\(x), \(y)) is off the \(width)x\(height) panel"
+            }
+        }
+    }
+
+    /// A short touch at pixel (`x`, `y`).
+    public func simulateTap(x: Int, y: Int) throws(TouchError) {
+        guard (0..<width).contains(x), (0..<height).contains(y) else {
+            throw .offPanel(x: x, y: y, width: width, height: height)
+        }
+        // The centre of the pixel, so normalising and scaling back lands on the same pixel.
+        let nx = (Double(x) + 0.5) / Double(width)
+        let ny = (Double(y) + 0.5) / Double(height)
+        onGesture?(TouchGesture(kind: .tap, x0: nx, y0: ny, x1: nx, y1: ny, milliseconds: 80))
+    }
+}

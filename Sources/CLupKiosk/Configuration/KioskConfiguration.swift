@@ -1,0 +1,200 @@
+import CLupCore
+import CLupPrinting
+import Foundation
+
+/// Everything `clupd` is told by `/etc/clup/clupd.toml`. Every key has a default, so an
+/// empty file is a working simulated totem; an unknown key is an error, as it is most
+/// likely a typo of a real one.
+public struct KioskConfiguration: Sendable, Equatable {
+    /// How the devices are driven.
+    public enum HardwareMode: String, Sendable {
+        case simulated
+        case linux
+    }
+
+    public var storeID: UInt32 = 1
+    public var storeName = "CLup Market"
+    public var timeZone = TimeZone(identifier: "UTC")!
+    /// Minutes after local midnight at which a business day starts.
+    public var businessDayStartMinute = 5 * 60
+    public var totemLetter: Character = "A"
+    public var doorName = "main"
+
+    public var printerQueue = "clup-ticket"
+    public var paper = PaperWidth.mm80
+    public var printTimeoutSeconds = 20.0
+
+    public var screenWidth = 720
+    public var screenHeight = 1280
+    public var idleTimeoutSeconds = 30.0
+    /// How long the "take your ticket" or error screen stays before the welcome screen.
+    public var resultScreenSeconds = 8.0
+
+    public var ticketValidMinutes: UInt16 = 240
+    public var defaultWaitMinutes = 10
+
+    public var hardware = HardwareMode.simulated
+    /// A group whose members may use the control socket, besides root and clupd's own user.
+    public var controlGroup: String?
+
+    public init() {}
+
+    /// The device id under which this totem's events are numbered.
+    public var deviceID: String { "store-\(storeID)-totem-\(totemLetter)" }
+
+    /// The default configuration file.
+    public static let defaultPath = "/etc/clup/clupd.toml"
+}
+
+/// A configuration file that cannot be used: which file, which key, what is wrong.
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public let file: String
+    public let line: Int?
+    public let key: String?
+    public let problem: String
+
+    public var description: String {
+        let place = [file + (line.map { ":\($0)" } ?? ""), key].compactMap { $0 }.joined(separator: ": ")
+        return "E-CFG-001 \(place): \(problem)"
+    }
+}
+
+extension KioskConfiguration {
+    /// Reads and checks the file at `path`.
+    public static func load(path: String) throws(ConfigurationError) -> KioskConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError(file: path, line: nil, key: nil, problem: "cannot read the file (\(Self.reason(error)))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(file: path, line: nil, key: nil, problem: "the file is not UTF-8 text")
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Checks TOML `text`; `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> KioskConfiguration {
+        let document: TOMLDocument
+        do {
+            document = try TOMLDocument(parsing: text)
+        } catch {
+            throw ConfigurationError(file: file, line: error.line, key: nil, problem: error.message)
+        }
+        var reader = KeyReader(document: document, file: file)
+        var config = KioskConfiguration()
+        config.storeID = try reader.integer("store.id", default: Int(config.storeID), in: 1...Int(UInt32.max)).asUInt32
+        config.storeName = try reader.string("store.name", default: config.storeName, nonEmpty: true)
+        let zone = try reader.string("store.timezone", default: config.timeZone.identifier)
+        guard let timeZone = TimeZone(identifier: zone) else {
+            throw reader.error("store.timezone", "unknown time zone \"\(zone)\" (use a name like \"Europe/Rome\")")
+        }
+        config.timeZone = timeZone
+        config.businessDayStartMinute = try reader.clockTime("store.business_day_start", default: config.businessDayStartMinute)
+        let letter = try reader.string("totem.letter", default: String(config.totemLetter))
+        guard letter.count == 1, let first = letter.first, first.isASCII, first.isUppercase else {
+            throw reader.error("totem.letter", "expected one capital letter A-Z, got \"\(letter)\"")
+        }
+        config.totemLetter = first
+        config.doorName = try reader.string("totem.door", default: config.doorName, nonEmpty: true)
+
+        config.printerQueue = try reader.string("printer.queue", default: config.printerQueue, nonEmpty: true)
+        let paper = try reader.string("printer.paper", default: config.paper.rawValue)
+        guard let width = PaperWidth(rawValue: paper) else {
+            throw reader.error("printer.paper", "expected \"80mm\" or \"58mm\", got \"\(paper)\"")
+        }
+        config.paper = width
+        config.printTimeoutSeconds = try reader.seconds("printer.timeout_seconds", default: config.printTimeoutSeconds)
+
+        config.screenWidth = try reader.integer("screen.width", default: config.screenWidth, in: 240...7680)
+        config.screenHeight = try reader.integer("screen.height", default: config.screenHeight, in: 240...7680)
+        config.idleTimeoutSeconds = try reader.seconds("screen.idle_timeout_seconds", default: config.idleTimeoutSeconds)
+        config.resultScreenSeconds = try reader.seconds("screen.result_seconds", default: config.resultScreenSeconds)
+
+        config.ticketValidMinutes = UInt16(try reader.integer("tickets.valid_minutes", default: Int(config.ticketValidMinutes), in: 1...Int(UInt16.max)))
+        config.defaultWaitMinutes = try reader.integer("tickets.default_wait_minutes", default: config.defaultWaitMinutes, in: 0...1440)
+
+        let mode = try reader.string("hardware.mode", default: config.hardware.rawValue)
+        guard let hardware = HardwareMode(rawValue: mode) else {
+            throw reader.error("hardware.mode", "expected \"simulated\" or \"linux\", got \"\(mode)\"")
+        }
+        config.hardware = hardware
+        let group = try reader.string("control.group", default: "")
+        config.controlGroup = group.isEmpty ? nil : group
+
+        if let unknown = reader.unreadKeys.first {
+            throw reader.error(unknown, "unknown key")
+        }
+        return config
+    }
+
+    static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}
+
+/// Reads typed keys from a document and remembers which were read, to find unknown ones.
+private struct KeyReader {
+    let document: TOMLDocument
+    let file: String
+    var read: Set<String> = []
+
+    var unreadKeys: [String] { document.values.keys.filter { !read.contains($0) }.sorted() }
+
+    func error(_ key: String, _ problem: String) -> ConfigurationError {
+        ConfigurationError(file: file, line: document.values[key]?.line, key: key, problem: problem)
+    }
+
+    mutating func value(_ key: String) -> TOMLValue? {
+        read.insert(key)
+        return document.values[key]?.value
+    }
+
+    mutating func string(_ key: String, default fallback: String, nonEmpty: Bool = false) throws(ConfigurationError) -> String {
+        guard let value = value(key) else { return fallback }
+        guard case let .string(text) = value else { throw error(key, "expected a string, got \(value.typeName)") }
+        if nonEmpty && text.trimmingCharacters(in: .whitespaces).isEmpty { throw error(key, "must not be empty") }
+        return text
+    }
+
+    mutating func integer(_ key: String, default fallback: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let value = value(key) else { return fallback }
+        guard case let .integer(number) = value else { throw error(key, "expected an integer, got \(value.typeName)") }
+        guard range.contains(number) else {
+            throw error(key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound)")
+        }
+        return number
+    }
+
+    mutating func seconds(_ key: String, default fallback: Double) throws(ConfigurationError) -> Double {
+        guard let value = value(key) else { return fallback }
+        let seconds: Double
+        switch value {
+        case let .integer(number): seconds = Double(number)
+        case let .float(number): seconds = number
+        default: throw error(key, "expected a number of seconds, got \(value.typeName)")
+        }
+        guard seconds > 0, seconds <= 86_400 else { throw error(key, "\(seconds) is out of range (0, 86400]") }
+        return seconds
+    }
+
+    /// `"HH:MM"` as minutes after midnight.
+    mutating func clockTime(_ key: String, default fallback: Int) throws(ConfigurationError) -> Int {
+        let defaultText = String(format: "%02d:%02d", fallback / 60, fallback % 60)
+        let text = try string(key, default: defaultText)
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hours = Int(parts[0]), let minutes = Int(parts[1]),
+              (0..<24).contains(hours), (0..<60).contains(minutes)
+        else { throw error(key, "expected a time \"HH:MM\", got \"\(text)\"") }
+        return hours * 60 + minutes
+    }
+}
+
+private extension Int {
+    var asUInt32: UInt32 { UInt32(clamping: self) }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Talks to `clupd` over its control socket: one request, one reply.
+public struct ControlClient: Sendable {
+    /// The default socket, as the systemd unit's `RuntimeDirectory=clup` creates it.
+    public static let defaultSocketPath = "/run/clup/control.sock"
+
+    /// Why a request got no answer.
+    public enum ConnectionError: Error, CustomStringConvertible, Equatable {
+        case daemonNotRunning(path: String, detail: String)
+        case permissionDenied(path: String)
+        case badReply(String)
+
+        public var description: String {
+            switch self {
+            case let .daemonNotRunning(path, detail):
+                "clupd is not running (no answer on \(path): \(detail))"
+            case let .permissionDenied(path):
+                "permission denied on \(path): run as root, clupd's user or a member of its control group"
+            case let .badReply(detail):
+                "clupd sent a reply this clupctl does not understand: \(detail)"
+            }
+        }
+    }
+
+    public let socketPath: String
+
+    public init(socketPath: String = Self.defaultSocketPath) {
+        self.socketPath = socketPath
+    }
+
+    /// Sends `request` and decodes the result as `Result`; a refusal throws `ControlFailure`.
+    public func send<Result: Decodable>(_ request: ControlRequest, expecting: Result.Type) throws -> Result {
+        let data = try exchange(try JSONEncoder().encode(request) + Data("\n".utf8))
+        let reply: ControlReply<Result>
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            reply = try decoder.decode(ControlReply<Result>.self, from: data)
+        } catch {
+            throw ConnectionError.badReply(String(describing: error))
+        }
+        if let failure = reply.error { throw failure }
+        guard reply.ok, let result = reply.result else { throw ConnectionError.badReply("no result") }
+        return result
+    }
+
+    /// Whether a daemon accepts connections on `path`.
+    static func isAnswering(_ path: String) -> Bool {
+        guard let fd = try? connected(path) else { return false }
+        close(fd)
+        return true
+    }
+
+    private func exchange(_ request: Data) throws -> Data {
+        let fd = try Self.connected(socketPath)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let sent = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.count else { throw ConnectionError.daemonNotRunning(path: socketPath, detail: systemError()) }
+        var reply = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count < 0 { throw ConnectionError.badReply("reading: \(systemError())") }
+            if count == 0 { break }
+            reply.append(contentsOf: buffer[0..<count])
+        }
+        return reply
+    }
+
+    private static func connected(_ path: String) throws -> Int32 {
+        let address = try UnixSocketAddress(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ConnectionError.daemonNotRunning(path: path, detail: systemError()) }
+        guard address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
+            let code = errno
+            close(fd)
+            if code == EACCES || code == EPERM { throw ConnectionError.permissionDenied(path: path) }
+            throw ConnectionError.daemonNotRunning(path: path, detail: String(cString: strerror(code)))
+        }
+        return fd
+    }
+}

@@ -1,0 +1,51 @@
+import CLupCore
+
+/// A command sent to `clupd` over its control socket, one JSON object per connection.
+public enum ControlRequest: Codable, Sendable, Equatable {
+    case status
+    case tickets
+    case screenshot
+    case simApproach
+    case simLeave
+    case simTap(x: Int, y: Int)
+    case simPass(PassageDirection)
+
+    /// Whether the request drives a simulated device, refused when the hardware is real.
+    var isSimulation: Bool {
+        switch self {
+        case .simApproach, .simLeave, .simTap, .simPass: true
+        case .status, .tickets, .screenshot: false
+        }
+    }
+}
+
+/// Why a control request failed: a stable code and a sentence for the technician.
+public struct ControlFailure: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+    public let code: String
+    public let message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// From an error whose description starts with its code (`E-PRN-003 printer out of paper`).
+    public init(_ error: Error) {
+        let text = String(describing: error)
+        let parts = text.split(separator: " ", maxSplits: 1)
+        if parts.count == 2, parts[0].hasPrefix("E-") {
+            self.init(code: String(parts[0]), message: String(parts[1]))
+        } else {
+            self.init(code: "E-CTL-000", message: text)
+        }
+    }
+
+    public var description: String { "\(code) \(message)" }
+}
+
+/// The envelope of every reply: `{"ok":true,"result":…}` or `{"ok":false,"error":…}`.
+public struct ControlReply<Result: Decodable>: Decodable {
+    public let ok: Bool
+    public let result: Result?
+    public let error: ControlFailure?
+}

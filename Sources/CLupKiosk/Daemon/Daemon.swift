@@ -1,0 +1,169 @@
+import CLupCore
+import CLupHardware
+import CLupPrinting
+import CLupStore
+import Foundation
+import Logging
+
+/// How `clupd` was asked to run.
+public struct DaemonOptions: Sendable {
+    public var stateDirectory: String
+    /// nil: `/etc/clup/clupd.toml` if it exists, else the defaults.
+    public var configPath: String?
+    public var socketPath: String
+    public var simulate: Bool
+
+    public init(stateDirectory: String, configPath: String?, socketPath: String, simulate: Bool) {
+        self.stateDirectory = stateDirectory
+        self.configPath = configPath
+        self.socketPath = socketPath
+        self.simulate = simulate
+    }
+}
+
+/// The simulated devices, kept by type so `clupctl sim` can drive them.
+struct SimulatedDevices {
+    let display: PNGDisplay
+    let touchscreen: SimulatedTouchscreen
+    let presence: SimulatedPresenceSensor
+    let turnstile: SimulatedTurnstile
+}
+
+/// `clupd`: opens the state, brings up the devices and the control socket, tells systemd
+/// it is ready, and runs the kiosk on its event loop until SIGTERM.
+public final class Daemon {
+    let config: KioskConfiguration
+    let state: StateDirectory
+    let store: TotemStore
+    let loop: EventLoop
+    let controller: KioskController
+    let simulated: SimulatedDevices?
+    let server: ControlServer
+    let printer: CUPSPrinter
+    let notifier = SystemdNotifier()
+    let clock: any Clock
+    let logger: Logger
+    var printerStatus: (status: PrinterStatus?, error: PrintError?, at: Double)?
+
+    /// Sets everything up; throws what keeps the daemon from starting.
+    public init(options: DaemonOptions, clock: any Clock = SystemClock()) throws(DaemonError) {
+        var logger = Logger(label: "clupd")
+        logger.logLevel = .info
+        self.logger = logger
+        self.clock = clock
+
+        var config: KioskConfiguration
+        do {
+            if let path = options.configPath {
+                config = try KioskConfiguration.load(path: path)
+            } else if FileManager.default.fileExists(atPath: KioskConfiguration.defaultPath) {
+                config = try KioskConfiguration.load(path: KioskConfiguration.defaultPath)
+            } else {
+                config = KioskConfiguration()
+            }
+        } catch {
+            throw .configuration(error)
+        }
+        if options.simulate { config.hardware = .simulated }
+        guard config.hardware == .simulated else {
+            // The Linux backends (evdev, GPIO, serial reader) arrive with the hardware issue;
+            // starting without devices would present a kiosk that cannot work.
+            throw .configuration(ConfigurationError(
+                file: options.configPath ?? KioskConfiguration.defaultPath, line: nil, key: "hardware.mode",
+                problem: "\"linux\" device backends are not in this build yet; use \"simulated\" or --simulate"))
+        }
+        self.config = config
+
+        state = try StateDirectory(path: options.stateDirectory)
+        do {
+            store = try TotemStore(path: state.databasePath, deviceID: config.deviceID)
+        } catch {
+            throw .data(error)
+        }
+
+        let devices = SimulatedDevices(
+            display: PNGDisplay(width: config.screenWidth, height: config.screenHeight, directory: state.path),
+            touchscreen: SimulatedTouchscreen(width: config.screenWidth, height: config.screenHeight),
+            presence: SimulatedPresenceSensor(),
+            turnstile: SimulatedTurnstile())
+        simulated = devices
+        printer = CUPSPrinter(queue: config.printerQueue)
+        loop = EventLoop(clock: clock)
+        controller = KioskController(
+            config: config, store: store, loop: loop, display: devices.display,
+            touchscreen: devices.touchscreen, presence: devices.presence, turnstile: devices.turnstile,
+            printJob: TicketPrintJob(printer: printer, layout: TicketLayout(paper: config.paper),
+                                     spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
+            clock: clock, logger: logger)
+
+        let group: gid_t?
+        if let name = config.controlGroup {
+            guard let entry = getgrnam(name) else {
+                throw .configuration(ConfigurationError(file: options.configPath ?? KioskConfiguration.defaultPath,
+                                                        line: nil, key: "control.group", problem: "no group named \(name)"))
+            }
+            group = entry.pointee.gr_gid
+        } else {
+            group = nil
+        }
+        let directory = (options.socketPath as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do {
+            server = try ControlServer(path: options.socketPath, allowedGroup: group, logger: logger)
+        } catch let error as ControlServer.ListenError {
+            if case .inUse = error { throw .inUse(error) }
+            throw .io(error.description)
+        } catch {
+            throw .io("\(error)")
+        }
+    }
+
+    /// Runs until SIGTERM or SIGINT; returns the exit status.
+    public func run() -> Int32 {
+        do {
+            try controller.start()
+        } catch {
+            logger.critical("cannot show the first screen", metadata: ["error": "\(error)"])
+            server.stopListening()
+            return 74
+        }
+        server.start(on: loop) { [unowned self] request in try self.handle(request) }
+        SignalWatcher.install(on: loop) { [unowned self] signal in
+            self.logger.info("stopping on signal \(signal)")
+            self.loop.stop()
+        }
+        checkPrinter()
+        startWatchdog()
+        notifier.notify("READY=1\nSTATUS=kiosk running, store \(config.storeID) totem \(config.totemLetter)")
+        logger.info("clupd ready", metadata: ["device": "\(config.deviceID)", "socket": "\(server.path)",
+                                                "state": "\(state.path)"])
+        loop.run()
+        notifier.notify("STOPPING=1")
+        server.stopListening()
+        return 0
+    }
+
+    /// Asks cupsd for the printer's state every few seconds, off the loop, so `status`
+    /// never waits on a slow print server.
+    private func checkPrinter() {
+        let printer = self.printer
+        loop.background({ () -> Result<PrinterStatus, PrintError> in
+            Result { () throws(PrintError) in try printer.status() }
+        }) { [unowned self] result in
+            switch result {
+            case let .success(status): self.printerStatus = (status, nil, self.clock.monotonic())
+            case let .failure(error): self.printerStatus = (self.printerStatus?.status, error, self.printerStatus?.at ?? -1)
+            }
+            self.loop.schedule(after: 5) { [unowned self] in self.checkPrinter() }
+        }
+    }
+
+    /// Pets systemd's watchdog from the loop itself: if the loop hangs, systemd restarts us.
+    private func startWatchdog() {
+        guard let interval = notifier.watchdogInterval else { return }
+        loop.schedule(after: interval) { [unowned self] in
+            self.notifier.notify("WATCHDOG=1")
+            self.startWatchdog()
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The directory holding the totem's database, key and spool, locked for one daemon.
+struct StateDirectory {
+    let path: String
+    private let lockFD: Int32
+
+    var databasePath: String { path + "/clup.sqlite" }
+    var spoolPath: String { path + "/spool" }
+
+    /// Creates the directory if needed (mode 0700) and takes its lock.
+    init(path: String) throws(DaemonError) {
+        self.path = path
+        for directory in [path, path + "/spool"] {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .io("E-STA-001 cannot create the state directory \(directory): \(KioskConfiguration.reason(error))")
+            }
+        }
+        let lockPath = path + "/clupd.lock"
+        lockFD = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockFD >= 0 else { throw .io("E-STA-002 cannot open \(lockPath): \(systemError())") }
+        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockFD)
+            throw .inUse(StateDirectoryInUse(path: path))
+        }
+    }
+
+    struct StateDirectoryInUse: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "E-STA-003 another clupd is using the state directory \(path)" }
+    }
+}

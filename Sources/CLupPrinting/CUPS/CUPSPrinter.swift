@@ -1,0 +1,132 @@
+import CCUPS
+import Foundation
+
+/// A CUPS print queue, reached through libcups: submits documents, follows jobs and reads
+/// the printer's state. Blocking; the kiosk calls it off its event loop.
+///
+/// The server is libcups's default (`CUPS_SERVER`, then `/run/cups/cups.sock`).
+public struct CUPSPrinter: Sendable {
+    public let queue: String
+
+    public init(queue: String) {
+        self.queue = queue
+    }
+
+    var printerURI: String { "ipp://localhost/printers/\(queue)" }
+
+    /// Creates a job, sends the file as its only document and returns the job id.
+    public func submit(file path: String, title: String, format: String = "application/pdf") throws(PrintError) -> Int {
+        let jobID = cupsCreateJob(nil, queue, title, 0, nil)
+        guard jobID > 0 else { throw lastError() }
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            cupsCancelJob(queue, jobID)
+            throw .documentFailed("cannot read \(path)")
+        }
+        defer { try? file.close() }
+        guard cupsStartDocument(nil, queue, jobID, title, format, 1) == HTTP_STATUS_CONTINUE else {
+            let error = lastError()
+            cupsCancelJob(queue, jobID)
+            throw error
+        }
+        while let chunk = try? file.read(upToCount: 64 * 1024), !chunk.isEmpty {
+            let status = chunk.withUnsafeBytes { buffer in
+                cupsWriteRequestData(nil, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), buffer.count)
+            }
+            guard status == HTTP_STATUS_CONTINUE else {
+                _ = cupsFinishDocument(nil, queue)
+                cupsCancelJob(queue, jobID)
+                throw .submitFailed("sending the document: \(Self.lastErrorString())")
+            }
+        }
+        guard cupsFinishDocument(nil, queue) == IPP_STATUS_OK else { throw lastError() }
+        return Int(jobID)
+    }
+
+    /// Follows job `id` until it ends or `timeout` seconds pass.
+    public func follow(job id: Int, timeout: Double, pollInterval: Double = 0.1) -> JobOutcome {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let attributes: (JobState, [String])
+            do {
+                attributes = try jobAttributes(id)
+            } catch {
+                return .failed(job: id, reason: error)
+            }
+            let (state, reasons) = attributes
+            switch state {
+            case .completed:
+                return .completed(job: id)
+            case .aborted, .canceled:
+                let printerReasons = (try? status().reasons) ?? []
+                return .failed(job: id, reason: .from(state: state, reasons: reasons + printerReasons))
+            case .stopped:
+                // The printer stopped under the job (paper out, door open): it will not
+                // finish by itself, and the customer is waiting now.
+                let printerReasons = (try? status().reasons) ?? []
+                cupsCancelJob(queue, Int32(id))
+                return .failed(job: id, reason: .from(state: state, reasons: reasons + printerReasons))
+            case .pending, .held, .processing:
+                if Date() >= deadline {
+                    cupsCancelJob(queue, Int32(id))
+                    return .failed(job: id, reason: .timedOut(seconds: timeout))
+                }
+                Thread.sleep(forTimeInterval: pollInterval)
+            }
+        }
+    }
+
+    /// The queue's state, its reasons and whether it accepts jobs.
+    public func status() throws(PrintError) -> PrinterStatus {
+        let request = ippNewRequest(IPP_OP_GET_PRINTER_ATTRIBUTES)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
+        guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
+        defer { ippDelete(response) }
+        guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
+        let state = ippFindAttribute(response, "printer-state", IPP_TAG_ENUM).map { ippGetInteger($0, 0) } ?? 0
+        let stateName = switch state {
+        case 3: "idle"
+        case 4: "processing"
+        case 5: "stopped"
+        default: "unknown"
+        }
+        return PrinterStatus(
+            queue: queue, state: stateName,
+            reasons: Self.strings(response, "printer-state-reasons").filter { $0 != "none" },
+            message: Self.strings(response, "printer-state-message").first ?? "",
+            acceptingJobs: ippFindAttribute(response, "printer-is-accepting-jobs", IPP_TAG_BOOLEAN)
+                .map { ippGetBoolean($0, 0) != 0 } ?? false)
+    }
+
+    func jobAttributes(_ id: Int) throws(PrintError) -> (JobState, [String]) {
+        let request = ippNewRequest(IPP_OP_GET_JOB_ATTRIBUTES)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
+        ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "job-id", Int32(id))
+        guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
+        defer { ippDelete(response) }
+        guard let stateAttribute = ippFindAttribute(response, "job-state", IPP_TAG_ENUM),
+              let state = JobState(rawValue: ippGetInteger(stateAttribute, 0))
+        else { throw lastError() }
+        return (state, Self.strings(response, "job-state-reasons").filter { $0 != "none" })
+    }
+
+    static func strings(_ response: OpaquePointer, _ name: String) -> [String] {
+        guard let attribute = ippFindAttribute(response, name, IPP_TAG_ZERO) else { return [] }
+        return (0..<ippGetCount(attribute)).compactMap { index in
+            ippGetString(attribute, index, nil).map { String(cString: $0) }
+        }
+    }
+
+    static func lastErrorString() -> String {
+        String(cString: cupsLastErrorString())
+    }
+
+    func lastError() -> PrintError {
+        let status = cupsLastError()
+        let detail = Self.lastErrorString()
+        if status == IPP_STATUS_ERROR_NOT_FOUND { return .noSuchQueue(queue) }
+        if status == IPP_STATUS_ERROR_SERVICE_UNAVAILABLE || status == IPP_STATUS_ERROR_INTERNAL {
+            return .serverUnreachable(detail)
+        }
+        return .submitFailed(detail)
+    }
+}

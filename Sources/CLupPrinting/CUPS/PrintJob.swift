@@ -1,0 +1,78 @@
+/// The state of a print job as cupsd reports it (RFC 8011 `job-state`).
+public enum JobState: Int32, Sendable, Codable {
+    case pending = 3
+    case held = 4
+    case processing = 5
+    case stopped = 6
+    case canceled = 7
+    case aborted = 8
+    case completed = 9
+
+    /// Whether the job will not change any more.
+    public var isFinal: Bool { self == .canceled || self == .aborted || self == .completed }
+}
+
+/// How a ticket's print job ended.
+public enum JobOutcome: Sendable, Equatable {
+    case completed(job: Int)
+    /// The job ended without printing, or did not end in time; `reason` is for people.
+    case failed(job: Int?, reason: PrintError)
+}
+
+/// The printer's state and the reasons cupsd gives for it (`media-empty-error`, …).
+public struct PrinterStatus: Sendable, Codable, Equatable {
+    public let queue: String
+    /// `idle`, `processing` or `stopped`.
+    public let state: String
+    public let reasons: [String]
+    public let message: String
+    public let acceptingJobs: Bool
+
+    public init(queue: String, state: String, reasons: [String], message: String, acceptingJobs: Bool) {
+        self.queue = queue
+        self.state = state
+        self.reasons = reasons
+        self.message = message
+        self.acceptingJobs = acceptingJobs
+    }
+
+    /// True when nothing stands in the way of printing.
+    public var isReady: Bool {
+        acceptingJobs && state != "stopped" && !reasons.contains { $0.hasSuffix("-error") }
+    }
+}
+
+/// Why printing failed, with a stable code for logs and the shell.
+public enum PrintError: Error, CustomStringConvertible, Equatable, Sendable {
+    case noSuchQueue(String)
+    case serverUnreachable(String)
+    case submitFailed(String)
+    case outOfPaper
+    case printerStopped(reasons: [String])
+    case jobEnded(JobState, reasons: [String])
+    case timedOut(seconds: Double)
+    case documentFailed(String)
+
+    public var description: String {
+        switch self {
+        case let .noSuchQueue(queue): "E-PRN-001 no printer queue named \(queue)"
+        case let .serverUnreachable(detail): "E-PRN-002 print server unreachable: \(detail)"
+        case .outOfPaper: "E-PRN-003 printer out of paper"
+        case let .submitFailed(detail): "E-PRN-004 the print server refused the job: \(detail)"
+        case let .printerStopped(reasons): "E-PRN-005 printer stopped (\(reasons.joined(separator: ", ")))"
+        case let .jobEnded(state, reasons):
+            "E-PRN-006 print job \(state) (\(reasons.joined(separator: ", ")))"
+        case let .timedOut(seconds): "E-PRN-007 the printer did not finish within \(Int(seconds)) s"
+        case let .documentFailed(detail): "E-PRN-008 could not lay out the ticket: \(detail)"
+        }
+    }
+
+    /// Classifies the reasons cupsd gives for a failed job or stopped printer.
+    static func from(state: JobState?, reasons: [String]) -> PrintError {
+        if reasons.contains(where: { $0.hasPrefix("media-empty") || $0.hasPrefix("media-needed") }) {
+            return .outOfPaper
+        }
+        if let state { return .jobEnded(state, reasons: reasons) }
+        return .printerStopped(reasons: reasons)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+
+/// Opens the totem's SQLite file: WAL, `synchronous=FULL`, migrated, and refuses files that
+/// are not ours rather than starting a silent new database over them.
+public enum TotemDatabase {
+    /// `PRAGMA application_id` of a CLup totem database ("CLUP").
+    static let applicationID: Int32 = 0x434C_5550
+
+    /// Why the database could not be opened.
+    public enum OpenError: Error, CustomStringConvertible, Equatable {
+        case notADatabase(path: String, detail: String)
+        case foreignDatabase(path: String, applicationID: Int32)
+        case cannotOpen(path: String, detail: String)
+
+        public var description: String {
+            switch self {
+            case let .notADatabase(path, detail):
+                "E-DB-001 \(path) is not a readable SQLite database (\(detail)); move it aside to start fresh"
+            case let .foreignDatabase(path, id):
+                "E-DB-002 \(path) is a SQLite database of another program (application_id \(id)); refusing to use it"
+            case let .cannotOpen(path, detail):
+                "E-DB-003 cannot open \(path): \(detail)"
+            }
+        }
+    }
+
+    public static func open(path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // A ticket in a customer's hand or a passage through the turnstile must
+            // survive a power cut once committed.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
+            || error.resultCode == .SQLITE_CORRUPT {
+            throw OpenError.notADatabase(path: path, detail: error.message ?? "\(error.resultCode)")
+        } catch {
+            throw OpenError.cannotOpen(path: path, detail: "\(error)")
+        }
+        do {
+            try pool.write { db in
+                let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let hasTables = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')") ?? false
+                if id == 0 && !hasTables {
+                    try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+                } else if id != applicationID {
+                    throw OpenError.foreignDatabase(path: path, applicationID: id)
+                }
+            }
+            try migrator.migrate(pool)
+        } catch let error as OpenError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
+            || error.resultCode == .SQLITE_CORRUPT {
+            throw OpenError.notADatabase(path: path, detail: error.message ?? "\(error.resultCode)")
+        }
+        return pool
+    }
+
+    /// Append-only, named migrations.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: tickets, occupancy, event log") { db in
+            try db.execute(sql: """
+                CREATE TABLE ticket (
+                    business_day TEXT NOT NULL,
+                    number TEXT NOT NULL,
+                    lane TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    issued_at REAL NOT NULL,
+                    state TEXT NOT NULL,
+                    code TEXT NOT NULL UNIQUE,
+                    print_job INTEGER,
+                    failure_reason TEXT,
+                    PRIMARY KEY (business_day, number)
+                );
+                CREATE TABLE occupancy (
+                    business_day TEXT NOT NULL PRIMARY KEY,
+                    entries INTEGER NOT NULL,
+                    exits INTEGER NOT NULL
+                );
+                CREATE TABLE event (
+                    device_id TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    wall_time REAL NOT NULL,
+                    type TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    PRIMARY KEY (device_id, seq)
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,1 @@
+#include <libusb-1.0/libusb.h>

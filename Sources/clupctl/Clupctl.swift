@@ -1,0 +1,65 @@
+import ArgumentParser
+import CLupKiosk
+import Foundation
+
+/// `clupctl`: the field technician's shell for a running `clupd`.
+struct Clupctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clupctl",
+        abstract: "Maintenance shell for the CLup totem daemon.",
+        subcommands: [Status.self, Tickets.self, Screenshot.self, Sim.self])
+}
+
+/// The socket option every command takes.
+struct Connection: ParsableArguments {
+    @Option(help: "clupd's control socket (or set CLUP_SOCKET).")
+    var socket = ProcessInfo.processInfo.environment["CLUP_SOCKET"] ?? ControlClient.defaultSocketPath
+
+    var client: ControlClient { ControlClient(socketPath: socket) }
+}
+
+/// Prints `value` as pretty JSON on stdout.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Runs the command line; maps failures to the exit statuses scripts rely on.
+@main
+enum ClupctlMain {
+    static func main() {
+        let command: ParsableCommand
+        do {
+            command = try Clupctl.parseAsRoot()
+        } catch {
+            let code = Clupctl.exitCode(for: error)
+            if code == .success {
+                print(Clupctl.fullMessage(for: error))
+                exit(0)
+            }
+            FileHandle.standardError.write(Data((Clupctl.fullMessage(for: error) + "\n").utf8))
+            exit(2)
+        }
+        do {
+            var runnable = command
+            try runnable.run()
+        } catch let error as ControlClient.ConnectionError {
+            FileHandle.standardError.write(Data("clupctl: \(error)\n".utf8))
+            switch error {
+            case .daemonNotRunning: exit(69)
+            case .permissionDenied: exit(77)
+            case .badReply: exit(76)
+            }
+        } catch let failure as ControlFailure {
+            FileHandle.standardError.write(Data("clupctl: \(failure)\n".utf8))
+            exit(1)
+        } catch let code as ExitCode {
+            exit(code.rawValue)
+        } catch {
+            FileHandle.standardError.write(Data("clupctl: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import CLupCore
+import CLupKiosk
+
+/// `clupctl sim …`: drives the simulated devices of `clupd --simulate`.
+struct Sim: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Drive the simulated devices (clupd --simulate).",
+        subcommands: [Approach.self, Leave.self, Tap.self, Pass.self])
+
+    struct Approach: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A person steps up to the totem.")
+        @OptionGroup var connection: Connection
+        func run() throws { try simulate(.simApproach, connection) }
+    }
+
+    struct Leave: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The person walks away.")
+        @OptionGroup var connection: Connection
+        func run() throws { try simulate(.simLeave, connection) }
+    }
+
+    struct Tap: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A touch at screen pixel (X, Y).")
+        @OptionGroup var connection: Connection
+        @Argument(help: "Pixels from the left edge.") var x: Int
+        @Argument(help: "Pixels from the top edge.") var y: Int
+        func run() throws { try simulate(.simTap(x: x, y: y), connection) }
+    }
+
+    struct Pass: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Someone passes the turnstile: in or out.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "in or out.") var direction: PassageDirection
+        func run() throws { try simulate(.simPass(direction), connection) }
+    }
+}
+
+extension PassageDirection: ExpressibleByArgument {}
+
+/// Sends a simulated device event and prints what it did.
+private func simulate(_ request: ControlRequest, _ connection: Connection) throws {
+    let reply = try connection.client.send(request, expecting: SimulationReply.self)
+    print("\(reply.outcome) [screen: \(reply.screen)]" + (reply.ticket.map { " [ticket: \($0)]" } ?? ""))
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import CLupKiosk
+import Foundation
+
+/// `clupctl status`: devices, queue, occupancy and printer.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show devices, queue, occupancy and printer.")
+
+    @OptionGroup var connection: Connection
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let report = try connection.client.send(.status, expecting: StatusReport.self)
+        if json { return try printJSON(report) }
+        print("\(report.store) — \(report.deviceID) — business day \(report.businessDay)")
+        print("screen     \(report.screen)")
+        print("queue      \(report.waiting) waiting")
+        print("occupancy  \(report.occupancy.inside) inside (\(report.occupancy.entries) in, \(report.occupancy.exits) out)")
+        let printer = report.printer
+        let reasons = printer.reasons.isEmpty ? "" : " (\(printer.reasons.joined(separator: ", ")))"
+        let message = printer.message.isEmpty ? "" : " — \(printer.message)"
+        print("printer    \(printer.queue): \(printer.ready ? "ready" : "NOT READY"), \(printer.state)\(reasons)\(message)")
+        print("devices")
+        for device in report.devices {
+            let role = device.role.padding(toLength: 12, withPad: " ", startingAt: 0)
+            let backend = device.backend.padding(toLength: 10, withPad: " ", startingAt: 0)
+            let state = device.state.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            print("  \(role) \(backend) \(state) \(device.detail)")
+        }
+    }
+}
