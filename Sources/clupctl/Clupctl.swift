@@ -39,7 +39,8 @@ enum ClupctlMain {
                 print(Clupctl.fullMessage(for: error))
                 exit(0)
             }
-            FileHandle.standardError.write(Data((Clupctl.fullMessage(for: error) + "\n").utf8))
+            let message = Clupctl.fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? ""
+            FileHandle.standardError.write(Data("clupctl: \(message)\n\n\(Clupctl.helpMessage())\n".utf8))
             exit(2)
         }
         do {

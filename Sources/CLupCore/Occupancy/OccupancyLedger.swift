@@ -17,6 +17,7 @@ public struct OccupancyLedger: Hashable, Codable, Sendable {
     public var inside: Int { max(0, entries - exits) }
 
     /// Records one passage and returns its event.
+    @discardableResult
     public mutating func record(_ direction: PassageDirection, door: String) -> DomainEvent {
         apply(direction)
         return .passage(direction: direction, door: door, businessDay: businessDay)

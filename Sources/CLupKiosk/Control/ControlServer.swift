@@ -62,7 +62,7 @@ final class ControlServer {
         // Access is decided per connection by peer credentials; the file mode keeps out
         // everyone who is neither owner nor group.
         chmod(path, allowedGroup == nil ? 0o600 : 0o660)
-        if let allowedGroup { chown(path, getuid(), allowedGroup) }
+        if let allowedGroup, allowedGroup != getegid() { chown(path, getuid(), allowedGroup) }
         guard listen(fd, 16) == 0 else {
             let detail = systemError()
             Glibc.close(fd)

@@ -81,7 +81,6 @@ final class KioskController {
     }
 
     func touched(_ gesture: TouchGesture) {
-        lastIssued = nil
         restartIdleTimer()
         if screen == .asleep {
             // The first touch only wakes the screen: the customer has not seen a button yet.
@@ -128,10 +127,9 @@ final class KioskController {
             report("E-KSK-001 no ticket: \(error)")
             return
         }
-        lastIssued = ticket.number
         logger.info("ticket issued", metadata: ["number": "\(ticket.number)", "day": "\(day)"])
         showOrLog(.printing(number: ticket.number.description))
-        report("ticket \(ticket.number) recorded and sent to the printer")
+        report("ticket \(ticket.number) recorded and sent to the printer", issued: ticket.number)
 
         let content = ticketContent(ticket)
         let title = "\(ticket.number)-\(day)"
@@ -221,7 +219,8 @@ final class KioskController {
         }
     }
 
-    private func report(_ outcome: String) {
+    private func report(_ outcome: String, issued: TicketNumber? = nil) {
         lastOutcome = outcome
+        lastIssued = issued
     }
 }

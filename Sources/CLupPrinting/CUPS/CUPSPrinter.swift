@@ -17,7 +17,15 @@ public struct CUPSPrinter: Sendable {
     /// Creates a job, sends the file as its only document and returns the job id.
     public func submit(file path: String, title: String, format: String = "application/pdf") throws(PrintError) -> Int {
         let jobID = cupsCreateJob(nil, queue, title, 0, nil)
-        guard jobID > 0 else { throw lastError() }
+        guard jobID > 0 else {
+            let error = lastError()
+            // libcups reports an unknown queue as a local lookup failure; asking the
+            // server about the queue tells the two apart.
+            if case .failure(.noSuchQueue) = Result(catching: { () throws(PrintError) in try status() }) {
+                throw .noSuchQueue(queue)
+            }
+            throw error
+        }
         guard let file = FileHandle(forReadingAtPath: path) else {
             cupsCancelJob(queue, jobID)
             throw .documentFailed("cannot read \(path)")
@@ -124,7 +132,7 @@ public struct CUPSPrinter: Sendable {
         let status = cupsLastError()
         let detail = Self.lastErrorString()
         if status == IPP_STATUS_ERROR_NOT_FOUND { return .noSuchQueue(queue) }
-        if status == IPP_STATUS_ERROR_SERVICE_UNAVAILABLE || status == IPP_STATUS_ERROR_INTERNAL {
+        if status == IPP_STATUS_ERROR_SERVICE_UNAVAILABLE {
             return .serverUnreachable(detail)
         }
         return .submitFailed(detail)

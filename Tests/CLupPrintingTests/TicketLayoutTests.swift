@@ -1,0 +1,59 @@
+import CLupCore
+@testable import CLupPrinting
+import Foundation
+import XCTest
+
+final class TicketLayoutTests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-layout-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func content(code: String) -> TicketContent {
+        TicketContent(storeName: "CLup Market Via Roma", number: "AP-004", laneLabel: "Priority ticket",
+                      issuedAt: "2026-11-21 10:02", estimatedWait: "Estimated wait: about 10 min",
+                      code: code, instruction: "Scan this code at the door when your number is called")
+    }
+
+    var typicalCode: String {
+        let payload = TicketPayload(store: 7, number: TicketNumber(totem: "A", lane: .priority, sequence: 4),
+                                    issuedAt: Date(timeIntervalSince1970: 1_795_000_000), validMinutes: 240)
+        return Base45.encode(payload.encoded())
+    }
+
+    func test_aTicketsQRReadsBackAt203DpiOnBothPaperWidths() throws {
+        for paper in PaperWidth.allCases {
+            let pdf = directory.appendingPathComponent("ticket-\(paper.rawValue).pdf")
+            try TicketLayout(paper: paper).writePDF(content(code: typicalCode), to: pdf.path)
+            XCTAssertEqual(try decodeQR(inPDF: pdf), typicalCode, paper.rawValue)
+        }
+    }
+
+    func test_aTypicalTicketCodeFitsASmallQRSymbol() throws {
+        let qr = try QRCode(encoding: typicalCode)
+        XCTAssertLessThanOrEqual(qr.version, 6)
+        XCTAssertEqual(qr.size, 17 + 4 * qr.version)
+        XCTAssertEqual(qr.modules.count, qr.size * qr.size)
+    }
+
+    func test_theQRModulesAreTheStandardFinderPatterns() throws {
+        let qr = try QRCode(encoding: "HELLO")
+        // Each corner finder pattern has a dark outer ring and a light ring inside it.
+        for (row, column) in [(0, 0), (0, qr.size - 7), (qr.size - 7, 0)] {
+            XCTAssertTrue(qr.isDark(row: row, column: column))
+            XCTAssertTrue(qr.isDark(row: row + 6, column: column + 6))
+            XCTAssertFalse(qr.isDark(row: row + 1, column: column + 1))
+            XCTAssertTrue(qr.isDark(row: row + 3, column: column + 3))
+        }
+    }
+
+    func test_textTooLongForAnyQRSymbolIsRefused() {
+        XCTAssertThrowsError(try QRCode(encoding: String(repeating: "x", count: 8000)))
+    }
+}

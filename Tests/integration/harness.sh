@@ -1,0 +1,26 @@
+# A small test harness for the integration tests: every function named test_* in the
+# sourced test file runs in its own subshell with a fresh $WORK, and `run_tests` prints
+# one line per test and a closing "N passed, N failed".
+
+source "$ROOT/scripts/lib/kiosk.sh"
+
+fail() { echo "    FAIL: $*" >&2; exit 1; }
+assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected [$2], got [$1]"; }
+assert_contains() { case "$1" in *"$2"*) ;; *) fail "${3:-missing text}: [$2] not in [$1]" ;; esac; }
+assert_status() { [ "$1" -eq "$2" ] || fail "${3:-exit status}: expected $2, got $1"; }
+
+run_tests() {
+  local passed=0 failed=0 name
+  for name in $(declare -F | awk '{print $3}' | grep '^test_'); do
+    WORK=$(mktemp -d /tmp/clup-it.XXXXXX) && chmod 755 "$WORK"
+    if ( trap kiosk_stop EXIT; set -euo pipefail; "$name" ) >"$WORK/test.out" 2>&1; then
+      passed=$((passed + 1)); echo "  ok    $name"
+      rm -rf "$WORK"
+    else
+      failed=$((failed + 1)); echo "  FAIL  $name (work dir kept: $WORK)"
+      sed 's/^/        /' "$WORK/test.out" | tail -n 30
+    fi
+  done
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}

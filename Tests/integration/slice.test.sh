@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The whole slice as a user drives it: private cupsd, clupd --simulate, clupctl.
+# Needs ROOT and BIN (set by scripts/test).
+set -uo pipefail
+source "$ROOT/Tests/integration/harness.sh"
+
+BUTTON_X=360 BUTTON_Y=640
+
+test_ticket_prints_and_its_qr_reads_back_as_the_code() {
+  kiosk_start
+  assert_contains "$(clupctl sim approach)" "screen: welcome"
+  out=$(clupctl sim tap $BUTTON_X $BUTTON_Y)
+  assert_contains "$out" "[ticket: A-001]"
+  assert_eq "$(wait_for_print A-001)" waiting "ticket state after printing"
+  decoded=$(printed_qr_text A-001)
+  assert_eq "$decoded" "$(ticket_field A-001 code)" "QR on paper vs clupctl tickets"
+  assert_eq "$(ticket_field A-001 lane)" regular
+  # The second ticket of the day gets the next number.
+  clupctl sim tap 1 1 >/dev/null   # may wake nothing: the result screen has no button
+  sleep 2.5                        # result screen back to welcome
+  assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-002]"
+  assert_eq "$(wait_for_print A-002)" waiting
+  assert_eq "$(printed_qr_text A-002)" "$(ticket_field A-002 code)"
+}
+
+test_tap_outside_any_button_does_nothing() {
+  kiosk_start
+  clupctl sim approach >/dev/null
+  out=$(clupctl sim tap 10 10)
+  assert_contains "$out" "hit no button"
+  assert_contains "$(clupctl tickets)" "0 tickets"
+  out=$(clupctl sim tap 720 10 2>&1); rc=$?
+  assert_status $rc 1 "tap off the panel"
+  assert_contains "$out" "off the 720x1280 panel"
+}
+
+test_first_touch_on_a_sleeping_screen_only_wakes_it() {
+  kiosk_start
+  assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "woke the screen"
+  assert_contains "$(clupctl tickets)" "0 tickets"
+}
+
+test_turnstile_passages_change_occupancy() {
+  kiosk_start
+  clupctl sim pass in >/dev/null
+  clupctl sim pass in >/dev/null
+  clupctl sim pass out >/dev/null
+  assert_contains "$(clupctl status)" "1 inside (2 in, 1 out)"
+  assert_contains "$(clupctl status --json)" '"inside" : 1'
+}
+
+test_screen_sleeps_after_idle_and_screenshot_is_a_png() {
+  kiosk_start
+  clupctl sim approach >/dev/null
+  clupctl screenshot "$WORK/awake.png" >/dev/null
+  assert_eq "$(head -c 8 "$WORK/awake.png" | od -An -tx1 | tr -d ' \n')" 89504e470d0a1a0a "PNG signature"
+  zbarimg -q "$WORK/awake.png" >/dev/null 2>&1 && fail "the welcome screen has no QR code"
+  clupctl sim leave >/dev/null
+  sleep 3
+  assert_contains "$(clupctl status)" "screen     asleep"
+}
+
+test_paper_out_is_shown_and_the_ticket_is_not_counted() {
+  kiosk_start '[printer]' 'queue = "clup-paperout"'
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  assert_eq "$(wait_for_print A-001)" print-failed
+  assert_contains "$(clupctl status)" "screen     print-failed"
+  clupctl screenshot "$WORK/failed.png" >/dev/null
+  # The printer monitor polls every 5 s; wait for it to see the reason.
+  for _ in $(seq 1 70); do
+    clupctl status | grep -q media-empty-error && break
+    sleep 0.1
+  done
+  assert_contains "$(clupctl status)" "media-empty-error"
+  assert_contains "$(clupctl status)" "NOT READY"
+  assert_contains "$(clupctl status)" "0 waiting"
+}
+
+test_unknown_command_prints_usage_and_exits_2() {
+  out=$("$BIN/clupctl" frobnicate 2>&1); rc=$?
+  assert_status $rc 2
+  assert_contains "$out" "Usage: clupctl"
+}
+
+test_clupctl_says_when_the_daemon_is_not_running() {
+  out=$(CLUP_SOCKET="$WORK/nobody.sock" "$BIN/clupctl" status 2>&1); rc=$?
+  assert_status $rc 69
+  assert_contains "$out" "clupd is not running"
+}
+
+test_a_second_daemon_does_not_take_over_the_socket() {
+  kiosk_start
+  out=$("$BIN/clupd" --simulate --state-dir "$WORK/state2" --socket "$WORK/control.sock" \
+        --config "$WORK/clupd.toml" 2>&1); rc=$?
+  assert_status $rc 73
+  assert_contains "$out" "another clupd is already answering"
+  clupctl status >/dev/null || fail "the first daemon stopped answering"
+  out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/other.sock" \
+        --config "$WORK/clupd.toml" 2>&1); rc=$?
+  assert_status $rc 73 "same state directory"
+  assert_contains "$out" "another clupd is using the state directory"
+}
+
+test_a_stale_socket_file_is_replaced() {
+  kiosk_start
+  kill -KILL "$CLUPD_PID"; wait "$CLUPD_PID" 2>/dev/null
+  [ -S "$WORK/control.sock" ] || fail "expected the dead daemon's socket file to remain"
+  kiosk_start_daemon
+  clupctl status >/dev/null || fail "restarted daemon does not answer"
+}
+
+test_bad_config_gives_one_line_and_exit_78() {
+  mkdir -p "$WORK"
+  printf '[printer]\npaper = "90mm"\n' > "$WORK/bad.toml"
+  out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/bad.toml" 2>&1); rc=$?
+  assert_status $rc 78
+  assert_eq "$(echo "$out" | wc -l)" 1 "one line"
+  assert_contains "$out" "$WORK/bad.toml:2: printer.paper: expected \"80mm\" or \"58mm\", got \"90mm\""
+  printf '[store\n' > "$WORK/broken.toml"
+  out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/broken.toml" 2>&1); rc=$?
+  assert_status $rc 78
+  assert_contains "$out" "broken.toml:1:"
+  out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/missing.toml" 2>&1); rc=$?
+  assert_status $rc 78
+  assert_contains "$out" "missing.toml: cannot read the file"
+}
+
+test_a_corrupt_database_is_refused_and_left_alone() {
+  mkdir -p "$WORK/state"
+  head -c 8192 /dev/urandom > "$WORK/state/clup.sqlite"
+  before=$(sha256sum < "$WORK/state/clup.sqlite")
+  kiosk_write_config
+  out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/clupd.toml" 2>&1); rc=$?
+  assert_status $rc 65
+  assert_contains "$out" "is not a readable SQLite database"
+  assert_eq "$(sha256sum < "$WORK/state/clup.sqlite")" "$before" "database file changed"
+}
+
+test_sigterm_stops_cleanly_and_state_survives_restart() {
+  kiosk_start
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  wait_for_print A-001 >/dev/null
+  clupctl sim pass in >/dev/null
+  kill -TERM "$CLUPD_PID"; wait "$CLUPD_PID"; rc=$?
+  assert_status $rc 0 "clupd exit status on SIGTERM"
+  [ -e "$WORK/control.sock" ] && fail "socket left behind"
+  kiosk_start_daemon
+  assert_eq "$(ticket_field A-001 state)" waiting
+  assert_contains "$(clupctl status)" "1 inside"
+}
+
+test_systemd_unit_verifies_and_is_hardened() {
+  mkdir -p "$WORK/unit"
+  sed "s|/usr/local/bin/clupd|$BIN/clupd|" "$ROOT/systemd/clupd.service" > "$WORK/unit/clupd.service"
+  out=$(systemd-analyze verify "$WORK/unit/clupd.service" 2>&1); rc=$?
+  assert_status $rc 0 "systemd-analyze verify: $out"
+  # Exposure is out of 10 (100 here); 2.5 or lower rates "OK" or better.
+  systemd-analyze security --offline=true --threshold=25 "$WORK/unit/clupd.service" >"$WORK/security.txt" 2>&1 \
+    || fail "exposure above 2.5: $(tail -n 1 "$WORK/security.txt")"
+}
+
+run_tests

@@ -1,0 +1,111 @@
+# Shared by scripts/demo and the integration tests: starts and stops a private cupsd and
+# a simulated clupd in one work directory, and reads back what was printed.
+#
+# Source it, set WORK (a fresh directory) and BIN (swift build --show-bin-path), then call
+# kiosk_start [extra clupd.toml lines]. Everything started is stopped by kiosk_stop.
+
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+
+# clupctl against this work directory's daemon.
+clupctl() { CLUP_SOCKET="$WORK/control.sock" "$BIN/clupctl" "$@"; }
+
+# Writes $WORK/clupd.toml: a small screen-timeout so the demo and tests see the screen
+# sleep, plus any lines given.
+kiosk_write_config() {
+  {
+    echo '[store]'
+    echo 'id = 7'
+    echo 'name = "CLup Market Demo"'
+    echo '[screen]'
+    echo 'idle_timeout_seconds = 2'
+    echo 'result_seconds = 2'
+    printf '%s\n' "$@"
+  } > "$WORK/clupd.toml"
+}
+
+kiosk_start_cups() {
+  eval "$("$ROOT/scripts/private-cupsd" start "$WORK/cups" 2>"$WORK/private-cupsd.log")"
+  export CUPS_SERVER
+}
+
+# Starts clupd --simulate and waits until it answers.
+kiosk_start_daemon() {
+  "$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/control.sock" \
+    --config "$WORK/clupd.toml" >>"$WORK/clupd.log" 2>&1 &
+  CLUPD_PID=$!
+  for _ in $(seq 1 100); do
+    clupctl status >/dev/null 2>&1 && return 0
+    kill -0 "$CLUPD_PID" 2>/dev/null || { echo "clupd exited; its log:" >&2; cat "$WORK/clupd.log" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "clupd did not answer within 10 s" >&2
+  return 1
+}
+
+kiosk_start() {
+  mkdir -p "$WORK"
+  kiosk_write_config "$@"
+  kiosk_start_cups
+  kiosk_start_daemon
+}
+
+# Stops clupd (SIGTERM, as systemd does) and the private cupsd.
+kiosk_stop() {
+  if [ -n "${CLUPD_PID:-}" ] && kill -0 "$CLUPD_PID" 2>/dev/null; then
+    kill -TERM "$CLUPD_PID"
+    wait "$CLUPD_PID" 2>/dev/null || true
+  fi
+  CLUPD_PID=
+  "$ROOT/scripts/private-cupsd" stop "$WORK/cups" 2>/dev/null || true
+}
+
+# The value of field KEY of ticket NUMBER, from `clupctl tickets --json` (one field per
+# line, keys sorted, so each ticket's fields are gathered until its closing brace).
+ticket_field() {
+  local number=$1 key=$2
+  clupctl tickets --json | awk -v number="$number" -v key="$key" '
+    /^ *"[a-zA-Z]+" : "/ {
+      name = $0; sub(/^ *"/, "", name); sub(/".*/, "", name)
+      value = $0; sub(/^[^:]*: "/, "", value); sub(/",?$/, "", value)
+      field[name] = value
+    }
+    /^ *}/ { if (field["number"] == number) { print field[key]; exit } delete field }'
+}
+
+# The number of the newest ticket.
+newest_ticket() {
+  clupctl tickets --json | sed -n 's/^ *"number" : "\(.*\)",*$/\1/p' | tail -n 1
+}
+
+# Waits until ticket NUMBER has left the printing state; prints its final state.
+wait_for_print() {
+  local number=$1 state
+  for _ in $(seq 1 300); do
+    state=$(ticket_field "$number" state)
+    if [ -n "$state" ] && [ "$state" != printing ]; then echo "$state"; return 0; fi
+    sleep 0.1
+  done
+  echo "timeout"
+  return 1
+}
+
+# The file the capture backend wrote for ticket NUMBER's print job (the job title starts
+# with the number).
+printed_job_file() {
+  local number=$1 title
+  for title in "$WORK"/cups/jobs/job-*.title; do
+    [ -e "$title" ] || continue
+    case "$(cat "$title")" in "$number"-*) echo "${title%.title}.prn"; return 0 ;; esac
+  done
+  return 1
+}
+
+# Renders the printed PDF of ticket NUMBER to PNG at the printer's 203 dpi, decodes its QR
+# code with zbarimg and prints the text. Leaves NUMBER.pdf and NUMBER.png in $WORK.
+printed_qr_text() {
+  local number=$1 job
+  job=$(printed_job_file "$number") || { echo "no print job for $number" >&2; return 1; }
+  cp "$job" "$WORK/$number.pdf"
+  pdftoppm -r 203 -gray -singlefile -png "$WORK/$number.pdf" "$WORK/$number"
+  zbarimg --quiet --raw "$WORK/$number.png" 2>/dev/null
+}
