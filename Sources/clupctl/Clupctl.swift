@@ -39,7 +39,8 @@ enum ClupctlMain {
                 print(Clupctl.fullMessage(for: error))
                 exit(0)
             }
-            let message = Clupctl.fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? ""
+            let first = Clupctl.fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? ""
+            let message = first.hasPrefix("Error: ") ? String(first.dropFirst("Error: ".count)) : first
             FileHandle.standardError.write(Data("clupctl: \(message)\n\n\(Clupctl.helpMessage())\n".utf8))
             exit(2)
         }

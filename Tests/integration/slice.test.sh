@@ -80,7 +80,8 @@ test_paper_out_is_shown_and_the_ticket_is_not_counted() {
 test_unknown_command_prints_usage_and_exits_2() {
   out=$("$BIN/clupctl" frobnicate 2>&1); rc=$?
   assert_status $rc 2
-  assert_contains "$out" "Usage: clupctl"
+  assert_contains "$out" "clupctl: Unexpected argument 'frobnicate'"
+  assert_contains "$out" "USAGE: clupctl <subcommand>"
 }
 
 test_clupctl_says_when_the_daemon_is_not_running() {
@@ -124,6 +125,17 @@ test_bad_config_gives_one_line_and_exit_78() {
   out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/missing.toml" 2>&1); rc=$?
   assert_status $rc 78
   assert_contains "$out" "missing.toml: cannot read the file"
+}
+
+test_the_example_configuration_is_valid() {
+  mkdir -p "$WORK"
+  out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/control.sock" \
+        --config "$ROOT/hardware/clupd.example.toml" 2>&1 & pid=$!
+        for _ in $(seq 1 50); do clupctl status >/dev/null 2>&1 && break; sleep 0.1; done
+        kill -TERM $pid; wait $pid)
+  rc=$?
+  assert_status $rc 0 "clupd with the example configuration: $out"
+  assert_contains "$out" "clupd ready"
 }
 
 test_a_corrupt_database_is_refused_and_left_alone() {
