@@ -2,7 +2,8 @@ import CLupCore
 import Foundation
 import GRDB
 
-/// A ticket as stored in the `ticket` table.
+/// A ticket as stored in the `ticket` table. Instants are stored as
+/// `timeIntervalSinceReferenceDate`, the Double a `Date` holds, so they read back exactly.
 struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "ticket"
 
@@ -10,15 +11,21 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
     var number: String
     var lane: String
     var sequence: Int
-    var issuedAt: Date
+    var issuedAt: Double
     var state: String
     var code: String
     var printJob: Int?
     var failureReason: String?
+    var slotStart: Double?
+    var calledAt: Double?
+    var callReason: String?
+    var admittedAt: Double?
+    var enteredAt: Double?
 
     enum CodingKeys: String, CodingKey {
         case businessDay = "business_day", number, lane, sequence, issuedAt = "issued_at", state,
-             code, printJob = "print_job", failureReason = "failure_reason"
+             code, printJob = "print_job", failureReason = "failure_reason", slotStart = "slot_start",
+             calledAt = "called_at", callReason = "call_reason", admittedAt = "admitted_at", enteredAt = "entered_at"
     }
 
     init(_ ticket: Ticket) {
@@ -26,16 +33,39 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
         number = ticket.number.description
         lane = ticket.lane.rawValue
         sequence = ticket.number.sequence
-        issuedAt = ticket.issuedAt
+        issuedAt = ticket.issuedAt.storedValue
         state = ticket.state.rawValue
         code = ticket.code
+        printJob = ticket.printJob
+        failureReason = ticket.failureReason
+        slotStart = ticket.slotStart?.storedValue
+        calledAt = ticket.calledAt?.storedValue
+        callReason = ticket.callReason
+        admittedAt = ticket.admittedAt?.storedValue
+        enteredAt = ticket.enteredAt?.storedValue
     }
 
     func ticket() throws -> Ticket {
         guard let number = TicketNumber(number), let state = TicketState(rawValue: state) else {
             throw StoreError.corruptRow(table: "ticket", key: "\(businessDay)/\(number)")
         }
-        return Ticket(number: number, businessDay: BusinessDay(businessDay), issuedAt: issuedAt,
-                      state: state, code: code)
+        var ticket = Ticket(number: number, businessDay: BusinessDay(businessDay), issuedAt: Date(stored: issuedAt),
+                            state: state, code: code, slotStart: slotStart.map(Date.init(stored:)))
+        ticket.printJob = printJob
+        ticket.failureReason = failureReason
+        ticket.calledAt = calledAt.map(Date.init(stored:))
+        ticket.callReason = callReason
+        ticket.admittedAt = admittedAt.map(Date.init(stored:))
+        ticket.enteredAt = enteredAt.map(Date.init(stored:))
+        return ticket
+    }
+}
+
+extension Date {
+    /// The exact Double a `Date` holds, as stored in the database.
+    var storedValue: Double { timeIntervalSinceReferenceDate }
+
+    init(stored value: Double) {
+        self.init(timeIntervalSinceReferenceDate: value)
     }
 }

@@ -94,6 +94,31 @@ public enum TotemDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v2: call, admission and booking times; ledgers per door; exit history") { db in
+            try db.execute(sql: """
+                ALTER TABLE ticket ADD COLUMN slot_start REAL;
+                ALTER TABLE ticket ADD COLUMN called_at REAL;
+                ALTER TABLE ticket ADD COLUMN call_reason TEXT;
+                ALTER TABLE ticket ADD COLUMN admitted_at REAL;
+                ALTER TABLE ticket ADD COLUMN entered_at REAL;
+                CREATE TABLE ledger (
+                    business_day TEXT NOT NULL,
+                    door TEXT NOT NULL,
+                    entries INTEGER NOT NULL,
+                    exits INTEGER NOT NULL,
+                    corrections INTEGER NOT NULL,
+                    PRIMARY KEY (business_day, door)
+                );
+                INSERT INTO ledger (business_day, door, entries, exits, corrections)
+                    SELECT business_day, 'main', entries, exits, 0 FROM occupancy;
+                DROP TABLE occupancy;
+                CREATE TABLE exit_history (
+                    business_day TEXT NOT NULL PRIMARY KEY,
+                    mean_exit_interval REAL,
+                    last_exit REAL
+                );
+                """)
+        }
         return migrator
     }
 }

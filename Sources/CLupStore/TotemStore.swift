@@ -2,10 +2,10 @@ import CLupCore
 import Foundation
 import GRDB
 
-/// The totem's durable state: tickets, the occupancy ledger and the event log.
+/// The totem's durable state: tickets, occupancy ledgers, exit history and the event log.
 ///
-/// Every command is one write transaction that changes the state and appends its event;
-/// it returns only after SQLite has synced it to disk.
+/// `commit` writes a command's events and the rows they changed in one transaction, and
+/// returns only after SQLite has synced it to disk (WAL, `synchronous=FULL`).
 public final class TotemStore: Sendable {
     public let deviceID: String
     let pool: DatabasePool
@@ -16,108 +16,76 @@ public final class TotemStore: Sendable {
         pool = try TotemDatabase.open(path: path)
     }
 
-    // MARK: Tickets
-
-    /// Issues the next ticket of `lane` for `businessDay`, recorded with its event.
-    public func issueTicket(lane: Lane, issuer: TicketIssuer, businessDay: BusinessDay,
-                            at instant: Date) throws -> Ticket {
+    /// Appends `events` to the log and writes the tickets, ledgers and exit history they
+    /// touched, as `state` (which has them applied) now holds them. All or nothing.
+    public func commit(_ events: [DomainEvent], state: DayState, at wallTime: Date) throws {
+        guard !events.isEmpty else { return }
+        if let foreign = events.first(where: { $0.businessDay != state.businessDay }) {
+            throw StoreError.foreignDay(expected: state.businessDay.date, got: foreign.businessDay.date)
+        }
         try pool.write { db in
-            let last = try Int.fetchOne(db, sql: """
-                SELECT MAX(sequence) FROM ticket
-                WHERE business_day = ? AND lane = ? AND number LIKE ?
-                """, arguments: [businessDay.date, lane.rawValue, "\(issuer.totem)%"]) ?? 0
-            let (ticket, event) = issuer.issue(lane: lane, lastSequence: last,
-                                               businessDay: businessDay, at: instant)
-            try TicketRecord(ticket).insert(db)
-            try EventLog.append(event, deviceID: deviceID, at: instant, in: db)
-            return ticket
+            var tickets: Set<TicketNumber> = []
+            var doors: Set<String> = []
+            var exits = false
+            for event in events {
+                try EventLog.append(event, deviceID: deviceID, at: wallTime, in: db)
+                switch event {
+                case let .ticketIssued(ticket): tickets.insert(ticket.number)
+                case let .ticketSubmitted(number, _, _), let .ticketPrinted(number, _, _),
+                     let .ticketPrintFailed(number, _, _), let .ticketCalled(number, _, _, _),
+                     let .ticketNoShow(number, _, _), let .ticketAdmitted(number, _, _):
+                    tickets.insert(number)
+                case let .passage(direction, door, _, _, ticket):
+                    doors.insert(door)
+                    if let ticket { tickets.insert(ticket) }
+                    if direction == .exit { exits = true }
+                case let .occupancyCorrected(door, _, _, _, _, _):
+                    doors.insert(door)
+                }
+            }
+            for number in tickets {
+                if let ticket = state.tickets[number] { try TicketRecord(ticket).save(db) }
+            }
+            for door in doors {
+                let ledger = state.ledger(door: door)
+                try db.execute(sql: """
+                    INSERT INTO ledger (business_day, door, entries, exits, corrections) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (business_day, door) DO UPDATE SET
+                        entries = excluded.entries, exits = excluded.exits, corrections = excluded.corrections
+                    """, arguments: [state.businessDay.date, door, ledger.entries, ledger.exits, ledger.corrections])
+            }
+            if exits {
+                try db.execute(sql: """
+                    INSERT INTO exit_history (business_day, mean_exit_interval, last_exit) VALUES (?, ?, ?)
+                    ON CONFLICT (business_day) DO UPDATE SET
+                        mean_exit_interval = excluded.mean_exit_interval, last_exit = excluded.last_exit
+                    """, arguments: [state.businessDay.date, state.wait.meanExitInterval, state.wait.lastExit?.storedValue])
+            }
         }
     }
 
-    /// Records that the printer finished the ticket's job: it now waits in the queue.
-    public func markPrinted(_ number: TicketNumber, businessDay: BusinessDay, job: Int,
-                            at instant: Date) throws {
-        try updateTicket(number, businessDay: businessDay,
-                         event: .ticketPrinted(number, businessDay: businessDay, job: job),
-                         at: instant) { record in
-            record.state = TicketState.waiting.rawValue
-            record.printJob = job
-        }
-    }
-
-    /// Records that the ticket could not be printed, and why.
-    public func markPrintFailed(_ number: TicketNumber, businessDay: BusinessDay, reason: String,
-                                at instant: Date) throws {
-        try updateTicket(number, businessDay: businessDay,
-                         event: .ticketPrintFailed(number, businessDay: businessDay, reason: reason),
-                         at: instant) { record in
-            record.state = TicketState.printFailed.rawValue
-            record.failureReason = reason
-        }
-    }
-
-    private func updateTicket(_ number: TicketNumber, businessDay: BusinessDay, event: DomainEvent,
-                              at instant: Date, change: (inout TicketRecord) -> Void) throws {
-        try pool.write { db in
-            guard var record = try TicketRecord.fetchOne(
-                db, key: ["business_day": businessDay.date, "number": number.description])
-            else { throw StoreError.unknownTicket(number.description) }
-            change(&record)
-            try record.update(db)
-            try EventLog.append(event, deviceID: deviceID, at: instant, in: db)
-        }
-    }
-
-    /// The tickets of `businessDay`, in the order they were issued.
-    public func tickets(on businessDay: BusinessDay) throws -> [Ticket] {
+    /// The stored state of `businessDay` (empty if nothing happened that day).
+    public func loadDay(_ businessDay: BusinessDay) throws -> DayState {
         try pool.read { db in
-            try TicketRecord
+            let tickets = try TicketRecord
                 .filter(sql: "business_day = ?", arguments: [businessDay.date])
-                .order(sql: "issued_at, lane, sequence")
                 .fetchAll(db)
                 .map { try $0.ticket() }
+            let ledgers = try Row.fetchAll(db, sql: """
+                SELECT door, entries, exits, corrections FROM ledger WHERE business_day = ?
+                """, arguments: [businessDay.date]).map { row in
+                OccupancyLedger(door: row["door"], entries: row["entries"], exits: row["exits"],
+                                corrections: row["corrections"])
+            }
+            let history = try Row.fetchOne(db, sql: """
+                SELECT mean_exit_interval, last_exit FROM exit_history WHERE business_day = ?
+                """, arguments: [businessDay.date])
+            let lastExit: Double? = history?["last_exit"]
+            let wait = WaitEstimator(meanExitInterval: history?["mean_exit_interval"],
+                                     lastExit: lastExit.map(Date.init(stored:)))
+            return DayState(businessDay: businessDay, tickets: tickets, ledgers: ledgers, wait: wait)
         }
     }
-
-    /// The printed tickets of `businessDay` still waiting to be called.
-    public func waitingCount(on businessDay: BusinessDay) throws -> Int {
-        try pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM ticket WHERE business_day = ? AND state = ?",
-                             arguments: [businessDay.date, TicketState.waiting.rawValue]) ?? 0
-        }
-    }
-
-    // MARK: Occupancy
-
-    /// Records a turnstile passage and returns the updated ledger.
-    @discardableResult
-    public func recordPassage(_ direction: PassageDirection, door: String, businessDay: BusinessDay,
-                              at instant: Date) throws -> OccupancyLedger {
-        try pool.write { db in
-            var ledger = try Self.ledger(businessDay, in: db)
-            let event = ledger.record(direction, door: door)
-            try db.execute(sql: """
-                INSERT INTO occupancy (business_day, entries, exits) VALUES (?, ?, ?)
-                ON CONFLICT (business_day) DO UPDATE SET entries = excluded.entries, exits = excluded.exits
-                """, arguments: [businessDay.date, ledger.entries, ledger.exits])
-            try EventLog.append(event, deviceID: deviceID, at: instant, in: db)
-            return ledger
-        }
-    }
-
-    /// The occupancy ledger of `businessDay` (empty if nobody passed yet).
-    public func ledger(on businessDay: BusinessDay) throws -> OccupancyLedger {
-        try pool.read { db in try Self.ledger(businessDay, in: db) }
-    }
-
-    private static func ledger(_ businessDay: BusinessDay, in db: Database) throws -> OccupancyLedger {
-        let row = try Row.fetchOne(db, sql: "SELECT entries, exits FROM occupancy WHERE business_day = ?",
-                                   arguments: [businessDay.date])
-        return OccupancyLedger(businessDay: businessDay,
-                               entries: row?["entries"] ?? 0, exits: row?["exits"] ?? 0)
-    }
-
-    // MARK: Event log
 
     /// This totem's events after `seq`, oldest first.
     public func events(after seq: Int = 0) throws -> [StoredEvent] {
@@ -127,5 +95,10 @@ public final class TotemStore: Sendable {
                 .order(sql: "seq")
                 .fetchAll(db)
         }
+    }
+
+    /// Rebuilds `businessDay` from the event log alone, to check it against `loadDay`.
+    public func replayDay(_ businessDay: BusinessDay) throws -> DayState {
+        DayState.replaying(try events().map { try $0.decoded() }, businessDay: businessDay)
     }
 }

@@ -7,7 +7,8 @@ struct Clupctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupctl",
         abstract: "Maintenance shell for the CLup totem daemon.",
-        subcommands: [Status.self, Tickets.self, Screenshot.self, Sim.self])
+        subcommands: [Status.self, Tickets.self, QueueCommand.self, CallNext.self, LedgerCommand.self,
+                      ConfigCommand.self, Screenshot.self, Sim.self])
 }
 
 /// The socket option every command takes.
@@ -16,6 +17,18 @@ struct Connection: ParsableArguments {
     var socket = ProcessInfo.processInfo.environment["CLUP_SOCKET"] ?? ControlClient.defaultSocketPath
 
     var client: ControlClient { ControlClient(socketPath: socket) }
+}
+
+/// Local time of day for people reading the shell.
+func clockTime(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.dateFormat = "HH:mm:ss"
+    return formatter.string(from: date)
+}
+
+/// Pads `text` with spaces to `width` characters.
+func column(_ text: String, _ width: Int) -> String {
+    text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
 }
 
 /// Prints `value` as pretty JSON on stdout.
@@ -39,9 +52,14 @@ enum ClupctlMain {
                 print(Clupctl.fullMessage(for: error))
                 exit(0)
             }
-            let first = Clupctl.fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? ""
-            let message = first.hasPrefix("Error: ") ? String(first.dropFirst("Error: ".count)) : first
-            FileHandle.standardError.write(Data("clupctl: \(message)\n\n\(Clupctl.helpMessage())\n".utf8))
+            // An unknown command gets the list of commands; a known one with bad arguments
+            // gets its own usage.
+            let names = Clupctl.configuration.subcommands.map { $0._commandName }
+            let known = CommandLine.arguments.dropFirst().first.map(names.contains) ?? false
+            var message = Clupctl.fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+            let help = known ? "" : "\n\n" + Clupctl.helpMessage()
+            FileHandle.standardError.write(Data("clupctl: \(message)\(help)\n".utf8))
             exit(2)
         }
         do {

@@ -6,7 +6,7 @@ import CLupKiosk
 struct Sim: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive the simulated devices (clupd --simulate).",
-        subcommands: [Approach.self, Leave.self, Tap.self, Pass.self])
+        subcommands: [Approach.self, Leave.self, Tap.self, Pass.self, Scan.self])
 
     struct Approach: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A person steps up to the totem.")
@@ -33,6 +33,13 @@ struct Sim: ParsableCommand {
         @OptionGroup var connection: Connection
         @Argument(help: "in or out.") var direction: PassageDirection
         func run() throws { try simulate(.simPass(direction), connection) }
+    }
+
+    struct Scan: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A ticket's code read by the door reader.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The code, as printed in the ticket's QR code.") var code: String
+        func run() throws { try simulate(.simScan(code: code), connection) }
     }
 }
 

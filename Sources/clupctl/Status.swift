@@ -14,8 +14,9 @@ struct Status: ParsableCommand {
         if json { return try printJSON(report) }
         print("\(report.store) — \(report.deviceID) — business day \(report.businessDay)")
         print("screen     \(report.screen)")
-        print("queue      \(report.waiting) waiting")
-        print("occupancy  \(report.occupancy.inside) inside (\(report.occupancy.entries) in, \(report.occupancy.exits) out)")
+        print("queue      \(report.waiting) waiting, \(report.called) called")
+        let occupancy = report.occupancy
+        print("occupancy  \(occupancy.inside) inside of \(occupancy.capacity) (\(occupancy.entries) in, \(occupancy.exits) out)")
         let printer = report.printer
         let reasons = printer.reasons.isEmpty ? "" : " (\(printer.reasons.joined(separator: ", ")))"
         let message = printer.message.isEmpty ? "" : " — \(printer.message)"

@@ -13,13 +13,9 @@ struct Tickets: ParsableCommand {
         let report = try connection.client.send(.tickets, expecting: TicketsReport.self)
         if json { return try printJSON(report) }
         print("business day \(report.businessDay): \(report.tickets.count) tickets")
-        let time = DateFormatter()
-        time.dateFormat = "HH:mm:ss"
         for ticket in report.tickets {
-            let number = ticket.number.padding(toLength: 8, withPad: " ", startingAt: 0)
-            let lane = ticket.lane.padding(toLength: 9, withPad: " ", startingAt: 0)
-            let state = ticket.state.padding(toLength: 13, withPad: " ", startingAt: 0)
-            print("\(number) \(lane) \(state) \(time.string(from: ticket.issuedAt))  \(ticket.code)")
+            print("\(column(ticket.number, 8)) \(column(ticket.lane, 9)) \(column(ticket.state, 13)) "
+                  + "\(clockTime(ticket.issuedAt))  \(ticket.code)")
         }
     }
 }

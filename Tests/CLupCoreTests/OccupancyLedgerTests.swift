@@ -1,23 +1,29 @@
 import CLupCore
+import Foundation
 import XCTest
 
 final class OccupancyLedgerTests: XCTestCase {
-    func test_countsEntriesMinusExitsAndRecordsAnEventForEach() {
-        var ledger = OccupancyLedger(businessDay: BusinessDay("2026-11-21"))
-        let event = ledger.record(.entry, door: "main")
-        ledger.record(.entry, door: "main")
-        ledger.record(.exit, door: "main")
-        XCTAssertEqual(ledger.inside, 1)
-        XCTAssertEqual(event, .passage(direction: .entry, door: "main", businessDay: BusinessDay("2026-11-21")))
+    let day = BusinessDay("2026-11-21")
+    let noon = Date(timeIntervalSince1970: 1_795_000_000)
+
+    func test_countsEntriesMinusExitsPerDoorAndRecordsAnEventForEach() {
+        var state = DayState(businessDay: day)
+        let event = state.pass(.entry, door: "main", at: noon)
+        state.pass(.entry, door: "main", at: noon)
+        state.pass(.exit, door: "side", at: noon)
+        XCTAssertEqual(event, [.passage(direction: .entry, door: "main", businessDay: day, at: noon, ticket: nil)])
+        XCTAssertEqual(state.ledger(door: "main").inside, 2)
+        XCTAssertEqual(state.ledger(door: "side").count, -1)
+        XCTAssertEqual(state.inside, 1, "people may leave by another door than they came in")
     }
 
     func test_neverShowsBelowZeroButKeepsCounting() {
-        var ledger = OccupancyLedger(businessDay: BusinessDay("2026-11-21"))
-        ledger.record(.exit, door: "main")
-        ledger.record(.exit, door: "main")
-        XCTAssertEqual(ledger.inside, 0)
-        XCTAssertEqual(ledger.exits, 2)
-        ledger.record(.entry, door: "main")
-        XCTAssertEqual(ledger.inside, 0, "one in after two out: still nobody shown inside")
+        var state = DayState(businessDay: day)
+        state.pass(.exit, door: "main", at: noon)
+        state.pass(.exit, door: "main", at: noon)
+        XCTAssertEqual(state.inside, 0)
+        XCTAssertEqual(state.ledger(door: "main").exits, 2)
+        state.pass(.entry, door: "main", at: noon)
+        XCTAssertEqual(state.inside, 0, "one in after two out: still nobody shown inside")
     }
 }

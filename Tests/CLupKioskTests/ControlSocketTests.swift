@@ -16,7 +16,7 @@ final class ControlSocketTests: XCTestCase {
 
     /// Serves requests with `handle` on this thread's event loop while `client` runs on a
     /// worker thread; returns what `client` returned.
-    func exchange<R: Sendable>(_ handle: @escaping (ControlRequest) throws -> Data,
+    func exchange<R: Sendable>(_ handle: @escaping (ControlRequest, ControlServer.Peer) throws -> Data,
                                client: @escaping @Sendable (String) -> R) throws -> R {
         let server = try ControlServer(path: path, allowedGroup: nil, logger: Logger(label: "test"))
         defer { server.stopListening() }
@@ -33,7 +33,7 @@ final class ControlSocketTests: XCTestCase {
     }
 
     func test_aRequestGetsItsResultAndAFailureItsCode() throws {
-        let replies = try exchange({ request in
+        let replies = try exchange({ request, _ in
             switch request {
             case .tickets: return try JSONEncoder().encode(TicketsReport(businessDay: "2026-11-21", tickets: []))
             default: throw ControlFailure(code: "E-TST-001", message: "refused for the test")
@@ -75,7 +75,7 @@ final class ControlSocketTests: XCTestCase {
     }
 
     func test_garbageOnTheSocketGetsAClearRefusal() throws {
-        let reply = try exchange({ _ in Data("{}".utf8) }, client: { path in
+        let reply = try exchange({ _, _ in Data("{}".utf8) }, client: { path in
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
             guard let address = try? UnixSocketAddress(path), address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {

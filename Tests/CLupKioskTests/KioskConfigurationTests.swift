@@ -51,6 +51,39 @@ final class KioskConfigurationTests: XCTestCase {
         XCTAssertEqual(config.deviceID, "store-12-totem-C")
     }
 
+    func test_theConfigurationShownByTheShellReadsBackTheSame() throws {
+        var config = KioskConfiguration()
+        config.storeName = "Say \"cheese\" \\ here"
+        config.policy.capacity = 12
+        config.policy.presentationWindow = 90
+        config.printTimeoutSeconds = 2.5
+        config.controlGroup = "clup"
+        XCTAssertEqual(try KioskConfiguration.parse(config.toml, file: "shown.toml"), config)
+    }
+
+    func test_queueKeysSetThePolicy() throws {
+        let config = try KioskConfiguration.parse("""
+            [queue]
+            capacity = 12
+            priority_share = 0.25
+            aging_bound_minutes = 20
+            presentation_window_minutes = 0.5
+            slot_minutes = 15
+            booking_share = 0.2
+            """, file: "clupd.toml")
+        XCTAssertEqual(config.policy.capacity, 12)
+        XCTAssertEqual(config.policy.reservedForPriority, 3)
+        XCTAssertEqual(config.policy.agingBound, 1200)
+        XCTAssertEqual(config.policy.presentationWindow, 30)
+        XCTAssertEqual(config.policy.slotLength, 900)
+        XCTAssertThrowsError(try KioskConfiguration.parse("[queue]\npriority_share = 0.8\nbooking_share = 0.5", file: "c.toml")) { error in
+            XCTAssertTrue("\(error)".contains("no place would be left for walk-ins"), "\(error)")
+        }
+        XCTAssertThrowsError(try KioskConfiguration.parse("[queue]\npriority_share = 1.5", file: "c.toml")) { error in
+            XCTAssertTrue("\(error)".contains("queue.priority_share: 1.5 is not between 0 and 1"), "\(error)")
+        }
+    }
+
     func test_eachBadValueNamesFileLineKeyAndProblem() {
         let cases: [(String, String)] = [
             ("[totem]\nletter = \"ab\"", "clupd.toml:2: totem.letter: expected one capital letter A-Z, got \"ab\""),

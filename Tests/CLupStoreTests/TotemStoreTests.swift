@@ -7,7 +7,8 @@ final class TotemStoreTests: XCTestCase {
     var directory: URL!
     let day = BusinessDay("2026-11-21")
     let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 240)
-    let noon = Date(timeIntervalSince1970: 1_795_000_000)
+    let policy = QueuePolicy(capacity: 4, priorityShare: 0.25)
+    let start = Date(timeIntervalSince1970: 1_795_000_000.123456)
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-store-\(UUID())")
@@ -24,58 +25,90 @@ final class TotemStoreTests: XCTestCase {
         try TotemStore(path: path, deviceID: "store-7-totem-A")
     }
 
-    func test_numbersArePerLaneAndRestartEachDay() throws {
-        let store = try openStore()
-        let first = try store.issueTicket(lane: .regular, issuer: issuer, businessDay: day, at: noon)
-        let second = try store.issueTicket(lane: .regular, issuer: issuer, businessDay: day, at: noon)
-        let priority = try store.issueTicket(lane: .priority, issuer: issuer, businessDay: day, at: noon)
-        let tomorrow = try store.issueTicket(lane: .regular, issuer: issuer, businessDay: BusinessDay("2026-11-22"),
-                                              at: noon.addingTimeInterval(86_400))
-        XCTAssertEqual([first, second, priority, tomorrow].map(\.number.description), ["A-001", "A-002", "AP-001", "A-001"])
+    /// Runs `command` on `state` and commits what it did, as the kiosk does.
+    func run(_ store: TotemStore, _ state: inout DayState, at instant: Date,
+             _ command: (inout DayState) throws -> [DomainEvent]) throws {
+        var next = state
+        let events = try command(&next)
+        try store.commit(events, state: next, at: instant)
+        state = next
     }
 
-    func test_everyChangeAppendsOneEventWithGaplessSeq() throws {
-        let store = try openStore()
-        let ticket = try store.issueTicket(lane: .regular, issuer: issuer, businessDay: day, at: noon)
-        try store.markPrinted(ticket.number, businessDay: day, job: 12, at: noon)
-        try store.recordPassage(.entry, door: "main", businessDay: day, at: noon)
-        let events = try store.events()
-        XCTAssertEqual(events.map(\.seq), [1, 2, 3])
-        XCTAssertEqual(events.map(\.type), ["ticket.issued", "ticket.printed", "occupancy.passage"])
-        XCTAssertEqual(try events[0].decoded(), .ticketIssued(ticket))
-        XCTAssertEqual(try events[1].decoded(), .ticketPrinted(ticket.number, businessDay: day, job: 12))
-    }
-
-    func test_stateSurvivesReopening() throws {
-        var store: TotemStore? = try openStore()
-        let ticket = try store!.issueTicket(lane: .regular, issuer: issuer, businessDay: day, at: noon)
-        try store!.markPrintFailed(ticket.number, businessDay: day, reason: "E-PRN-003 printer out of paper", at: noon)
-        try store!.recordPassage(.entry, door: "main", businessDay: day, at: noon)
-        store = nil
-
-        let reopened = try openStore()
-        XCTAssertEqual(try reopened.tickets(on: day).map(\.state), [.printFailed])
-        XCTAssertEqual(try reopened.ledger(on: day).inside, 1)
-        XCTAssertEqual(try reopened.events().count, 3)
-        let next = try reopened.issueTicket(lane: .regular, issuer: issuer, businessDay: day, at: noon)
-        XCTAssertEqual(next.number.description, "A-002", "a failed ticket's number is never reused")
-    }
-
-    func test_printedTicketsCountAsWaiting() throws {
-        let store = try openStore()
-        let printed = try store.issueTicket(lane: .regular, issuer: issuer, businessDay: day, at: noon)
-        _ = try store.issueTicket(lane: .regular, issuer: issuer, businessDay: day, at: noon)
-        try store.markPrinted(printed.number, businessDay: day, job: 1, at: noon)
-        XCTAssertEqual(try store.waitingCount(on: day), 1)
-    }
-
-    func test_markingAnUnknownTicketFailsAndAppendsNothing() throws {
-        let store = try openStore()
-        XCTAssertThrowsError(try store.markPrinted(TicketNumber(totem: "A", lane: .regular, sequence: 9),
-                                                   businessDay: day, job: 1, at: noon)) { error in
-            XCTAssertEqual(error as? StoreError, .unknownTicket("A-009"))
+    /// A day with a ticket through every state, passages both ways and a correction.
+    func busyDay(_ store: TotemStore) throws -> DayState {
+        var state = DayState(businessDay: day)
+        var codes: [String] = []
+        for minute in 0..<6 {
+            let now = start.addingTimeInterval(Double(minute) * 60)
+            try run(store, &state, at: now) { day in
+                let events = try day.issue(lane: minute == 3 ? .priority : .regular, issuer: issuer, at: now, policy: policy)
+                if case let .ticketIssued(ticket)? = events.first { codes.append(ticket.code) }
+                return events
+            }
         }
-        XCTAssertEqual(try store.events().count, 0)
+        let printing = state.tickets.values.sorted { $0.issuedAt < $1.issuedAt }
+        for (index, ticket) in printing.enumerated() {
+            try run(store, &state, at: start) { day in
+                index == 5 ? day.recordPrintFailed(ticket.number, reason: "E-PRN-003 printer out of paper")
+                    : day.recordSubmitted(ticket.number, job: index + 1) + day.recordPrinted(ticket.number, job: index + 1)
+            }
+        }
+        let later = start.addingTimeInterval(600)
+        try run(store, &state, at: later) { $0.callWhileRoom(at: later, policy: policy) }
+        try run(store, &state, at: later) { try $0.admit(code: codes[0], at: later, policy: policy) }
+        try run(store, &state, at: later) { $0.pass(.entry, door: "main", at: later) }
+        try run(store, &state, at: later) { $0.pass(.exit, door: "main", at: later.addingTimeInterval(30)) }
+        try run(store, &state, at: later) { $0.pass(.exit, door: "main", at: later.addingTimeInterval(95)) }
+        try run(store, &state, at: later) { try $0.correct(door: "main", delta: 1, by: "tech", reason: "tailgater", at: later) }
+        let expiry = later.addingTimeInterval(policy.presentationWindow)
+        try run(store, &state, at: expiry) { $0.expireNoShows(at: expiry, policy: policy) }
+        return state
+    }
+
+    func test_everyCommittedChangeIsThereAfterReopening() throws {
+        var store: TotemStore? = try openStore()
+        let state = try busyDay(store!)
+        store = nil
+        let reopened = try openStore()
+        XCTAssertEqual(try reopened.loadDay(day), state)
+        XCTAssertEqual(Set(state.tickets.values.map(\.state)), [.entered, .noShow, .printFailed, .waiting],
+                       "the busy day covers these states")
+    }
+
+    func test_replayingTheLogRebuildsTheStoredState() throws {
+        let store = try openStore()
+        let state = try busyDay(store)
+        XCTAssertEqual(try store.replayDay(day), try store.loadDay(day))
+        XCTAssertEqual(try store.replayDay(day), state)
+    }
+
+    func test_theEventLogIsNumberedWithoutGaps() throws {
+        let store = try openStore()
+        _ = try busyDay(store)
+        let events = try store.events()
+        XCTAssertEqual(events.map(\.seq), Array(1...events.count))
+        XCTAssertEqual(events.first?.type, "ticket.issued")
+        XCTAssertEqual(try store.events(after: 5).first?.seq, 6)
+    }
+
+    func test_aCommitThatFailsWritesNothing() throws {
+        let store = try openStore()
+        var state = DayState(businessDay: day)
+        var other = DayState(businessDay: BusinessDay("2026-11-22"))
+        let foreign = try other.issue(lane: .regular, issuer: issuer, at: start, policy: policy)
+        XCTAssertThrowsError(try store.commit(foreign, state: state, at: start))
+        let events = try state.issue(lane: .regular, issuer: issuer, at: start, policy: policy)
+        try store.commit(events, state: state, at: start)
+        XCTAssertEqual(try store.events().count, 1)
+        XCTAssertEqual(try store.loadDay(day), state)
+    }
+
+    func test_daysAreKeptApart() throws {
+        let store = try openStore()
+        var today = DayState(businessDay: day)
+        try run(store, &today, at: start) { $0.pass(.entry, door: "main", at: start) }
+        XCTAssertEqual(try store.loadDay(BusinessDay("2026-11-22")).inside, 0)
+        XCTAssertEqual(try store.loadDay(day).inside, 1)
     }
 
     func test_aCorruptFileIsRefusedAndLeftAsItWas() throws {

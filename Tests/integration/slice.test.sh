@@ -11,7 +11,8 @@ test_ticket_prints_and_its_qr_reads_back_as_the_code() {
   assert_contains "$(clupctl sim approach)" "screen: welcome"
   out=$(clupctl sim tap $BUTTON_X $BUTTON_Y)
   assert_contains "$out" "[ticket: A-001]"
-  assert_eq "$(wait_for_print A-001)" waiting "ticket state after printing"
+  # The store is empty, so the printed ticket is called at once.
+  assert_eq "$(wait_for_print A-001)" called "ticket state after printing"
   decoded=$(printed_qr_text A-001)
   assert_eq "$decoded" "$(ticket_field A-001 code)" "QR on paper vs clupctl tickets"
   assert_eq "$(ticket_field A-001 lane)" regular
@@ -19,7 +20,7 @@ test_ticket_prints_and_its_qr_reads_back_as_the_code() {
   clupctl sim tap 1 1 >/dev/null   # may wake nothing: the result screen has no button
   sleep 2.5                        # result screen back to welcome
   assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-002]"
-  assert_eq "$(wait_for_print A-002)" waiting
+  assert_eq "$(wait_for_print A-002)" called
   assert_eq "$(printed_qr_text A-002)" "$(ticket_field A-002 code)"
 }
 
@@ -45,7 +46,7 @@ test_turnstile_passages_change_occupancy() {
   clupctl sim pass in >/dev/null
   clupctl sim pass in >/dev/null
   clupctl sim pass out >/dev/null
-  assert_contains "$(clupctl status)" "1 inside (2 in, 1 out)"
+  assert_contains "$(clupctl status)" "1 inside of 30 (2 in, 1 out)"
   assert_contains "$(clupctl status --json)" '"inside" : 1'
 }
 
@@ -74,7 +75,7 @@ test_paper_out_is_shown_and_the_ticket_is_not_counted() {
   done
   assert_contains "$(clupctl status)" "media-empty-error"
   assert_contains "$(clupctl status)" "NOT READY"
-  assert_contains "$(clupctl status)" "0 waiting"
+  assert_contains "$(clupctl status)" "0 waiting, 0 called"
 }
 
 test_unknown_command_prints_usage_and_exits_2() {
@@ -159,7 +160,7 @@ test_sigterm_stops_cleanly_and_state_survives_restart() {
   assert_status $rc 0 "clupd exit status on SIGTERM"
   [ -e "$WORK/control.sock" ] && fail "socket left behind"
   kiosk_start_daemon
-  assert_eq "$(ticket_field A-001 state)" waiting
+  assert_eq "$(ticket_field A-001 state)" called
   assert_contains "$(clupctl status)" "1 inside"
 }
 
@@ -171,6 +172,82 @@ test_systemd_unit_verifies_and_is_hardened() {
   # Exposure is out of 10 (100 here); 2.5 or lower rates "OK" or better.
   systemd-analyze security --offline=true --threshold=25 "$WORK/unit/clupd.service" >"$WORK/security.txt" 2>&1 \
     || fail "exposure above 2.5: $(tail -n 1 "$WORK/security.txt")"
+}
+
+# Takes a ticket on the welcome screen and waits for the printer; prints its number.
+take_ticket() {
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  local number; number=$(newest_ticket)
+  wait_for_print "$number" >/dev/null
+  sleep 1.1   # the result screen goes back to welcome
+  echo "$number"
+}
+
+test_the_door_admits_a_called_ticket_once() {
+  kiosk_start
+  clupctl sim approach >/dev/null
+  take_ticket >/dev/null
+  code=$(printed_qr_text A-001)
+  assert_contains "$(clupctl sim scan "$code")" "admitted A-001: the turnstile is released"
+  assert_contains "$(clupctl sim pass in)" "passage in by ticket A-001; 1 inside"
+  assert_eq "$(ticket_field A-001 state)" entered
+  out=$(clupctl sim scan "$code" 2>&1); rc=$?
+  assert_status $rc 1 "a photocopy"
+  assert_contains "$out" "E-Q-005 ticket A-001 was already used"
+  out=$(clupctl sim scan "NOT A TICKET" 2>&1); rc=$?
+  assert_status $rc 1 "a stranger's code"
+  assert_contains "$out" "E-Q-003 unknown ticket"
+  assert_contains "$(cat "$WORK/clupd.log")" "scan refused at the door"
+}
+
+test_the_store_fills_up_then_calls_when_someone_leaves_and_expires_no_shows() {
+  kiosk_start '[queue]' 'capacity = 1' 'priority_share = 0' 'presentation_window_minutes = 0.15'
+  clupctl sim approach >/dev/null
+  take_ticket >/dev/null; take_ticket >/dev/null; take_ticket >/dev/null
+  assert_eq "$(ticket_field A-001 state)" called
+  assert_eq "$(ticket_field A-002 state)" waiting "the store is full"
+  out=$(clupctl call-next 2>&1); rc=$?
+  assert_status $rc 1 "call-next with no room"
+  assert_contains "$out" "E-Q-001 no room: 1 of 1 places taken or promised"
+  clupctl sim scan "$(ticket_field A-001 code)" >/dev/null
+  clupctl sim pass in >/dev/null
+  assert_eq "$(ticket_field A-002 state)" waiting "still full with A-001 inside"
+  clupctl sim pass out >/dev/null
+  assert_eq "$(ticket_field A-002 state)" called "called when someone left"
+  assert_contains "$(clupctl queue)" "A-002    regular   called"
+  sleep 9.5
+  assert_eq "$(ticket_field A-002 state)" no-show "after the 9 s window"
+  assert_eq "$(ticket_field A-003 state)" called "the no-show's place goes to the next"
+}
+
+test_ledger_corrections_are_audited_and_never_go_below_zero() {
+  kiosk_start
+  clupctl sim pass in >/dev/null
+  out=$(clupctl ledger correct --delta -2 --reason "recount" 2>&1); rc=$?
+  assert_status $rc 1
+  assert_contains "$out" "E-OCC-001 a correction of -2 would make the count -1, below zero"
+  out=$(clupctl ledger correct --delta 2 --reason "" 2>&1); rc=$?
+  assert_status $rc 1
+  assert_contains "$out" "E-OCC-002 a correction needs a reason"
+  clupctl ledger correct --delta 2 --reason "two children under the turnstile" >/dev/null
+  out=$(clupctl ledger)
+  assert_contains "$out" "1 in, 0 out, corrections 2, inside 3"
+  assert_contains "$out" "+2 by $(id -un): two children under the turnstile"
+  assert_contains "$out" "event log: agrees with the ledger"
+  assert_contains "$(clupctl ledger --json)" '"matchesEventLog" : true'
+}
+
+test_config_show_prints_the_configuration_in_force() {
+  kiosk_start '[queue]' 'capacity = 12' 'presentation_window_minutes = 2.5'
+  clupctl config show > "$WORK/shown.toml"
+  assert_contains "$(cat "$WORK/shown.toml")" "capacity = 12"
+  assert_contains "$(cat "$WORK/shown.toml")" "presentation_window_minutes = 2.5"
+  kiosk_stop
+  # What the shell shows is itself a configuration clupd accepts.
+  cp "$WORK/shown.toml" "$WORK/clupd.toml"
+  kiosk_start_cups
+  kiosk_start_daemon
+  assert_eq "$(clupctl config show | tail -n +2)" "$(tail -n +2 "$WORK/shown.toml")"
 }
 
 run_tests

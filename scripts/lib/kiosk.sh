@@ -18,7 +18,7 @@ kiosk_write_config() {
     echo 'name = "CLup Market Demo"'
     echo '[screen]'
     echo 'idle_timeout_seconds = 2'
-    echo 'result_seconds = 2'
+    echo "result_seconds = 1"
     printf '%s\n' "$@"
   } > "$WORK/clupd.toml"
 }

@@ -1,19 +1,46 @@
 import Foundation
 
 /// A change of state, kept in the event log in the same transaction as the change.
+///
+/// Events carry the instants the rules need, so replaying the log rebuilds the state
+/// exactly (`DayState.replaying`).
 public enum DomainEvent: Hashable, Codable, Sendable {
     case ticketIssued(Ticket)
+    /// cupsd accepted the ticket's print job.
+    case ticketSubmitted(TicketNumber, businessDay: BusinessDay, job: Int)
     case ticketPrinted(TicketNumber, businessDay: BusinessDay, job: Int)
     case ticketPrintFailed(TicketNumber, businessDay: BusinessDay, reason: String)
-    case passage(direction: PassageDirection, door: String, businessDay: BusinessDay)
+    case ticketCalled(TicketNumber, businessDay: BusinessDay, at: Date, reason: String)
+    case ticketNoShow(TicketNumber, businessDay: BusinessDay, at: Date)
+    case ticketAdmitted(TicketNumber, businessDay: BusinessDay, at: Date)
+    /// A turnstile pulse; `ticket` is the admitted ticket whose holder it was, if any.
+    case passage(direction: PassageDirection, door: String, businessDay: BusinessDay, at: Date, ticket: TicketNumber?)
+    /// A technician's correction of the count of people inside.
+    case occupancyCorrected(door: String, businessDay: BusinessDay, delta: Int, by: String, reason: String, at: Date)
 
     /// The stable name stored in the event log's `type` column.
     public var type: String {
         switch self {
         case .ticketIssued: "ticket.issued"
+        case .ticketSubmitted: "ticket.submitted"
         case .ticketPrinted: "ticket.printed"
         case .ticketPrintFailed: "ticket.print-failed"
+        case .ticketCalled: "ticket.called"
+        case .ticketNoShow: "ticket.no-show"
+        case .ticketAdmitted: "ticket.admitted"
         case .passage: "occupancy.passage"
+        case .occupancyCorrected: "occupancy.corrected"
+        }
+    }
+
+    /// The business day the event belongs to.
+    public var businessDay: BusinessDay {
+        switch self {
+        case let .ticketIssued(ticket): ticket.businessDay
+        case let .ticketSubmitted(_, day, _), let .ticketPrinted(_, day, _), let .ticketPrintFailed(_, day, _),
+             let .ticketCalled(_, day, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _),
+             let .passage(_, _, day, _, _), let .occupancyCorrected(_, day, _, _, _, _):
+            day
         }
     }
 }

@@ -1,32 +1,36 @@
-/// Who is inside, counted from turnstile passages on one business day.
+/// Who is inside, counted at one door on one business day: turnstile entries and exits,
+/// plus technicians' corrections.
 ///
-/// Counting goes on from events alone; the count shown to people never goes below zero,
-/// even when exits outnumber entries (someone came in before the day rolled over).
+/// The raw count can go below zero (someone who came in before the day rolled over walks
+/// out); the count shown to people never does.
 public struct OccupancyLedger: Hashable, Codable, Sendable {
-    public let businessDay: BusinessDay
+    public let door: String
     public private(set) var entries: Int = 0
     public private(set) var exits: Int = 0
+    /// The sum of all corrections' deltas.
+    public private(set) var corrections: Int = 0
 
-    public init(businessDay: BusinessDay, entries: Int = 0, exits: Int = 0) {
-        self.businessDay = businessDay
+    public init(door: String, entries: Int = 0, exits: Int = 0, corrections: Int = 0) {
+        self.door = door
         self.entries = entries
         self.exits = exits
+        self.corrections = corrections
     }
+
+    /// Entries minus exits plus corrections, which may be negative.
+    public var count: Int { entries - exits + corrections }
 
     /// The number of people inside, as shown on screen and in the shell.
-    public var inside: Int { max(0, entries - exits) }
-
-    /// Records one passage and returns its event.
-    @discardableResult
-    public mutating func record(_ direction: PassageDirection, door: String) -> DomainEvent {
-        apply(direction)
-        return .passage(direction: direction, door: door, businessDay: businessDay)
-    }
+    public var inside: Int { max(0, count) }
 
     mutating func apply(_ direction: PassageDirection) {
         switch direction {
         case .entry: entries += 1
         case .exit: exits += 1
         }
+    }
+
+    mutating func apply(correction delta: Int) {
+        corrections += delta
     }
 }

@@ -8,14 +8,24 @@ public struct Ticket: Hashable, Codable, Sendable {
     public var state: TicketState
     /// The text of the ticket's QR code, as the door reader will see it.
     public let code: String
+    /// For a booking: the start of its slot.
+    public let slotStart: Date?
+    public var printJob: Int?
+    public var calledAt: Date?
+    /// Why this ticket was called when it was, in words.
+    public var callReason: String?
+    public var admittedAt: Date?
+    public var enteredAt: Date?
+    public var failureReason: String?
 
-    public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date,
-                state: TicketState, code: String) {
+    public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, state: TicketState,
+                code: String, slotStart: Date? = nil) {
         self.number = number
         self.businessDay = businessDay
         self.issuedAt = issuedAt
         self.state = state
         self.code = code
+        self.slotStart = slotStart
     }
 
     public var lane: Lane { number.lane }

@@ -16,14 +16,14 @@ public struct TicketIssuer: Sendable {
 
     /// A new ticket in `lane`, numbered after `lastSequence`, and the event that records it.
     public func issue(lane: Lane, lastSequence: Int, businessDay: BusinessDay,
-                      at instant: Date) -> (Ticket, DomainEvent) {
+                      at instant: Date, slotStart: Date? = nil) -> (Ticket, DomainEvent) {
         let number = TicketNumber(totem: totem, lane: lane, sequence: lastSequence + 1)
         // Whole seconds, so the ticket as stored equals the ticket as its code says.
         let issuedAt = Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.down))
         let payload = TicketPayload(store: store, number: number, issuedAt: issuedAt,
                                     validMinutes: validMinutes)
         let ticket = Ticket(number: number, businessDay: businessDay, issuedAt: issuedAt,
-                            state: .printing, code: Base45.encode(payload.encoded()))
+                            state: .printing, code: Base45.encode(payload.encoded()), slotStart: slotStart)
         return (ticket, .ticketIssued(ticket))
     }
 }

@@ -33,6 +33,9 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var ticketValidMinutes: UInt16 = 240
     public var defaultWaitMinutes = 10
 
+    /// Capacity, shares and windows of the queue.
+    public var policy = QueuePolicy()
+
     public var hardware = HardwareMode.simulated
     /// A group whose members may use the control socket, besides root and clupd's own user.
     public var controlGroup: String?
@@ -115,6 +118,20 @@ extension KioskConfiguration {
         config.ticketValidMinutes = UInt16(try reader.integer("tickets.valid_minutes", default: Int(config.ticketValidMinutes), in: 1...Int(UInt16.max)))
         config.defaultWaitMinutes = try reader.integer("tickets.default_wait_minutes", default: config.defaultWaitMinutes, in: 0...1440)
 
+        config.policy.capacity = try reader.integer("queue.capacity", default: config.policy.capacity, in: 1...100_000)
+        config.policy.priorityShare = try reader.fraction("queue.priority_share", default: config.policy.priorityShare)
+        config.policy.agingBound = try reader.minutes("queue.aging_bound_minutes", default: config.policy.agingBound)
+        config.policy.presentationWindow = try reader.minutes("queue.presentation_window_minutes",
+                                                              default: config.policy.presentationWindow)
+        config.policy.bookingEarly = try reader.minutes("queue.booking_early_minutes", default: config.policy.bookingEarly)
+        config.policy.bookingLate = try reader.minutes("queue.booking_late_minutes", default: config.policy.bookingLate)
+        config.policy.slotLength = try reader.minutes("queue.slot_minutes", default: config.policy.slotLength)
+        config.policy.bookingShare = try reader.fraction("queue.booking_share", default: config.policy.bookingShare)
+        if config.policy.priorityShare + config.policy.bookingShare > 1 {
+            throw reader.error("queue.booking_share",
+                               "priority_share + booking_share is over 1: no place would be left for walk-ins")
+        }
+
         let mode = try reader.string("hardware.mode", default: config.hardware.rawValue)
         guard let hardware = HardwareMode(rawValue: mode) else {
             throw reader.error("hardware.mode", "expected \"simulated\" or \"linux\", got \"\(mode)\"")
@@ -181,6 +198,32 @@ private struct KeyReader {
         }
         guard seconds > 0, seconds <= 86_400 else { throw error(key, "\(seconds) is out of range (0, 86400]") }
         return seconds
+    }
+
+    /// A share in 0...1.
+    mutating func fraction(_ key: String, default fallback: Double) throws(ConfigurationError) -> Double {
+        guard let value = value(key) else { return fallback }
+        let share: Double
+        switch value {
+        case let .integer(number): share = Double(number)
+        case let .float(number): share = number
+        default: throw error(key, "expected a share between 0 and 1, got \(value.typeName)")
+        }
+        guard (0...1).contains(share) else { throw error(key, "\(share) is not between 0 and 1") }
+        return share
+    }
+
+    /// Minutes (fractions allowed, for tests and demos), as seconds.
+    mutating func minutes(_ key: String, default fallback: TimeInterval) throws(ConfigurationError) -> TimeInterval {
+        guard let value = value(key) else { return fallback }
+        let minutes: Double
+        switch value {
+        case let .integer(number): minutes = Double(number)
+        case let .float(number): minutes = number
+        default: throw error(key, "expected a number of minutes, got \(value.typeName)")
+        }
+        guard minutes >= 0, minutes <= 7 * 24 * 60 else { throw error(key, "\(minutes) is out of range 0...10080") }
+        return minutes * 60
     }
 
     /// `"HH:MM"` as minutes after midnight.

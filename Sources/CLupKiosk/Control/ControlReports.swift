@@ -12,6 +12,7 @@ public struct StatusReport: Codable, Sendable {
     public let devices: [DeviceHealth]
     public let printer: PrinterReport
     public let waiting: Int
+    public let called: Int
     public let occupancy: OccupancyReport
 }
 
@@ -29,6 +30,7 @@ public struct PrinterReport: Codable, Sendable {
 /// People inside today.
 public struct OccupancyReport: Codable, Sendable {
     public let inside: Int
+    public let capacity: Int
     public let entries: Int
     public let exits: Int
 }
@@ -61,4 +63,72 @@ public struct SimulationReply: Codable, Sendable {
     public let screen: String
     /// The ticket issued, when the event issued one.
     public let ticket: String?
+}
+
+/// `clupctl queue`: who waits, who is called, and what the rule would do next.
+public struct QueueReport: Codable, Sendable {
+    public let businessDay: String
+    public let capacity: Int
+    public let inside: Int
+    /// Called or admitted tickets whose holders are not inside yet.
+    public let promised: Int
+    /// Places kept free for priority tickets right now.
+    public let priorityReserve: Int
+    public let waiting: [QueueLine]
+    public let called: [QueueLine]
+    /// The ticket the rule would call next if room allows, and why.
+    public let nextCall: String?
+    public let estimatedWait: String
+}
+
+/// One ticket in the queue report.
+public struct QueueLine: Codable, Sendable {
+    public let number: String
+    public let lane: String
+    public let state: String
+    public let issuedAt: Date
+    public let calledAt: Date?
+    /// When a called ticket becomes a no-show.
+    public let deadline: Date?
+    public let reason: String?
+}
+
+/// `clupctl call-next`: the ticket called and why.
+public struct CallReply: Codable, Sendable {
+    public let number: String
+    public let reason: String
+}
+
+/// `clupctl ledger`: the occupancy ledger of each door today.
+public struct LedgerReport: Codable, Sendable {
+    public let businessDay: String
+    public let inside: Int
+    public let doors: [DoorLedger]
+    public let corrections: [CorrectionLine]
+    /// Whether the stored ledger equals the one rebuilt from the event log.
+    public let matchesEventLog: Bool
+}
+
+/// One door's counts.
+public struct DoorLedger: Codable, Sendable {
+    public let door: String
+    public let entries: Int
+    public let exits: Int
+    public let corrections: Int
+    public let inside: Int
+}
+
+/// One audited correction.
+public struct CorrectionLine: Codable, Sendable {
+    public let at: Date
+    public let door: String
+    public let delta: Int
+    public let by: String
+    public let reason: String
+}
+
+/// `clupctl config show`: the configuration in force, as TOML.
+public struct ConfigurationReport: Codable, Sendable {
+    public let source: String
+    public let toml: String
 }

@@ -5,16 +5,22 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case status
     case tickets
     case screenshot
+    case queue
+    case callNext
+    case ledger
+    case correctLedger(delta: Int, reason: String)
+    case configuration
     case simApproach
     case simLeave
     case simTap(x: Int, y: Int)
     case simPass(PassageDirection)
+    case simScan(code: String)
 
     /// Whether the request drives a simulated device, refused when the hardware is real.
     var isSimulation: Bool {
         switch self {
-        case .simApproach, .simLeave, .simTap, .simPass: true
-        case .status, .tickets, .screenshot: false
+        case .simApproach, .simLeave, .simTap, .simPass, .simScan: true
+        case .status, .tickets, .screenshot, .queue, .callNext, .ledger, .correctLedger, .configuration: false
         }
     }
 }

@@ -26,6 +26,12 @@ final class ControlServer {
         let pid: Int32
         let uid: UInt32
         let gid: UInt32
+
+        /// The caller's login name, or `uid N` when it has none; recorded with corrections.
+        var userName: String {
+            guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+            return String(cString: name)
+        }
     }
 
     static let maxRequestBytes = 64 * 1024
@@ -71,7 +77,7 @@ final class ControlServer {
     }
 
     /// Serves connections on `loop`; `handle` returns the JSON of a successful result.
-    func start(on loop: EventLoop, handle: @escaping (ControlRequest) throws -> Data) {
+    func start(on loop: EventLoop, handle: @escaping (ControlRequest, Peer) throws -> Data) {
         loop.watch(fd) { [unowned self] in
             self.acceptOne(handle: handle)
         }
@@ -83,7 +89,7 @@ final class ControlServer {
         unlink(path)
     }
 
-    private func acceptOne(handle: (ControlRequest) throws -> Data) {
+    private func acceptOne(handle: (ControlRequest, Peer) throws -> Data) {
         let client = accept(fd, nil, nil)
         guard client >= 0 else { return }
         defer { Glibc.close(client) }
@@ -103,7 +109,7 @@ final class ControlServer {
         _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    private func answer(_ body: Data?, peer: Peer, handle: (ControlRequest) throws -> Data) -> Data {
+    private func answer(_ body: Data?, peer: Peer, handle: (ControlRequest, Peer) throws -> Data) -> Data {
         guard let body else {
             return Self.failure(ControlFailure(code: "E-CTL-004", message: "no request, or a request over \(Self.maxRequestBytes) bytes"))
         }
@@ -115,7 +121,7 @@ final class ControlServer {
         }
         logger.info("control: \(request)", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)"])
         do {
-            return Data(#"{"ok":true,"result":"#.utf8) + (try handle(request)) + Data("}\n".utf8)
+            return Data(#"{"ok":true,"result":"#.utf8) + (try handle(request, peer)) + Data("}\n".utf8)
         } catch {
             return Self.failure(ControlFailure(error))
         }

@@ -4,8 +4,8 @@ import CLupPrinting
 import Foundation
 
 extension Daemon {
-    /// Answers one control request; the result is encoded as JSON.
-    func handle(_ request: ControlRequest) throws -> Data {
+    /// Answers one control request from `peer`; the result is encoded as JSON.
+    func handle(_ request: ControlRequest, from peer: ControlServer.Peer) throws -> Data {
         if request.isSimulation && simulated == nil {
             throw ControlFailure(code: "E-CTL-006", message: "sim commands need clupd --simulate; this totem drives real devices")
         }
@@ -16,17 +16,35 @@ extension Daemon {
         case .status:
             return try encoder.encode(statusReport())
         case .tickets:
-            let day = controller.businessDay
-            let lines = try store.tickets(on: day).map { ticket in
+            let lines = controller.day.tickets.values.sorted(by: issueOrder).map { ticket in
                 TicketLine(number: ticket.number.description, lane: ticket.lane.rawValue,
                            state: ticket.state.rawValue, issuedAt: ticket.issuedAt, code: ticket.code)
             }
-            return try encoder.encode(TicketsReport(businessDay: day.date, tickets: lines))
+            return try encoder.encode(TicketsReport(businessDay: controller.day.businessDay.date, tickets: lines))
         case .screenshot:
             guard let frame = controller.currentFrame else {
                 throw ControlFailure(code: "E-CTL-007", message: "nothing has been drawn yet")
             }
             return try encoder.encode(ScreenshotReply(png: Data(try frame.pngData())))
+        case .queue:
+            return try encoder.encode(queueReport())
+        case .callNext:
+            let events = try controller.perform { day, now in try day.callNext(at: now, policy: config.policy) }
+            guard case let .ticketCalled(number, _, _, reason)? = events.first else {
+                throw ControlFailure(code: "E-CTL-008", message: "no ticket was called")
+            }
+            logger.info("ticket called by hand", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
+            return try encoder.encode(CallReply(number: number.description, reason: reason))
+        case .ledger:
+            return try encoder.encode(ledgerReport())
+        case let .correctLedger(delta, reason):
+            try controller.perform { day, now in
+                try day.correct(door: config.doorName, delta: delta, by: peer.userName, reason: reason, at: now)
+            }
+            logger.notice("occupancy corrected", metadata: ["delta": "\(delta)", "by": "\(peer.userName)", "reason": "\(reason)"])
+            return try encoder.encode(ledgerReport())
+        case .configuration:
+            return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml))
         case .simApproach:
             simulated?.presence.simulate(present: true)
         case .simLeave:
@@ -35,21 +53,64 @@ extension Daemon {
             try simulated?.touchscreen.simulateTap(x: x, y: y)
         case let .simPass(direction):
             simulated?.turnstile.simulatePassage(direction)
+        case let .simScan(code):
+            try controller.scanned(code)
         }
         return try encoder.encode(SimulationReply(outcome: controller.lastOutcome, screen: controller.screen.name,
                                                   ticket: controller.lastIssued?.description))
     }
 
+    private func issueOrder(_ a: Ticket, _ b: Ticket) -> Bool {
+        (a.issuedAt, a.lane.rawValue, a.number.sequence) < (b.issuedAt, b.lane.rawValue, b.number.sequence)
+    }
+
     func statusReport() throws -> StatusReport {
-        let day = controller.businessDay
-        let ledger = try store.ledger(on: day)
+        let day = controller.day
         var devices = [controller.display.health, controller.touchscreen.health, controller.presence.health,
                        controller.turnstile.health]
         devices.append(usbHealth())
+        let ledger = day.ledger(door: config.doorName)
         return StatusReport(
-            store: config.storeName, deviceID: config.deviceID, businessDay: day.date, screen: controller.screen.name,
-            devices: devices, printer: printerReport(), waiting: try store.waitingCount(on: day),
-            occupancy: OccupancyReport(inside: ledger.inside, entries: ledger.entries, exits: ledger.exits))
+            store: config.storeName, deviceID: config.deviceID, businessDay: day.businessDay.date,
+            screen: controller.screen.name, devices: devices, printer: printerReport(),
+            waiting: day.queueLength, called: day.promised,
+            occupancy: OccupancyReport(inside: day.inside, capacity: config.policy.capacity,
+                                       entries: ledger.entries, exits: ledger.exits))
+    }
+
+    func queueReport() -> QueueReport {
+        let day = controller.day
+        let now = clock.now()
+        let policy = config.policy
+        func line(_ ticket: Ticket) -> QueueLine {
+            QueueLine(number: ticket.number.description, lane: ticket.lane.rawValue, state: ticket.state.rawValue,
+                      issuedAt: ticket.issuedAt, calledAt: ticket.calledAt,
+                      deadline: ticket.state == .called ? ticket.calledAt?.addingTimeInterval(policy.presentationWindow) : nil,
+                      reason: ticket.callReason)
+        }
+        let waiting = (day.waiting(in: .priority) + day.waiting(in: .regular) + day.waiting(in: .booking)).map(line)
+        let called = day.tickets.values.filter(\.state.holdsAPlace)
+            .sorted { ($0.calledAt ?? $0.issuedAt) < ($1.calledAt ?? $1.issuedAt) }.map(line)
+        let next = day.nextCall(at: now, policy: policy).map { "\($0.ticket.number): \($0.reason)" }
+        return QueueReport(businessDay: day.businessDay.date, capacity: policy.capacity, inside: day.inside,
+                           promised: day.promised, priorityReserve: day.priorityReserve(policy), waiting: waiting,
+                           called: called, nextCall: next, estimatedWait: controller.estimatedWait(for: .regular).description)
+    }
+
+    func ledgerReport() throws -> LedgerReport {
+        let day = controller.day
+        let events = try store.events().map { try $0.decoded() }
+        let corrections = events.compactMap { event -> CorrectionLine? in
+            guard case let .occupancyCorrected(door, eventDay, delta, by, reason, at) = event,
+                  eventDay == day.businessDay else { return nil }
+            return CorrectionLine(at: at, door: door, delta: delta, by: by, reason: reason)
+        }
+        let replayed = DayState.replaying(events, businessDay: day.businessDay)
+        let doors = day.ledgers.values.sorted { $0.door < $1.door }.map {
+            DoorLedger(door: $0.door, entries: $0.entries, exits: $0.exits, corrections: $0.corrections, inside: $0.inside)
+        }
+        return LedgerReport(businessDay: day.businessDay.date, inside: day.inside, doors: doors,
+                            corrections: corrections, matchesEventLog: replayed.ledgers == day.ledgers)
     }
 
     private func printerReport() -> PrinterReport {

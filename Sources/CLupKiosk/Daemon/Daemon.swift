@@ -43,6 +43,8 @@ public final class Daemon {
     let notifier = SystemdNotifier()
     let clock: any Clock
     let logger: Logger
+    /// Where the configuration came from, for `clupctl config show`.
+    let configSource: String
     var printerStatus: (status: PrinterStatus?, error: PrintError?, at: Double)?
 
     /// Sets everything up; throws what keeps the daemon from starting.
@@ -56,10 +58,13 @@ public final class Daemon {
         do {
             if let path = options.configPath {
                 config = try KioskConfiguration.load(path: path)
+                configSource = path
             } else if FileManager.default.fileExists(atPath: KioskConfiguration.defaultPath) {
                 config = try KioskConfiguration.load(path: KioskConfiguration.defaultPath)
+                configSource = KioskConfiguration.defaultPath
             } else {
                 config = KioskConfiguration()
+                configSource = "built-in defaults (no \(KioskConfiguration.defaultPath))"
             }
         } catch {
             throw .configuration(error)
@@ -89,12 +94,16 @@ public final class Daemon {
         simulated = devices
         printer = CUPSPrinter(queue: config.printerQueue)
         loop = EventLoop(clock: clock)
-        controller = KioskController(
-            config: config, store: store, loop: loop, display: devices.display,
-            touchscreen: devices.touchscreen, presence: devices.presence, turnstile: devices.turnstile,
-            printJob: TicketPrintJob(printer: printer, layout: TicketLayout(paper: config.paper),
-                                     spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
-            clock: clock, logger: logger)
+        do {
+            controller = try KioskController(
+                config: config, store: store, loop: loop, display: devices.display,
+                touchscreen: devices.touchscreen, presence: devices.presence, turnstile: devices.turnstile,
+                printJob: TicketPrintJob(printer: printer, layout: TicketLayout(paper: config.paper),
+                                         spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
+                clock: clock, logger: logger)
+        } catch {
+            throw .data(error)
+        }
 
         let group: gid_t?
         if let name = config.controlGroup {
@@ -127,7 +136,7 @@ public final class Daemon {
             server.stopListening()
             return 74
         }
-        server.start(on: loop) { [unowned self] request in try self.handle(request) }
+        server.start(on: loop) { [unowned self] request, peer in try self.handle(request, from: peer) }
         SignalWatcher.install(on: loop) { [unowned self] signal in
             self.logger.info("stopping on signal \(signal)")
             self.loop.stop()

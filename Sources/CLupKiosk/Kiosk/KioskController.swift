@@ -6,10 +6,11 @@ import CLupStore
 import Foundation
 import Logging
 
-/// The kiosk's application: turns device events into store commands and screens.
+/// The kiosk's application: turns device events into queue commands, screens and effects.
 ///
-/// Runs on the event loop. Each command is committed to the store before its effect
-/// (printing, redrawing) is performed, so a crash never leaves a printed ticket unrecorded.
+/// Runs on the event loop. Every command is committed to the store with its events before
+/// its effect (printing, releasing the turnstile, redrawing) is performed, so a crash never
+/// leaves a printed ticket or a passage unrecorded.
 final class KioskController {
     let config: KioskConfiguration
     let store: TotemStore
@@ -22,21 +23,24 @@ final class KioskController {
     let clock: any Clock
     let logger: Logger
 
-    private let issuer: TicketIssuer
-    private let geometry: ScreenGeometry
+    let issuer: TicketIssuer
+    let geometry: ScreenGeometry
+    /// Today's tickets, ledgers and exit history, as committed.
+    var day: DayState
     private(set) var screen = Screen.asleep
     /// The frame on the display now, for screenshots.
     private(set) var currentFrame: Canvas?
-    private var someonePresent = false
-    private var idleTimer: EventLoop.TimerID?
-    private var resultTimer: EventLoop.TimerID?
+    var someonePresent = false
+    var idleTimer: EventLoop.TimerID?
+    var resultTimer: EventLoop.TimerID?
+    var expiryTimer: EventLoop.TimerID?
     /// What the last device event did, in one sentence, for the shell.
     private(set) var lastOutcome = ""
     private(set) var lastIssued: TicketNumber?
 
     init(config: KioskConfiguration, store: TotemStore, loop: EventLoop, display: Display,
          touchscreen: Touchscreen, presence: PresenceSensor, turnstile: Turnstile,
-         printJob: TicketPrintJob, clock: any Clock, logger: Logger) {
+         printJob: TicketPrintJob, clock: any Clock, logger: Logger) throws {
         self.config = config
         self.store = store
         self.loop = loop
@@ -50,19 +54,22 @@ final class KioskController {
         issuer = TicketIssuer(store: config.storeID, totem: config.totemLetter,
                               validMinutes: config.ticketValidMinutes)
         geometry = ScreenGeometry(width: Double(display.width), height: Double(display.height))
+        day = try store.loadDay(BusinessDay(containing: clock.now(), startMinute: config.businessDayStartMinute,
+                                            timeZone: config.timeZone))
     }
 
-    /// Connects the devices and shows the first screen.
+    /// Connects the devices, finishes what a restart interrupted and shows the first screen.
     func start() throws {
         presence.onChange = { [unowned self] present in self.presenceChanged(present) }
         touchscreen.onGesture = { [unowned self] gesture in self.touched(gesture) }
         turnstile.onPassage = { [unowned self] direction in self.passed(direction) }
+        resumeInterruptedPrints()
+        settleQueue()
         try show(.asleep)
     }
 
     var businessDay: BusinessDay {
-        BusinessDay(containing: clock.now(), startMinute: config.businessDayStartMinute,
-                    timeZone: config.timeZone)
+        BusinessDay(containing: clock.now(), startMinute: config.businessDayStartMinute, timeZone: config.timeZone)
     }
 
     // MARK: Device events
@@ -104,88 +111,39 @@ final class KioskController {
 
     func passed(_ direction: PassageDirection) {
         do {
-            let ledger = try store.recordPassage(direction, door: config.doorName, businessDay: businessDay,
-                                                 at: clock.now())
-            report("passage \(direction.rawValue); \(ledger.inside) inside")
-            if screen == .welcome { showOrLog(.welcome) }
+            let events = try perform { day, now in day.pass(direction, door: config.doorName, at: now) }
+            let holder = events.compactMap { event -> TicketNumber? in
+                if case let .passage(_, _, _, _, ticket) = event { return ticket }
+                return nil
+            }.first
+            report("passage \(direction.rawValue)" + (holder.map { " by ticket \($0)" } ?? "")
+                   + "; \(day.inside) inside")
         } catch {
             logger.error("could not record a passage", metadata: ["error": "\(error)"])
             report("E-KSK-002 passage not recorded: \(error)")
         }
     }
 
-    // MARK: Tickets
-
-    private func issueTicket(_ lane: Lane) {
-        let day = businessDay
-        let ticket: Ticket
+    /// A code read at the door: admits its ticket once and releases the turnstile.
+    func scanned(_ code: String) throws {
         do {
-            ticket = try store.issueTicket(lane: lane, issuer: issuer, businessDay: day, at: clock.now())
-        } catch {
-            logger.error("could not record a ticket", metadata: ["error": "\(error)"])
-            showOrLog(.printFailed(reason: "E-KSK-001 the ticket could not be recorded"))
-            report("E-KSK-001 no ticket: \(error)")
-            return
+            let events = try perform { day, now throws(Refusal) in try day.admit(code: code, at: now, policy: config.policy) }
+            guard let number = events.compactMap({ event -> TicketNumber? in
+                if case let .ticketAdmitted(number, _, _) = event { return number }
+                return nil
+            }).first else { return }
+            try turnstile.release()
+            logger.info("admitted at the door", metadata: ["number": "\(number)"])
+            report("admitted \(number): the turnstile is released")
+        } catch let refusal as Refusal {
+            logger.warning("scan refused at the door", metadata: ["reason": "\(refusal)"])
+            throw refusal
         }
-        logger.info("ticket issued", metadata: ["number": "\(ticket.number)", "day": "\(day)"])
-        showOrLog(.printing(number: ticket.number.description))
-        report("ticket \(ticket.number) recorded and sent to the printer", issued: ticket.number)
-
-        let content = ticketContent(ticket)
-        let title = "\(ticket.number)-\(day)"
-        let job = printJob
-        loop.background({ job.run(content, title: title) }) { [unowned self] outcome in
-            self.printFinished(ticket, outcome: outcome)
-        }
-    }
-
-    private func printFinished(_ ticket: Ticket, outcome: JobOutcome) {
-        do {
-            switch outcome {
-            case let .completed(job):
-                try store.markPrinted(ticket.number, businessDay: ticket.businessDay, job: job, at: clock.now())
-                logger.info("ticket printed", metadata: ["number": "\(ticket.number)", "job": "\(job)"])
-                showOrLog(.ticketReady(number: ticket.number.description, wait: waitText))
-            case let .failed(job, reason):
-                try store.markPrintFailed(ticket.number, businessDay: ticket.businessDay,
-                                          reason: reason.description, at: clock.now())
-                logger.error("ticket not printed", metadata: ["number": "\(ticket.number)",
-                                                              "job": "\(job.map(String.init) ?? "-")",
-                                                              "reason": "\(reason)"])
-                showOrLog(.printFailed(reason: reason.description))
-            }
-        } catch {
-            logger.error("could not record the print outcome", metadata: ["error": "\(error)"])
-        }
-        loop.cancel(resultTimer)
-        resultTimer = loop.schedule(after: config.resultScreenSeconds) { [unowned self] in
-            self.resultTimer = nil
-            self.showOrLog(self.someonePresent ? .welcome : .asleep)
-        }
-    }
-
-    private var waitText: String {
-        "Estimated wait: about \(config.defaultWaitMinutes) min"
-    }
-
-    private func ticketContent(_ ticket: Ticket) -> TicketContent {
-        let formatter = DateFormatter()
-        formatter.timeZone = config.timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        let laneLabel = switch ticket.lane {
-        case .regular: "Queue ticket"
-        case .priority: "Priority ticket"
-        case .booking: "Booked visit"
-        }
-        return TicketContent(storeName: config.storeName, number: ticket.number.description,
-                             laneLabel: laneLabel, issuedAt: formatter.string(from: ticket.issuedAt),
-                             estimatedWait: waitText, code: ticket.code,
-                             instruction: "Scan this code at the door when your number is called")
     }
 
     // MARK: Screen
 
-    private func restartIdleTimer() {
+    func restartIdleTimer() {
         loop.cancel(idleTimer)
         idleTimer = loop.schedule(after: config.idleTimeoutSeconds) { [unowned self] in
             self.idleTimer = nil
@@ -197,10 +155,8 @@ final class KioskController {
     }
 
     func show(_ next: Screen) throws {
-        let day = businessDay
-        let facts = ScreenFacts(storeName: config.storeName,
-                                inside: try store.ledger(on: day).inside,
-                                waiting: try store.waitingCount(on: day))
+        let facts = ScreenFacts(storeName: config.storeName, inside: day.inside, capacity: config.policy.capacity,
+                                waiting: day.queueLength, wait: estimatedWait(for: .regular).description)
         let frame = try ScreenRenderer(geometry: geometry).render(next, facts: facts)
         if next == .asleep {
             try display.sleep()
@@ -211,7 +167,7 @@ final class KioskController {
         currentFrame = frame
     }
 
-    private func showOrLog(_ next: Screen) {
+    func showOrLog(_ next: Screen) {
         do {
             try show(next)
         } catch {
@@ -219,7 +175,12 @@ final class KioskController {
         }
     }
 
-    private func report(_ outcome: String, issued: TicketNumber? = nil) {
+    /// Redraws the screen when the figures it shows may have changed.
+    func refreshScreen() {
+        if screen == .welcome { showOrLog(.welcome) }
+    }
+
+    func report(_ outcome: String, issued: TicketNumber? = nil) {
         lastOutcome = outcome
         lastIssued = issued
     }

@@ -1,8 +1,8 @@
 import CLupPrinting
 import Foundation
 
-/// One ticket through the printer: lay it out as PDF, submit it to the CUPS queue and follow
-/// the job until it completes, fails or times out. Blocking; runs on a worker thread.
+/// One ticket through the printer: lay it out as PDF and submit it to the CUPS queue, then
+/// follow the job until it completes, fails or times out. Blocking; runs on worker threads.
 struct TicketPrintJob: Sendable {
     let printer: CUPSPrinter
     let layout: TicketLayout
@@ -10,20 +10,20 @@ struct TicketPrintJob: Sendable {
     let spoolDirectory: String
     let timeout: Double
 
-    func run(_ content: TicketContent, title: String) -> JobOutcome {
+    /// Lays the ticket out and hands it to cupsd; returns the job id.
+    func submit(_ content: TicketContent, title: String) -> Result<Int, PrintError> {
         let path = "\(spoolDirectory)/\(title).pdf"
         do {
             try layout.writePDF(content, to: path)
         } catch {
-            return .failed(job: nil, reason: .documentFailed(String(describing: error)))
+            return .failure(.documentFailed(String(describing: error)))
         }
         defer { unlink(path) }
-        let job: Int
-        do {
-            job = try printer.submit(file: path, title: title)
-        } catch {
-            return .failed(job: nil, reason: error)
-        }
-        return printer.follow(job: job, timeout: timeout)
+        return Result { () throws(PrintError) in try printer.submit(file: path, title: title) }
+    }
+
+    /// Waits for job `id` to end.
+    func follow(job id: Int) -> JobOutcome {
+        printer.follow(job: id, timeout: timeout)
     }
 }

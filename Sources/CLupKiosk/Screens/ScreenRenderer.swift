@@ -4,7 +4,10 @@ import CLupDrawing
 struct ScreenFacts {
     let storeName: String
     let inside: Int
+    let capacity: Int
     let waiting: Int
+    /// The wait a new ticket would have, in words ("about 12 min").
+    let wait: String
 }
 
 /// Draws screens for a display of a given size.
@@ -43,8 +46,10 @@ struct ScreenRenderer {
                 canvas.text(button.label, x: button.x + button.width / 2, y: button.y + button.height * 0.6,
                             size: unit * 1.6, bold: true, color: .white, alignment: .center)
             }
-            canvas.text("Inside now: \(facts.inside)", x: centre, y: h * 0.72, size: unit, alignment: .center)
-            canvas.text("Waiting: \(facts.waiting)", x: centre, y: h * 0.77, size: unit, alignment: .center)
+            canvas.text("Inside now: \(facts.inside) of \(facts.capacity)", x: centre, y: h * 0.70, size: unit,
+                        alignment: .center)
+            canvas.text("Waiting: \(facts.waiting)", x: centre, y: h * 0.75, size: unit, alignment: .center)
+            canvas.text("Estimated wait: \(facts.wait)", x: centre, y: h * 0.80, size: unit, alignment: .center)
         case let .printing(number):
             canvas.text("Printing your ticket…", x: centre, y: h * 0.35, size: unit * 1.4, alignment: .center)
             canvas.text(number, x: centre, y: h * 0.55, size: unit * 4, bold: true, alignment: .center)

@@ -1,0 +1,190 @@
+import Foundation
+
+/// The queue, admission and occupancy rules. Each command returns the events it caused,
+/// already applied; a refused command changes nothing and throws why.
+extension DayState {
+    // MARK: Tickets
+
+    /// Issues the next ticket of `lane`; a booking names the start of its slot.
+    @discardableResult
+    public mutating func issue(lane: Lane, issuer: TicketIssuer, at instant: Date, slotStart: Date? = nil,
+                               policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
+        if lane == .booking, let slotStart {
+            let booked = tickets.values.filter { $0.slotStart == slotStart && $0.state != .printFailed }.count
+            guard booked < policy.bookingsPerSlot else {
+                throw .slotFull(slotStart: ISO8601DateFormatter().string(from: slotStart), bookings: booked)
+            }
+        }
+        let (_, event) = issuer.issue(lane: lane, lastSequence: lastSequence(of: issuer.totem, in: lane),
+                                      businessDay: businessDay, at: instant, slotStart: lane == .booking ? slotStart : nil)
+        return applying([event])
+    }
+
+    /// cupsd accepted the ticket's print job.
+    @discardableResult
+    public mutating func recordSubmitted(_ number: TicketNumber, job: Int) -> [DomainEvent] {
+        applying([.ticketSubmitted(number, businessDay: businessDay, job: job)])
+    }
+
+    /// The printer finished the ticket: it joins the queue.
+    @discardableResult
+    public mutating func recordPrinted(_ number: TicketNumber, job: Int) -> [DomainEvent] {
+        applying([.ticketPrinted(number, businessDay: businessDay, job: job)])
+    }
+
+    /// The printer failed: the ticket never joins the queue, and its number is not reused.
+    @discardableResult
+    public mutating func recordPrintFailed(_ number: TicketNumber, reason: String) -> [DomainEvent] {
+        applying([.ticketPrintFailed(number, businessDay: businessDay, reason: reason)])
+    }
+
+    // MARK: Calling
+
+    /// Places a priority ticket may take that others may not: the reserve, less what
+    /// priority tickets already hold.
+    public func priorityReserve(_ policy: QueuePolicy) -> Int {
+        let held = tickets.values.filter { $0.lane == .priority && $0.state.holdsAPlace }.count
+        return max(0, policy.reservedForPriority - held)
+    }
+
+    /// Bookings whose window is open now and who have not come in yet: their places are kept.
+    func expectedBookings(at now: Date, policy: QueuePolicy) -> Int {
+        tickets.values.filter { $0.state == .waiting && isInBookingWindow($0, at: now, policy: policy) }.count
+    }
+
+    func isInBookingWindow(_ ticket: Ticket, at now: Date, policy: QueuePolicy) -> Bool {
+        guard ticket.lane == .booking, let slot = ticket.slotStart else { return false }
+        return now >= slot.addingTimeInterval(-policy.bookingEarly) && now <= slot.addingTimeInterval(policy.bookingLate)
+    }
+
+    /// The ticket the rule would call now, and why; nil when nobody can be called.
+    ///
+    /// The rule: places are free when fewer than capacity are inside or promised. The
+    /// priority reserve is for priority tickets only. Among the rest, a regular ticket that
+    /// has waited longer than the aging bound goes first, then priority, then regular
+    /// tickets in arrival order.
+    public func nextCall(at now: Date, policy: QueuePolicy) -> (ticket: Ticket, reason: String)? {
+        let free = policy.capacity - occupied
+        guard free > 0 else { return nil }
+        let reserve = priorityReserve(policy) + expectedBookings(at: now, policy: policy)
+        let priority = waiting(in: .priority).first
+        let regular = waiting(in: .regular).first
+        let regularMayGo = free > reserve
+        if let regular, regularMayGo, now.timeIntervalSince(regular.issuedAt) > policy.agingBound {
+            let minutes = Int(now.timeIntervalSince(regular.issuedAt) / 60)
+            return (regular, "aging: waited \(minutes) min, over the \(Int(policy.agingBound / 60)) min bound")
+        }
+        if let priority {
+            return (priority, free <= reserve ? "priority: a place kept for priority" : "priority: before regular tickets")
+        }
+        if let regular, regularMayGo {
+            return (regular, "arrival order: the longest-waiting regular ticket")
+        }
+        return nil
+    }
+
+    /// Calls one ticket, or says why none can be called.
+    @discardableResult
+    public mutating func callNext(at now: Date, policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
+        guard let (ticket, reason) = nextCall(at: now, policy: policy) else {
+            if queueLength == 0 { throw .nobodyWaiting }
+            throw .storeFull(occupied: occupied, capacity: policy.capacity, reserved: priorityReserve(policy))
+        }
+        return applying([.ticketCalled(ticket.number, businessDay: businessDay, at: now, reason: reason)])
+    }
+
+    /// Calls tickets while there is room.
+    @discardableResult
+    public mutating func callWhileRoom(at now: Date, policy: QueuePolicy) -> [DomainEvent] {
+        var events: [DomainEvent] = []
+        while let (ticket, reason) = nextCall(at: now, policy: policy) {
+            events += applying([.ticketCalled(ticket.number, businessDay: businessDay, at: now, reason: reason)])
+        }
+        return events
+    }
+
+    /// Called tickets whose presentation window has ended become no-shows, freeing their places.
+    @discardableResult
+    public mutating func expireNoShows(at now: Date, policy: QueuePolicy) -> [DomainEvent] {
+        let expired = tickets.values
+            .filter { $0.state == .called && now >= ($0.calledAt ?? $0.issuedAt).addingTimeInterval(policy.presentationWindow) }
+            .sorted { ($0.calledAt ?? $0.issuedAt) < ($1.calledAt ?? $1.issuedAt) }
+        return applying(expired.map { .ticketNoShow($0.number, businessDay: businessDay, at: now) })
+    }
+
+    /// When the next called ticket runs out of time, if any is called.
+    public func nextExpiry(policy: QueuePolicy) -> Date? {
+        tickets.values.filter { $0.state == .called }.compactMap(\.calledAt).min()?
+            .addingTimeInterval(policy.presentationWindow)
+    }
+
+    // MARK: The door
+
+    /// A code read at the door: admits its ticket once if the rules allow, else says why.
+    @discardableResult
+    public mutating func admit(code: String, at now: Date, policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
+        guard let ticket = ticket(withCode: code) else { throw .unknownTicket("with this code") }
+        let number = ticket.number.description
+        switch ticket.state {
+        case .printing, .printFailed:
+            throw .notPrinted(number)
+        case .waiting where ticket.lane == .booking:
+            guard isInBookingWindow(ticket, at: now, policy: policy) else { throw .outsideBookingWindow(number) }
+            // Its place was kept while its window was open, so a free place is there
+            // unless the store was filled by hand.
+            guard occupied < policy.capacity else {
+                throw .storeFull(occupied: occupied, capacity: policy.capacity, reserved: priorityReserve(policy))
+            }
+        case .waiting:
+            throw .notCalledYet(number)
+        case .called:
+            // Its window may have ended a moment before the expiry timer ran.
+            if now >= (ticket.calledAt ?? ticket.issuedAt).addingTimeInterval(policy.presentationWindow) {
+                throw .noShow(number)
+            }
+        case .admitted, .entered:
+            throw .alreadyUsed(number)
+        case .noShow:
+            throw .noShow(number)
+        }
+        return applying([.ticketAdmitted(ticket.number, businessDay: businessDay, at: now)])
+    }
+
+    /// A turnstile pulse. An entry is credited to the oldest admitted ticket, if any.
+    @discardableResult
+    public mutating func pass(_ direction: PassageDirection, door: String, at now: Date) -> [DomainEvent] {
+        let holder = direction == .entry
+            ? tickets.values.filter { $0.state == .admitted }
+                .min { ($0.admittedAt ?? .distantPast, $0.number.sequence) < ($1.admittedAt ?? .distantPast, $1.number.sequence) }?.number
+            : nil
+        return applying([.passage(direction: direction, door: door, businessDay: businessDay, at: now, ticket: holder)])
+    }
+
+    /// A technician's correction of the count at `door`, with who and why.
+    @discardableResult
+    public mutating func correct(door: String, delta: Int, by who: String, reason: String,
+                                 at now: Date) throws(Refusal) -> [DomainEvent] {
+        guard delta != 0 else { throw .zeroCorrection }
+        let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !why.isEmpty else { throw .correctionWithoutReason }
+        let count = ledger(door: door).count
+        guard count + delta >= 0 else { throw .correctionBelowZero(count: count, delta: delta) }
+        return applying([.occupancyCorrected(door: door, businessDay: businessDay, delta: delta, by: who,
+                                             reason: why, at: now)])
+    }
+
+    // MARK: Waiting
+
+    /// How long a new ticket in `lane` would wait now.
+    public func estimatedWait(for lane: Lane, at now: Date, policy: QueuePolicy, defaultMinutes: Int) -> WaitEstimate {
+        let reserve = lane == .priority ? 0 : priorityReserve(policy) + expectedBookings(at: now, policy: policy)
+        let ahead = lane == .priority ? waiting(in: .priority).count : queueLength
+        return wait.estimate(ahead: ahead, free: policy.capacity - occupied - reserve, occupied: occupied,
+                             capacity: policy.capacity, defaultMinutes: defaultMinutes)
+    }
+
+    private mutating func applying(_ events: [DomainEvent]) -> [DomainEvent] {
+        for event in events { apply(event) }
+        return events
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Everything the totem knows about one business day: its tickets, the occupancy ledger of
+/// each door, and the exit history behind the wait estimate.
+///
+/// Pure: commands (in `DayState+Commands.swift`) return the events they caused and change
+/// the state only by applying those events, so replaying the event log rebuilds the state.
+public struct DayState: Hashable, Codable, Sendable {
+    public let businessDay: BusinessDay
+    public private(set) var tickets: [TicketNumber: Ticket] = [:]
+    public private(set) var ledgers: [String: OccupancyLedger] = [:]
+    public private(set) var wait = WaitEstimator()
+
+    public init(businessDay: BusinessDay) {
+        self.businessDay = businessDay
+    }
+
+    /// The state as stored: tickets, ledgers and exit history.
+    public init(businessDay: BusinessDay, tickets: [Ticket], ledgers: [OccupancyLedger], wait: WaitEstimator) {
+        self.businessDay = businessDay
+        self.tickets = Dictionary(uniqueKeysWithValues: tickets.map { ($0.number, $0) })
+        self.ledgers = Dictionary(uniqueKeysWithValues: ledgers.map { ($0.door, $0) })
+        self.wait = wait
+    }
+
+    /// The state that `events` build from an empty day.
+    public static func replaying(_ events: [DomainEvent], businessDay: BusinessDay) -> DayState {
+        var state = DayState(businessDay: businessDay)
+        for event in events where event.businessDay == businessDay {
+            state.apply(event)
+        }
+        return state
+    }
+
+    // MARK: Figures
+
+    /// People inside, over all doors, never below zero.
+    public var inside: Int { max(0, ledgers.values.reduce(0) { $0 + $1.count }) }
+
+    /// Tickets called or admitted whose holders are not inside yet.
+    public var promised: Int { tickets.values.filter { $0.state.holdsAPlace }.count }
+
+    /// Places taken or promised.
+    public var occupied: Int { inside + promised }
+
+    /// The ledger of `door` (empty if nobody passed there yet).
+    public func ledger(door: String) -> OccupancyLedger {
+        ledgers[door] ?? OccupancyLedger(door: door)
+    }
+
+    /// Tickets waiting to be called in `lane`, oldest first.
+    public func waiting(in lane: Lane) -> [Ticket] {
+        tickets.values.filter { $0.lane == lane && $0.state == .waiting }
+            .sorted { ($0.issuedAt, $0.number.sequence) < ($1.issuedAt, $1.number.sequence) }
+    }
+
+    /// Tickets waiting to be called, in the queue lanes (not bookings).
+    public var queueLength: Int { waiting(in: .regular).count + waiting(in: .priority).count }
+
+    /// The highest sequence number `totem` used in `lane` today.
+    public func lastSequence(of totem: Character, in lane: Lane) -> Int {
+        tickets.keys.filter { $0.totem == totem && $0.lane == lane }.map(\.sequence).max() ?? 0
+    }
+
+    /// The ticket whose code is `code`.
+    public func ticket(withCode code: String) -> Ticket? {
+        tickets.values.first { $0.code == code }
+    }
+
+    // MARK: Applying events
+
+    /// Changes the state as `event` says. The only place the state changes.
+    public mutating func apply(_ event: DomainEvent) {
+        switch event {
+        case let .ticketIssued(ticket):
+            tickets[ticket.number] = ticket
+        case let .ticketSubmitted(number, _, job):
+            tickets[number]?.printJob = job
+        case let .ticketPrinted(number, _, job):
+            tickets[number]?.state = .waiting
+            tickets[number]?.printJob = job
+        case let .ticketPrintFailed(number, _, reason):
+            tickets[number]?.state = .printFailed
+            tickets[number]?.failureReason = reason
+        case let .ticketCalled(number, _, at, reason):
+            tickets[number]?.state = .called
+            tickets[number]?.calledAt = at
+            tickets[number]?.callReason = reason
+        case let .ticketNoShow(number, _, _):
+            tickets[number]?.state = .noShow
+        case let .ticketAdmitted(number, _, at):
+            tickets[number]?.state = .admitted
+            tickets[number]?.admittedAt = at
+        case let .passage(direction, door, _, at, ticket):
+            ledgers[door, default: OccupancyLedger(door: door)].apply(direction)
+            if let ticket {
+                tickets[ticket]?.state = .entered
+                tickets[ticket]?.enteredAt = at
+            }
+            if direction == .exit { wait.recordExit(at: at) }
+        case let .occupancyCorrected(door, _, delta, _, _, _):
+            ledgers[door, default: OccupancyLedger(door: door)].apply(correction: delta)
+        }
+    }
+}

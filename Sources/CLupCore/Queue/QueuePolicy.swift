@@ -1,0 +1,46 @@
+import Foundation
+
+/// The store's rules for admitting people: capacity, the priority share, the aging bound
+/// and the windows. Comes from configuration (later from the hub).
+public struct QueuePolicy: Hashable, Codable, Sendable {
+    /// The most people allowed inside, counting those called and on their way.
+    public var capacity: Int
+    /// The share of capacity kept for the priority lane (0...1).
+    public var priorityShare: Double
+    /// A regular ticket waiting longer than this goes before priority tickets.
+    public var agingBound: TimeInterval
+    /// How long a called ticket has to reach the door.
+    public var presentationWindow: TimeInterval
+    /// How long before its slot starts a booking is admitted.
+    public var bookingEarly: TimeInterval
+    /// How long after its slot starts a booking is still admitted.
+    public var bookingLate: TimeInterval
+    /// The length of a booking slot.
+    public var slotLength: TimeInterval
+    /// The share of capacity that bookings of one slot may take (0...1).
+    public var bookingShare: Double
+
+    public init(capacity: Int = 30, priorityShare: Double = 0.1, agingBound: TimeInterval = 30 * 60,
+                presentationWindow: TimeInterval = 5 * 60, bookingEarly: TimeInterval = 10 * 60,
+                bookingLate: TimeInterval = 15 * 60, slotLength: TimeInterval = 30 * 60,
+                bookingShare: Double = 0.3) {
+        self.capacity = capacity
+        self.priorityShare = priorityShare
+        self.agingBound = agingBound
+        self.presentationWindow = presentationWindow
+        self.bookingEarly = bookingEarly
+        self.bookingLate = bookingLate
+        self.slotLength = slotLength
+        self.bookingShare = bookingShare
+    }
+
+    /// Places only a priority ticket may take: the priority share of capacity, rounded up.
+    public var reservedForPriority: Int {
+        min(capacity, Int((Double(capacity) * priorityShare).rounded(.up)))
+    }
+
+    /// How many bookings one slot may hold.
+    public var bookingsPerSlot: Int {
+        Int((Double(capacity) * bookingShare).rounded(.down))
+    }
+}

@@ -1,0 +1,35 @@
+/// Why a command was refused, with a stable code and a sentence for people.
+public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
+    case storeFull(occupied: Int, capacity: Int, reserved: Int)
+    case nobodyWaiting
+    case unknownTicket(String)
+    case notCalledYet(String)
+    case alreadyUsed(String)
+    case noShow(String)
+    case notPrinted(String)
+    case outsideBookingWindow(String)
+    case slotFull(slotStart: String, bookings: Int)
+    case correctionBelowZero(count: Int, delta: Int)
+    case correctionWithoutReason
+    case zeroCorrection
+
+    public var description: String {
+        switch self {
+        case let .storeFull(occupied, capacity, reserved):
+            "E-Q-001 no room: \(occupied) of \(capacity) places taken or promised"
+                + (reserved > 0 ? ", \(reserved) kept for priority" : "")
+        case .nobodyWaiting: "E-Q-002 nobody is waiting"
+        case let .unknownTicket(number): "E-Q-003 unknown ticket \(number)"
+        case let .notCalledYet(number): "E-Q-004 ticket \(number) has not been called yet"
+        case let .alreadyUsed(number): "E-Q-005 ticket \(number) was already used"
+        case let .noShow(number): "E-Q-006 ticket \(number) was called but did not come in time"
+        case let .notPrinted(number): "E-Q-007 ticket \(number) was never printed"
+        case let .outsideBookingWindow(number): "E-Q-008 booking \(number) is outside its window"
+        case let .slotFull(slot, bookings): "E-Q-009 the slot at \(slot) already holds \(bookings) bookings"
+        case let .correctionBelowZero(count, delta):
+            "E-OCC-001 a correction of \(delta) would make the count \(count + delta), below zero"
+        case .correctionWithoutReason: "E-OCC-002 a correction needs a reason"
+        case .zeroCorrection: "E-OCC-003 a correction of 0 changes nothing"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+extension KioskConfiguration {
+    /// The configuration as TOML that `parse` reads back to the same value.
+    public var toml: String {
+        func text(_ value: String) -> String {
+            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        func number(_ value: Double) -> String {
+            value == value.rounded() ? String(Int(value)) : String(value)
+        }
+        let dayStart = String(format: "%02d:%02d", businessDayStartMinute / 60, businessDayStartMinute % 60)
+        return """
+            [store]
+            id = \(storeID)
+            name = \(text(storeName))
+            timezone = \(text(timeZone.identifier))
+            business_day_start = \(text(dayStart))
+
+            [totem]
+            letter = \(text(String(totemLetter)))
+            door = \(text(doorName))
+
+            [printer]
+            queue = \(text(printerQueue))
+            paper = \(text(paper.rawValue))
+            timeout_seconds = \(number(printTimeoutSeconds))
+
+            [screen]
+            width = \(screenWidth)
+            height = \(screenHeight)
+            idle_timeout_seconds = \(number(idleTimeoutSeconds))
+            result_seconds = \(number(resultScreenSeconds))
+
+            [tickets]
+            valid_minutes = \(ticketValidMinutes)
+            default_wait_minutes = \(defaultWaitMinutes)
+
+            [queue]
+            capacity = \(policy.capacity)
+            priority_share = \(policy.priorityShare)
+            aging_bound_minutes = \(number(policy.agingBound / 60))
+            presentation_window_minutes = \(number(policy.presentationWindow / 60))
+            booking_early_minutes = \(number(policy.bookingEarly / 60))
+            booking_late_minutes = \(number(policy.bookingLate / 60))
+            slot_minutes = \(number(policy.slotLength / 60))
+            booking_share = \(policy.bookingShare)
+
+            [hardware]
+            mode = \(text(hardware.rawValue))
+
+            [control]
+            group = \(text(controlGroup ?? ""))
+
+            """
+    }
+}

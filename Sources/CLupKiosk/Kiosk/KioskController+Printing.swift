@@ -1,0 +1,122 @@
+import CLupCore
+import CLupPrinting
+import Foundation
+
+/// Issuing and printing tickets. A ticket is committed before it is printed, and counts
+/// in the queue only once the printer has finished it.
+extension KioskController {
+    func issueTicket(_ lane: Lane) {
+        let wait = estimatedWait(for: lane)
+        let events: [DomainEvent]
+        do {
+            events = try perform { day, now in try day.issue(lane: lane, issuer: issuer, at: now, policy: config.policy) }
+        } catch {
+            logger.error("could not record a ticket", metadata: ["error": "\(error)"])
+            showOrLog(.printFailed(reason: "E-KSK-001 the ticket could not be recorded"))
+            report("E-KSK-001 no ticket: \(error)")
+            return
+        }
+        guard case let .ticketIssued(ticket)? = events.first else { return }
+        logger.info("ticket issued", metadata: ["number": "\(ticket.number)", "day": "\(ticket.businessDay)"])
+        showOrLog(.printing(number: ticket.number.description))
+        report("ticket \(ticket.number) recorded and sent to the printer", issued: ticket.number)
+        submit(ticket, wait: wait)
+    }
+
+    /// Lays out and submits `ticket` off the loop, records the job, then follows it.
+    private func submit(_ ticket: Ticket, wait: WaitEstimate) {
+        let content = ticketContent(ticket, wait: wait)
+        let title = "\(ticket.number)-\(ticket.businessDay)"
+        let job = printJob
+        loop.background({ job.submit(content, title: title) }) { [unowned self] result in
+            switch result {
+            case let .success(id):
+                do {
+                    try perform { day, _ in day.recordSubmitted(ticket.number, job: id) }
+                } catch {
+                    logger.error("could not record the print job", metadata: ["error": "\(error)"])
+                }
+                follow(ticket.number, job: id, wait: wait)
+            case let .failure(reason):
+                printFinished(ticket.number, outcome: .failed(job: nil, reason: reason), wait: wait)
+            }
+        }
+    }
+
+    private func follow(_ number: TicketNumber, job id: Int, wait: WaitEstimate) {
+        let job = printJob
+        loop.background({ job.follow(job: id) }) { [unowned self] outcome in
+            printFinished(number, outcome: outcome, wait: wait)
+        }
+    }
+
+    private func printFinished(_ number: TicketNumber, outcome: JobOutcome, wait: WaitEstimate) {
+        do {
+            switch outcome {
+            case let .completed(job):
+                try perform { day, _ in day.recordPrinted(number, job: job) }
+                logger.info("ticket printed", metadata: ["number": "\(number)", "job": "\(job)"])
+                showOrLog(.ticketReady(number: number.description, wait: "Estimated wait: \(wait)"))
+            case let .failed(job, reason):
+                try perform { day, _ in day.recordPrintFailed(number, reason: reason.description) }
+                logger.error("ticket not printed", metadata: ["number": "\(number)", "job": "\(job.map(String.init) ?? "-")",
+                                                              "reason": "\(reason)"])
+                showOrLog(.printFailed(reason: reason.description))
+            }
+        } catch {
+            logger.error("could not record the print outcome", metadata: ["error": "\(error)"])
+        }
+        loop.cancel(resultTimer)
+        resultTimer = loop.schedule(after: config.resultScreenSeconds) { [unowned self] in
+            resultTimer = nil
+            showOrLog(someonePresent ? .welcome : .asleep)
+        }
+    }
+
+    /// After a restart: a ticket cupsd had accepted is followed again; one that never
+    /// reached cupsd is marked failed (its customer saw the printing screen end with the
+    /// restart and holds nothing).
+    func resumeInterruptedPrints() {
+        for ticket in day.tickets.values where ticket.state == .printing {
+            if let job = ticket.printJob {
+                logger.info("following a print job from before the restart",
+                            metadata: ["number": "\(ticket.number)", "job": "\(job)"])
+                let number = ticket.number
+                let printJob = self.printJob
+                loop.background({ printJob.follow(job: job) }) { [unowned self] outcome in
+                    do {
+                        switch outcome {
+                        case let .completed(job): try perform { day, _ in day.recordPrinted(number, job: job) }
+                        case let .failed(_, reason): try perform { day, _ in day.recordPrintFailed(number, reason: reason.description) }
+                        }
+                    } catch {
+                        logger.error("could not record the print outcome", metadata: ["error": "\(error)"])
+                    }
+                }
+            } else {
+                do {
+                    try perform { day, _ in
+                        day.recordPrintFailed(ticket.number, reason: "E-KSK-003 clupd restarted before the ticket reached the printer")
+                    }
+                } catch {
+                    logger.error("could not record an interrupted ticket", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    func ticketContent(_ ticket: Ticket, wait: WaitEstimate) -> TicketContent {
+        let formatter = DateFormatter()
+        formatter.timeZone = config.timeZone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        let laneLabel = switch ticket.lane {
+        case .regular: "Queue ticket"
+        case .priority: "Priority ticket"
+        case .booking: "Booked visit"
+        }
+        return TicketContent(storeName: config.storeName, number: ticket.number.description,
+                             laneLabel: laneLabel, issuedAt: formatter.string(from: ticket.issuedAt),
+                             estimatedWait: "Estimated wait: \(wait)", code: ticket.code,
+                             instruction: "Scan this code at the door when your number is called")
+    }
+}

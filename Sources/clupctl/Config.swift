@@ -1,0 +1,19 @@
+import ArgumentParser
+import CLupKiosk
+
+/// `clupctl config show`: the configuration clupd runs with.
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "Show the configuration in force.", subcommands: [Show.self])
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the configuration as TOML.")
+        @OptionGroup var connection: Connection
+
+        func run() throws {
+            let report = try connection.client.send(.configuration, expecting: ConfigurationReport.self)
+            print("# from \(report.source)")
+            print(report.toml, terminator: "")
+        }
+    }
+}

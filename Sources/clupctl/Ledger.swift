@@ -1,0 +1,49 @@
+import ArgumentParser
+import CLupKiosk
+import Foundation
+
+/// `clupctl ledger`: today's occupancy ledger; `ledger correct` fixes the count.
+struct LedgerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ledger", abstract: "Show or correct today's occupancy ledger.",
+        subcommands: [Show.self, Correct.self], defaultSubcommand: Show.self)
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show entries, exits and corrections per door.")
+        @OptionGroup var connection: Connection
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let report = try connection.client.send(.ledger, expecting: LedgerReport.self)
+            if json { return try printJSON(report) }
+            printLedger(report)
+        }
+    }
+
+    struct Correct: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Correct the count of people inside, with a reason (audited).")
+        @OptionGroup var connection: Connection
+        @Option(parsing: .unconditional, help: "People to add (negative to remove).") var delta: Int
+        @Option(help: "Why, for the audit log.") var reason: String
+
+        func run() throws {
+            let report = try connection.client.send(.correctLedger(delta: delta, reason: reason), expecting: LedgerReport.self)
+            print("corrected by \(delta > 0 ? "+" : "")\(delta)")
+            printLedger(report)
+        }
+    }
+}
+
+private func printLedger(_ report: LedgerReport) {
+    print("business day \(report.businessDay): \(report.inside) inside")
+    for door in report.doors {
+        print("  door \(column(door.door, 8)) \(door.entries) in, \(door.exits) out, corrections \(door.corrections), "
+              + "inside \(door.inside)")
+    }
+    for correction in report.corrections {
+        print("  correction \(clockTime(correction.at)) \(correction.door) \(correction.delta > 0 ? "+" : "")\(correction.delta) "
+              + "by \(correction.by): \(correction.reason)")
+    }
+    print("event log: \(report.matchesEventLog ? "agrees with the ledger" : "DISAGREES with the ledger")")
+}

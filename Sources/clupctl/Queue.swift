@@ -1,0 +1,43 @@
+import ArgumentParser
+import CLupKiosk
+import Foundation
+
+/// `clupctl queue`: the waiting and called tickets, and what the rule would do next.
+struct QueueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue", abstract: "Show waiting and called tickets and the next call.")
+
+    @OptionGroup var connection: Connection
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let report = try connection.client.send(.queue, expecting: QueueReport.self)
+        if json { return try printJSON(report) }
+        print("business day \(report.businessDay): \(report.inside) inside + \(report.promised) called "
+              + "of \(report.capacity) places, \(report.priorityReserve) kept for priority")
+        print("called (\(report.called.count))")
+        for line in report.called {
+            let deadline = line.deadline.map { ", no-show at \(clockTime($0))" } ?? ""
+            print("  \(column(line.number, 8)) \(column(line.lane, 9)) \(column(line.state, 9)) "
+                  + "called \(line.calledAt.map(clockTime) ?? "-")\(deadline) — \(line.reason ?? "")")
+        }
+        print("waiting (\(report.waiting.count))")
+        for line in report.waiting {
+            print("  \(column(line.number, 8)) \(column(line.lane, 9)) since \(clockTime(line.issuedAt))")
+        }
+        print("next call: \(report.nextCall ?? "none (no room, or nobody waiting)")")
+        print("estimated wait for a new ticket: \(report.estimatedWait)")
+    }
+}
+
+/// `clupctl call-next`: calls one ticket now, if there is room.
+struct CallNext: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Call the next ticket by the queue rule.")
+
+    @OptionGroup var connection: Connection
+
+    func run() throws {
+        let reply = try connection.client.send(.callNext, expecting: CallReply.self)
+        print("called \(reply.number): \(reply.reason)")
+    }
+}

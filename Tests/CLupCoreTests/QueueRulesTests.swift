@@ -1,0 +1,179 @@
+import CLupCore
+import Foundation
+import XCTest
+
+/// The queue, admission and occupancy rules, one rule per test.
+final class QueueRulesTests: XCTestCase {
+    let day = BusinessDay("2026-11-21")
+    let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 240)
+    let start = Date(timeIntervalSince1970: 1_795_000_000)
+    var policy = QueuePolicy(capacity: 3, priorityShare: 0, agingBound: 30 * 60, presentationWindow: 5 * 60,
+                             bookingEarly: 10 * 60, bookingLate: 15 * 60, slotLength: 30 * 60, bookingShare: 0.5)
+
+    /// Issues and prints a ticket `minutes` after the start.
+    @discardableResult
+    func printed(_ state: inout DayState, _ lane: Lane, minutes: Double = 0, slot: Date? = nil) throws -> Ticket {
+        let events = try state.issue(lane: lane, issuer: issuer, at: start.addingTimeInterval(minutes * 60),
+                                     slotStart: slot, policy: policy)
+        guard case let .ticketIssued(ticket)? = events.first else { throw Refusal.nobodyWaiting }
+        state.recordPrinted(ticket.number, job: 1)
+        return state.tickets[ticket.number]!
+    }
+
+    func at(_ minutes: Double) -> Date { start.addingTimeInterval(minutes * 60) }
+
+    func calledNumbers(_ events: [DomainEvent]) -> [String] {
+        events.compactMap { if case let .ticketCalled(number, _, _, _) = $0 { return number.description } else { return nil } }
+    }
+
+    func test_ticketsAreCalledInArrivalOrderWhileThereIsRoom() throws {
+        var state = DayState(businessDay: day)
+        for minute in 0..<5 { try printed(&state, .regular, minutes: Double(minute)) }
+        XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(5), policy: policy)), ["A-001", "A-002", "A-003"])
+        XCTAssertEqual(state.occupied, 3)
+        XCTAssertThrowsError(try state.callNext(at: at(5), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .storeFull(occupied: 3, capacity: 3, reserved: 0))
+        }
+    }
+
+    func test_aPrintingTicketIsNotInTheQueueYet() throws {
+        var state = DayState(businessDay: day)
+        try state.issue(lane: .regular, issuer: issuer, at: at(0), policy: policy)
+        XCTAssertEqual(state.queueLength, 0)
+        XCTAssertThrowsError(try state.callNext(at: at(1), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .nobodyWaiting)
+        }
+    }
+
+    func test_priorityGoesBeforeRegularAndSaysWhy() throws {
+        var state = DayState(businessDay: day)
+        try printed(&state, .regular, minutes: 0)
+        try printed(&state, .priority, minutes: 1)
+        let events = try state.callNext(at: at(2), policy: policy)
+        guard case let .ticketCalled(number, _, _, reason)? = events.first else { return XCTFail("no call") }
+        XCTAssertEqual(number.description, "AP-001")
+        XCTAssertEqual(reason, "priority: before regular tickets")
+    }
+
+    func test_aRegularTicketOverTheAgingBoundGoesBeforePriority() throws {
+        var state = DayState(businessDay: day)
+        try printed(&state, .regular, minutes: 0)
+        try printed(&state, .priority, minutes: 20)
+        let events = try state.callNext(at: at(31), policy: policy)
+        guard case let .ticketCalled(number, _, _, reason)? = events.first else { return XCTFail("no call") }
+        XCTAssertEqual(number.description, "A-001")
+        XCTAssertEqual(reason, "aging: waited 31 min, over the 30 min bound")
+    }
+
+    func test_regularTicketsNeverTakeThePlacesKeptForPriority() throws {
+        policy.capacity = 10
+        policy.priorityShare = 0.2
+        var state = DayState(businessDay: day)
+        for minute in 0..<12 { try printed(&state, .regular, minutes: Double(minute)) }
+        XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(12), policy: policy)).count, 8)
+        try printed(&state, .priority, minutes: 13)
+        let events = try state.callNext(at: at(13), policy: policy)
+        guard case let .ticketCalled(number, _, _, reason)? = events.first else { return XCTFail("no call") }
+        XCTAssertEqual(number.description, "AP-001")
+        XCTAssertEqual(reason, "priority: a place kept for priority")
+    }
+
+    func test_calledTicketExpiresExactlyAtTheEndOfItsWindow() throws {
+        var state = DayState(businessDay: day)
+        try printed(&state, .regular)
+        state.callWhileRoom(at: at(1), policy: policy)
+        XCTAssertEqual(state.nextExpiry(policy: policy), at(6))
+        XCTAssertTrue(state.expireNoShows(at: at(6).addingTimeInterval(-0.001), policy: policy).isEmpty)
+        XCTAssertEqual(state.expireNoShows(at: at(6), policy: policy).count, 1)
+        XCTAssertEqual(state.tickets.values.first?.state, .noShow)
+        XCTAssertEqual(state.occupied, 0, "a no-show frees its place")
+    }
+
+    func test_aCalledTicketIsAdmittedOnceAndEntersWithTheNextPassage() throws {
+        var state = DayState(businessDay: day)
+        let ticket = try printed(&state, .regular)
+        state.callWhileRoom(at: at(1), policy: policy)
+        let admitted = try state.admit(code: ticket.code, at: at(2), policy: policy)
+        XCTAssertEqual(admitted, [.ticketAdmitted(ticket.number, businessDay: day, at: at(2))])
+        XCTAssertThrowsError(try state.admit(code: ticket.code, at: at(2), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .alreadyUsed("A-001"))
+        }
+        state.pass(.entry, door: "main", at: at(2.1))
+        XCTAssertEqual(state.tickets[ticket.number]?.state, .entered)
+        XCTAssertEqual(state.inside, 1)
+        XCTAssertEqual(state.occupied, 1)
+    }
+
+    func test_theDoorRefusesEachBadScanWithItsReason() throws {
+        var state = DayState(businessDay: day)
+        let waiting = try printed(&state, .regular)
+        XCTAssertThrowsError(try state.admit(code: "NOT A CODE", at: at(1), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .unknownTicket("with this code"))
+        }
+        XCTAssertThrowsError(try state.admit(code: waiting.code, at: at(1), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .notCalledYet("A-001"))
+        }
+        state.callWhileRoom(at: at(1), policy: policy)
+        XCTAssertThrowsError(try state.admit(code: waiting.code, at: at(7), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .noShow("A-001"))
+        }
+        try state.issue(lane: .regular, issuer: issuer, at: at(8), policy: policy)
+        let printing = state.tickets.values.first { $0.state == .printing }!
+        XCTAssertThrowsError(try state.admit(code: printing.code, at: at(8), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .notPrinted("A-002"))
+        }
+    }
+
+    func test_aBookingIsAdmittedOnlyWithinItsWindow() throws {
+        var state = DayState(businessDay: day)
+        let slot = at(60)
+        let booking = try printed(&state, .booking, slot: slot)
+        XCTAssertThrowsError(try state.admit(code: booking.code, at: at(49), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .outsideBookingWindow("AB-001"))
+        }
+        XCTAssertThrowsError(try state.admit(code: booking.code, at: at(75.5), policy: policy))
+        XCTAssertNoThrow(try state.admit(code: booking.code, at: at(50), policy: policy))
+    }
+
+    func test_anExpectedBookingKeepsItsPlaceFromRegularCalls() throws {
+        var state = DayState(businessDay: day)
+        try printed(&state, .booking, slot: at(10))
+        for minute in 0..<4 { try printed(&state, .regular, minutes: Double(minute)) }
+        XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(5), policy: policy)).count, 2,
+                       "one of three places is kept for the booking whose window is open")
+    }
+
+    func test_aSlotTakesNoMoreBookingsThanItsShare() throws {
+        var state = DayState(businessDay: day)
+        try printed(&state, .booking, slot: at(60))
+        XCTAssertThrowsError(try state.issue(lane: .booking, issuer: issuer, at: at(1), slotStart: at(60), policy: policy)) { error in
+            guard case .slotFull? = error as? Refusal else { return XCTFail("\(error)") }
+        }
+        XCTAssertNoThrow(try state.issue(lane: .booking, issuer: issuer, at: at(1), slotStart: at(90), policy: policy))
+    }
+
+    func test_aCorrectionNeedsAReasonAndCannotGoBelowZero() throws {
+        var state = DayState(businessDay: day)
+        state.pass(.entry, door: "main", at: at(0))
+        XCTAssertThrowsError(try state.correct(door: "main", delta: -2, by: "tech", reason: "miscount", at: at(1))) { error in
+            XCTAssertEqual(error as? Refusal, .correctionBelowZero(count: 1, delta: -2))
+        }
+        XCTAssertThrowsError(try state.correct(door: "main", delta: 1, by: "tech", reason: "  ", at: at(1))) { error in
+            XCTAssertEqual(error as? Refusal, .correctionWithoutReason)
+        }
+        let events = try state.correct(door: "main", delta: -1, by: "tech", reason: "counted twice", at: at(1))
+        XCTAssertEqual(events, [.occupancyCorrected(door: "main", businessDay: day, delta: -1, by: "tech",
+                                                    reason: "counted twice", at: at(1))])
+        XCTAssertEqual(state.inside, 0)
+    }
+
+    func test_numbersContinueAfterAFailedPrint() throws {
+        var state = DayState(businessDay: day)
+        let events = try state.issue(lane: .regular, issuer: issuer, at: at(0), policy: policy)
+        guard case let .ticketIssued(first)? = events.first else { return XCTFail() }
+        state.recordPrintFailed(first.number, reason: "E-PRN-003 printer out of paper")
+        let second = try printed(&state, .regular, minutes: 1)
+        XCTAssertEqual(second.number.description, "A-002")
+        XCTAssertEqual(state.queueLength, 1)
+    }
+}
