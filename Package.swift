@@ -39,13 +39,16 @@ let package = Package(
             "CLupKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "clup-bench", dependencies: ["CLupCore", "CLupStore"]),
         .executableTarget(name: "clupctl", dependencies: [
             "CLupKiosk", "CLupCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "CLupCoreTests", dependencies: ["CLupCore"]),
-        .testTarget(name: "CLupStoreTests", dependencies: ["CLupStore"]),
+        .testTarget(name: "CLupStoreTests", dependencies: [
+            "CLupStore", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting"]),
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
         .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk"]),

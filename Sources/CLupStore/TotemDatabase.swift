@@ -26,15 +26,14 @@ public enum TotemDatabase {
     }
 
     public static func open(path: String) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            // A ticket in a customer's hand or a passage through the turnstile must
-            // survive a power cut once committed.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try DatabasePool(path: path)
+            // A ticket in a customer's hand or a passage through the turnstile must survive
+            // a power cut once committed: sync the WAL at every commit. GRDB opens pools
+            // with NORMAL (synced only at checkpoints), so this is set on the one writer
+            // connection after it is open.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
             || error.resultCode == .SQLITE_CORRUPT {
             throw OpenError.notADatabase(path: path, detail: error.message ?? "\(error.resultCode)")

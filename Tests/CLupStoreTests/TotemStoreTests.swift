@@ -1,6 +1,7 @@
 import CLupCore
-import CLupStore
+@testable import CLupStore
 import Foundation
+import GRDB
 import XCTest
 
 final class TotemStoreTests: XCTestCase {
@@ -129,5 +130,19 @@ final class TotemStoreTests: XCTestCase {
         XCTAssertThrowsError(try openStore()) { error in
             XCTAssertTrue("\(error)".contains("another program"), "\(error)")
         }
+    }
+}
+
+/// The settings durability rests on, read back from SQLite itself.
+final class DurabilitySettingsTests: XCTestCase {
+    func test_theWriterUsesWALAndSyncsEveryCommit() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("clup-durable-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try TotemStore(path: path, deviceID: "t")
+        let (journal, synchronous) = try store.pool.writeWithoutTransaction { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+        }
+        XCTAssertEqual(journal, "wal")
+        XCTAssertEqual(synchronous, 2, "PRAGMA synchronous = FULL")
     }
 }

@@ -1,6 +1,7 @@
 # A small test harness for the integration tests: every function named test_* in the
 # sourced test file runs in its own subshell with a fresh $WORK, and `run_tests` prints
-# one line per test and a closing "N passed, N failed".
+# one line per test (and the lines a passing test prints starting with "report: ") and a
+# closing "N passed, N failed".
 
 source "$ROOT/scripts/lib/kiosk.sh"
 
@@ -15,6 +16,7 @@ run_tests() {
     WORK=$(mktemp -d /tmp/clup-it.XXXXXX) && chmod 755 "$WORK"
     if ( trap kiosk_stop EXIT; set -euo pipefail; "$name" ) >"$WORK/test.out" 2>&1; then
       passed=$((passed + 1)); echo "  ok    $name"
+      sed -n 's/^report: /        /p' "$WORK/test.out"
       rm -rf "$WORK"
     else
       failed=$((failed + 1)); echo "  FAIL  $name (work dir kept: $WORK)"

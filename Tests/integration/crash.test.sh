@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Power-cut test: clupd under a steady load of ticket issues, door scans and turnstile
+# passes is killed with SIGKILL at random moments and restarted, again and again. Nothing
+# it acknowledged may be missing afterwards, and the database must be consistent.
+# Needs ROOT and BIN (set by scripts/test). KILLS overrides the number of kills.
+set -uo pipefail
+source "$ROOT/Tests/integration/harness.sh"
+
+KILLS=${KILLS:-50}
+
+# Drives the kiosk until killed; appends what clupd acknowledged to $WORK/acknowledged.
+load() {
+  local reply code
+  while true; do
+    case $((RANDOM % 7)) in
+      0|1|2)
+        reply=$(clupctl sim tap 360 640 2>/dev/null) || continue
+        case "$reply" in *"[ticket: "*) reply=${reply##*\[ticket: }; echo "ticket ${reply%%\]*}" ;; esac ;;
+      3)
+        reply=$(clupctl sim pass in 2>/dev/null) && echo "pass in" ;;
+      4)
+        reply=$(clupctl sim pass out 2>/dev/null) && echo "pass out" ;;
+      *)
+        code=$(clupctl tickets --json 2>/dev/null | awk '
+          /"code" : "/ { code = $0; sub(/^[^:]*: "/, "", code); sub(/",?$/, "", code) }
+          /"state" : "called"/ { print code; exit }')
+        [ -n "$code" ] || continue
+        reply=$(clupctl sim scan "$code" 2>/dev/null) || continue
+        case "$reply" in "admitted "*) reply=${reply#admitted }; echo "admitted ${reply%%:*}" ;; esac ;;
+    esac
+  done >>"$WORK/acknowledged"
+}
+
+sql() { sqlite3 -batch -noheader "$WORK/state/clup.sqlite" "$1"; }
+
+test_sigkill_at_random_moments_loses_nothing_acknowledged() {
+  kiosk_start '[queue]' 'capacity = 6' 'priority_share = 0' 'presentation_window_minutes = 0.2' \
+              '[printer]' 'timeout_seconds = 5'
+  sed -i 's/^result_seconds = .*/result_seconds = 0.05/' "$WORK/clupd.toml"
+  kill -TERM "$CLUPD_PID"; wait "$CLUPD_PID"; kiosk_start_daemon
+  touch "$WORK/acknowledged"
+  clupctl sim approach >/dev/null
+  for round in $(seq 1 "$KILLS"); do
+    load & loader=$!
+    sleep "0.$((RANDOM % 8 + 2))"
+    kill -KILL "$CLUPD_PID"
+    wait "$CLUPD_PID" 2>/dev/null
+    kill "$loader" 2>/dev/null; wait "$loader" 2>/dev/null
+    kiosk_start_daemon || fail "clupd did not come back after kill $round"
+    clupctl sim approach >/dev/null
+  done
+  kill -TERM "$CLUPD_PID"; wait "$CLUPD_PID"
+
+  local tickets passes_in passes_out admitted missing=0 number events max_seq min_seq
+  tickets=$(grep -c '^ticket ' "$WORK/acknowledged")
+  passes_in=$(grep -c '^pass in' "$WORK/acknowledged")
+  passes_out=$(grep -c '^pass out' "$WORK/acknowledged")
+  admitted=$(grep -c '^admitted ' "$WORK/acknowledged")
+  for number in $(sed -n 's/^ticket //p' "$WORK/acknowledged"); do
+    [ "$(sql "SELECT COUNT(*) FROM ticket WHERE number = '$number'")" = 1 ] || { echo "missing ticket $number"; missing=$((missing + 1)); }
+  done
+  for number in $(sed -n 's/^admitted //p' "$WORK/acknowledged"); do
+    case "$(sql "SELECT state FROM ticket WHERE number = '$number'")" in
+      admitted|entered) ;;
+      *) echo "admission of $number lost"; missing=$((missing + 1)) ;;
+    esac
+  done
+  assert_eq "$missing" 0 "acknowledged tickets or admissions missing"
+
+  events=$(sql "SELECT COUNT(*) FROM event")
+  max_seq=$(sql "SELECT MAX(seq) FROM event")
+  min_seq=$(sql "SELECT MIN(seq) FROM event")
+  assert_eq "$min_seq..$max_seq" "1..$events" "event seq has a gap"
+  stored_in=$(sql "SELECT COUNT(*) FROM event WHERE type = 'occupancy.passage' AND json_extract(payload, '$.passage.direction') = 'in'")
+  stored_out=$(sql "SELECT COUNT(*) FROM event WHERE type = 'occupancy.passage' AND json_extract(payload, '$.passage.direction') = 'out'")
+  [ "$stored_in" -ge "$passes_in" ] || fail "$passes_in entries acknowledged, $stored_in stored"
+  [ "$stored_out" -ge "$passes_out" ] || fail "$passes_out exits acknowledged, $stored_out stored"
+  assert_eq "$(sql "SELECT entries || '/' || exits FROM ledger")" "$stored_in/$stored_out" "ledger vs passage events"
+  repeats=$(sql "SELECT COUNT(*) FROM (SELECT json_extract(payload, '$.ticketIssued._0.number') AS n FROM event
+                 WHERE type = 'ticket.issued' GROUP BY n HAVING COUNT(*) > 1)")
+  assert_eq "$repeats" 0 "ticket numbers issued twice"
+  issued=$(sql "SELECT COUNT(*) FROM event WHERE type = 'ticket.issued'")
+  assert_eq "$(sql "SELECT COUNT(*) FROM ticket")" "$issued" "ticket rows vs issue events"
+  echo "report: $KILLS kills with SIGKILL; acknowledged $tickets tickets, $admitted admissions," \
+       "$passes_in entries, $passes_out exits; stored $issued tickets, $stored_in entries, $stored_out exits;" \
+       "$events events, seq 1..$max_seq without a gap"
+}
+
+run_tests
