@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // Thin system-library targets: one per C library, nothing else in them.
@@ -23,7 +24,7 @@ let package = Package(
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
 
-        .target(name: "CLupCore"),
+        .target(name: "CLupCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CLupDrawing", dependencies: ["CCairo"]),
         .target(name: "CLupStore", dependencies: [
             "CLupCore",
@@ -34,12 +35,15 @@ let package = Package(
         .target(name: "CLupKiosk", dependencies: [
             "CLupCore", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clupd", dependencies: [
             "CLupKiosk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "clup-bench", dependencies: ["CLupCore", "CLupStore"]),
+        .executableTarget(name: "clup-bench", dependencies: [
+            "CLupCore", "CLupStore", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .executableTarget(name: "clupctl", dependencies: [
             "CLupKiosk", "CLupCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -33,7 +33,8 @@ public final class TotemStore: Sendable {
                 case let .ticketIssued(ticket): tickets.insert(ticket.number)
                 case let .ticketSubmitted(number, _, _), let .ticketPrinted(number, _, _),
                      let .ticketPrintFailed(number, _, _), let .ticketCalled(number, _, _, _),
-                     let .ticketNoShow(number, _, _), let .ticketAdmitted(number, _, _):
+                     let .ticketNoShow(number, _, _), let .ticketAdmitted(number, _, _),
+                     let .admissionLapsed(number, _, _), let .ticketReprinted(number, _, _):
                     tickets.insert(number)
                 case let .passage(direction, door, _, _, ticket):
                     doors.insert(door)

@@ -1,5 +1,6 @@
 import CLupCore
 import CLupStore
+import Crypto
 import Foundation
 
 /// `clup-bench`: how fast the totem's durable paths are on this machine. Run through
@@ -38,7 +39,7 @@ do {
 
 do {
     let store = try TotemStore(path: directory.appendingPathComponent("tickets.sqlite").path, deviceID: "bench")
-    let issuer = TicketIssuer(store: 1, totem: "A", validMinutes: 240)
+    let issuer = TicketIssuer(store: 1, totem: "A", validMinutes: 240, key: Curve25519.Signing.PrivateKey())
     var state = DayState(businessDay: day)
     try measure("tickets issued through core + store", count: count) { index in
         let now = start.addingTimeInterval(Double(index))

@@ -1,11 +1,14 @@
 import CLupCore
+import Crypto
 import Foundation
 import XCTest
 
 /// The queue, admission and occupancy rules, one rule per test.
 final class QueueRulesTests: XCTestCase {
     let day = BusinessDay("2026-11-21")
-    let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 240)
+    nonisolated(unsafe) static let key = Curve25519.Signing.PrivateKey()
+    let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 240, key: QueueRulesTests.key)
+    let keyring = TicketKeyring(store: 7, keys: ["A": QueueRulesTests.key.publicKey])
     let start = Date(timeIntervalSince1970: 1_795_000_000)
     var policy = QueuePolicy(capacity: 3, priorityShare: 0, agingBound: 30 * 60, presentationWindow: 5 * 60,
                              bookingEarly: 10 * 60, bookingLate: 15 * 60, slotLength: 30 * 60, bookingShare: 0.5)
@@ -83,8 +86,8 @@ final class QueueRulesTests: XCTestCase {
         try printed(&state, .regular)
         state.callWhileRoom(at: at(1), policy: policy)
         XCTAssertEqual(state.nextExpiry(policy: policy), at(6))
-        XCTAssertTrue(state.expireNoShows(at: at(6).addingTimeInterval(-0.001), policy: policy).isEmpty)
-        XCTAssertEqual(state.expireNoShows(at: at(6), policy: policy).count, 1)
+        XCTAssertTrue(state.expireWindows(at: at(6).addingTimeInterval(-0.001), policy: policy).isEmpty)
+        XCTAssertEqual(state.expireWindows(at: at(6), policy: policy).count, 1)
         XCTAssertEqual(state.tickets.values.first?.state, .noShow)
         XCTAssertEqual(state.occupied, 0, "a no-show frees its place")
     }
@@ -93,9 +96,9 @@ final class QueueRulesTests: XCTestCase {
         var state = DayState(businessDay: day)
         let ticket = try printed(&state, .regular)
         state.callWhileRoom(at: at(1), policy: policy)
-        let admitted = try state.admit(code: ticket.code, at: at(2), policy: policy)
+        let admitted = try state.admit(code: ticket.code, keyring: keyring, at: at(2), policy: policy)
         XCTAssertEqual(admitted, [.ticketAdmitted(ticket.number, businessDay: day, at: at(2))])
-        XCTAssertThrowsError(try state.admit(code: ticket.code, at: at(2), policy: policy)) { error in
+        XCTAssertThrowsError(try state.admit(code: ticket.code, keyring: keyring, at: at(2), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .alreadyUsed("A-001"))
         }
         state.pass(.entry, door: "main", at: at(2.1))
@@ -107,32 +110,58 @@ final class QueueRulesTests: XCTestCase {
     func test_theDoorRefusesEachBadScanWithItsReason() throws {
         var state = DayState(businessDay: day)
         let waiting = try printed(&state, .regular)
-        XCTAssertThrowsError(try state.admit(code: "NOT A CODE", at: at(1), policy: policy)) { error in
-            XCTAssertEqual(error as? Refusal, .unknownTicket("with this code"))
+        XCTAssertThrowsError(try state.admit(code: "NOT A CODE", keyring: keyring, at: at(1), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .unreadable("not a CLup ticket code"))
         }
-        XCTAssertThrowsError(try state.admit(code: waiting.code, at: at(1), policy: policy)) { error in
+        XCTAssertThrowsError(try state.admit(code: waiting.code, keyring: keyring, at: at(1), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .notCalledYet("A-001"))
         }
         state.callWhileRoom(at: at(1), policy: policy)
-        XCTAssertThrowsError(try state.admit(code: waiting.code, at: at(7), policy: policy)) { error in
+        XCTAssertThrowsError(try state.admit(code: waiting.code, keyring: keyring, at: at(7), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .noShow("A-001"))
         }
         try state.issue(lane: .regular, issuer: issuer, at: at(8), policy: policy)
         let printing = state.tickets.values.first { $0.state == .printing }!
-        XCTAssertThrowsError(try state.admit(code: printing.code, at: at(8), policy: policy)) { error in
+        XCTAssertThrowsError(try state.admit(code: printing.code, keyring: keyring, at: at(8), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .notPrinted("A-002"))
         }
+    }
+
+    func test_anAdmissionNobodyUsesLapsesAndTheTicketIsCalledAgain() throws {
+        var state = DayState(businessDay: day)
+        let ticket = try printed(&state, .regular)
+        state.callWhileRoom(at: at(1), policy: policy)
+        try state.admit(code: ticket.code, keyring: keyring, at: at(2), policy: policy)
+        XCTAssertEqual(state.nextExpiry(policy: policy), at(2).addingTimeInterval(policy.passWindow))
+        XCTAssertTrue(state.expireWindows(at: at(2).addingTimeInterval(policy.passWindow - 0.001), policy: policy).isEmpty)
+        let lapsed = state.expireWindows(at: at(2).addingTimeInterval(policy.passWindow), policy: policy)
+        XCTAssertEqual(lapsed, [.admissionLapsed(ticket.number, businessDay: day, at: at(2).addingTimeInterval(policy.passWindow))])
+        XCTAssertEqual(state.tickets[ticket.number]?.state, .called, "they may scan again while their window lasts")
+        XCTAssertNoThrow(try state.admit(code: ticket.code, keyring: keyring, at: at(3), policy: policy))
+    }
+
+    func test_onlyATicketThePrinterFailedIsReprinted() throws {
+        var state = DayState(businessDay: day)
+        let events = try state.issue(lane: .regular, issuer: issuer, at: at(0), policy: policy)
+        guard case let .ticketIssued(ticket)? = events.first else { return XCTFail() }
+        XCTAssertThrowsError(try state.reprint(ticket.number, by: "staff")) { error in
+            XCTAssertEqual(error as? Refusal, .notReprintable("A-001", "printing"))
+        }
+        state.recordPrintFailed(ticket.number, reason: "E-PRN-003 printer out of paper")
+        XCTAssertEqual(try state.reprint(ticket.number, by: "staff"), [.ticketReprinted(ticket.number, businessDay: day, by: "staff")])
+        XCTAssertEqual(state.tickets[ticket.number]?.state, .printing)
+        XCTAssertNil(state.tickets[ticket.number]?.failureReason)
     }
 
     func test_aBookingIsAdmittedOnlyWithinItsWindow() throws {
         var state = DayState(businessDay: day)
         let slot = at(60)
         let booking = try printed(&state, .booking, slot: slot)
-        XCTAssertThrowsError(try state.admit(code: booking.code, at: at(49), policy: policy)) { error in
+        XCTAssertThrowsError(try state.admit(code: booking.code, keyring: keyring, at: at(49), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .outsideBookingWindow("AB-001"))
         }
-        XCTAssertThrowsError(try state.admit(code: booking.code, at: at(75.5), policy: policy))
-        XCTAssertNoThrow(try state.admit(code: booking.code, at: at(50), policy: policy))
+        XCTAssertThrowsError(try state.admit(code: booking.code, keyring: keyring, at: at(75.5), policy: policy))
+        XCTAssertNoThrow(try state.admit(code: booking.code, keyring: keyring, at: at(50), policy: policy))
     }
 
     func test_anExpectedBookingKeepsItsPlaceFromRegularCalls() throws {

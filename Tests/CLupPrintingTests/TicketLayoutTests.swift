@@ -1,4 +1,5 @@
 import CLupCore
+import Crypto
 @testable import CLupPrinting
 import Foundation
 import XCTest
@@ -21,11 +22,11 @@ final class TicketLayoutTests: XCTestCase {
                       code: code, instruction: "Scan this code at the door when your number is called")
     }
 
-    var typicalCode: String {
+    let typicalCode: String = {
         let payload = TicketPayload(store: 7, number: TicketNumber(totem: "A", lane: .priority, sequence: 4),
                                     issuedAt: Date(timeIntervalSince1970: 1_795_000_000), validMinutes: 240)
-        return Base45.encode(payload.encoded())
-    }
+        return TicketCode.make(payload, signedWith: Curve25519.Signing.PrivateKey())
+    }()
 
     func test_aTicketsQRReadsBackAt203DpiOnBothPaperWidths() throws {
         for paper in PaperWidth.allCases {

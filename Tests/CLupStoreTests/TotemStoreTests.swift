@@ -1,4 +1,5 @@
 import CLupCore
+import Crypto
 @testable import CLupStore
 import Foundation
 import GRDB
@@ -7,7 +8,8 @@ import XCTest
 final class TotemStoreTests: XCTestCase {
     var directory: URL!
     let day = BusinessDay("2026-11-21")
-    let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 240)
+    nonisolated(unsafe) static let key = Curve25519.Signing.PrivateKey()
+    let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 240, key: TotemStoreTests.key)
     let policy = QueuePolicy(capacity: 4, priorityShare: 0.25)
     let start = Date(timeIntervalSince1970: 1_795_000_000.123456)
 
@@ -56,13 +58,13 @@ final class TotemStoreTests: XCTestCase {
         }
         let later = start.addingTimeInterval(600)
         try run(store, &state, at: later) { $0.callWhileRoom(at: later, policy: policy) }
-        try run(store, &state, at: later) { try $0.admit(code: codes[0], at: later, policy: policy) }
+        try run(store, &state, at: later) { try $0.admit(code: codes[0], keyring: TicketKeyring(store: 7, keys: ["A": Self.key.publicKey]), at: later, policy: policy) }
         try run(store, &state, at: later) { $0.pass(.entry, door: "main", at: later) }
         try run(store, &state, at: later) { $0.pass(.exit, door: "main", at: later.addingTimeInterval(30)) }
         try run(store, &state, at: later) { $0.pass(.exit, door: "main", at: later.addingTimeInterval(95)) }
         try run(store, &state, at: later) { try $0.correct(door: "main", delta: 1, by: "tech", reason: "tailgater", at: later) }
         let expiry = later.addingTimeInterval(policy.presentationWindow)
-        try run(store, &state, at: expiry) { $0.expireNoShows(at: expiry, policy: policy) }
+        try run(store, &state, at: expiry) { $0.expireWindows(at: expiry, policy: policy) }
         return state
     }
 

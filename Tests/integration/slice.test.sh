@@ -196,7 +196,7 @@ test_the_door_admits_a_called_ticket_once() {
   assert_contains "$out" "E-Q-005 ticket A-001 was already used"
   out=$(clupctl sim scan "NOT A TICKET" 2>&1); rc=$?
   assert_status $rc 1 "a stranger's code"
-  assert_contains "$out" "E-Q-003 unknown ticket"
+  assert_contains "$out" "E-DOOR-001 unreadable: not a CLup ticket code"
   assert_contains "$(cat "$WORK/clupd.log")" "scan refused at the door"
 }
 

@@ -13,6 +13,10 @@ public enum DomainEvent: Hashable, Codable, Sendable {
     case ticketCalled(TicketNumber, businessDay: BusinessDay, at: Date, reason: String)
     case ticketNoShow(TicketNumber, businessDay: BusinessDay, at: Date)
     case ticketAdmitted(TicketNumber, businessDay: BusinessDay, at: Date)
+    /// Nobody passed the released turnstile in time: the ticket is called again.
+    case admissionLapsed(TicketNumber, businessDay: BusinessDay, at: Date)
+    /// Staff asked for a ticket the printer failed to be printed again.
+    case ticketReprinted(TicketNumber, businessDay: BusinessDay, by: String)
     /// A turnstile pulse; `ticket` is the admitted ticket whose holder it was, if any.
     case passage(direction: PassageDirection, door: String, businessDay: BusinessDay, at: Date, ticket: TicketNumber?)
     /// A technician's correction of the count of people inside.
@@ -28,6 +32,8 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case .ticketCalled: "ticket.called"
         case .ticketNoShow: "ticket.no-show"
         case .ticketAdmitted: "ticket.admitted"
+        case .admissionLapsed: "ticket.admission-lapsed"
+        case .ticketReprinted: "ticket.reprinted"
         case .passage: "occupancy.passage"
         case .occupancyCorrected: "occupancy.corrected"
         }
@@ -39,6 +45,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case let .ticketIssued(ticket): ticket.businessDay
         case let .ticketSubmitted(_, day, _), let .ticketPrinted(_, day, _), let .ticketPrintFailed(_, day, _),
              let .ticketCalled(_, day, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _),
+             let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _),
              let .passage(_, _, day, _, _), let .occupancyCorrected(_, day, _, _, _, _):
             day
         }

@@ -103,27 +103,50 @@ extension DayState {
         return events
     }
 
-    /// Called tickets whose presentation window has ended become no-shows, freeing their places.
+    /// Ends what has run out of time: an admission nobody used lapses (the ticket is called
+    /// again), and a called ticket past its presentation window becomes a no-show,
+    /// freeing its place.
     @discardableResult
-    public mutating func expireNoShows(at now: Date, policy: QueuePolicy) -> [DomainEvent] {
+    public mutating func expireWindows(at now: Date, policy: QueuePolicy) -> [DomainEvent] {
+        let lapsed = tickets.values
+            .filter { $0.state == .admitted && now >= ($0.admittedAt ?? $0.issuedAt).addingTimeInterval(policy.passWindow) }
+            .sorted { ($0.admittedAt ?? $0.issuedAt, $0.number.sequence) < ($1.admittedAt ?? $1.issuedAt, $1.number.sequence) }
+        var events = applying(lapsed.map { .admissionLapsed($0.number, businessDay: businessDay, at: now) })
         let expired = tickets.values
             .filter { $0.state == .called && now >= ($0.calledAt ?? $0.issuedAt).addingTimeInterval(policy.presentationWindow) }
-            .sorted { ($0.calledAt ?? $0.issuedAt) < ($1.calledAt ?? $1.issuedAt) }
-        return applying(expired.map { .ticketNoShow($0.number, businessDay: businessDay, at: now) })
+            .sorted { ($0.calledAt ?? $0.issuedAt, $0.number.sequence) < ($1.calledAt ?? $1.issuedAt, $1.number.sequence) }
+        events += applying(expired.map { .ticketNoShow($0.number, businessDay: businessDay, at: now) })
+        return events
     }
 
-    /// When the next called ticket runs out of time, if any is called.
+    /// When the next window ends (a called ticket's or a released turnstile's), if any.
     public func nextExpiry(policy: QueuePolicy) -> Date? {
-        tickets.values.filter { $0.state == .called }.compactMap(\.calledAt).min()?
-            .addingTimeInterval(policy.presentationWindow)
+        let calls = tickets.values.filter { $0.state == .called }.compactMap(\.calledAt)
+            .map { $0.addingTimeInterval(policy.presentationWindow) }
+        let admissions = tickets.values.filter { $0.state == .admitted }.compactMap(\.admittedAt)
+            .map { $0.addingTimeInterval(policy.passWindow) }
+        return (calls + admissions).min()
+    }
+
+    /// Staff reprint a ticket the printer failed: it goes back to the printer.
+    @discardableResult
+    public mutating func reprint(_ number: TicketNumber, by who: String) throws(Refusal) -> [DomainEvent] {
+        guard let ticket = tickets[number] else { throw .unknownTicket(number.description) }
+        guard ticket.state == .printFailed else { throw .notReprintable(number.description, ticket.state.rawValue) }
+        return applying([.ticketReprinted(number, businessDay: businessDay, by: who)])
     }
 
     // MARK: The door
 
-    /// A code read at the door: admits its ticket once if the rules allow, else says why.
+    /// A code read at the door: verified offline against the store's keys, then admitted
+    /// once if the rules allow; else says why.
     @discardableResult
-    public mutating func admit(code: String, at now: Date, policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
-        guard let ticket = ticket(withCode: code) else { throw .unknownTicket("with this code") }
+    public mutating func admit(code: String, keyring: TicketKeyring, at now: Date,
+                               policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
+        let payload = try keyring.verify(code, at: now)
+        guard let ticket = tickets[payload.number], ticket.code == code else {
+            throw .unknownTicket("\(payload.number) (not issued here today)")
+        }
         let number = ticket.number.description
         switch ticket.state {
         case .printing, .printFailed:

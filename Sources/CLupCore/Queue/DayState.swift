@@ -91,6 +91,16 @@ public struct DayState: Hashable, Codable, Sendable {
         case let .ticketAdmitted(number, _, at):
             tickets[number]?.state = .admitted
             tickets[number]?.admittedAt = at
+        case let .admissionLapsed(number, _, _):
+            // Back to where the scan found it: a called ticket is called again, a booking
+            // waits for its window as before.
+            let wasCalled = tickets[number]?.calledAt != nil
+            tickets[number]?.state = wasCalled ? .called : .waiting
+            tickets[number]?.admittedAt = nil
+        case let .ticketReprinted(number, _, _):
+            tickets[number]?.state = .printing
+            tickets[number]?.printJob = nil
+            tickets[number]?.failureReason = nil
         case let .passage(direction, door, _, at, ticket):
             ledgers[door, default: OccupancyLedger(door: door)].apply(direction)
             if let ticket {

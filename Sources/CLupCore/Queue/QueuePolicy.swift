@@ -11,6 +11,8 @@ public struct QueuePolicy: Hashable, Codable, Sendable {
     public var agingBound: TimeInterval
     /// How long a called ticket has to reach the door.
     public var presentationWindow: TimeInterval
+    /// How long the turnstile stays released for an admitted ticket.
+    public var passWindow: TimeInterval
     /// How long before its slot starts a booking is admitted.
     public var bookingEarly: TimeInterval
     /// How long after its slot starts a booking is still admitted.
@@ -21,13 +23,14 @@ public struct QueuePolicy: Hashable, Codable, Sendable {
     public var bookingShare: Double
 
     public init(capacity: Int = 30, priorityShare: Double = 0.1, agingBound: TimeInterval = 30 * 60,
-                presentationWindow: TimeInterval = 5 * 60, bookingEarly: TimeInterval = 10 * 60,
+                presentationWindow: TimeInterval = 5 * 60, passWindow: TimeInterval = 20, bookingEarly: TimeInterval = 10 * 60,
                 bookingLate: TimeInterval = 15 * 60, slotLength: TimeInterval = 30 * 60,
                 bookingShare: Double = 0.3) {
         self.capacity = capacity
         self.priorityShare = priorityShare
         self.agingBound = agingBound
         self.presentationWindow = presentationWindow
+        self.passWindow = passWindow
         self.bookingEarly = bookingEarly
         self.bookingLate = bookingLate
         self.slotLength = slotLength

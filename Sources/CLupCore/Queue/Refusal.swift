@@ -7,8 +7,14 @@ public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
     case alreadyUsed(String)
     case noShow(String)
     case notPrinted(String)
+    case notReprintable(String, String)
     case outsideBookingWindow(String)
     case slotFull(slotStart: String, bookings: Int)
+    case unreadable(String)
+    case forged
+    case otherStore(UInt32)
+    case unknownTotem(Character)
+    case expired(String)
     case correctionBelowZero(count: Int, delta: Int)
     case correctionWithoutReason
     case zeroCorrection
@@ -24,8 +30,14 @@ public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case let .alreadyUsed(number): "E-Q-005 ticket \(number) was already used"
         case let .noShow(number): "E-Q-006 ticket \(number) was called but did not come in time"
         case let .notPrinted(number): "E-Q-007 ticket \(number) was never printed"
+        case let .notReprintable(number, state): "E-Q-010 ticket \(number) is \(state); only a ticket the printer failed is reprinted"
         case let .outsideBookingWindow(number): "E-Q-008 booking \(number) is outside its window"
         case let .slotFull(slot, bookings): "E-Q-009 the slot at \(slot) already holds \(bookings) bookings"
+        case let .unreadable(what): "E-DOOR-001 unreadable: \(what)"
+        case .forged: "E-DOOR-002 forged: the signature does not match"
+        case let .otherStore(store): "E-DOOR-003 a ticket of another store (\(store))"
+        case let .unknownTotem(letter): "E-DOOR-004 issued by totem \(letter), whose key this totem does not know"
+        case let .expired(number): "E-DOOR-005 ticket \(number) has expired"
         case let .correctionBelowZero(count, delta):
             "E-OCC-001 a correction of \(delta) would make the count \(count + delta), below zero"
         case .correctionWithoutReason: "E-OCC-002 a correction needs a reason"

@@ -1,17 +1,21 @@
+import Crypto
 import Foundation
 
 /// Issues tickets: the next number of a lane for a business day, and the ticket's code.
 ///
 /// Pure: the caller passes the highest sequence already used and the instant.
-public struct TicketIssuer: Sendable {
+public struct TicketIssuer {
     public let store: UInt32
     public let totem: Character
     public let validMinutes: UInt16
+    /// The totem's signing key; its public half goes to the store's other totems.
+    public let key: Curve25519.Signing.PrivateKey
 
-    public init(store: UInt32, totem: Character, validMinutes: UInt16) {
+    public init(store: UInt32, totem: Character, validMinutes: UInt16, key: Curve25519.Signing.PrivateKey) {
         self.store = store
         self.totem = totem
         self.validMinutes = validMinutes
+        self.key = key
     }
 
     /// A new ticket in `lane`, numbered after `lastSequence`, and the event that records it.
@@ -23,7 +27,7 @@ public struct TicketIssuer: Sendable {
         let payload = TicketPayload(store: store, number: number, issuedAt: issuedAt,
                                     validMinutes: validMinutes)
         let ticket = Ticket(number: number, businessDay: businessDay, issuedAt: issuedAt,
-                            state: .printing, code: Base45.encode(payload.encoded()), slotStart: slotStart)
+                            state: .printing, code: TicketCode.make(payload, signedWith: key), slotStart: slotStart)
         return (ticket, .ticketIssued(ticket))
     }
 }

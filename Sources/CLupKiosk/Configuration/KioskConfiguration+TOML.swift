@@ -52,6 +52,8 @@ extension KioskConfiguration {
             [control]
             group = \(text(controlGroup ?? ""))
 
+            [keys]
+            \(totemKeys.sorted { $0.key < $1.key }.map { "\($0.key) = \(text($0.value.base64EncodedString()))" }.joined(separator: "\n"))
             """
     }
 }

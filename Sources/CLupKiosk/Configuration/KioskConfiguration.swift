@@ -1,5 +1,6 @@
 import CLupCore
 import CLupPrinting
+import Crypto
 import Foundation
 
 /// Everything `clupd` is told by `/etc/clup/clupd.toml`. Every key has a default, so an
@@ -39,6 +40,8 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var hardware = HardwareMode.simulated
     /// A group whose members may use the control socket, besides root and clupd's own user.
     public var controlGroup: String?
+    /// The public ticket keys (raw 32 bytes) of the store's other totems, by their letter.
+    public var totemKeys: [Character: Data] = [:]
 
     public init() {}
 
@@ -140,6 +143,18 @@ extension KioskConfiguration {
         let group = try reader.string("control.group", default: "")
         config.controlGroup = group.isEmpty ? nil : group
 
+        for key in reader.keys(under: "keys") {
+            let letter = String(key.dropFirst("keys.".count))
+            guard letter.count == 1, let first = letter.first, first.isASCII, first.isUppercase else {
+                throw reader.error(key, "a totem is named by one capital letter A-Z")
+            }
+            let encoded = try reader.string(key, default: "")
+            guard let raw = Data(base64Encoded: encoded), raw.count == 32,
+                  (try? Curve25519.Signing.PublicKey(rawRepresentation: raw)) != nil
+            else { throw reader.error(key, "expected a base64 Ed25519 public key (as `clupctl status` shows it)") }
+            config.totemKeys[first] = raw
+        }
+
         if let unknown = reader.unreadKeys.first {
             throw reader.error(unknown, "unknown key")
         }
@@ -162,6 +177,11 @@ private struct KeyReader {
     var read: Set<String> = []
 
     var unreadKeys: [String] { document.values.keys.filter { !read.contains($0) }.sorted() }
+
+    /// The keys of the table `table` (`keys.B`, `keys.C`, …), sorted.
+    func keys(under table: String) -> [String] {
+        document.values.keys.filter { $0.hasPrefix(table + ".") }.sorted()
+    }
 
     func error(_ key: String, _ problem: String) -> ConfigurationError {
         ConfigurationError(file: file, line: document.values[key]?.line, key: key, problem: problem)

@@ -2,6 +2,7 @@ import CLupCore
 import CLupHardware
 import CLupPrinting
 import CLupStore
+import Crypto
 import Foundation
 import Logging
 
@@ -94,13 +95,19 @@ public final class Daemon {
         simulated = devices
         printer = CUPSPrinter(queue: config.printerQueue)
         loop = EventLoop(clock: clock)
+        let key: Curve25519.Signing.PrivateKey
+        do {
+            key = try TotemKey.loadOrCreate(at: state.keyPath)
+        } catch {
+            throw .data(error)
+        }
         do {
             controller = try KioskController(
                 config: config, store: store, loop: loop, display: devices.display,
                 touchscreen: devices.touchscreen, presence: devices.presence, turnstile: devices.turnstile,
                 printJob: TicketPrintJob(printer: printer, layout: TicketLayout(paper: config.paper),
                                          spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
-                clock: clock, logger: logger)
+                key: key, clock: clock, logger: logger)
         } catch {
             throw .data(error)
         }

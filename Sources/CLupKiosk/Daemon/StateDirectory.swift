@@ -7,6 +7,7 @@ struct StateDirectory {
 
     var databasePath: String { path + "/clup.sqlite" }
     var spoolPath: String { path + "/spool" }
+    var keyPath: String { path + "/totem.key" }
 
     /// Creates the directory if needed (mode 0700) and takes its lock.
     init(path: String) throws(DaemonError) {

@@ -17,20 +17,31 @@ extension KioskController {
         return events
     }
 
-    /// Expires no-shows and calls tickets while there is room, then re-arms the expiry timer.
+    /// Ends lapsed admissions and no-shows, calls tickets while there is room, then re-arms
+    /// the expiry timer.
     func settleQueue() {
         rollOverIfNeeded()
         let now = clock.now()
         var next = day
-        let events = next.expireNoShows(at: now, policy: config.policy) + next.callWhileRoom(at: now, policy: config.policy)
+        let events = next.expireWindows(at: now, policy: config.policy) + next.callWhileRoom(at: now, policy: config.policy)
         do {
             try store.commit(events, state: next, at: now)
             day = next
         } catch {
             logger.error("could not record calls or no-shows", metadata: ["error": "\(error)"])
         }
-        for case let .ticketCalled(number, _, _, reason) in events {
-            logger.info("ticket called", metadata: ["number": "\(number)", "reason": "\(reason)"])
+        for event in events {
+            switch event {
+            case let .ticketCalled(number, _, _, reason):
+                logger.info("ticket called", metadata: ["number": "\(number)", "reason": "\(reason)"])
+            case let .ticketNoShow(number, _, _):
+                logger.info("ticket did not come to the door in time", metadata: ["number": "\(number)"])
+            case let .admissionLapsed(number, _, _):
+                logger.info("nobody passed the released turnstile; the ticket is called again",
+                            metadata: ["number": "\(number)"])
+            default:
+                break
+            }
         }
         armExpiryTimer()
         refreshScreen()

@@ -3,6 +3,7 @@ import CLupDrawing
 import CLupHardware
 import CLupPrinting
 import CLupStore
+import Crypto
 import Foundation
 import Logging
 
@@ -24,6 +25,8 @@ final class KioskController {
     let logger: Logger
 
     let issuer: TicketIssuer
+    /// This totem's public key and those of the store's other totems, to check codes at the door.
+    let keyring: TicketKeyring
     let geometry: ScreenGeometry
     /// Today's tickets, ledgers and exit history, as committed.
     var day: DayState
@@ -40,7 +43,7 @@ final class KioskController {
 
     init(config: KioskConfiguration, store: TotemStore, loop: EventLoop, display: Display,
          touchscreen: Touchscreen, presence: PresenceSensor, turnstile: Turnstile,
-         printJob: TicketPrintJob, clock: any Clock, logger: Logger) throws {
+         printJob: TicketPrintJob, key: Curve25519.Signing.PrivateKey, clock: any Clock, logger: Logger) throws {
         self.config = config
         self.store = store
         self.loop = loop
@@ -52,7 +55,10 @@ final class KioskController {
         self.clock = clock
         self.logger = logger
         issuer = TicketIssuer(store: config.storeID, totem: config.totemLetter,
-                              validMinutes: config.ticketValidMinutes)
+                              validMinutes: config.ticketValidMinutes, key: key)
+        var keys = config.totemKeys.compactMapValues { try? Curve25519.Signing.PublicKey(rawRepresentation: $0) }
+        keys[config.totemLetter] = key.publicKey
+        keyring = TicketKeyring(store: config.storeID, keys: keys)
         geometry = ScreenGeometry(width: Double(display.width), height: Double(display.height))
         day = try store.loadDay(BusinessDay(containing: clock.now(), startMinute: config.businessDayStartMinute,
                                             timeZone: config.timeZone))
@@ -127,7 +133,9 @@ final class KioskController {
     /// A code read at the door: admits its ticket once and releases the turnstile.
     func scanned(_ code: String) throws {
         do {
-            let events = try perform { day, now throws(Refusal) in try day.admit(code: code, at: now, policy: config.policy) }
+            let events = try perform { day, now in
+                try day.admit(code: code, keyring: keyring, at: now, policy: config.policy)
+            }
             guard let number = events.compactMap({ event -> TicketNumber? in
                 if case let .ticketAdmitted(number, _, _) = event { return number }
                 return nil
