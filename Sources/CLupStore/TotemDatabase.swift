@@ -26,6 +26,7 @@ public enum TotemDatabase {
     }
 
     public static func open(path: String) throws -> DatabasePool {
+        try checkOwnership(path: path)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path)
@@ -42,23 +43,38 @@ public enum TotemDatabase {
         }
         do {
             try pool.write { db in
-                let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                let hasTables = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')") ?? false
-                if id == 0 && !hasTables {
+                if try Int32.fetchOne(db, sql: "PRAGMA application_id") == 0 {
                     try db.execute(sql: "PRAGMA application_id = \(applicationID)")
-                } else if id != applicationID {
-                    throw OpenError.foreignDatabase(path: path, applicationID: id)
                 }
             }
             try migrator.migrate(pool)
-        } catch let error as OpenError {
-            throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
             || error.resultCode == .SQLITE_CORRUPT {
             throw OpenError.notADatabase(path: path, detail: error.message ?? "\(error.resultCode)")
         }
         return pool
+    }
+
+    /// Refuses an existing file that is not a CLup database, reading it without changing a
+    /// byte (opening a pool would switch it to WAL first).
+    static func checkOwnership(path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let (id, hasTables) = try queue.read { db in
+                (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
+                 try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')") ?? false)
+            }
+            try queue.close()
+            if id != applicationID && (id != 0 || hasTables) {
+                throw OpenError.foreignDatabase(path: path, applicationID: id)
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
+            || error.resultCode == .SQLITE_CORRUPT {
+            throw OpenError.notADatabase(path: path, detail: error.message ?? "\(error.resultCode)")
+        }
     }
 
     /// Append-only, named migrations.

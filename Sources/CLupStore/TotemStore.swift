@@ -98,6 +98,17 @@ public final class TotemStore: Sendable {
         }
     }
 
+    /// This totem's events of the given types, oldest first.
+    public func events(ofTypes types: [String]) throws -> [StoredEvent] {
+        try pool.read { db in
+            try StoredEvent
+                .filter(sql: "device_id = ? AND type IN (\(types.map { _ in "?" }.joined(separator: ", ")))",
+                        arguments: StatementArguments([deviceID] + types))
+                .order(sql: "seq")
+                .fetchAll(db)
+        }
+    }
+
     /// Rebuilds `businessDay` from the event log alone, to check it against `loadDay`.
     public func replayDay(_ businessDay: BusinessDay) throws -> DayState {
         DayState.replaying(try events().map { try $0.decoded() }, businessDay: businessDay)

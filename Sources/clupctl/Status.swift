@@ -14,7 +14,7 @@ struct Status: ParsableCommand {
         if json { return try printJSON(report) }
         print("\(report.store) — \(report.deviceID) — business day \(report.businessDay)")
         print("screen     \(report.screen)")
-        print("queue      \(report.waiting) waiting, \(report.called) called")
+        print("queue      \(report.waiting) waiting, \(report.promised) called or at the door")
         let occupancy = report.occupancy
         print("occupancy  \(occupancy.inside) inside of \(occupancy.capacity) (\(occupancy.entries) in, \(occupancy.exits) out)")
         let printer = report.printer

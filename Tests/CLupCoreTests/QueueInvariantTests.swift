@@ -60,7 +60,7 @@ final class QueueInvariantTests: XCTestCase {
                 events = (try? state.issue(lane: lane, issuer: issuer, at: now, policy: policy)) ?? []
             case 20..<23:
                 command = .issue
-                let slot = Date(timeIntervalSince1970: 1_795_000_000 + 1800 * Double(Int.random(in: 0...8, using: &random)))
+                let slot = Date(timeIntervalSince1970: 1_794_999_600 + 1800 * Double(Int.random(in: 0...8, using: &random)))
                 events = (try? state.issue(lane: .booking, issuer: issuer, at: now, slotStart: slot, policy: policy)) ?? []
             case 23..<40:
                 command = .print
@@ -119,10 +119,12 @@ final class QueueInvariantTests: XCTestCase {
         forEachStep { step in
             for event in step.events {
                 counts[event.type, default: 0] += 1
+                if case let .ticketAdmitted(number, _, _) = event, number.lane == .booking { counts["booking.admitted", default: 0] += 1 }
                 if case let .ticketCalled(_, _, _, reason) = event { counts[String(reason.prefix(while: { $0 != ":" })), default: 0] += 1 }
             }
         }
         for kind in ["ticket.called", "ticket.no-show", "ticket.admitted", "ticket.admission-lapsed", "ticket.print-failed",
+                     "booking.admitted",
                      "occupancy.passage", "occupancy.corrected", "aging", "priority", "arrival order"] {
             XCTAssertGreaterThan(counts[kind, default: 0], 10, "the random sequences rarely produce \(kind): \(counts)")
         }

@@ -9,7 +9,8 @@ final class QueueRulesTests: XCTestCase {
     nonisolated(unsafe) static let key = Curve25519.Signing.PrivateKey()
     let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 240, key: QueueRulesTests.key)
     let keyring = TicketKeyring(store: 7, keys: ["A": QueueRulesTests.key.publicKey])
-    let start = Date(timeIntervalSince1970: 1_795_000_000)
+    /// On the hour, so that slots (of 30 minutes) start at whole half hours from it.
+    let start = Date(timeIntervalSince1970: 1_794_999_600)
     var policy = QueuePolicy(capacity: 3, priorityShare: 0, agingBound: 30 * 60, presentationWindow: 5 * 60,
                              bookingEarly: 10 * 60, bookingLate: 15 * 60, slotLength: 30 * 60, bookingShare: 0.5)
 
@@ -166,10 +167,22 @@ final class QueueRulesTests: XCTestCase {
 
     func test_anExpectedBookingKeepsItsPlaceFromRegularCalls() throws {
         var state = DayState(businessDay: day)
-        try printed(&state, .booking, slot: at(10))
+        try printed(&state, .booking, slot: at(30))
         for minute in 0..<4 { try printed(&state, .regular, minutes: Double(minute)) }
-        XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(5), policy: policy)).count, 2,
+        XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(25), policy: policy)).count, 2,
                        "one of three places is kept for the booking whose window is open")
+    }
+
+    func test_aPriorityTicketDoesNotTakeAPlaceKeptForABooking() throws {
+        var state = DayState(businessDay: day)
+        try printed(&state, .booking, slot: at(30))
+        for minute in 0..<2 { try printed(&state, .regular, minutes: Double(minute)) }
+        XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(2), policy: policy)).count, 2, "before the booking's window")
+        state.pass(.entry, door: "main", at: at(3))
+        try printed(&state, .priority, minutes: 21)
+        state.pass(.exit, door: "main", at: at(22))
+        XCTAssertTrue(state.callWhileRoom(at: at(22), policy: policy).isEmpty,
+                      "the one free place is the booking's, whose window is open")
     }
 
     func test_aSlotTakesNoMoreBookingsThanItsShare() throws {
@@ -179,6 +192,22 @@ final class QueueRulesTests: XCTestCase {
             guard case .slotFull? = error as? Refusal else { return XCTFail("\(error)") }
         }
         XCTAssertNoThrow(try state.issue(lane: .booking, issuer: issuer, at: at(1), slotStart: at(90), policy: policy))
+        XCTAssertThrowsError(try state.issue(lane: .booking, issuer: issuer, at: at(1), slotStart: at(100), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .noSuchSlot, "10:10 is not the start of a slot")
+        }
+        XCTAssertThrowsError(try state.issue(lane: .booking, issuer: issuer, at: at(1), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .noSuchSlot, "a booking without a slot")
+        }
+    }
+
+    func test_aCorrectionCountsFromWhatTheTechnicianSees() throws {
+        var state = DayState(businessDay: day)
+        state.pass(.exit, door: "main", at: at(0))
+        state.pass(.exit, door: "main", at: at(0))
+        XCTAssertEqual(state.inside, 0)
+        try state.correct(door: "main", delta: 1, by: "tech", reason: "one person inside", at: at(1))
+        XCTAssertEqual(state.inside, 1, "+1 on a shown 0 is one person inside, whatever the raw count was")
+        XCTAssertEqual(state.ledger(door: "main").corrections, 3)
     }
 
     func test_aCorrectionNeedsAReasonAndCannotGoBelowZero() throws {

@@ -25,6 +25,12 @@ final class TOMLDocumentTests: XCTestCase {
         XCTAssertEqual(document.values["store.id"]?.line, 4)
     }
 
+    func test_readsAFileWithWindowsLineEndings() throws {
+        let document = try TOMLDocument(parsing: "# totem\r\n[queue]\r\ncapacity = 3\r\n")
+        XCTAssertEqual(document.values["queue.capacity"]?.value, .integer(3))
+        XCTAssertEqual(document.values["queue.capacity"]?.line, 3)
+    }
+
     func test_errorsNameTheLine() {
         let cases: [(String, Int, String)] = [
             ("a = 1\nb = \"open", 2, "unterminated string"),
@@ -48,13 +54,19 @@ final class TOMLDocumentTests: XCTestCase {
     func test_arbitraryTextNeverCrashesTheParser() {
         var state: UInt64 = 0x5EED
         let pieces = ["[", "]", "=", "\"", "'", "\\", "a", "1", ".", ",", " ", "\n", "#", "{", "true", "-", "\u{0}", "é", "\r", "u"]
+        var nonEmpty = 0
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
         for _ in 0..<20_000 {
             var text = ""
-            for _ in 0..<Int(state % 40) {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                text += pieces[Int((state >> 33) % UInt64(pieces.count))]
+            for _ in 0..<Int(next() % 40) {
+                text += pieces[Int(next() % UInt64(pieces.count))]
             }
+            if !text.isEmpty { nonEmpty += 1 }
             _ = try? TOMLDocument(parsing: text)
         }
+        XCTAssertGreaterThan(nonEmpty, 19_000, "the generator must actually produce text")
     }
 }

@@ -106,6 +106,22 @@ final class TotemStoreTests: XCTestCase {
         XCTAssertEqual(try store.loadDay(day), state)
     }
 
+    func test_aCommitThatFailsHalfWayLeavesNoEventBehind() throws {
+        let store = try openStore()
+        var state = DayState(businessDay: day)
+        try run(store, &state, at: start) { try $0.issue(lane: .regular, issuer: issuer, at: start, policy: policy) }
+        // A second ticket with the first one's code: its event row is written, then the
+        // ticket row breaks the UNIQUE code constraint, so the whole transaction must go.
+        let first = try XCTUnwrap(state.tickets.values.first)
+        let clash = Ticket(number: TicketNumber(totem: "A", lane: .regular, sequence: 2), businessDay: day,
+                           issuedAt: start, state: .printing, code: first.code)
+        var broken = state
+        broken.apply(.ticketIssued(clash))
+        XCTAssertThrowsError(try store.commit([.ticketIssued(clash)], state: broken, at: start))
+        XCTAssertEqual(try store.events().count, 1, "the failed transaction left an event")
+        XCTAssertEqual(try store.loadDay(day), state)
+    }
+
     func test_daysAreKeptApart() throws {
         let store = try openStore()
         var today = DayState(businessDay: day)
@@ -129,9 +145,12 @@ final class TotemStoreTests: XCTestCase {
         process.arguments = [path, "CREATE TABLE photos (id INTEGER PRIMARY KEY);"]
         try process.run()
         process.waitUntilExit()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertThrowsError(try openStore()) { error in
             XCTAssertTrue("\(error)".contains("another program"), "\(error)")
         }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "the other program's file was changed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))
     }
 }
 

@@ -1,5 +1,6 @@
 # A small test harness for the integration tests: every function named test_* in the
-# sourced test file runs in its own subshell with a fresh $WORK, and `run_tests` prints
+# sourced test file runs in its own subshell with a fresh $WORK and `set -e` (so a command
+# expected to fail is written `rc=0; out=$(command) || rc=$?`), and `run_tests` prints
 # one line per test (and the lines a passing test prints starting with "report: ") and a
 # closing "N passed, N failed".
 
@@ -14,7 +15,9 @@ run_tests() {
   local passed=0 failed=0 name
   for name in $(declare -F | awk '{print $3}' | grep '^test_'); do
     WORK=$(mktemp -d /tmp/clup-it.XXXXXX) && chmod 755 "$WORK"
-    if ( trap kiosk_stop EXIT; set -euo pipefail; "$name" ) >"$WORK/test.out" 2>&1; then
+    # Not inside `if`: there bash would ignore set -e in the test.
+    ( trap kiosk_stop EXIT; set -euo pipefail; "$name" ) >"$WORK/test.out" 2>&1
+    if [ $? -eq 0 ]; then
       passed=$((passed + 1)); echo "  ok    $name"
       sed -n 's/^report: /        /p' "$WORK/test.out"
       rm -rf "$WORK"

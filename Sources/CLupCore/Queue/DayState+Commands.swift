@@ -9,7 +9,10 @@ extension DayState {
     @discardableResult
     public mutating func issue(lane: Lane, issuer: TicketIssuer, at instant: Date, slotStart: Date? = nil,
                                policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
-        if lane == .booking, let slotStart {
+        if lane == .booking {
+            guard let slotStart, policy.slotLength > 0,
+                  slotStart.timeIntervalSince1970.truncatingRemainder(dividingBy: policy.slotLength) == 0
+            else { throw .noSuchSlot }
             let booked = tickets.values.filter { $0.slotStart == slotStart && $0.state != .printFailed }.count
             guard booked < policy.bookingsPerSlot else {
                 throw .slotFull(slotStart: ISO8601DateFormatter().string(from: slotStart), bookings: booked)
@@ -20,22 +23,27 @@ extension DayState {
         return applying([event])
     }
 
-    /// cupsd accepted the ticket's print job.
+    /// cupsd accepted the ticket's print job. Like the other print outcomes, it concerns
+    /// only a ticket of this day still printing; anything else (a job that ends after the
+    /// day rolled over) records nothing.
     @discardableResult
     public mutating func recordSubmitted(_ number: TicketNumber, job: Int) -> [DomainEvent] {
-        applying([.ticketSubmitted(number, businessDay: businessDay, job: job)])
+        guard tickets[number]?.state == .printing else { return [] }
+        return applying([.ticketSubmitted(number, businessDay: businessDay, job: job)])
     }
 
     /// The printer finished the ticket: it joins the queue.
     @discardableResult
     public mutating func recordPrinted(_ number: TicketNumber, job: Int) -> [DomainEvent] {
-        applying([.ticketPrinted(number, businessDay: businessDay, job: job)])
+        guard tickets[number]?.state == .printing else { return [] }
+        return applying([.ticketPrinted(number, businessDay: businessDay, job: job)])
     }
 
     /// The printer failed: the ticket never joins the queue, and its number is not reused.
     @discardableResult
     public mutating func recordPrintFailed(_ number: TicketNumber, reason: String) -> [DomainEvent] {
-        applying([.ticketPrintFailed(number, businessDay: businessDay, reason: reason)])
+        guard tickets[number]?.state == .printing else { return [] }
+        return applying([.ticketPrintFailed(number, businessDay: businessDay, reason: reason)])
     }
 
     // MARK: Calling
@@ -59,14 +67,15 @@ extension DayState {
 
     /// The ticket the rule would call now, and why; nil when nobody can be called.
     ///
-    /// The rule: places are free when fewer than capacity are inside or promised. The
-    /// priority reserve is for priority tickets only. Among the rest, a regular ticket that
-    /// has waited longer than the aging bound goes first, then priority, then regular
-    /// tickets in arrival order.
+    /// The rule: places are free when fewer than capacity are inside or promised. Places of
+    /// bookings whose window is open are kept for them; of the rest, the priority reserve
+    /// is for priority tickets only. Among what is left, a regular ticket that has waited
+    /// longer than the aging bound goes first, then priority, then regular tickets in
+    /// arrival order.
     public func nextCall(at now: Date, policy: QueuePolicy) -> (ticket: Ticket, reason: String)? {
-        let free = policy.capacity - occupied
+        let free = policy.capacity - occupied - expectedBookings(at: now, policy: policy)
         guard free > 0 else { return nil }
-        let reserve = priorityReserve(policy) + expectedBookings(at: now, policy: policy)
+        let reserve = priorityReserve(policy)
         let priority = waiting(in: .priority).first
         let regular = waiting(in: .regular).first
         let regularMayGo = free > reserve
@@ -75,7 +84,7 @@ extension DayState {
             return (regular, "aging: waited \(minutes) min, over the \(Int(policy.agingBound / 60)) min bound")
         }
         if let priority {
-            return (priority, free <= reserve ? "priority: a place kept for priority" : "priority: before regular tickets")
+            return (priority, regularMayGo ? "priority: before regular tickets" : "priority: a place kept for priority")
         }
         if let regular, regularMayGo {
             return (regular, "arrival order: the longest-waiting regular ticket")
@@ -173,6 +182,13 @@ extension DayState {
         return applying([.ticketAdmitted(ticket.number, businessDay: businessDay, at: now)])
     }
 
+    /// The turnstile did not open for an admitted ticket: its admission is given back.
+    @discardableResult
+    public mutating func lapseAdmission(_ number: TicketNumber, at now: Date) -> [DomainEvent] {
+        guard tickets[number]?.state == .admitted else { return [] }
+        return applying([.admissionLapsed(number, businessDay: businessDay, at: now)])
+    }
+
     /// A turnstile pulse. An entry is credited to the oldest admitted ticket, if any.
     @discardableResult
     public mutating func pass(_ direction: PassageDirection, door: String, at now: Date) -> [DomainEvent] {
@@ -184,16 +200,21 @@ extension DayState {
     }
 
     /// A technician's correction of the count at `door`, with who and why.
+    ///
+    /// `delta` changes the count the technician sees (`inside`, never below zero). When more
+    /// people left by this door than came in, the raw count is below zero; the recorded
+    /// delta then also makes up that difference, so "+1" means one person inside.
     @discardableResult
     public mutating func correct(door: String, delta: Int, by who: String, reason: String,
                                  at now: Date) throws(Refusal) -> [DomainEvent] {
         guard delta != 0 else { throw .zeroCorrection }
         let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !why.isEmpty else { throw .correctionWithoutReason }
-        let count = ledger(door: door).count
-        guard count + delta >= 0 else { throw .correctionBelowZero(count: count, delta: delta) }
-        return applying([.occupancyCorrected(door: door, businessDay: businessDay, delta: delta, by: who,
-                                             reason: why, at: now)])
+        let ledger = ledger(door: door)
+        let target = ledger.inside + delta
+        guard target >= 0 else { throw .correctionBelowZero(count: ledger.inside, delta: delta) }
+        return applying([.occupancyCorrected(door: door, businessDay: businessDay, delta: target - ledger.count,
+                                             by: who, reason: why, at: now)])
     }
 
     // MARK: Waiting

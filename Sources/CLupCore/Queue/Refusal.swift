@@ -10,6 +10,7 @@ public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
     case notReprintable(String, String)
     case outsideBookingWindow(String)
     case slotFull(slotStart: String, bookings: Int)
+    case noSuchSlot
     case unreadable(String)
     case forged
     case otherStore(UInt32)
@@ -33,6 +34,7 @@ public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case let .notReprintable(number, state): "E-Q-010 ticket \(number) is \(state); only a ticket the printer failed is reprinted"
         case let .outsideBookingWindow(number): "E-Q-008 booking \(number) is outside its window"
         case let .slotFull(slot, bookings): "E-Q-009 the slot at \(slot) already holds \(bookings) bookings"
+        case .noSuchSlot: "E-Q-011 a booking needs the start of one of the store's slots"
         case let .unreadable(what): "E-DOOR-001 unreadable: \(what)"
         case .forged: "E-DOOR-002 forged: the signature does not match"
         case let .otherStore(store): "E-DOOR-003 a ticket of another store (\(store))"

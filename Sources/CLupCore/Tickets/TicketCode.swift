@@ -12,9 +12,12 @@ public enum TicketCode {
     /// The code of `payload`, signed with `key`.
     public static func make(_ payload: TicketPayload, signedWith key: Curve25519.Signing.PrivateKey) -> String {
         let bytes = payload.encoded()
-        // Signing a short byte string with a valid key cannot fail; BoringSSL reports no error here.
-        let signature = (try? key.signature(for: bytes)).map { Array($0) } ?? []
-        return Base45.encode(bytes + signature)
+        // Ed25519 signing of a byte string with a valid key does not fail; if it ever did, a
+        // ticket without a valid signature must not be printed.
+        guard let signature = try? key.signature(for: bytes), signature.count == signatureCount else {
+            preconditionFailure("Ed25519 signing failed")
+        }
+        return Base45.encode(bytes + Array(signature))
     }
 }
 

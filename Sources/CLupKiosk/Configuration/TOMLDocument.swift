@@ -37,9 +37,11 @@ public struct TOMLDocument: Sendable {
 
     public init(parsing text: String) throws(SyntaxError) {
         var table = ""
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split the bytes, not the Characters: "\r\n" is one Character in Swift, so a file
+        // written on Windows would otherwise be one long line.
+        for (index, rawLine) in Array(text.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
-            var cursor = Cursor(Array(rawLine.utf8), line: number)
+            var cursor = Cursor(Array(rawLine), line: number)
             cursor.skipSpace()
             if cursor.atEndOfLine { continue }
             if cursor.peek == UInt8(ascii: "[") {

@@ -12,7 +12,8 @@ public struct StatusReport: Codable, Sendable {
     public let devices: [DeviceHealth]
     public let printer: PrinterReport
     public let waiting: Int
-    public let called: Int
+    /// Tickets called or admitted whose holders are not inside yet.
+    public let promised: Int
     public let occupancy: OccupancyReport
 }
 

@@ -15,14 +15,6 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case simTap(x: Int, y: Int)
     case simPass(PassageDirection)
     case simScan(code: String)
-
-    /// Whether the request drives a simulated device, refused when the hardware is real.
-    var isSimulation: Bool {
-        switch self {
-        case .simApproach, .simLeave, .simTap, .simPass, .simScan: true
-        case .status, .tickets, .screenshot, .queue, .callNext, .ledger, .correctLedger, .configuration: false
-        }
-    }
 }
 
 /// Why a control request failed: a stable code and a sentence for the technician.

@@ -94,8 +94,9 @@ final class ControlServer {
         guard client >= 0 else { return }
         defer { Glibc.close(client) }
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        // A client that connects and says nothing must not hold up the kiosk.
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        // A client that connects and says nothing, or trickles, must not hold up the kiosk:
+        // each read waits half a second at most, a whole request two seconds.
+        var timeout = timeval(tv_sec: 0, tv_usec: 500_000)
         setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 
@@ -131,7 +132,8 @@ final class ControlServer {
     private func readRequest(_ client: Int32) -> Data? {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while data.count <= Self.maxRequestBytes {
+        let deadline = Date().addingTimeInterval(2)
+        while data.count <= Self.maxRequestBytes, Date() < deadline {
             let count = recv(client, &buffer, buffer.count, 0)
             if count <= 0 { break }
             data.append(contentsOf: buffer[0..<count])

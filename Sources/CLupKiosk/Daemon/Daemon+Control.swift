@@ -6,9 +6,6 @@ import Foundation
 extension Daemon {
     /// Answers one control request from `peer`; the result is encoded as JSON.
     func handle(_ request: ControlRequest, from peer: ControlServer.Peer) throws -> Data {
-        if request.isSimulation && simulated == nil {
-            throw ControlFailure(code: "E-CTL-006", message: "sim commands need clupd --simulate; this totem drives real devices")
-        }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = .sortedKeys
@@ -46,16 +43,17 @@ extension Daemon {
         case .configuration:
             return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml))
         case .simApproach:
-            simulated?.presence.simulate(present: true)
+            simulated.presence.simulate(present: true)
         case .simLeave:
-            simulated?.presence.simulate(present: false)
+            simulated.presence.simulate(present: false)
         case let .simTap(x, y):
-            try simulated?.touchscreen.simulateTap(x: x, y: y)
+            try simulated.touchscreen.simulateTap(x: x, y: y)
         case let .simPass(direction):
-            simulated?.turnstile.simulatePassage(direction)
+            simulated.turnstile.simulatePassage(direction)
         case let .simScan(code):
             try controller.scanned(code)
         }
+        if let failure = controller.lastFailure { throw failure }
         return try encoder.encode(SimulationReply(outcome: controller.lastOutcome, screen: controller.screen.name,
                                                   ticket: controller.lastIssued?.description))
     }
@@ -73,7 +71,7 @@ extension Daemon {
         return StatusReport(
             store: config.storeName, deviceID: config.deviceID, businessDay: day.businessDay.date,
             screen: controller.screen.name, devices: devices, printer: printerReport(),
-            waiting: day.queueLength, called: day.promised,
+            waiting: day.queueLength, promised: day.promised,
             occupancy: OccupancyReport(inside: day.inside, capacity: config.policy.capacity,
                                        entries: ledger.entries, exits: ledger.exits))
     }
@@ -99,7 +97,8 @@ extension Daemon {
 
     func ledgerReport() throws -> LedgerReport {
         let day = controller.day
-        let events = try store.events().map { try $0.decoded() }
+        // The ledgers depend on passages and corrections alone.
+        let events = try store.events(ofTypes: ["occupancy.passage", "occupancy.corrected"]).map { try $0.decoded() }
         let corrections = events.compactMap { event -> CorrectionLine? in
             guard case let .occupancyCorrected(door, eventDay, delta, by, reason, at) = event,
                   eventDay == day.businessDay else { return nil }

@@ -38,7 +38,7 @@ public final class Daemon {
     let store: TotemStore
     let loop: EventLoop
     let controller: KioskController
-    let simulated: SimulatedDevices?
+    let simulated: SimulatedDevices
     let server: ControlServer
     let printer: CUPSPrinter
     let notifier = SystemdNotifier()

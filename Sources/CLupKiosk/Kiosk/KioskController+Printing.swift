@@ -13,7 +13,7 @@ extension KioskController {
         } catch {
             logger.error("could not record a ticket", metadata: ["error": "\(error)"])
             showOrLog(.printFailed(reason: "E-KSK-001 the ticket could not be recorded"))
-            report("E-KSK-001 no ticket: \(error)")
+            report(failure: ControlFailure(code: "E-KSK-001", message: "no ticket: \(error)"))
             return
         }
         guard case let .ticketIssued(ticket)? = events.first else { return }
@@ -23,30 +23,30 @@ extension KioskController {
         submit(ticket, wait: wait)
     }
 
-    /// Lays out and submits `ticket` off the loop, records the job, then follows it.
-    private func submit(_ ticket: Ticket, wait: WaitEstimate) {
+    /// Lays out `ticket` and creates its job off the loop, records the job id, then sends
+    /// the document and follows the job. A crash before the id is recorded leaves an empty
+    /// job that prints nothing; after, the restart follows it (`resumeInterruptedPrints`).
+    func submit(_ ticket: Ticket, wait: WaitEstimate) {
         let content = ticketContent(ticket, wait: wait)
         let title = "\(ticket.number)-\(ticket.businessDay)"
         let job = printJob
-        loop.background({ job.submit(content, title: title) }) { [unowned self] result in
+        loop.background({ job.prepare(content, title: title) }) { [unowned self] result in
             switch result {
-            case let .success(id):
+            case let .success(prepared):
                 do {
-                    try perform { day, _ in day.recordSubmitted(ticket.number, job: id) }
+                    try perform { day, _ in day.recordSubmitted(ticket.number, job: prepared.job) }
                 } catch {
-                    logger.error("could not record the print job", metadata: ["error": "\(error)"])
+                    logger.error("could not record the print job; not printing", metadata: ["error": "\(error)"])
+                    loop.background({ job.printer.cancel(job: prepared.job) }) { _ in }
+                    printFinished(ticket.number, outcome: .failed(job: prepared.job, reason: .documentFailed("E-KSK-004 job not recorded")), wait: wait)
+                    return
                 }
-                follow(ticket.number, job: id, wait: wait)
+                loop.background({ job.print(prepared) }) { [unowned self] outcome in
+                    printFinished(ticket.number, outcome: outcome, wait: wait)
+                }
             case let .failure(reason):
                 printFinished(ticket.number, outcome: .failed(job: nil, reason: reason), wait: wait)
             }
-        }
-    }
-
-    private func follow(_ number: TicketNumber, job id: Int, wait: WaitEstimate) {
-        let job = printJob
-        loop.background({ job.follow(job: id) }) { [unowned self] outcome in
-            printFinished(number, outcome: outcome, wait: wait)
         }
     }
 

@@ -40,6 +40,8 @@ final class KioskController {
     /// What the last device event did, in one sentence, for the shell.
     private(set) var lastOutcome = ""
     private(set) var lastIssued: TicketNumber?
+    /// Why the last device event could not be recorded, if it could not.
+    private(set) var lastFailure: Error?
 
     init(config: KioskConfiguration, store: TotemStore, loop: EventLoop, display: Display,
          touchscreen: Touchscreen, presence: PresenceSensor, turnstile: Turnstile,
@@ -71,7 +73,19 @@ final class KioskController {
         turnstile.onPassage = { [unowned self] direction in self.passed(direction) }
         resumeInterruptedPrints()
         settleQueue()
+        watchTheDay()
         try show(.asleep)
+    }
+
+    /// Once a minute, starts the new business day if it has begun, so the screen and the
+    /// shell never show yesterday's counts for long.
+    private func watchTheDay() {
+        loop.schedule(after: 60) { [unowned self] in
+            let before = day.businessDay
+            settleQueue()
+            if day.businessDay != before { refreshScreen() }
+            watchTheDay()
+        }
     }
 
     var businessDay: BusinessDay {
@@ -126,7 +140,7 @@ final class KioskController {
                    + "; \(day.inside) inside")
         } catch {
             logger.error("could not record a passage", metadata: ["error": "\(error)"])
-            report("E-KSK-002 passage not recorded: \(error)")
+            report(failure: ControlFailure(code: "E-KSK-002", message: "passage not recorded: \(error)"))
         }
     }
 
@@ -140,7 +154,14 @@ final class KioskController {
                 if case let .ticketAdmitted(number, _, _) = event { return number }
                 return nil
             }).first else { return }
-            try turnstile.release()
+            do {
+                try turnstile.release()
+            } catch {
+                // The door stayed shut: give the admission back so the customer can scan again.
+                logger.error("the turnstile did not release", metadata: ["number": "\(number)", "error": "\(error)"])
+                try perform { day, now in day.lapseAdmission(number, at: now) }
+                throw ControlFailure(code: "E-KSK-005", message: "the turnstile did not open for \(number): \(error)")
+            }
             logger.info("admitted at the door", metadata: ["number": "\(number)"])
             report("admitted \(number): the turnstile is released")
         } catch let refusal as Refusal {
@@ -191,5 +212,12 @@ final class KioskController {
     func report(_ outcome: String, issued: TicketNumber? = nil) {
         lastOutcome = outcome
         lastIssued = issued
+        lastFailure = nil
+    }
+
+    func report(failure: Error) {
+        lastOutcome = String(describing: failure)
+        lastIssued = nil
+        lastFailure = failure
     }
 }

@@ -1,25 +1,48 @@
 import CLupPrinting
 import Foundation
 
-/// One ticket through the printer: lay it out as PDF and submit it to the CUPS queue, then
-/// follow the job until it completes, fails or times out. Blocking; runs on worker threads.
+/// One ticket through the printer, in steps that run on worker threads: lay the ticket out
+/// and create its job, send the document, follow the job until it completes, fails or
+/// times out. The kiosk records the job id between the first two steps.
 struct TicketPrintJob: Sendable {
     let printer: CUPSPrinter
     let layout: TicketLayout
-    /// Where the PDF waits until cupsd has taken it.
+    /// Where the document waits until cupsd has taken it.
     let spoolDirectory: String
     let timeout: Double
 
-    /// Lays the ticket out and hands it to cupsd; returns the job id.
-    func submit(_ content: TicketContent, title: String) -> Result<Int, PrintError> {
+    /// A laid-out ticket with its (still empty) print job.
+    struct Prepared: Sendable {
+        let job: Int
+        let file: String
+        let title: String
+    }
+
+    /// Lays the ticket out and creates its job at cupsd.
+    func prepare(_ content: TicketContent, title: String) -> Result<Prepared, PrintError> {
         let path = "\(spoolDirectory)/\(title).pdf"
         do {
             try layout.writePDF(content, to: path)
         } catch {
             return .failure(.documentFailed(String(describing: error)))
         }
-        defer { unlink(path) }
-        return Result { () throws(PrintError) in try printer.submit(file: path, title: title) }
+        do {
+            return .success(Prepared(job: try printer.createJob(title: title), file: path, title: title))
+        } catch {
+            unlink(path)
+            return .failure(error)
+        }
+    }
+
+    /// Sends the document of a prepared job and waits for the job to end.
+    func print(_ prepared: Prepared) -> JobOutcome {
+        defer { unlink(prepared.file) }
+        do {
+            try printer.sendDocument(job: prepared.job, file: prepared.file, title: prepared.title)
+        } catch {
+            return .failed(job: prepared.job, reason: error)
+        }
+        return follow(job: prepared.job)
     }
 
     /// Waits for job `id` to end.

@@ -104,7 +104,8 @@ public final class EventLoop {
         let now = clock.monotonic()
         let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
         for (id, timer) in due {
-            timers[id] = nil
+            // An earlier handler of this pass may have cancelled it.
+            guard timers.removeValue(forKey: id) != nil else { continue }
             timer.handler()
         }
     }

@@ -16,6 +16,14 @@ public struct CUPSPrinter: Sendable {
 
     /// Creates a job, sends the file as its only document and returns the job id.
     public func submit(file path: String, title: String, format: String = "application/pdf") throws(PrintError) -> Int {
+        let job = try createJob(title: title)
+        try sendDocument(job: job, file: path, title: title, format: format)
+        return job
+    }
+
+    /// Creates an empty job and returns its id. Nothing prints until `sendDocument`, so the
+    /// caller can record the id first and find the job again after a crash.
+    public func createJob(title: String) throws(PrintError) -> Int {
         let jobID = cupsCreateJob(nil, queue, title, 0, nil)
         guard jobID > 0 else {
             let error = lastError()
@@ -26,6 +34,14 @@ public struct CUPSPrinter: Sendable {
             }
             throw error
         }
+        return Int(jobID)
+    }
+
+    /// Sends the file as the job's only document; on failure the job is cancelled, so
+    /// nothing prints later from a job reported as failed.
+    public func sendDocument(job: Int, file path: String, title: String,
+                             format: String = "application/pdf") throws(PrintError) {
+        let jobID = Int32(job)
         guard let file = FileHandle(forReadingAtPath: path) else {
             cupsCancelJob(queue, jobID)
             throw .documentFailed("cannot read \(path)")
@@ -46,8 +62,17 @@ public struct CUPSPrinter: Sendable {
                 throw .submitFailed("sending the document: \(Self.lastErrorString())")
             }
         }
-        guard cupsFinishDocument(nil, queue) == IPP_STATUS_OK else { throw lastError() }
-        return Int(jobID)
+        // Statuses below 0x0400 are successes, some with warnings (attributes ignored).
+        guard cupsFinishDocument(nil, queue).rawValue < 0x0400 else {
+            let error = lastError()
+            cupsCancelJob(queue, jobID)
+            throw error
+        }
+    }
+
+    /// Cancels job `id`; a job that already ended is left as it is.
+    public func cancel(job id: Int) {
+        cupsCancelJob(queue, Int32(id))
     }
 
     /// Follows job `id` until it ends or `timeout` seconds pass.

@@ -7,9 +7,6 @@ public enum JobState: Int32, Sendable, Codable {
     case canceled = 7
     case aborted = 8
     case completed = 9
-
-    /// Whether the job will not change any more.
-    public var isFinal: Bool { self == .canceled || self == .aborted || self == .completed }
 }
 
 /// How a ticket's print job ended.
@@ -48,7 +45,6 @@ public enum PrintError: Error, CustomStringConvertible, Equatable, Sendable {
     case serverUnreachable(String)
     case submitFailed(String)
     case outOfPaper
-    case printerStopped(reasons: [String])
     case jobEnded(JobState, reasons: [String])
     case timedOut(seconds: Double)
     case documentFailed(String)
@@ -59,7 +55,6 @@ public enum PrintError: Error, CustomStringConvertible, Equatable, Sendable {
         case let .serverUnreachable(detail): "E-PRN-002 print server unreachable: \(detail)"
         case .outOfPaper: "E-PRN-003 printer out of paper"
         case let .submitFailed(detail): "E-PRN-004 the print server refused the job: \(detail)"
-        case let .printerStopped(reasons): "E-PRN-005 printer stopped (\(reasons.joined(separator: ", ")))"
         case let .jobEnded(state, reasons):
             "E-PRN-006 print job \(state) (\(reasons.joined(separator: ", ")))"
         case let .timedOut(seconds): "E-PRN-007 the printer did not finish within \(Int(seconds)) s"
@@ -67,12 +62,11 @@ public enum PrintError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 
-    /// Classifies the reasons cupsd gives for a failed job or stopped printer.
-    static func from(state: JobState?, reasons: [String]) -> PrintError {
+    /// Classifies the reasons cupsd gives for a job that ended without printing.
+    static func from(state: JobState, reasons: [String]) -> PrintError {
         if reasons.contains(where: { $0.hasPrefix("media-empty") || $0.hasPrefix("media-needed") }) {
             return .outOfPaper
         }
-        if let state { return .jobEnded(state, reasons: reasons) }
-        return .printerStopped(reasons: reasons)
+        return .jobEnded(state, reasons: reasons)
     }
 }

@@ -21,7 +21,8 @@ public struct QRCode: Sendable, Equatable {
     }
 
     /// Encodes `text` at error-correction level M in the smallest version it fits.
-    /// libqrencode picks the densest mode per segment, so Base45 text goes in
+    /// `QRcode_encodeString` splits the text into segments and picks each one's mode (the
+    /// `QR_MODE_8` hint only says how to treat Kanji), so Base45 text is encoded in
     /// alphanumeric mode.
     public init(encoding text: String) throws(EncodingError) {
         guard let symbol = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
