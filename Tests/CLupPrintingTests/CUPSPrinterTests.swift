@@ -5,21 +5,13 @@ import XCTest
 /// Against a real, private cupsd: `clup-ticket` captures each job; `clup-paperout` fails
 /// every job the way a real backend reports an empty paper roll.
 final class CUPSPrinterTests: XCTestCase {
-    nonisolated(unsafe) static var cups: PrivateCUPS?
-
-    override class func setUp() {
-        cups = try? PrivateCUPS()
-    }
-
-    override class func tearDown() {
-        cups?.stop()
-    }
+    static var cups: PrivateCUPS? { PrivateCUPS.shared }
 
     func document() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("clup-doc-\(UUID()).pdf")
         try TicketLayout(paper: .mm80).writePDF(
             TicketContent(storeName: "S", number: "A-001", laneLabel: "Queue ticket", issuedAt: "now",
-                          estimatedWait: "soon", code: "CODE", instruction: "scan"), to: url.path)
+                          estimatedWait: "soon", code: "CODE", instructions: ["scan"]), to: url.path)
         return url
     }
 

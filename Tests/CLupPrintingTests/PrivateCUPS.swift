@@ -1,9 +1,19 @@
 import Foundation
 import XCTest
 
-/// A private cupsd for one test class, started with the project's `scripts/private-cupsd`
+/// A private cupsd for the test process, started with the project's `scripts/private-cupsd`
 /// (own ServerRoot, Unix socket only, a backend that captures each job to a file).
-final class PrivateCUPS {
+///
+/// One for all test classes: libcups remembers the server per thread, so a second cupsd
+/// on another socket would not be reached from the same thread.
+final class PrivateCUPS: Sendable {
+    /// Started on first use, stopped when the test process exits.
+    static let shared: PrivateCUPS? = {
+        let cups = try? PrivateCUPS()
+        atexit { PrivateCUPS.shared?.stop() }
+        return cups
+    }()
+
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

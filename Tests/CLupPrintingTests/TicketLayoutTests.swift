@@ -19,7 +19,7 @@ final class TicketLayoutTests: XCTestCase {
     func content(code: String) -> TicketContent {
         TicketContent(storeName: "CLup Market Via Roma", number: "AP-004", laneLabel: "Priority ticket",
                       issuedAt: "2026-11-21 10:02", estimatedWait: "Estimated wait: about 10 min",
-                      code: code, instruction: "Scan this code at the door when your number is called")
+                      code: code, instructions: ["Scan this code at the door when your number is called", "Scansiona il codice all'ingresso quando chiamano il tuo numero"])
     }
 
     let typicalCode: String = {

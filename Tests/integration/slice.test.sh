@@ -78,6 +78,32 @@ test_paper_out_is_shown_and_the_ticket_is_not_counted() {
   assert_contains "$(clupctl status)" "0 waiting, 0 called"
 }
 
+test_a_printer_that_never_answers_does_not_freeze_the_kiosk() {
+  kiosk_start '[printer]' 'queue = "clup-hang"' 'timeout_seconds = 2'
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  # While the job hangs, the kiosk answers at once and shows that it is printing.
+  start=$(date +%s%N)
+  assert_contains "$(clupctl status)" "screen     printing"
+  assert_contains "$(clupctl sim pass in)" "1 inside"
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  [ "$elapsed_ms" -lt 1500 ] || fail "the kiosk took $elapsed_ms ms to answer while printing"
+  assert_eq "$(wait_for_print A-001)" print-failed
+  assert_contains "$(clupctl status)" "screen     print-failed"
+  assert_contains "$(cat "$WORK/clupd.log")" "E-PRN-007 the printer did not finish within 2 s"
+}
+
+test_an_escpos_printer_gets_the_ticket_as_escpos_bytes() {
+  kiosk_start '[printer]' "profile = \"$ROOT/hardware/printers/escpos-80mm-native-qr.json\""
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  assert_eq "$(wait_for_print A-001)" called
+  job=$(printed_job_file A-001)
+  assert_eq "$(head -c 2 "$job" | od -An -tx1 | tr -d ' \n')" 1b40 "ESC @ first"
+  grep -qF "$(ticket_field A-001 code)" "$job" || fail "the code is not in the printer's QR command"
+  assert_eq "$(tail -c 4 "$job" | od -An -tx1 | tr -d ' \n')" 1d564200 "GS V 66 0: cut last"
+}
+
 test_unknown_command_prints_usage_and_exits_2() {
   rc=0; out=$("$BIN/clupctl" frobnicate 2>&1) || rc=$?
   assert_status $rc 2

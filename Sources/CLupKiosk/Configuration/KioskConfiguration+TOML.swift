@@ -24,6 +24,7 @@ extension KioskConfiguration {
             [printer]
             queue = \(text(printerQueue))
             paper = \(text(paper.rawValue))
+            profile = \(text(printerProfilePath ?? ""))
             timeout_seconds = \(number(printTimeoutSeconds))
 
             [screen]
@@ -35,6 +36,7 @@ extension KioskConfiguration {
             [tickets]
             valid_minutes = \(ticketValidMinutes)
             default_wait_minutes = \(defaultWaitMinutes)
+            languages = [\(languages.map(text).joined(separator: ", "))]
 
             [queue]
             capacity = \(policy.capacity)

@@ -23,6 +23,10 @@ public struct KioskConfiguration: Sendable, Equatable {
 
     public var printerQueue = "clup-ticket"
     public var paper = PaperWidth.mm80
+    /// The printer model's profile (`hardware/printers/*.json`); nil prints PDF on `paper`.
+    public var printerProfile: PrinterProfile?
+    /// Where the profile was read from, as configured.
+    public var printerProfilePath: String?
     public var printTimeoutSeconds = 20.0
 
     public var screenWidth = 720
@@ -33,6 +37,8 @@ public struct KioskConfiguration: Sendable, Equatable {
 
     public var ticketValidMinutes: UInt16 = 240
     public var defaultWaitMinutes = 10
+    /// The languages of the ticket's texts, the first one for the screen and the main lines.
+    public var languages = ["en"]
 
     /// Capacity, shares and windows of the queue.
     public var policy = QueuePolicy()
@@ -112,6 +118,19 @@ extension KioskConfiguration {
         }
         config.paper = width
         config.printTimeoutSeconds = try reader.seconds("printer.timeout_seconds", default: config.printTimeoutSeconds)
+        let profilePath = try reader.string("printer.profile", default: "")
+        if !profilePath.isEmpty {
+            // A relative path is read from the configuration file's folder.
+            let resolved = profilePath.hasPrefix("/") ? profilePath
+                : ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(profilePath)
+            do {
+                config.printerProfile = try PrinterProfile.load(path: resolved)
+            } catch {
+                throw reader.error("printer.profile", error.description)
+            }
+            config.printerProfilePath = profilePath
+            config.paper = config.printerProfile?.paper ?? config.paper
+        }
 
         config.screenWidth = try reader.integer("screen.width", default: config.screenWidth, in: 240...7680)
         config.screenHeight = try reader.integer("screen.height", default: config.screenHeight, in: 240...7680)
@@ -120,6 +139,11 @@ extension KioskConfiguration {
 
         config.ticketValidMinutes = UInt16(try reader.integer("tickets.valid_minutes", default: Int(config.ticketValidMinutes), in: 1...Int(UInt16.max)))
         config.defaultWaitMinutes = try reader.integer("tickets.default_wait_minutes", default: config.defaultWaitMinutes, in: 0...1440)
+        config.languages = try reader.strings("tickets.languages", default: config.languages)
+        guard !config.languages.isEmpty else { throw reader.error("tickets.languages", "name at least one language") }
+        if let unknown = config.languages.first(where: { !CustomerTexts.supported.contains($0) }) {
+            throw reader.error("tickets.languages", "no texts for \"\(unknown)\" (have \(CustomerTexts.supported.joined(separator: ", ")))")
+        }
 
         config.policy.capacity = try reader.integer("queue.capacity", default: config.policy.capacity, in: 1...100_000)
         config.policy.priorityShare = try reader.fraction("queue.priority_share", default: config.policy.priorityShare)
@@ -197,6 +221,15 @@ private struct KeyReader {
         guard case let .string(text) = value else { throw error(key, "expected a string, got \(value.typeName)") }
         if nonEmpty && text.trimmingCharacters(in: .whitespaces).isEmpty { throw error(key, "must not be empty") }
         return text
+    }
+
+    mutating func strings(_ key: String, default fallback: [String]) throws(ConfigurationError) -> [String] {
+        guard let value = value(key) else { return fallback }
+        guard case let .array(items) = value else { throw error(key, "expected an array of strings, got \(value.typeName)") }
+        return try items.map { item throws(ConfigurationError) in
+            guard case let .string(text) = item else { throw error(key, "expected strings, got \(item.typeName)") }
+            return text
+        }
     }
 
     mutating func integer(_ key: String, default fallback: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

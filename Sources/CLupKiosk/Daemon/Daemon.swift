@@ -105,7 +105,7 @@ public final class Daemon {
             controller = try KioskController(
                 config: config, store: store, loop: loop, display: devices.display,
                 touchscreen: devices.touchscreen, presence: devices.presence, turnstile: devices.turnstile,
-                printJob: TicketPrintJob(printer: printer, layout: TicketLayout(paper: config.paper),
+                printJob: TicketPrintJob(printer: printer, profile: config.printerProfile ?? .pdf(config.paper),
                                          spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
                 key: key, clock: clock, logger: logger)
         } catch {

@@ -109,14 +109,11 @@ extension KioskController {
         let formatter = DateFormatter()
         formatter.timeZone = config.timeZone
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        let laneLabel = switch ticket.lane {
-        case .regular: "Queue ticket"
-        case .priority: "Priority ticket"
-        case .booking: "Booked visit"
-        }
+        let texts = config.languages.map(CustomerTexts.init(language:))
+        let first = texts[0]
         return TicketContent(storeName: config.storeName, number: ticket.number.description,
-                             laneLabel: laneLabel, issuedAt: formatter.string(from: ticket.issuedAt),
-                             estimatedWait: "Estimated wait: \(wait)", code: ticket.code,
-                             instruction: "Scan this code at the door when your number is called")
+                             laneLabel: first.laneLabel(ticket.lane), issuedAt: formatter.string(from: ticket.issuedAt),
+                             estimatedWait: first.estimatedWait(wait), code: ticket.code,
+                             instructions: texts.map(\.scanInstruction))
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 /// times out. The kiosk records the job id between the first two steps.
 struct TicketPrintJob: Sendable {
     let printer: CUPSPrinter
-    let layout: TicketLayout
+    /// The printer model: PDF through a driver, or ESC/POS bytes through a raw queue.
+    let profile: PrinterProfile
     /// Where the document waits until cupsd has taken it.
     let spoolDirectory: String
     let timeout: Double
@@ -16,18 +17,29 @@ struct TicketPrintJob: Sendable {
         let job: Int
         let file: String
         let title: String
+        let format: String
     }
 
     /// Lays the ticket out and creates its job at cupsd.
     func prepare(_ content: TicketContent, title: String) -> Result<Prepared, PrintError> {
-        let path = "\(spoolDirectory)/\(title).pdf"
+        let path: String
+        let format: String
         do {
-            try layout.writePDF(content, to: path)
+            switch profile.language {
+            case .pdf:
+                path = "\(spoolDirectory)/\(title).pdf"
+                format = "application/pdf"
+                try TicketLayout(paper: profile.paper).writePDF(content, to: path)
+            case .escpos:
+                path = "\(spoolDirectory)/\(title).escpos"
+                format = "application/vnd.cups-raw"
+                try Data(EscPosTicket(profile: profile).encode(content)).write(to: URL(fileURLWithPath: path))
+            }
         } catch {
             return .failure(.documentFailed(String(describing: error)))
         }
         do {
-            return .success(Prepared(job: try printer.createJob(title: title), file: path, title: title))
+            return .success(Prepared(job: try printer.createJob(title: title), file: path, title: title, format: format))
         } catch {
             unlink(path)
             return .failure(error)
@@ -38,7 +50,7 @@ struct TicketPrintJob: Sendable {
     func print(_ prepared: Prepared) -> JobOutcome {
         defer { unlink(prepared.file) }
         do {
-            try printer.sendDocument(job: prepared.job, file: prepared.file, title: prepared.title)
+            try printer.sendDocument(job: prepared.job, file: prepared.file, title: prepared.title, format: prepared.format)
         } catch {
             return .failed(job: prepared.job, reason: error)
         }

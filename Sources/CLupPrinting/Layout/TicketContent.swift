@@ -6,22 +6,23 @@ public struct TicketContent: Sendable, Equatable {
     public let issuedAt: String
     public let estimatedWait: String
     public let code: String
-    public let instruction: String
+    /// One short instruction per configured language.
+    public let instructions: [String]
 
     public init(storeName: String, number: String, laneLabel: String, issuedAt: String,
-                estimatedWait: String, code: String, instruction: String) {
+                estimatedWait: String, code: String, instructions: [String]) {
         self.storeName = storeName
         self.number = number
         self.laneLabel = laneLabel
         self.issuedAt = issuedAt
         self.estimatedWait = estimatedWait
         self.code = code
-        self.instruction = instruction
+        self.instructions = instructions
     }
 }
 
 /// The width of the roll in the ticket printer.
-public enum PaperWidth: String, Sendable, CaseIterable {
+public enum PaperWidth: String, Codable, Sendable, CaseIterable {
     case mm80 = "80mm"
     case mm58 = "58mm"
 

@@ -9,8 +9,8 @@ public struct TicketLayout: Sendable {
     }
 
     /// The page height in points for a ticket carrying `qr`.
-    func height(for qr: QRCode) -> Double {
-        margin * 2 + 22 + 70 + 18 + 18 + 18 + 10 + qrSide(qr) + 28
+    func height(for qr: QRCode, instructions: Int) -> Double {
+        margin * 2 + 22 + 70 + 18 + 18 + 18 + 10 + qrSide(qr) + 16 + 12 * Double(max(1, instructions))
     }
 
     var margin: Double { paper == .mm80 ? 14 : 8 }
@@ -23,7 +23,7 @@ public struct TicketLayout: Sendable {
     /// Writes the ticket to `path` as PDF.
     public func writePDF(_ content: TicketContent, to path: String) throws {
         let qr = try QRCode(encoding: content.code)
-        let canvas = try Canvas(pdfPath: path, width: paper.points, height: height(for: qr))
+        let canvas = try Canvas(pdfPath: path, width: paper.points, height: height(for: qr, instructions: content.instructions.count))
         draw(content, qr: qr, on: canvas)
         try canvas.finish()
     }
@@ -32,7 +32,7 @@ public struct TicketLayout: Sendable {
         let centre = canvas.width / 2
         let usable = canvas.width - 2 * margin
         var y = margin + 16
-        canvas.text(content.storeName, x: centre, y: y, size: fitting(content.storeName, 14, usable, canvas),
+        canvas.text(content.storeName, x: centre, y: y, size: fitting(content.storeName, 14, usable, canvas, bold: true),
                     bold: true, alignment: .center)
         y += 70
         canvas.text(content.number, x: centre, y: y, size: fitting(content.number, 56, usable, canvas, bold: true),
@@ -40,15 +40,17 @@ public struct TicketLayout: Sendable {
         y += 22
         canvas.text(content.laneLabel, x: centre, y: y, size: 11, alignment: .center)
         y += 18
-        canvas.text(content.estimatedWait, x: centre, y: y, size: fitting(content.estimatedWait, 12, usable, canvas),
-                    bold: true, alignment: .center)
+        canvas.text(content.estimatedWait, x: centre, y: y,
+                    size: fitting(content.estimatedWait, 12, usable, canvas, bold: true), bold: true, alignment: .center)
         y += 18
         canvas.text(content.issuedAt, x: centre, y: y, size: 9, alignment: .center)
         y += 10
         drawQR(qr, on: canvas, top: y)
         y += qrSide(qr) + 16
-        canvas.text(content.instruction, x: centre, y: y, size: fitting(content.instruction, 9, usable, canvas),
-                    alignment: .center)
+        for instruction in content.instructions {
+            canvas.text(instruction, x: centre, y: y, size: fitting(instruction, 9, usable, canvas), alignment: .center)
+            y += 12
+        }
     }
 
     /// Dark modules on white, with the four-module quiet zone the QR standard asks for.
@@ -57,10 +59,16 @@ public struct TicketLayout: Sendable {
         let module = side / Double(qr.size + 8)
         let left = (canvas.width - side) / 2 + 4 * module
         let origin = top + 4 * module
+        // One rectangle per horizontal run of dark modules: no hairline seams between
+        // neighbours when the page is rasterised.
         for row in 0..<qr.size {
-            for column in 0..<qr.size where qr.isDark(row: row, column: column) {
-                canvas.fillRect(x: left + Double(column) * module, y: origin + Double(row) * module,
-                                width: module, height: module, color: .black)
+            var column = 0
+            while column < qr.size {
+                guard qr.isDark(row: row, column: column) else { column += 1; continue }
+                let start = column
+                while column < qr.size && qr.isDark(row: row, column: column) { column += 1 }
+                canvas.fillRect(x: left + Double(start) * module, y: origin + Double(row) * module,
+                                width: Double(column - start) * module, height: module, color: .black)
             }
         }
     }

@@ -1,0 +1,78 @@
+import Foundation
+
+/// What the kiosk needs to know about a ticket printer model: a data file under
+/// `hardware/printers/`, not a branch in the code.
+public struct PrinterProfile: Codable, Sendable, Equatable {
+    /// How tickets are sent to the printer.
+    public enum Language: String, Codable, Sendable {
+        /// ESC/POS bytes through a raw CUPS queue (thermal receipt printers).
+        case escpos
+        /// A PDF page through a driver-based CUPS queue.
+        case pdf
+    }
+
+    /// How the QR code reaches an ESC/POS printer.
+    public enum QRMode: String, Codable, Sendable {
+        /// Drawn by us as a bitmap (`GS v 0`): works on every ESC/POS printer.
+        case raster
+        /// The printer's own QR command (`GS ( k`): sharper, not every model has it.
+        case native
+    }
+
+    public let name: String
+    public let language: Language
+    public let paper: PaperWidth
+    /// Printable dots per line (576 on 80 mm and 384 on 58 mm at 203 dpi).
+    public let dotsPerLine: Int
+    public let dpi: Int
+    public let qr: QRMode
+    public let cutter: Bool
+
+    public init(name: String, language: Language, paper: PaperWidth, dotsPerLine: Int, dpi: Int, qr: QRMode, cutter: Bool) {
+        self.name = name
+        self.language = language
+        self.paper = paper
+        self.dotsPerLine = dotsPerLine
+        self.dpi = dpi
+        self.qr = qr
+        self.cutter = cutter
+    }
+
+    /// A PDF printer with `paper`, used when no profile is configured.
+    public static func pdf(_ paper: PaperWidth) -> PrinterProfile {
+        PrinterProfile(name: "PDF \(paper.rawValue)", language: .pdf, paper: paper,
+                       dotsPerLine: paper == .mm80 ? 576 : 384, dpi: 203, qr: .raster, cutter: true)
+    }
+
+    /// Why a profile file cannot be used.
+    public struct LoadError: Error, CustomStringConvertible, Equatable {
+        public let path: String
+        public let problem: String
+        public var description: String { "E-PRN-020 printer profile \(path): \(problem)" }
+    }
+
+    /// Reads and checks the JSON profile at `path`.
+    public static func load(path: String) throws(LoadError) -> PrinterProfile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LoadError(path: path, problem: "cannot read the file")
+        }
+        let profile: PrinterProfile
+        do {
+            profile = try JSONDecoder().decode(PrinterProfile.self, from: data)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw LoadError(path: path, problem: "missing \"\(key.stringValue)\"")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw LoadError(path: path, problem: context.codingPath.last.map { "bad value for \"\($0.stringValue)\"" }
+                ?? "not valid JSON")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw LoadError(path: path, problem: "wrong type for \"\(context.codingPath.last?.stringValue ?? "?")\"")
+        } catch {
+            throw LoadError(path: path, problem: "not a printer profile (\(error))")
+        }
+        guard (200...1200).contains(profile.dotsPerLine), profile.dotsPerLine % 8 == 0 else {
+            throw LoadError(path: path, problem: "dotsPerLine must be a multiple of 8 between 200 and 1200")
+        }
+        guard (150...600).contains(profile.dpi) else { throw LoadError(path: path, problem: "dpi must be 150...600") }
+        return profile
+    }
+}

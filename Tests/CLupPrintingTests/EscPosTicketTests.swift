@@ -1,0 +1,121 @@
+import CLupCore
+@testable import CLupPrinting
+import Crypto
+import Foundation
+import XCTest
+
+final class EscPosTicketTests: XCTestCase {
+    static let profiles = PrivateCUPS.repositoryRoot.appendingPathComponent("hardware/printers")
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-escpos-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func profile(_ name: String) throws -> PrinterProfile {
+        try PrinterProfile.load(path: Self.profiles.appendingPathComponent("\(name).json").path)
+    }
+
+    let code: String = {
+        let payload = TicketPayload(store: 7, number: TicketNumber(totem: "A", lane: .priority, sequence: 4),
+                                    issuedAt: Date(timeIntervalSince1970: 1_795_000_000), validMinutes: 240)
+        return TicketCode.make(payload, signedWith: Curve25519.Signing.PrivateKey())
+    }()
+
+    var content: TicketContent {
+        TicketContent(storeName: "CLup Market Città", number: "AP-004", laneLabel: "Priority ticket",
+                      issuedAt: "2026-11-21 10:02", estimatedWait: "Estimated wait: 7–15 min", code: code,
+                      instructions: ["Scan this code at the door", "Scansiona il codice all'ingresso"])
+    }
+
+    func test_theBitmapQRReadsBackOnBothPaperWidths() throws {
+        for name in ["escpos-80mm-raster", "escpos-58mm-raster"] {
+            let profile = try profile(name)
+            let reader = try EscPosReader(EscPosTicket(profile: profile).encode(content))
+            XCTAssertEqual(reader.rasters.count, 1, name)
+            let raster = try XCTUnwrap(reader.rasters.first)
+            XCTAssertLessThanOrEqual(raster.bytesPerRow * 8, profile.dotsPerLine, "\(name): the QR is wider than the paper")
+            let image = directory.appendingPathComponent("\(name).pbm")
+            try raster.pbm().write(to: image)
+            XCTAssertEqual(try runTool("zbarimg", ["--quiet", "--raw", image.path]).output, code + "\n", name)
+        }
+    }
+
+    func test_theTextSaysNumberWaitAndInstructionsInPlainASCII() throws {
+        let reader = try EscPosReader(EscPosTicket(profile: profile("escpos-80mm-raster")).encode(content))
+        XCTAssertTrue(reader.initialised)
+        XCTAssertEqual(reader.lines.map(\.text), ["CLup Market Citta", "AP-004", "Priority ticket",
+                                                  "Estimated wait: 7-15 min", "2026-11-21 10:02",
+                                                  "Scan this code at the door", "Scansiona il codice all'ingresso"])
+        let number = try XCTUnwrap(reader.lines.first { $0.text == "AP-004" })
+        XCTAssertEqual(number.scale, 6, "the number is printed big")
+        XCTAssertTrue(number.bold)
+        XCTAssertTrue(reader.cut)
+    }
+
+    func test_aBigNumberShrinksToFitNarrowPaper() throws {
+        let profile = try profile("escpos-58mm-raster")
+        let reader = try EscPosReader(EscPosTicket(profile: profile).encode(content))
+        let number = try XCTUnwrap(reader.lines.first { $0.text == "AP-004" })
+        XCTAssertLessThanOrEqual(number.scale * 6 * 12, profile.dotsPerLine)
+        XCTAssertFalse(reader.cut, "this profile has no cutter")
+    }
+
+    func test_thePrintersOwnQRCommandCarriesTheCode() throws {
+        let reader = try EscPosReader(EscPosTicket(profile: profile("escpos-80mm-native-qr")).encode(content))
+        XCTAssertEqual(reader.qrData, [code])
+        XCTAssertEqual(reader.qrPrinted, 1)
+        XCTAssertTrue(reader.rasters.isEmpty)
+    }
+
+    func test_aBadProfileSaysWhatIsWrong() throws {
+        let path = directory.appendingPathComponent("bad.json")
+        try Data(#"{"name": "x", "language": "escpos", "paper": "90mm", "dotsPerLine": 576, "dpi": 203, "qr": "raster", "cutter": true}"#.utf8).write(to: path)
+        XCTAssertThrowsError(try PrinterProfile.load(path: path.path)) { error in
+            XCTAssertTrue("\(error)".contains("bad value for \"paper\""), "\(error)")
+        }
+        try Data(#"{"name": "x"}"#.utf8).write(to: path)
+        XCTAssertThrowsError(try PrinterProfile.load(path: path.path)) { error in
+            XCTAssertTrue("\(error)".contains("missing \"language\""), "\(error)")
+        }
+    }
+
+    func test_everyShippedProfileLoads() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.profiles.path).filter { $0.hasSuffix(".json") }
+        XCTAssertGreaterThanOrEqual(files.count, 4)
+        for file in files {
+            XCTAssertNoThrow(try PrinterProfile.load(path: Self.profiles.appendingPathComponent(file).path), file)
+        }
+    }
+}
+
+/// ESC/POS through a real, private cupsd: a raw queue passes the bytes untouched.
+final class EscPosThroughCUPSTests: XCTestCase {
+    static var cups: PrivateCUPS? { PrivateCUPS.shared }
+
+    func test_anEscPosTicketReachesThePrinterByteForByteAndItsQRReadsBack() throws {
+        let cups = try XCTUnwrap(Self.cups, "private cupsd did not start")
+        let profile = try PrinterProfile.load(path: EscPosTicketTests.profiles.appendingPathComponent("escpos-58mm-raster.json").path)
+        let code = "HELLO 1234"
+        let bytes = try EscPosTicket(profile: profile).encode(TicketContent(
+            storeName: "S", number: "A-001", laneLabel: "Queue ticket", issuedAt: "now", estimatedWait: "soon",
+            code: code, instructions: ["scan"]))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("clup-\(UUID()).escpos")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let printer = CUPSPrinter(queue: "clup-ticket")
+        let job = try printer.submit(file: file.path, title: "A-001-escpos", format: "application/vnd.cups-raw")
+        XCTAssertEqual(printer.follow(job: job, timeout: 20), .completed(job: job))
+        let captured = try cups.capturedJob(job)
+        XCTAssertEqual(Array(captured), bytes)
+        let image = FileManager.default.temporaryDirectory.appendingPathComponent("clup-\(UUID()).pbm")
+        defer { try? FileManager.default.removeItem(at: image) }
+        try XCTUnwrap(try EscPosReader(Array(captured)).rasters.first).pbm().write(to: image)
+        XCTAssertEqual(try runTool("zbarimg", ["--quiet", "--raw", image.path]).output, code + "\n")
+    }
+}
