@@ -21,6 +21,7 @@ struct Status: ParsableCommand {
         let reasons = printer.reasons.isEmpty ? "" : " (\(printer.reasons.joined(separator: ", ")))"
         let message = printer.message.isEmpty ? "" : " — \(printer.message)"
         print("printer    \(printer.queue): \(printer.ready ? "ready" : "NOT READY"), \(printer.state)\(reasons)\(message)")
+        print("ticket key \(report.ticketKey)")
         print("devices")
         for device in report.devices {
             let role = device.role.padding(toLength: 12, withPad: " ", startingAt: 0)

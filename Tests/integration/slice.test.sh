@@ -104,6 +104,70 @@ test_an_escpos_printer_gets_the_ticket_as_escpos_bytes() {
   assert_eq "$(tail -c 4 "$job" | od -An -tx1 | tr -d ' \n')" 1d564200 "GS V 66 0: cut last"
 }
 
+test_staff_see_a_paper_out_and_reprint_the_ticket_once_paper_is_back() {
+  kiosk_start '[printer]' 'queue = "clup-paperout"'
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  assert_eq "$(wait_for_print A-001)" print-failed
+  out=$(clupctl printer)
+  assert_contains "$out" "failed today (1)"
+  assert_contains "$out" "A-001"
+  assert_contains "$out" "E-PRN-003 printer out of paper"
+  rc=0; out=$(clupctl reprint A-002 2>&1) || rc=$?
+  assert_status $rc 1 "reprint of an unknown ticket"
+  # A technician loads paper: the queue now reaches the working capture backend.
+  lpadmin -p clup-paperout -v "clupcapture://$WORK/cups/jobs" 2>/dev/null
+  assert_contains "$(clupctl reprint A-001)" "ticket A-001 sent to the printer again"
+  assert_eq "$(wait_for_print A-001)" called
+  assert_eq "$(printed_qr_text A-001)" "$(ticket_field A-001 code)"
+  rc=0; out=$(clupctl reprint A-001 2>&1) || rc=$?
+  assert_status $rc 1 "a printed ticket is not reprinted"
+  assert_contains "$out" "E-Q-010 ticket A-001 is called; only a ticket the printer failed is reprinted"
+}
+
+test_status_shows_the_ticket_key_other_totems_need() {
+  kiosk_start
+  key=$(clupctl status | sed -n 's/^ticket key //p')
+  [ "$(printf '%s' "$key" | base64 -d | wc -c)" -eq 32 ] || fail "not a 32-byte key: $key"
+  [ "$(stat -c %a "$WORK/state/totem.key")" = 600 ] || fail "the private key is not mode 0600"
+  # The same key after a restart: printed tickets stay valid.
+  kill -TERM "$CLUPD_PID"; wait "$CLUPD_PID"
+  kiosk_start_daemon
+  assert_eq "$(clupctl status | sed -n 's/^ticket key //p')" "$key"
+}
+
+test_a_ticket_of_another_totem_is_verified_with_its_key() {
+  # Totem B of the same store issues a ticket; totem A knows B's key from its configuration.
+  mkdir -p "$WORK/b"
+  kiosk_start_cups
+  WORK=$WORK/b kiosk_write_config '[totem]' 'letter = "B"'
+  "$BIN/clupd" --simulate --state-dir "$WORK/b/state" --socket "$WORK/b/control.sock" --config "$WORK/b/clupd.toml" \
+    >"$WORK/b/clupd.log" 2>&1 & pid_b=$!
+  for _ in $(seq 1 100); do CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" status >/dev/null 2>&1 && break; sleep 0.1; done
+  key_b=$(CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" status | sed -n 's/^ticket key //p')
+  kiosk_write_config '[keys]' "B = \"$key_b\""
+  kiosk_start_daemon
+  CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" sim approach >/dev/null
+  CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  for _ in $(seq 1 50); do
+    CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" tickets | grep -q "B-001 .* called" && break
+    sleep 0.1
+  done
+  code_b=$(CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" tickets --json | sed -n 's/^ *"code" : "\(.*\)",*$/\1/p')
+  kill -TERM $pid_b; wait $pid_b || true
+  # A has no record of B's tickets yet (that comes with sync), but the signature is B's.
+  rc=0; out=$(clupctl sim scan "$code_b" 2>&1) || rc=$?
+  assert_status $rc 1
+  assert_contains "$out" "E-Q-003 unknown ticket B-001 (not issued here today)"
+  # Without B's key the same code is one A cannot vouch for.
+  kiosk_stop
+  kiosk_write_config
+  kiosk_start_cups
+  kiosk_start_daemon
+  rc=0; out=$(clupctl sim scan "$code_b" 2>&1) || rc=$?
+  assert_contains "$out" "E-DOOR-004 issued by totem B, whose key this totem does not know"
+}
+
 test_unknown_command_prints_usage_and_exits_2() {
   rc=0; out=$("$BIN/clupctl" frobnicate 2>&1) || rc=$?
   assert_status $rc 2

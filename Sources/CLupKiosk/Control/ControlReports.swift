@@ -7,6 +7,8 @@ import Foundation
 public struct StatusReport: Codable, Sendable {
     public let store: String
     public let deviceID: String
+    /// This totem's public ticket key (base64), for the `[keys]` of the store's other totems.
+    public let ticketKey: String
     public let businessDay: String
     public let screen: String
     public let devices: [DeviceHealth]
@@ -15,6 +17,20 @@ public struct StatusReport: Codable, Sendable {
     /// Tickets called or admitted whose holders are not inside yet.
     public let promised: Int
     public let occupancy: OccupancyReport
+}
+
+/// `clupctl printer`: the printer, its profile and today's tickets it failed.
+public struct PrinterDetails: Codable, Sendable {
+    public let printer: PrinterReport
+    public let profile: String
+    public let failures: [PrintFailure]
+}
+
+/// A ticket the printer failed, and why.
+public struct PrintFailure: Codable, Sendable {
+    public let number: String
+    public let issuedAt: Date
+    public let reason: String
 }
 
 /// The ticket printer as last checked.

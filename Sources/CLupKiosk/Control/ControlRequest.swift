@@ -10,6 +10,8 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case ledger
     case correctLedger(delta: Int, reason: String)
     case configuration
+    case printer
+    case reprint(number: String)
     case simApproach
     case simLeave
     case simTap(x: Int, y: Int)

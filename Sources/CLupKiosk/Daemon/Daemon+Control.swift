@@ -42,6 +42,18 @@ extension Daemon {
             return try encoder.encode(ledgerReport())
         case .configuration:
             return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml))
+        case .printer:
+            let failures = controller.day.tickets.values.filter { $0.state == .printFailed }.sorted(by: issueOrder).map {
+                PrintFailure(number: $0.number.description, issuedAt: $0.issuedAt, reason: $0.failureReason ?? "")
+            }
+            let profile = config.printerProfile ?? .pdf(config.paper)
+            return try encoder.encode(PrinterDetails(printer: printerReport(), profile: profile.name, failures: failures))
+        case let .reprint(text):
+            guard let number = TicketNumber(text) else {
+                throw ControlFailure(code: "E-CTL-009", message: "\(text) is not a ticket number (like A-017)")
+            }
+            try controller.reprint(number, by: peer.userName)
+            logger.notice("ticket reprinted", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
         case .simApproach:
             simulated.presence.simulate(present: true)
         case .simLeave:
@@ -69,7 +81,9 @@ extension Daemon {
         devices.append(usbHealth())
         let ledger = day.ledger(door: config.doorName)
         return StatusReport(
-            store: config.storeName, deviceID: config.deviceID, businessDay: day.businessDay.date,
+            store: config.storeName, deviceID: config.deviceID,
+            ticketKey: controller.issuer.key.publicKey.rawRepresentation.base64EncodedString(),
+            businessDay: day.businessDay.date,
             screen: controller.screen.name, devices: devices, printer: printerReport(),
             waiting: day.queueLength, promised: day.promised,
             occupancy: OccupancyReport(inside: day.inside, capacity: config.policy.capacity,

@@ -23,6 +23,15 @@ extension KioskController {
         submit(ticket, wait: wait)
     }
 
+    /// Staff send a ticket the printer failed to the printer again.
+    func reprint(_ number: TicketNumber, by who: String) throws {
+        try perform { day, _ in try day.reprint(number, by: who) }
+        guard let ticket = day.tickets[number] else { return }
+        showOrLog(.printing(number: number.description))
+        report("ticket \(number) sent to the printer again", issued: number)
+        submit(ticket, wait: estimatedWait(for: ticket.lane))
+    }
+
     /// Lays out `ticket` and creates its job off the loop, records the job id, then sends
     /// the document and follows the job. A crash before the id is recorded leaves an empty
     /// job that prints nothing; after, the restart follows it (`resumeInterruptedPrints`).

@@ -1,0 +1,41 @@
+import ArgumentParser
+import CLupKiosk
+import Foundation
+
+/// `clupctl printer`: the printer's state and today's tickets it failed.
+struct PrinterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "printer", abstract: "Show the ticket printer's state and today's print failures.")
+
+    @OptionGroup var connection: Connection
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let details = try connection.client.send(.printer, expecting: PrinterDetails.self)
+        if json { return try printJSON(details) }
+        let printer = details.printer
+        print("queue    \(printer.queue) (\(details.profile))")
+        print("state    \(printer.ready ? "ready" : "NOT READY"), \(printer.state)"
+              + (printer.message.isEmpty ? "" : " — \(printer.message)"))
+        print("reasons  \(printer.reasons.isEmpty ? "none" : printer.reasons.joined(separator: ", "))")
+        if let age = printer.checkedSecondsAgo { print("checked  \(Int(age)) s ago") }
+        print("failed today (\(details.failures.count))")
+        for failure in details.failures {
+            print("  \(column(failure.number, 8)) \(clockTime(failure.issuedAt))  \(failure.reason)")
+        }
+        if !details.failures.isEmpty { print("reprint one with: clupctl reprint NUMBER") }
+    }
+}
+
+/// `clupctl reprint NUMBER`: sends a ticket the printer failed to the printer again.
+struct Reprint: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print again a ticket the printer failed.")
+
+    @OptionGroup var connection: Connection
+    @Argument(help: "The ticket's number, like A-017.") var number: String
+
+    func run() throws {
+        let reply = try connection.client.send(.reprint(number: number), expecting: SimulationReply.self)
+        print(reply.outcome)
+    }
+}
