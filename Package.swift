@@ -42,7 +42,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clup-bench", dependencies: [
-            "CLupCore", "CLupStore", .product(name: "Crypto", package: "swift-crypto"),
+            "CLupCore", "CLupStore", "CLupPrinting", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clupctl", dependencies: [
             "CLupKiosk", "CLupCore",

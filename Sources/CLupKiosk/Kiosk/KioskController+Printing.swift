@@ -6,6 +6,7 @@ import Foundation
 /// in the queue only once the printer has finished it.
 extension KioskController {
     func issueTicket(_ lane: Lane) {
+        let tapped = clock.monotonic()
         let wait = estimatedWait(for: lane)
         let events: [DomainEvent]
         do {
@@ -20,7 +21,7 @@ extension KioskController {
         logger.info("ticket issued", metadata: ["number": "\(ticket.number)", "day": "\(ticket.businessDay)"])
         showOrLog(.printing(number: ticket.number.description))
         report("ticket \(ticket.number) recorded and sent to the printer", issued: ticket.number)
-        submit(ticket, wait: wait)
+        submit(ticket, wait: wait, since: tapped)
     }
 
     /// Staff send a ticket the printer failed to the printer again.
@@ -29,13 +30,13 @@ extension KioskController {
         guard let ticket = day.tickets[number] else { return }
         showOrLog(.printing(number: number.description))
         report("ticket \(number) sent to the printer again", issued: number)
-        submit(ticket, wait: estimatedWait(for: ticket.lane))
+        submit(ticket, wait: estimatedWait(for: ticket.lane), since: clock.monotonic())
     }
 
     /// Lays out `ticket` and creates its job off the loop, records the job id, then sends
     /// the document and follows the job. A crash before the id is recorded leaves an empty
     /// job that prints nothing; after, the restart follows it (`resumeInterruptedPrints`).
-    func submit(_ ticket: Ticket, wait: WaitEstimate) {
+    func submit(_ ticket: Ticket, wait: WaitEstimate, since start: Double) {
         let content = ticketContent(ticket, wait: wait)
         let title = "\(ticket.number)-\(ticket.businessDay)"
         let job = printJob
@@ -50,8 +51,18 @@ extension KioskController {
                     printFinished(ticket.number, outcome: .failed(job: prepared.job, reason: .documentFailed("E-KSK-004 job not recorded")), wait: wait)
                     return
                 }
-                loop.background({ job.print(prepared) }) { [unowned self] outcome in
-                    printFinished(ticket.number, outcome: outcome, wait: wait)
+                loop.background({ job.send(prepared) }) { [unowned self] sent in
+                    if case let .failure(reason) = sent {
+                        return printFinished(ticket.number, outcome: .failed(job: prepared.job, reason: reason), wait: wait)
+                    }
+                    // How long the customer waited from the tap until cupsd had the ticket
+                    // (scripts/bench reads this line).
+                    let milliseconds = (clock.monotonic() - start) * 1000
+                    logger.info("print job accepted", metadata: ["number": "\(ticket.number)", "job": "\(prepared.job)",
+                                                                  "ms_since_tap": "\(String(format: "%.1f", milliseconds))"])
+                    loop.background({ job.follow(job: prepared.job) }) { [unowned self] outcome in
+                        printFinished(ticket.number, outcome: outcome, wait: wait)
+                    }
                 }
             case let .failure(reason):
                 printFinished(ticket.number, outcome: .failed(job: nil, reason: reason), wait: wait)

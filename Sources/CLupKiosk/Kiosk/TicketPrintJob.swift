@@ -46,15 +46,12 @@ struct TicketPrintJob: Sendable {
         }
     }
 
-    /// Sends the document of a prepared job and waits for the job to end.
-    func print(_ prepared: Prepared) -> JobOutcome {
+    /// Sends the document of a prepared job; cupsd has accepted the job when this succeeds.
+    func send(_ prepared: Prepared) -> Result<Void, PrintError> {
         defer { unlink(prepared.file) }
-        do {
+        return Result { () throws(PrintError) in
             try printer.sendDocument(job: prepared.job, file: prepared.file, title: prepared.title, format: prepared.format)
-        } catch {
-            return .failed(job: prepared.job, reason: error)
         }
-        return follow(job: prepared.job)
     }
 
     /// Waits for job `id` to end.
