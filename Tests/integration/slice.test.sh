@@ -78,6 +78,22 @@ test_paper_out_is_shown_and_the_ticket_is_not_counted() {
   assert_contains "$(clupctl status)" "0 waiting, 0 called"
 }
 
+test_ippeveprinter_as_a_second_independent_printer_gets_a_readable_ticket() {
+  IPP_PORT=$((20000 + RANDOM % 20000))
+  mkdir -p "$WORK"
+  kiosk_start_ipp_printer
+  kiosk_write_config '[printer]' 'queue = "clup-ipp"'
+  kiosk_start_cups
+  kiosk_start_daemon
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  assert_eq "$(wait_for_print A-001)" called
+  # ippeveprinter keeps each document as <its id>-<job name, lower-cased>.pdf.
+  kept=$(ls "$WORK"/ipp/spool/*-a-001-*.pdf)
+  pdftoppm -r 203 -gray -singlefile -png "$kept" "$WORK/ipp-A-001"
+  assert_eq "$(zbarimg --quiet --raw "$WORK/ipp-A-001.png" 2>/dev/null)" "$(ticket_field A-001 code)"
+}
+
 test_a_printer_that_never_answers_does_not_freeze_the_kiosk() {
   kiosk_start '[printer]' 'queue = "clup-hang"' 'timeout_seconds = 2'
   clupctl sim approach >/dev/null

@@ -23,9 +23,16 @@ kiosk_write_config() {
   } > "$WORK/clupd.toml"
 }
 
+# Starts the private cupsd; with IPP_PORT set, also its queue clup-ipp to that IPP printer.
 kiosk_start_cups() {
-  eval "$("$ROOT/scripts/private-cupsd" start "$WORK/cups" 2>"$WORK/private-cupsd.log")"
+  eval "$("$ROOT/scripts/private-cupsd" start "$WORK/cups" ${IPP_PORT:+--ipp-port "$IPP_PORT"} \
+    2>"$WORK/private-cupsd.log")"
   export CUPS_SERVER
+}
+
+# Starts ippeveprinter, an independent IPP printer, on IPP_PORT (kept files in $WORK/ipp/spool).
+kiosk_start_ipp_printer() {
+  "$ROOT/scripts/private-ipp-printer" start "$WORK/ipp" "$IPP_PORT" 2>"$WORK/private-ipp-printer.log"
 }
 
 # Starts clupd --simulate and waits until it answers.
@@ -57,6 +64,7 @@ kiosk_stop() {
   fi
   CLUPD_PID=
   "$ROOT/scripts/private-cupsd" stop "$WORK/cups" 2>/dev/null || true
+  if [ -d "$WORK/ipp" ]; then "$ROOT/scripts/private-ipp-printer" stop "$WORK/ipp" 2>/dev/null || true; fi
 }
 
 # The value of field KEY of ticket NUMBER, from `clupctl tickets --json` (one field per
