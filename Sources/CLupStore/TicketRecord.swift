@@ -21,11 +21,13 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
     var callReason: String?
     var admittedAt: Double?
     var enteredAt: Double?
+    var priorityReason: String?
 
     enum CodingKeys: String, CodingKey {
         case businessDay = "business_day", number, lane, sequence, issuedAt = "issued_at", state,
              code, printJob = "print_job", failureReason = "failure_reason", slotStart = "slot_start",
-             calledAt = "called_at", callReason = "call_reason", admittedAt = "admitted_at", enteredAt = "entered_at"
+             calledAt = "called_at", callReason = "call_reason", admittedAt = "admitted_at", enteredAt = "entered_at",
+             priorityReason = "priority_reason"
     }
 
     init(_ ticket: Ticket) {
@@ -43,14 +45,17 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
         callReason = ticket.callReason
         admittedAt = ticket.admittedAt?.storedValue
         enteredAt = ticket.enteredAt?.storedValue
+        priorityReason = ticket.priorityReason?.rawValue
     }
 
     func ticket() throws -> Ticket {
-        guard let number = TicketNumber(number), let state = TicketState(rawValue: state) else {
+        let reason = priorityReason.flatMap(PriorityReason.init(rawValue:))
+        guard let number = TicketNumber(number), let state = TicketState(rawValue: state),
+              (priorityReason == nil) == (reason == nil) else {
             throw StoreError.corruptRow(table: "ticket", key: "\(businessDay)/\(number)")
         }
         var ticket = Ticket(number: number, businessDay: BusinessDay(businessDay), issuedAt: Date(stored: issuedAt),
-                            state: state, code: code, slotStart: slotStart.map(Date.init(stored:)))
+                            state: state, code: code, slotStart: slotStart.map(Date.init(stored:)), priorityReason: reason)
         ticket.printJob = printJob
         ticket.failureReason = failureReason
         ticket.calledAt = calledAt.map(Date.init(stored:))

@@ -134,6 +134,9 @@ public enum TotemDatabase {
                 );
                 """)
         }
+        migrator.registerMigration("v3: the reason of a priority ticket") { db in
+            try db.execute(sql: "ALTER TABLE ticket ADD COLUMN priority_reason TEXT")
+        }
         return migrator
     }
 }

@@ -57,11 +57,11 @@ final class QueueInvariantTests: XCTestCase {
             case 0..<20:
                 command = .issue
                 let lane: Lane = Int.random(in: 0..<5, using: &random) == 0 ? .priority : .regular
-                events = (try? state.issue(lane: lane, issuer: issuer, at: now, policy: policy)) ?? []
+                events = (try? state.issue(lane == .priority ? .priority(.pregnant) : .regular, issuer: issuer, at: now, policy: policy)) ?? []
             case 20..<23:
                 command = .issue
                 let slot = Date(timeIntervalSince1970: 1_794_999_600 + 1800 * Double(Int.random(in: 0...8, using: &random)))
-                events = (try? state.issue(lane: .booking, issuer: issuer, at: now, slotStart: slot, policy: policy)) ?? []
+                events = (try? state.issue(.booking(slotStart: slot), issuer: issuer, at: now, policy: policy)) ?? []
             case 23..<40:
                 command = .print
                 if let ticket = state.tickets.values.filter({ $0.state == .printing }).randomElement(using: &random) {

@@ -17,8 +17,12 @@ final class QueueRulesTests: XCTestCase {
     /// Issues and prints a ticket `minutes` after the start.
     @discardableResult
     func printed(_ state: inout DayState, _ lane: Lane, minutes: Double = 0, slot: Date? = nil) throws -> Ticket {
-        let events = try state.issue(lane: lane, issuer: issuer, at: start.addingTimeInterval(minutes * 60),
-                                     slotStart: slot, policy: policy)
+        let request: TicketRequest = switch lane {
+        case .regular: .regular
+        case .priority: .priority(.elderly)
+        case .booking: .booking(slotStart: slot ?? start)
+        }
+        let events = try state.issue(request, issuer: issuer, at: start.addingTimeInterval(minutes * 60), policy: policy)
         guard case let .ticketIssued(ticket)? = events.first else { throw Refusal.nobodyWaiting }
         state.recordPrinted(ticket.number, job: 1)
         return state.tickets[ticket.number]!
@@ -42,7 +46,7 @@ final class QueueRulesTests: XCTestCase {
 
     func test_aPrintingTicketIsNotInTheQueueYet() throws {
         var state = DayState(businessDay: day)
-        try state.issue(lane: .regular, issuer: issuer, at: at(0), policy: policy)
+        try state.issue(.regular, issuer: issuer, at: at(0), policy: policy)
         XCTAssertEqual(state.queueLength, 0)
         XCTAssertThrowsError(try state.callNext(at: at(1), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .nobodyWaiting)
@@ -121,7 +125,7 @@ final class QueueRulesTests: XCTestCase {
         XCTAssertThrowsError(try state.admit(code: waiting.code, keyring: keyring, at: at(7), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .noShow("A-001"))
         }
-        try state.issue(lane: .regular, issuer: issuer, at: at(8), policy: policy)
+        try state.issue(.regular, issuer: issuer, at: at(8), policy: policy)
         let printing = state.tickets.values.first { $0.state == .printing }!
         XCTAssertThrowsError(try state.admit(code: printing.code, keyring: keyring, at: at(8), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .notPrinted("A-002"))
@@ -143,7 +147,7 @@ final class QueueRulesTests: XCTestCase {
 
     func test_onlyATicketThePrinterFailedIsReprinted() throws {
         var state = DayState(businessDay: day)
-        let events = try state.issue(lane: .regular, issuer: issuer, at: at(0), policy: policy)
+        let events = try state.issue(.regular, issuer: issuer, at: at(0), policy: policy)
         guard case let .ticketIssued(ticket)? = events.first else { return XCTFail() }
         XCTAssertThrowsError(try state.reprint(ticket.number, by: "staff")) { error in
             XCTAssertEqual(error as? Refusal, .notReprintable("A-001", "printing"))
@@ -188,16 +192,14 @@ final class QueueRulesTests: XCTestCase {
     func test_aSlotTakesNoMoreBookingsThanItsShare() throws {
         var state = DayState(businessDay: day)
         try printed(&state, .booking, slot: at(60))
-        XCTAssertThrowsError(try state.issue(lane: .booking, issuer: issuer, at: at(1), slotStart: at(60), policy: policy)) { error in
+        XCTAssertThrowsError(try state.issue(.booking(slotStart: at(60)), issuer: issuer, at: at(1), policy: policy)) { error in
             guard case .slotFull? = error as? Refusal else { return XCTFail("\(error)") }
         }
-        XCTAssertNoThrow(try state.issue(lane: .booking, issuer: issuer, at: at(1), slotStart: at(90), policy: policy))
-        XCTAssertThrowsError(try state.issue(lane: .booking, issuer: issuer, at: at(1), slotStart: at(100), policy: policy)) { error in
+        XCTAssertNoThrow(try state.issue(.booking(slotStart: at(90)), issuer: issuer, at: at(1), policy: policy))
+        XCTAssertThrowsError(try state.issue(.booking(slotStart: at(100)), issuer: issuer, at: at(1), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .noSuchSlot, "10:10 is not the start of a slot")
         }
-        XCTAssertThrowsError(try state.issue(lane: .booking, issuer: issuer, at: at(1), policy: policy)) { error in
-            XCTAssertEqual(error as? Refusal, .noSuchSlot, "a booking without a slot")
-        }
+
     }
 
     func test_aCorrectionCountsFromWhatTheTechnicianSees() throws {
@@ -225,9 +227,18 @@ final class QueueRulesTests: XCTestCase {
         XCTAssertEqual(state.inside, 0)
     }
 
+    func test_aPriorityTicketKeepsOnlyTheCategoryOfItsReason() throws {
+        var state = DayState(businessDay: day)
+        let events = try state.issue(.priority(.pregnant), issuer: issuer, at: at(0), policy: policy)
+        guard case let .ticketIssued(ticket)? = events.first else { return XCTFail() }
+        XCTAssertEqual(ticket.number.description, "AP-001")
+        XCTAssertEqual(ticket.priorityReason, .pregnant)
+        XCTAssertNil(ticket.slotStart)
+    }
+
     func test_numbersContinueAfterAFailedPrint() throws {
         var state = DayState(businessDay: day)
-        let events = try state.issue(lane: .regular, issuer: issuer, at: at(0), policy: policy)
+        let events = try state.issue(.regular, issuer: issuer, at: at(0), policy: policy)
         guard case let .ticketIssued(first)? = events.first else { return XCTFail() }
         state.recordPrintFailed(first.number, reason: "E-PRN-003 printer out of paper")
         let second = try printed(&state, .regular, minutes: 1)

@@ -47,7 +47,7 @@ final class TicketPayloadTests: XCTestCase {
     func test_issuerNumbersAfterTheLastSequenceAndEncodesThePayload() throws {
         let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 120, key: Curve25519.Signing.PrivateKey())
         let day = BusinessDay("2026-11-21")
-        let (ticket, event) = issuer.issue(lane: .regular, lastSequence: 16, businessDay: day,
+        let (ticket, event) = issuer.issue(.regular, lastSequence: 16, businessDay: day,
                                            at: issued.addingTimeInterval(0.75))
         XCTAssertEqual(ticket.number.description, "A-017")
         XCTAssertEqual(ticket.state, .printing)

@@ -44,7 +44,7 @@ final class TotemStoreTests: XCTestCase {
         for minute in 0..<6 {
             let now = start.addingTimeInterval(Double(minute) * 60)
             try run(store, &state, at: now) { day in
-                let events = try day.issue(lane: minute == 3 ? .priority : .regular, issuer: issuer, at: now, policy: policy)
+                let events = try day.issue(minute == 3 ? .priority(.disability) : .regular, issuer: issuer, at: now, policy: policy)
                 if case let .ticketIssued(ticket)? = events.first { codes.append(ticket.code) }
                 return events
             }
@@ -98,9 +98,9 @@ final class TotemStoreTests: XCTestCase {
         let store = try openStore()
         var state = DayState(businessDay: day)
         var other = DayState(businessDay: BusinessDay("2026-11-22"))
-        let foreign = try other.issue(lane: .regular, issuer: issuer, at: start, policy: policy)
+        let foreign = try other.issue(.regular, issuer: issuer, at: start, policy: policy)
         XCTAssertThrowsError(try store.commit(foreign, state: state, at: start))
-        let events = try state.issue(lane: .regular, issuer: issuer, at: start, policy: policy)
+        let events = try state.issue(.regular, issuer: issuer, at: start, policy: policy)
         try store.commit(events, state: state, at: start)
         XCTAssertEqual(try store.events().count, 1)
         XCTAssertEqual(try store.loadDay(day), state)
@@ -109,7 +109,7 @@ final class TotemStoreTests: XCTestCase {
     func test_aCommitThatFailsHalfWayLeavesNoEventBehind() throws {
         let store = try openStore()
         var state = DayState(businessDay: day)
-        try run(store, &state, at: start) { try $0.issue(lane: .regular, issuer: issuer, at: start, policy: policy) }
+        try run(store, &state, at: start) { try $0.issue(.regular, issuer: issuer, at: start, policy: policy) }
         // A second ticket with the first one's code: its event row is written, then the
         // ticket row breaks the UNIQUE code constraint, so the whole transaction must go.
         let first = try XCTUnwrap(state.tickets.values.first)

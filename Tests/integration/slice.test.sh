@@ -326,6 +326,24 @@ test_the_store_fills_up_then_calls_when_someone_leaves_and_expires_no_shows() {
   assert_eq "$(ticket_field A-003 state)" called "the no-show's place goes to the next"
 }
 
+test_an_employees_priority_ticket_is_called_before_waiting_regular_ones() {
+  kiosk_start '[queue]' 'capacity = 1' 'priority_share = 0'
+  clupctl sim approach >/dev/null
+  take_ticket >/dev/null; take_ticket >/dev/null
+  assert_contains "$(clupctl issue --priority elderly)" "ticket AP-001 recorded and sent to the printer"
+  wait_for_print AP-001 >/dev/null
+  assert_eq "$(ticket_field A-002 state)" waiting
+  assert_eq "$(ticket_field AP-001 lane)" priority
+  clupctl sim scan "$(ticket_field A-001 code)" >/dev/null
+  clupctl sim pass in >/dev/null
+  clupctl sim pass out >/dev/null
+  assert_eq "$(ticket_field AP-001 state)" called "priority goes first"
+  assert_eq "$(ticket_field A-002 state)" waiting
+  assert_contains "$(clupctl queue)" "priority: before regular tickets"
+  rc=0; out=$(clupctl issue --priority curious 2>&1) || rc=$?
+  assert_status $rc 2 "an unknown reason is a usage error"
+}
+
 test_ledger_corrections_are_audited_and_never_go_below_zero() {
   kiosk_start
   clupctl sim pass in >/dev/null

@@ -5,12 +5,13 @@ import Foundation
 extension DayState {
     // MARK: Tickets
 
-    /// Issues the next ticket of `lane`; a booking names the start of its slot.
+    /// Issues the next ticket of the request's lane; a booking names the start of its slot,
+    /// which must be one of the store's slots and not full.
     @discardableResult
-    public mutating func issue(lane: Lane, issuer: TicketIssuer, at instant: Date, slotStart: Date? = nil,
+    public mutating func issue(_ request: TicketRequest, issuer: TicketIssuer, at instant: Date,
                                policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
-        if lane == .booking {
-            guard let slotStart, policy.slotLength > 0,
+        if case let .booking(slotStart) = request {
+            guard policy.slotLength > 0,
                   slotStart.timeIntervalSince1970.truncatingRemainder(dividingBy: policy.slotLength) == 0
             else { throw .noSuchSlot }
             let booked = tickets.values.filter { $0.slotStart == slotStart && $0.state != .printFailed }.count
@@ -18,8 +19,8 @@ extension DayState {
                 throw .slotFull(slotStart: ISO8601DateFormatter().string(from: slotStart), bookings: booked)
             }
         }
-        let (_, event) = issuer.issue(lane: lane, lastSequence: lastSequence(of: issuer.totem, in: lane),
-                                      businessDay: businessDay, at: instant, slotStart: lane == .booking ? slotStart : nil)
+        let (_, event) = issuer.issue(request, lastSequence: lastSequence(of: issuer.totem, in: request.lane),
+                                      businessDay: businessDay, at: instant)
         return applying([event])
     }
 

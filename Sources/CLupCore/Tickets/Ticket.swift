@@ -10,6 +10,8 @@ public struct Ticket: Hashable, Codable, Sendable {
     public let code: String
     /// For a booking: the start of its slot.
     public let slotStart: Date?
+    /// For a priority ticket: why the employee gave it.
+    public let priorityReason: PriorityReason?
     public var printJob: Int?
     public var calledAt: Date?
     /// Why this ticket was called when it was, in words.
@@ -19,13 +21,14 @@ public struct Ticket: Hashable, Codable, Sendable {
     public var failureReason: String?
 
     public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, state: TicketState,
-                code: String, slotStart: Date? = nil) {
+                code: String, slotStart: Date? = nil, priorityReason: PriorityReason? = nil) {
         self.number = number
         self.businessDay = businessDay
         self.issuedAt = issuedAt
         self.state = state
         self.code = code
         self.slotStart = slotStart
+        self.priorityReason = priorityReason
     }
 
     public var lane: Lane { number.lane }

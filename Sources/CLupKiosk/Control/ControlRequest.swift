@@ -11,6 +11,8 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case correctLedger(delta: Int, reason: String)
     case configuration
     case printer
+    /// An employee's priority ticket, printed on the totem's printer.
+    case issuePriority(PriorityReason)
     case reprint(number: String)
     case simApproach
     case simLeave

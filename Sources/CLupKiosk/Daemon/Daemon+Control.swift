@@ -42,6 +42,10 @@ extension Daemon {
             return try encoder.encode(ledgerReport())
         case .configuration:
             return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml))
+        case let .issuePriority(reason):
+            let number = try controller.issueTicket(.priority(reason))
+            logger.notice("priority ticket issued", metadata: ["number": "\(number)", "reason": "\(reason.rawValue)",
+                                                                "by": "\(peer.userName)"])
         case .printer:
             let failures = controller.day.tickets.values.filter { $0.state == .printFailed }.sorted(by: issueOrder).map {
                 PrintFailure(number: $0.number.description, issuedAt: $0.issuedAt, reason: $0.failureReason ?? "")

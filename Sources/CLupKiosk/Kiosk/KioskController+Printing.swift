@@ -5,23 +5,30 @@ import Foundation
 /// Issuing and printing tickets. A ticket is committed before it is printed, and counts
 /// in the queue only once the printer has finished it.
 extension KioskController {
-    func issueTicket(_ lane: Lane) {
+    /// Issues a ticket and sends it to the printer; returns its number. A ticket that
+    /// cannot be recorded is never printed: the screen says so.
+    @discardableResult
+    func issueTicket(_ request: TicketRequest) throws -> TicketNumber {
         let tapped = clock.monotonic()
-        let wait = estimatedWait(for: lane)
+        let wait = estimatedWait(for: request.lane)
         let events: [DomainEvent]
         do {
-            events = try perform { day, now in try day.issue(lane: lane, issuer: issuer, at: now, policy: config.policy) }
+            events = try perform { day, now in try day.issue(request, issuer: issuer, at: now, policy: config.policy) }
         } catch {
             logger.error("could not record a ticket", metadata: ["error": "\(error)"])
             showOrLog(.printFailed(reason: "E-KSK-001 the ticket could not be recorded"))
-            report(failure: ControlFailure(code: "E-KSK-001", message: "no ticket: \(error)"))
-            return
+            let failure = ControlFailure(code: "E-KSK-001", message: "no ticket: \(error)")
+            report(failure: failure)
+            throw failure
         }
-        guard case let .ticketIssued(ticket)? = events.first else { return }
+        guard case let .ticketIssued(ticket)? = events.first else {
+            throw ControlFailure(code: "E-KSK-001", message: "no ticket was issued")
+        }
         logger.info("ticket issued", metadata: ["number": "\(ticket.number)", "day": "\(ticket.businessDay)"])
         showOrLog(.printing(number: ticket.number.description))
         report("ticket \(ticket.number) recorded and sent to the printer", issued: ticket.number)
         submit(ticket, wait: wait, since: tapped)
+        return ticket.number
     }
 
     /// Staff send a ticket the printer failed to the printer again.

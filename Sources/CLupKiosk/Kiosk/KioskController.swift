@@ -125,7 +125,8 @@ final class KioskController {
             return
         }
         switch button.action {
-        case .getTicket: issueTicket(.regular)
+        // A ticket that cannot be issued is already on the screen and in the report.
+        case .getTicket: _ = try? issueTicket(.regular)
         }
     }
 
