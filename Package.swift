@@ -24,13 +24,15 @@ let package = Package(
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
 
+        // The evdev ioctls, wrapped for Swift (ioctl is variadic).
+        .target(name: "CEvdev"),
         .target(name: "CLupCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CLupDrawing", dependencies: ["CCairo"]),
         .target(name: "CLupStore", dependencies: [
             "CLupCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "CLupHardware", dependencies: ["CLupCore", "CLupDrawing", "CUSB"]),
+        .target(name: "CLupHardware", dependencies: ["CLupCore", "CLupDrawing", "CUSB", "CEvdev"]),
         .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
         .target(name: "CLupKiosk", dependencies: [
             "CLupCore", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing",
@@ -38,7 +40,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clupd", dependencies: [
-            "CLupKiosk",
+            "CLupKiosk", "CLupHardware",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clup-bench", dependencies: [

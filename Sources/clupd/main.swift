@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLupHardware
 import CLupKiosk
 import Foundation
 
@@ -6,7 +7,13 @@ import Foundation
 struct Clupd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupd",
-        abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.")
+        abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
+        subcommands: [Run.self, ReplayTouch.self], defaultSubcommand: Run.self)
+}
+
+/// `clupd [run]`: the daemon itself.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the kiosk (the default).")
 
     @Flag(help: "Run every device as a simulated one (driven with `clupctl sim`).")
     var simulate = false
@@ -30,6 +37,32 @@ struct Clupd: ParsableCommand {
         } catch let error as DaemonError {
             FileHandle.standardError.write(Data("clupd: \(error)\n".utf8))
             throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+/// `clupd replay-touch DESC EVENTS`: a recorded touch panel through the live decoder.
+struct ReplayTouch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay-touch",
+        abstract: "Print the gestures of an evemu recording, one JSON line per contact (coordinates 0..1).")
+
+    @Argument(help: "The evemu device description (.desc).") var description: String
+    @Argument(help: "The evemu event recording (.events).") var events: String
+
+    func run() throws {
+        do {
+            let recording = try EvemuRecording(parsing: try String(contentsOfFile: description, encoding: .utf8),
+                                               try String(contentsOfFile: events, encoding: .utf8))
+            for gesture in try TouchReplay.gestures(of: recording) {
+                print(TouchReplay.jsonLine(gesture))
+            }
+        } catch let error as EvemuRecording.ParseError {
+            FileHandle.standardError.write(Data("clupd: \(error)\n".utf8))
+            throw ExitCode(65)
+        } catch {
+            FileHandle.standardError.write(Data("clupd: cannot read the recording: \(error)\n".utf8))
+            throw ExitCode(66)
         }
     }
 }

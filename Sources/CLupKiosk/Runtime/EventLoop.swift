@@ -1,4 +1,5 @@
 import CLupCore
+import CLupHardware
 import Foundation
 import Synchronization
 
@@ -131,4 +132,10 @@ public final class EventLoop {
 /// Results of worker threads waiting for the loop to pick them up.
 private final class Inbox: Sendable {
     let results = Mutex<[(Int, any Sendable)]>([])
+}
+
+extension EventLoop: DeviceRunLoop {
+    public func after(_ seconds: Double, run handler: @escaping () -> Void) {
+        schedule(after: seconds, handler: handler)
+    }
 }
