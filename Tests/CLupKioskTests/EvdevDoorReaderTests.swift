@@ -1,0 +1,48 @@
+import CLupHardware
+@testable import CLupKiosk
+import Foundation
+import XCTest
+
+/// The live wedge-scanner reader on the real event loop, fed key events through a FIFO.
+final class EvdevDoorReaderTests: XCTestCase {
+    func keystrokes(_ text: String, start: Double, enter: Bool) -> [UInt8] {
+        var events: [InputEvent] = []
+        var t = start
+        for character in text {
+            guard let (code, shift) = Keymap.us.keystroke(for: character) else { continue }
+            if shift { events.append(InputEvent(time: t, type: EventCode.key, code: 42, value: 1)) }
+            events.append(InputEvent(time: t, type: EventCode.key, code: code, value: 1))
+            events.append(InputEvent(time: t, type: EventCode.key, code: code, value: 0))
+            if shift { events.append(InputEvent(time: t, type: EventCode.key, code: 42, value: 0)) }
+            t += 0.005
+        }
+        if enter { events.append(InputEvent(time: t, type: EventCode.key, code: 28, value: 1)) }
+        return events.flatMap(InputEventStream.encode)
+    }
+
+    func test_aScannedCodeArrives_andOneCutOffIsRefusedAfterTheScannerGoesQuiet() throws {
+        let fifo = "/tmp/clup-reader-\(getpid())-\(UInt16.random(in: 0...UInt16.max))"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { unlink(fifo) }
+        let loop = EventLoop()
+        let reader = EvdevDoorReader(path: fifo, keymap: .us, loop: loop, retryInterval: 0.2)
+        var outputs: [WedgeDecoder.Output] = []
+        reader.onRead = { outputs.append($0) }
+        reader.start()
+        XCTAssertTrue(reader.isConnected)
+        let bytes = keystrokes("V5:A B$", start: 100, enter: true) + keystrokes("HALF", start: 100.1, enter: false)
+        let thread = Thread {
+            let fd = open(fifo, O_WRONLY)
+            guard fd >= 0 else { return }
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // Keep the "device" plugged in while the reader waits for the rest of HALF.
+            Thread.sleep(forTimeInterval: 1.5)
+            close(fd)
+        }
+        thread.start()
+        loop.schedule(after: 1.2) { loop.stop() }
+        loop.run()
+        XCTAssertEqual(outputs, [.code("V5:A B$"), .refused("a code cut off after 4 characters (no Enter)")])
+        reader.stop()
+    }
+}
