@@ -8,7 +8,7 @@ struct Clupd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupd",
         abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
-        subcommands: [Run.self, ReplayTouch.self], defaultSubcommand: Run.self)
+        subcommands: [Run.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self], defaultSubcommand: Run.self)
 }
 
 /// `clupd [run]`: the daemon itself.
@@ -64,6 +64,57 @@ struct ReplayTouch: ParsableCommand {
             FileHandle.standardError.write(Data("clupd: cannot read the recording: \(error)\n".utf8))
             throw ExitCode(66)
         }
+    }
+}
+
+/// `clupd encode-events RECORDING`: an evemu recording as the kernel's binary records, to
+/// play into a device node stand-in (a FIFO) or check a decoder by hand.
+struct EncodeEvents: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encode-events", abstract: "Write an evemu recording's events as binary struct input_event to stdout.")
+
+    @Argument(help: "The evemu recording (.events).") var recording: String
+
+    func run() throws {
+        do {
+            let parsed = try EvemuRecording(parsing: try String(contentsOfFile: recording, encoding: .utf8))
+            FileHandle.standardOutput.write(Data(parsed.events.flatMap(InputEventStream.encode)))
+        } catch {
+            FileHandle.standardError.write(Data("clupd: \(error)\n".utf8))
+            throw ExitCode(65)
+        }
+    }
+}
+
+/// `clupd scanner-keys CODE`: the key events a keyboard-wedge scanner sends for CODE.
+struct ScannerKeys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scanner-keys", abstract: "Write the key events a wedge scanner types for CODE (and Enter) to stdout.")
+
+    @Argument(help: "The code, as in the ticket's QR code.") var code: String
+    @Option(help: "The scanner's keyboard layout (us, de).") var layout = "us"
+
+    func run() throws {
+        guard let keymap = Keymap.named(layout) else { throw ValidationError("no keymap \(layout) (have us, de)") }
+        var events: [InputEvent] = []
+        var time = 1.0
+        func press(_ key: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: time, type: EventCode.key, code: key, value: value))
+            events.append(InputEvent(time: time, type: EventCode.synchronization, code: EventCode.report, value: 0))
+            time += 0.004
+        }
+        for character in code {
+            guard let (key, shift) = keymap.keystroke(for: character) else {
+                throw ValidationError("the \(layout) layout cannot type \"\(character)\"")
+            }
+            if shift { press(WedgeDecoder.leftShift, 1) }
+            press(key, 1)
+            press(key, 0)
+            if shift { press(WedgeDecoder.leftShift, 0) }
+        }
+        press(WedgeDecoder.enter, 1)
+        press(WedgeDecoder.enter, 0)
+        FileHandle.standardOutput.write(Data(events.flatMap(InputEventStream.encode)))
     }
 }
 

@@ -10,7 +10,7 @@ public struct WedgeDecoder: Sendable {
         case refused(String)
     }
 
-    static let leftShift: UInt16 = 42, rightShift: UInt16 = 54, enter: UInt16 = 28, keypadEnter: UInt16 = 96
+    public static let leftShift: UInt16 = 42, rightShift: UInt16 = 54, enter: UInt16 = 28, keypadEnter: UInt16 = 96
 
     public let keymap: Keymap
     public let interKeyTimeout: Double

@@ -50,6 +50,11 @@ extension KioskConfiguration {
 
             [hardware]
             mode = \(text(hardware.rawValue))
+            touchscreen = \(text(touchscreenPath ?? ""))
+            touchscreen_axes = \(text(touchscreenAxesPath ?? ""))
+            calibration = [\(touchCalibration.map { String($0) }.joined(separator: ", "))]
+            reader = \(text(readerPath ?? ""))
+            reader_layout = \(text(readerLayout))
 
             [control]
             group = \(text(controlGroup ?? ""))

@@ -1,4 +1,5 @@
 import CLupCore
+import CLupHardware
 import CLupPrinting
 import Crypto
 import Foundation
@@ -44,6 +45,17 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var policy = QueuePolicy()
 
     public var hardware = HardwareMode.simulated
+    /// The touch panel's evdev node; nil keeps the simulated one.
+    public var touchscreenPath: String?
+    /// An evemu description whose axis ranges replace what the panel reports (panels with
+    /// wrong ranges, or a pipe standing in for a panel).
+    public var touchscreenAxesPath: String?
+    /// libinput's 6-number calibration matrix for the touch panel.
+    public var touchCalibration = [1.0, 0, 0, 0, 1, 0]
+    /// The keyboard-wedge door reader's evdev node; nil keeps the simulated one.
+    public var readerPath: String?
+    /// The keyboard layout the door reader types in.
+    public var readerLayout = "us"
     /// A group whose members may use the control socket, besides root and clupd's own user.
     public var controlGroup: String?
     /// The public ticket keys (raw 32 bytes) of the store's other totems, by their letter.
@@ -164,6 +176,22 @@ extension KioskConfiguration {
             throw reader.error("hardware.mode", "expected \"simulated\" or \"linux\", got \"\(mode)\"")
         }
         config.hardware = hardware
+        let touchscreen = try reader.string("hardware.touchscreen", default: "")
+        config.touchscreenPath = touchscreen.isEmpty ? nil : touchscreen
+        let axes = try reader.string("hardware.touchscreen_axes", default: "")
+        config.touchscreenAxesPath = axes.isEmpty ? nil
+            : axes.hasPrefix("/") ? axes : ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(axes)
+        let calibration = try reader.numbers("hardware.calibration", default: config.touchCalibration)
+        guard calibration.count == 6 else {
+            throw reader.error("hardware.calibration", "expected 6 numbers (libinput's calibration matrix), got \(calibration.count)")
+        }
+        config.touchCalibration = calibration
+        let doorReader = try reader.string("hardware.reader", default: "")
+        config.readerPath = doorReader.isEmpty ? nil : doorReader
+        config.readerLayout = try reader.string("hardware.reader_layout", default: config.readerLayout)
+        guard Keymap.named(config.readerLayout) != nil else {
+            throw reader.error("hardware.reader_layout", "no keymap \"\(config.readerLayout)\" (have us, de)")
+        }
         let group = try reader.string("control.group", default: "")
         config.controlGroup = group.isEmpty ? nil : group
 
@@ -221,6 +249,18 @@ private struct KeyReader {
         guard case let .string(text) = value else { throw error(key, "expected a string, got \(value.typeName)") }
         if nonEmpty && text.trimmingCharacters(in: .whitespaces).isEmpty { throw error(key, "must not be empty") }
         return text
+    }
+
+    mutating func numbers(_ key: String, default fallback: [Double]) throws(ConfigurationError) -> [Double] {
+        guard let value = value(key) else { return fallback }
+        guard case let .array(items) = value else { throw error(key, "expected an array of numbers, got \(value.typeName)") }
+        return try items.map { item throws(ConfigurationError) in
+            switch item {
+            case let .integer(number): return Double(number)
+            case let .float(number): return number
+            default: throw error(key, "expected numbers, got \(item.typeName)")
+            }
+        }
     }
 
     mutating func strings(_ key: String, default fallback: [String]) throws(ConfigurationError) -> [String] {

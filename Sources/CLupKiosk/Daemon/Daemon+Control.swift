@@ -59,19 +59,30 @@ extension Daemon {
             try controller.reprint(number, by: peer.userName)
             logger.notice("ticket reprinted", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
         case .simApproach:
+            controller.beginDeviceEvent()
             simulated.presence.simulate(present: true)
         case .simLeave:
+            controller.beginDeviceEvent()
             simulated.presence.simulate(present: false)
         case let .simTap(x, y):
-            try simulated.touchscreen.simulateTap(x: x, y: y)
+            guard let touchscreen = simulated.touchscreen else { throw realDevice("touchscreen", config.touchscreenPath) }
+            controller.beginDeviceEvent()
+            try touchscreen.simulateTap(x: x, y: y)
         case let .simPass(direction):
+            controller.beginDeviceEvent()
             simulated.turnstile.simulatePassage(direction)
         case let .simScan(code):
-            try controller.scanned(code)
+            guard let reader = simulated.reader else { throw realDevice("door reader", config.readerPath) }
+            controller.beginDeviceEvent()
+            reader.simulateScan(code)
         }
         if let failure = controller.lastFailure { throw failure }
         return try encoder.encode(SimulationReply(outcome: controller.lastOutcome, screen: controller.screen.name,
                                                   ticket: controller.lastIssued?.description))
+    }
+
+    private func realDevice(_ role: String, _ path: String?) -> ControlFailure {
+        ControlFailure(code: "E-CTL-006", message: "the \(role) is a real one (\(path ?? "?")); sim needs the simulated one")
     }
 
     private func issueOrder(_ a: Ticket, _ b: Ticket) -> Bool {
@@ -81,7 +92,7 @@ extension Daemon {
     func statusReport() throws -> StatusReport {
         let day = controller.day
         var devices = [controller.display.health, controller.touchscreen.health, controller.presence.health,
-                       controller.turnstile.health]
+                       controller.turnstile.health, controller.reader.health]
         devices.append(usbHealth())
         let ledger = day.ledger(door: config.doorName)
         return StatusReport(

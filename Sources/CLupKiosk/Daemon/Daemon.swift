@@ -22,12 +22,20 @@ public struct DaemonOptions: Sendable {
     }
 }
 
-/// The simulated devices, kept by type so `clupctl sim` can drive them.
+/// The simulated devices, kept by type so `clupctl sim` can drive them; nil where the
+/// configuration names a real device instead.
 struct SimulatedDevices {
     let display: PNGDisplay
-    let touchscreen: SimulatedTouchscreen
+    let touchscreen: SimulatedTouchscreen?
     let presence: SimulatedPresenceSensor
     let turnstile: SimulatedTurnstile
+    let reader: SimulatedDoorReader?
+}
+
+/// The evdev devices the configuration names, started once the kiosk runs.
+struct EvdevDevices {
+    let touchscreen: EvdevTouchscreen?
+    let reader: EvdevDoorReader?
 }
 
 /// `clupd`: opens the state, brings up the devices and the control socket, tells systemd
@@ -39,6 +47,7 @@ public final class Daemon {
     let loop: EventLoop
     let controller: KioskController
     let simulated: SimulatedDevices
+    let evdev: EvdevDevices
     let server: ControlServer
     let printer: CUPSPrinter
     let notifier = SystemdNotifier()
@@ -87,14 +96,31 @@ public final class Daemon {
             throw .data(error)
         }
 
+        let loop = EventLoop(clock: clock)
+        self.loop = loop
+        let keymap = Keymap.named(config.readerLayout) ?? .us
+        var axes: [UInt16: AxisRange]?
+        if let path = config.touchscreenAxesPath {
+            do {
+                axes = try EvemuRecording(parsing: String(contentsOfFile: path, encoding: .utf8)).axes
+            } catch {
+                throw .configuration(ConfigurationError(file: configSource, line: nil, key: "hardware.touchscreen_axes",
+                                                        problem: "cannot read \(path): \(error)"))
+            }
+        }
+        evdev = EvdevDevices(
+            touchscreen: config.touchscreenPath.map { [axes] in
+                EvdevTouchscreen(path: $0, loop: loop, axes: axes, calibration: CalibrationMatrix(config.touchCalibration))
+            },
+            reader: config.readerPath.map { EvdevDoorReader(path: $0, keymap: keymap, loop: loop) })
         let devices = SimulatedDevices(
             display: PNGDisplay(width: config.screenWidth, height: config.screenHeight, directory: state.path),
-            touchscreen: SimulatedTouchscreen(width: config.screenWidth, height: config.screenHeight),
+            touchscreen: evdev.touchscreen == nil ? SimulatedTouchscreen(width: config.screenWidth, height: config.screenHeight) : nil,
             presence: SimulatedPresenceSensor(),
-            turnstile: SimulatedTurnstile())
+            turnstile: SimulatedTurnstile(),
+            reader: evdev.reader == nil ? SimulatedDoorReader(keymap: keymap) : nil)
         simulated = devices
         printer = CUPSPrinter(queue: config.printerQueue)
-        loop = EventLoop(clock: clock)
         let key: Curve25519.Signing.PrivateKey
         do {
             key = try TotemKey.loadOrCreate(at: state.keyPath)
@@ -104,7 +130,8 @@ public final class Daemon {
         do {
             controller = try KioskController(
                 config: config, store: store, loop: loop, display: devices.display,
-                touchscreen: devices.touchscreen, presence: devices.presence, turnstile: devices.turnstile,
+                touchscreen: evdev.touchscreen ?? devices.touchscreen!, presence: devices.presence,
+                turnstile: devices.turnstile, reader: evdev.reader ?? devices.reader!,
                 printJob: TicketPrintJob(printer: printer, profile: config.printerProfile ?? .pdf(config.paper),
                                          spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
                 key: key, clock: clock, logger: logger)
@@ -144,6 +171,8 @@ public final class Daemon {
             return 74
         }
         server.start(on: loop) { [unowned self] request, peer in try self.handle(request, from: peer) }
+        evdev.touchscreen?.start()
+        evdev.reader?.start()
         SignalWatcher.install(on: loop) { [unowned self] signal in
             self.logger.info("stopping on signal \(signal)")
             self.loop.stop()

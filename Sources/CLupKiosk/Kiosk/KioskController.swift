@@ -20,6 +20,7 @@ final class KioskController {
     let touchscreen: Touchscreen
     let presence: PresenceSensor
     let turnstile: Turnstile
+    let reader: DoorReader
     let printJob: TicketPrintJob
     let clock: any Clock
     let logger: Logger
@@ -44,7 +45,7 @@ final class KioskController {
     private(set) var lastFailure: Error?
 
     init(config: KioskConfiguration, store: TotemStore, loop: EventLoop, display: Display,
-         touchscreen: Touchscreen, presence: PresenceSensor, turnstile: Turnstile,
+         touchscreen: Touchscreen, presence: PresenceSensor, turnstile: Turnstile, reader: DoorReader,
          printJob: TicketPrintJob, key: Curve25519.Signing.PrivateKey, clock: any Clock, logger: Logger) throws {
         self.config = config
         self.store = store
@@ -53,6 +54,7 @@ final class KioskController {
         self.touchscreen = touchscreen
         self.presence = presence
         self.turnstile = turnstile
+        self.reader = reader
         self.printJob = printJob
         self.clock = clock
         self.logger = logger
@@ -71,6 +73,7 @@ final class KioskController {
         presence.onChange = { [unowned self] present in self.presenceChanged(present) }
         touchscreen.onGesture = { [unowned self] gesture in self.touched(gesture) }
         turnstile.onPassage = { [unowned self] direction in self.passed(direction) }
+        reader.onRead = { [unowned self] output in self.read(output) }
         resumeInterruptedPrints()
         settleQueue()
         watchTheDay()
@@ -143,6 +146,26 @@ final class KioskController {
             logger.error("could not record a passage", metadata: ["error": "\(error)"])
             report(failure: ControlFailure(code: "E-KSK-002", message: "passage not recorded: \(error)"))
         }
+    }
+
+    /// What the door reader delivered: a code to check, or a scan it could not read.
+    func read(_ output: WedgeDecoder.Output) {
+        switch output {
+        case let .code(code):
+            do {
+                try scanned(code)
+            } catch {
+                report(failure: error)
+            }
+        case let .refused(reason):
+            logger.warning("unreadable scan at the door", metadata: ["reason": "\(reason)"])
+            report(failure: ControlFailure(code: "E-DOOR-006", message: "unreadable scan: \(reason)"))
+        }
+    }
+
+    /// Before a simulated device event: nothing has happened yet.
+    func beginDeviceEvent() {
+        report("nothing happened")
     }
 
     /// A code read at the door: admits its ticket once and releases the turnstile.

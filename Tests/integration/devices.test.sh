@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# clupd reading real device protocols: the touch panel and the door reader as evdev nodes,
+# stood in for by FIFOs fed binary struct input_event records (no input devices here).
+# Needs ROOT and BIN (set by scripts/test).
+set -uo pipefail
+source "$ROOT/Tests/integration/harness.sh"
+
+FIXTURES=$ROOT/../shared/fixtures/evemu
+
+# An evemu recording of two taps in the middle of an 800x480 panel, 0.5 s apart.
+two_taps() {
+  local down up
+  for down in 1.0 1.5; do
+    up=$(awk -v t="$down" 'BEGIN { printf "%.1f", t + 0.1 }')
+    printf 'E: %s 0003 0039 7\nE: %s 0003 0035 400\nE: %s 0003 0036 240\nE: %s 0000 0000 0\n' "$down" "$down" "$down" "$down"
+    printf 'E: %s 0003 0039 -1\nE: %s 0000 0000 0\n' "$up" "$up"
+  done
+}
+
+start_with_devices() {
+  mkfifo "$WORK/touch" "$WORK/reader"
+  kiosk_start '[hardware]' "touchscreen = \"$WORK/touch\"" \
+              "touchscreen_axes = \"$FIXTURES/Atmel_maXTouch_Touchscreen.desc\"" "reader = \"$WORK/reader\""
+}
+
+# Waits up to 3 s until clupctl status shows TEXT.
+wait_status() {
+  for _ in $(seq 1 30); do clupctl status | grep -q -- "$1" && return 0; sleep 0.1; done
+  fail "status never showed [$1]: $(clupctl status)"
+}
+
+test_a_tap_on_the_panel_prints_a_ticket_and_its_scan_at_the_reader_opens_the_turnstile() {
+  start_with_devices
+  wait_status "touchscreen  evdev      ok"
+  wait_status "door-reader  evdev      ok"
+  two_taps > "$WORK/taps.events"
+  # The first touch wakes the screen, the second presses "Get a ticket".
+  "$BIN/clupd" encode-events "$WORK/taps.events" > "$WORK/touch"
+  for _ in $(seq 1 50); do [ -n "$(newest_ticket)" ] && break; sleep 0.1; done
+  assert_eq "$(wait_for_print A-001)" called
+  code=$(printed_qr_text A-001)
+  "$BIN/clupd" scanner-keys "$code" > "$WORK/reader"
+  for _ in $(seq 1 30); do [ "$(ticket_field A-001 state)" = admitted ] && break; sleep 0.1; done
+  assert_eq "$(ticket_field A-001 state)" admitted "scanned at the real reader"
+  assert_contains "$(clupctl status)" "turnstile    simulated  ok       1 releases"
+  rc=0; out=$(clupctl sim scan "$code" 2>&1) || rc=$?
+  assert_contains "$out" "E-CTL-006 the door reader is a real one"
+}
+
+test_an_unplugged_reader_shows_missing_and_recovers_when_plugged_back() {
+  start_with_devices
+  wait_status "door-reader  evdev      ok"
+  # Unplugging: the node disappears and the open stream ends (here: the last writer closes).
+  exec 5>"$WORK/reader"
+  rm "$WORK/reader"
+  exec 5>&-
+  wait_status "door-reader  evdev      missing  $WORK/reader: No such file or directory"
+  kill -0 "$CLUPD_PID" || fail "clupd died when the reader went away"
+  mkfifo "$WORK/reader"
+  start=$(date +%s%N)
+  wait_status "door-reader  evdev      ok"
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  [ "$elapsed_ms" -lt 2000 ] || fail "recovered after $elapsed_ms ms"
+  echo "report: the reader was back $elapsed_ms ms after being plugged in again"
+}
+
+test_garbage_from_a_device_is_survived() {
+  start_with_devices
+  wait_status "touchscreen  evdev      ok"
+  head -c 100000 /dev/urandom > "$WORK/touch"
+  head -c 100000 /dev/urandom > "$WORK/reader"
+  clupctl status >/dev/null || fail "clupd stopped answering after garbage"
+  kill -0 "$CLUPD_PID" || fail "clupd died"
+}
+
+test_replay_touch_prints_the_gestures_of_a_recording() {
+  out=$("$BIN/clupd" replay-touch "$FIXTURES/Atmel_maXTouch_Touchscreen.desc" \
+        "$FIXTURES/Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events")
+  assert_eq "$(echo "$out" | wc -l)" 2
+  assert_contains "$out" '{"gesture":"long-press","x0":0.2778,"y0":0.6388,'
+}
+
+run_tests
