@@ -57,6 +57,7 @@ let package = Package(
         ]),
         .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting"]),
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
-        .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk"]),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CTestSupport"]),
     ]
 )

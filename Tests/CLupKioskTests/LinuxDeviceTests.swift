@@ -1,0 +1,131 @@
+import CLupCore
+import CLupHardware
+@testable import CLupKiosk
+import CTestSupport
+import Foundation
+import XCTest
+
+/// The Linux backends of presence, turnstile and serial reader on the real event loop,
+/// with the stand-ins this machine allows: a regular file for sysfs, FIFOs for evdev
+/// nodes, a pseudo-terminal for the serial port.
+final class LinuxDeviceTests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = URL(fileURLWithPath: "/tmp/clup-devices-\(getpid())-\(UInt16.random(in: 0...UInt16.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs `loop` for `seconds`, doing `steps` at their times.
+    func run(_ loop: EventLoop, for seconds: Double, _ steps: [(Double, () -> Void)]) {
+        for (time, step) in steps { loop.schedule(after: time, handler: step) }
+        loop.schedule(after: seconds) { loop.stop() }
+        loop.run()
+    }
+
+    /// Writes `bytes` into the FIFO at `path` from a worker thread, keeping it open `hold` seconds.
+    func feed(_ path: String, _ bytes: [UInt8], hold: Double = 0) {
+        Thread {
+            let fd = open(path, O_WRONLY)
+            guard fd >= 0 else { return }
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if hold > 0 { Thread.sleep(forTimeInterval: hold) }
+            close(fd)
+        }.start()
+    }
+
+    func test_iioProximityWakesAndSleepsWithHysteresis() throws {
+        let raw = directory.appendingPathComponent("in_proximity_raw")
+        try "10\n".write(to: raw, atomically: true, encoding: .ascii)
+        let loop = EventLoop()
+        let sensor = IIOPresenceSensor(path: raw.path, near: 200, far: 150, loop: loop, interval: 0.05)
+        var changes: [Bool] = []
+        sensor.onChange = { changes.append($0) }
+        sensor.start()
+        func set(_ value: String) -> () -> Void { { try? "\(value)\n".write(to: raw, atomically: true, encoding: .ascii) } }
+        run(loop, for: 1.0, [(0.1, set("250")), (0.3, set("170")), (0.5, set("120")), (0.7, set("175")),
+                              (0.8, { try? FileManager.default.removeItem(at: raw) })])
+        XCTAssertEqual(changes, [true, false])
+        XCTAssertEqual(sensor.health.state, .missing)
+    }
+
+    func test_evdevProximitySwitchReportsPresence() throws {
+        let node = directory.appendingPathComponent("proximity").path
+        XCTAssertEqual(mkfifo(node, 0o600), 0)
+        let loop = EventLoop()
+        let sensor = EvdevPresenceSensor(path: node, loop: loop, retryInterval: 0.1)
+        var changes: [Bool] = []
+        sensor.onChange = { changes.append($0) }
+        sensor.start()
+        let events = [1, 1, 0].enumerated().map { index, value in
+            InputEvent(time: Double(index), type: EventCode.switchEvent, code: EventCode.frontProximity, value: Int32(value))
+        }
+        feed(node, events.flatMap(InputEventStream.encode), hold: 0.3)
+        run(loop, for: 0.5, [])
+        XCTAssertEqual(changes, [true, false])
+        sensor.stop()
+    }
+
+    func test_turnstilePulsesAreDebouncedAndTheReleaseLineIsPulsed() throws {
+        let node = directory.appendingPathComponent("turnstile").path
+        let release = directory.appendingPathComponent("gpio17-value")
+        XCTAssertEqual(mkfifo(node, 0o600), 0)
+        try "0".write(to: release, atomically: true, encoding: .ascii)
+        let loop = EventLoop()
+        let turnstile = EvdevTurnstile(path: node, entryKey: 183, exitKey: 184, releasePath: release.path, loop: loop,
+                                       releasePulse: 0.1)
+        var passages: [PassageDirection] = []
+        turnstile.onPassage = { passages.append($0) }
+        turnstile.start()
+        func key(_ t: Double, _ code: UInt16, _ value: Int32) -> InputEvent {
+            InputEvent(time: t, type: EventCode.key, code: code, value: value)
+        }
+        // In: a clean pulse, then relay bounce. Out: a 5 ms spike (noise), then a real pulse.
+        let events = [key(1.0, 183, 1), key(1.1, 183, 0), key(1.12, 183, 1), key(1.16, 183, 0),
+                      key(2.0, 184, 1), key(2.005, 184, 0), key(3.0, 184, 1), key(3.08, 184, 0)]
+        feed(node, events.flatMap(InputEventStream.encode), hold: 0.5)
+        var during = ""
+        run(loop, for: 0.4, [(0.05, { try? turnstile.release() }),
+                             (0.08, { during = (try? String(contentsOf: release, encoding: .ascii)) ?? "" })])
+        XCTAssertEqual(passages, [.entry, .exit])
+        XCTAssertEqual(during, "1", "the line is high while released")
+        XCTAssertEqual(try String(contentsOf: release, encoding: .ascii), "0", "and low again after the pulse")
+        XCTAssertEqual(turnstile.releases, 1)
+        turnstile.stop()
+    }
+
+    func test_aTurnstileWithoutAReleaseLineSaysSo() {
+        let turnstile = EvdevTurnstile(path: "/nonexistent", entryKey: 1, exitKey: 2, releasePath: nil, loop: EventLoop())
+        XCTAssertThrowsError(try turnstile.release()) { error in
+            XCTAssertTrue("\(error)".contains("E-HW-020"), "\(error)")
+        }
+    }
+
+    func test_aSerialScannerOnAPseudoTerminalDeliversLinesAndRefusesACutOffOne() throws {
+        var name = [CChar](repeating: 0, count: 64)
+        let master = clup_test_open_pty(&name, 64)
+        XCTAssertGreaterThanOrEqual(master, 0)
+        defer { close(master) }
+        let port = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let loop = EventLoop()
+        let reader = SerialDoorReader(path: port, loop: loop)
+        var outputs: [WedgeDecoder.Output] = []
+        reader.onRead = { outputs.append($0) }
+        reader.start()
+        XCTAssertTrue(reader.isConnected, reader.health.detail)
+        let bytes = Array("V5:A B$\r\nNEXT\nHALF".utf8)
+        run(loop, for: 1.0, [(0.05, { _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } })])
+        XCTAssertEqual(outputs, [.code("V5:A B$"), .code("NEXT"), .refused("a code cut off after 4 bytes (no end of line)")])
+        reader.stop()
+    }
+
+    func test_aSerialPortThatIsNotThereIsMissing() {
+        let reader = SerialDoorReader(path: "/dev/serial/by-id/no-such-scanner", loop: EventLoop())
+        reader.start()
+        XCTAssertEqual(reader.health.state, .missing)
+    }
+}
