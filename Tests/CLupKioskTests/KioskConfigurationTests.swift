@@ -84,6 +84,32 @@ final class KioskConfigurationTests: XCTestCase {
         }
     }
 
+    func test_hardwareKeysNameTheRealDevices() throws {
+        let config = try KioskConfiguration.parse("""
+            [hardware]
+            touchscreen = "/dev/clup/touch"
+            calibration = [0, 1, 0, -1, 0, 1]
+            serial_reader = "/dev/serial/by-id/usb-scanner"
+            proximity = "/sys/bus/iio/devices/iio:device0/in_proximity_raw"
+            proximity_near = 300
+            proximity_far = 250
+            turnstile = "/dev/clup/turnstile"
+            turnstile_release = "/sys/class/gpio/gpio17/value"
+            """, file: "clupd.toml")
+        XCTAssertEqual(config.touchscreenPath, "/dev/clup/touch")
+        XCTAssertEqual(config.touchCalibration, [0, 1, 0, -1, 0, 1])
+        XCTAssertEqual(config.serialReaderPath, "/dev/serial/by-id/usb-scanner")
+        XCTAssertEqual([config.proximityNear, config.proximityFar], [300, 250])
+        XCTAssertEqual(config.turnstileReleasePath, "/sys/class/gpio/gpio17/value")
+        XCTAssertEqual(try KioskConfiguration.parse(config.toml, file: "shown.toml"), config)
+        XCTAssertThrowsError(try KioskConfiguration.parse("[hardware]\nreader = \"/a\"\nserial_reader = \"/b\"", file: "c.toml")) { error in
+            XCTAssertTrue("\(error)".contains("one door reader"), "\(error)")
+        }
+        XCTAssertThrowsError(try KioskConfiguration.parse("[hardware]\ncalibration = [1, 0, 0]", file: "c.toml")) { error in
+            XCTAssertTrue("\(error)".contains("expected 6 numbers"), "\(error)")
+        }
+    }
+
     func test_eachBadValueNamesFileLineKeyAndProblem() {
         let cases: [(String, String)] = [
             ("[totem]\nletter = \"ab\"", "clupd.toml:2: totem.letter: expected one capital letter A-Z, got \"ab\""),

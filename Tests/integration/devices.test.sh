@@ -64,6 +64,22 @@ test_an_unplugged_reader_shows_missing_and_recovers_when_plugged_back() {
   echo "report: the reader was back $elapsed_ms ms after being plugged in again"
 }
 
+test_every_device_missing_leaves_clupd_running_and_says_which() {
+  kiosk_start '[hardware]' "touchscreen = \"$WORK/none-touch\"" "proximity = \"$WORK/none-proximity\"" \
+              "turnstile = \"$WORK/none-turnstile\"" "serial_reader = \"$WORK/none-serial\""
+  out=$(clupctl status)
+  assert_contains "$out" "touchscreen  evdev      missing  $WORK/none-touch: No such file or directory"
+  assert_contains "$out" "turnstile    evdev      missing  $WORK/none-turnstile: No such file or directory"
+  assert_contains "$out" "door-reader  serial     missing  $WORK/none-serial: No such file or directory"
+  wait_status "presence     iio        missing  $WORK/none-proximity: No such file or directory"
+  rc=0; out=$(clupctl sim pass in 2>&1) || rc=$?
+  assert_status $rc 1
+  assert_contains "$out" "E-CTL-006 the turnstile is a real one"
+  # The proximity sensor appears: someone is near, and the screen wakes.
+  echo 300 > "$WORK/none-proximity"
+  wait_status "screen     welcome"
+}
+
 test_garbage_from_a_device_is_survived() {
   start_with_devices
   wait_status "touchscreen  evdev      ok"

@@ -55,6 +55,15 @@ extension KioskConfiguration {
             calibration = [\(touchCalibration.map { String($0) }.joined(separator: ", "))]
             reader = \(text(readerPath ?? ""))
             reader_layout = \(text(readerLayout))
+            serial_reader = \(text(serialReaderPath ?? ""))
+            presence = \(text(presencePath ?? ""))
+            proximity = \(text(proximityPath ?? ""))
+            proximity_near = \(proximityNear)
+            proximity_far = \(proximityFar)
+            turnstile = \(text(turnstilePath ?? ""))
+            turnstile_entry_key = \(turnstileEntryKey)
+            turnstile_exit_key = \(turnstileExitKey)
+            turnstile_release = \(text(turnstileReleasePath ?? ""))
 
             [control]
             group = \(text(controlGroup ?? ""))

@@ -56,6 +56,19 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var readerPath: String?
     /// The keyboard layout the door reader types in.
     public var readerLayout = "us"
+    /// A serial door reader's port (instead of a keyboard-wedge one).
+    public var serialReaderPath: String?
+    /// A presence sensor reporting `SW_FRONT_PROXIMITY` through evdev.
+    public var presencePath: String?
+    /// An IIO proximity sensor's raw value file in sysfs, and its near/far thresholds.
+    public var proximityPath: String?
+    public var proximityNear = 200
+    public var proximityFar = 150
+    /// The turnstile's evdev node, the keys of its entry and exit contacts, its release line.
+    public var turnstilePath: String?
+    public var turnstileEntryKey = 183
+    public var turnstileExitKey = 184
+    public var turnstileReleasePath: String?
     /// A group whose members may use the control socket, besides root and clupd's own user.
     public var controlGroup: String?
     /// The public ticket keys (raw 32 bytes) of the store's other totems, by their letter.
@@ -189,6 +202,24 @@ extension KioskConfiguration {
         let doorReader = try reader.string("hardware.reader", default: "")
         config.readerPath = doorReader.isEmpty ? nil : doorReader
         config.readerLayout = try reader.string("hardware.reader_layout", default: config.readerLayout)
+        config.serialReaderPath = try reader.optionalString("hardware.serial_reader")
+        if config.readerPath != nil && config.serialReaderPath != nil {
+            throw reader.error("hardware.serial_reader", "one door reader: set hardware.reader or hardware.serial_reader, not both")
+        }
+        config.presencePath = try reader.optionalString("hardware.presence")
+        config.proximityPath = try reader.optionalString("hardware.proximity")
+        if config.presencePath != nil && config.proximityPath != nil {
+            throw reader.error("hardware.proximity", "one presence sensor: set hardware.presence or hardware.proximity, not both")
+        }
+        config.proximityNear = try reader.integer("hardware.proximity_near", default: config.proximityNear, in: 0...1_000_000)
+        config.proximityFar = try reader.integer("hardware.proximity_far", default: config.proximityFar, in: 0...1_000_000)
+        guard config.proximityFar <= config.proximityNear else {
+            throw reader.error("hardware.proximity_far", "must not be above proximity_near (\(config.proximityNear))")
+        }
+        config.turnstilePath = try reader.optionalString("hardware.turnstile")
+        config.turnstileEntryKey = try reader.integer("hardware.turnstile_entry_key", default: config.turnstileEntryKey, in: 1...767)
+        config.turnstileExitKey = try reader.integer("hardware.turnstile_exit_key", default: config.turnstileExitKey, in: 1...767)
+        config.turnstileReleasePath = try reader.optionalString("hardware.turnstile_release")
         guard Keymap.named(config.readerLayout) != nil else {
             throw reader.error("hardware.reader_layout", "no keymap \"\(config.readerLayout)\" (have us, de)")
         }
@@ -249,6 +280,12 @@ private struct KeyReader {
         guard case let .string(text) = value else { throw error(key, "expected a string, got \(value.typeName)") }
         if nonEmpty && text.trimmingCharacters(in: .whitespaces).isEmpty { throw error(key, "must not be empty") }
         return text
+    }
+
+    /// A string that may be left out or empty, meaning "not set".
+    mutating func optionalString(_ key: String) throws(ConfigurationError) -> String? {
+        let text = try string(key, default: "")
+        return text.isEmpty ? nil : text
     }
 
     mutating func numbers(_ key: String, default fallback: [Double]) throws(ConfigurationError) -> [Double] {

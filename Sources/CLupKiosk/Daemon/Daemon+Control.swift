@@ -58,21 +58,20 @@ extension Daemon {
             }
             try controller.reprint(number, by: peer.userName)
             logger.notice("ticket reprinted", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
-        case .simApproach:
+        case .simApproach, .simLeave:
+            guard let presence = devices.simulatedPresence else { throw realDevice("presence sensor") }
             controller.beginDeviceEvent()
-            simulated.presence.simulate(present: true)
-        case .simLeave:
-            controller.beginDeviceEvent()
-            simulated.presence.simulate(present: false)
+            presence.simulate(present: request == .simApproach)
         case let .simTap(x, y):
-            guard let touchscreen = simulated.touchscreen else { throw realDevice("touchscreen", config.touchscreenPath) }
+            guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
             controller.beginDeviceEvent()
             try touchscreen.simulateTap(x: x, y: y)
         case let .simPass(direction):
+            guard let turnstile = devices.simulatedTurnstile else { throw realDevice("turnstile") }
             controller.beginDeviceEvent()
-            simulated.turnstile.simulatePassage(direction)
+            turnstile.simulatePassage(direction)
         case let .simScan(code):
-            guard let reader = simulated.reader else { throw realDevice("door reader", config.readerPath) }
+            guard let reader = devices.simulatedReader else { throw realDevice("door reader") }
             controller.beginDeviceEvent()
             reader.simulateScan(code)
         }
@@ -81,8 +80,8 @@ extension Daemon {
                                                   ticket: controller.lastIssued?.description))
     }
 
-    private func realDevice(_ role: String, _ path: String?) -> ControlFailure {
-        ControlFailure(code: "E-CTL-006", message: "the \(role) is a real one (\(path ?? "?")); sim needs the simulated one")
+    private func realDevice(_ role: String) -> ControlFailure {
+        ControlFailure(code: "E-CTL-006", message: "the \(role) is a real one (see [hardware]); sim needs the simulated one")
     }
 
     private func issueOrder(_ a: Ticket, _ b: Ticket) -> Bool {

@@ -22,22 +22,6 @@ public struct DaemonOptions: Sendable {
     }
 }
 
-/// The simulated devices, kept by type so `clupctl sim` can drive them; nil where the
-/// configuration names a real device instead.
-struct SimulatedDevices {
-    let display: PNGDisplay
-    let touchscreen: SimulatedTouchscreen?
-    let presence: SimulatedPresenceSensor
-    let turnstile: SimulatedTurnstile
-    let reader: SimulatedDoorReader?
-}
-
-/// The evdev devices the configuration names, started once the kiosk runs.
-struct EvdevDevices {
-    let touchscreen: EvdevTouchscreen?
-    let reader: EvdevDoorReader?
-}
-
 /// `clupd`: opens the state, brings up the devices and the control socket, tells systemd
 /// it is ready, and runs the kiosk on its event loop until SIGTERM.
 public final class Daemon {
@@ -46,8 +30,7 @@ public final class Daemon {
     let store: TotemStore
     let loop: EventLoop
     let controller: KioskController
-    let simulated: SimulatedDevices
-    let evdev: EvdevDevices
+    let devices: DeviceSet
     let server: ControlServer
     let printer: CUPSPrinter
     let notifier = SystemdNotifier()
@@ -80,12 +63,13 @@ public final class Daemon {
             throw .configuration(error)
         }
         if options.simulate { config.hardware = .simulated }
-        guard config.hardware == .simulated else {
-            // The Linux backends (evdev, GPIO, serial reader) arrive with the hardware issue;
-            // starting without devices would present a kiosk that cannot work.
+        if config.hardware == .linux {
+            // Every device but the screen has a Linux backend; the screen's (framebuffer)
+            // is not written yet, and a kiosk without a screen cannot serve anyone.
             throw .configuration(ConfigurationError(
-                file: options.configPath ?? KioskConfiguration.defaultPath, line: nil, key: "hardware.mode",
-                problem: "\"linux\" device backends are not in this build yet; use \"simulated\" or --simulate"))
+                file: configSource, line: nil, key: "hardware.mode",
+                problem: "\"linux\" needs the framebuffer display backend, which is not in this build; keep \"simulated\" "
+                    + "and name the real devices one by one under [hardware]"))
         }
         self.config = config
 
@@ -98,28 +82,7 @@ public final class Daemon {
 
         let loop = EventLoop(clock: clock)
         self.loop = loop
-        let keymap = Keymap.named(config.readerLayout) ?? .us
-        var axes: [UInt16: AxisRange]?
-        if let path = config.touchscreenAxesPath {
-            do {
-                axes = try EvemuRecording(parsing: String(contentsOfFile: path, encoding: .utf8)).axes
-            } catch {
-                throw .configuration(ConfigurationError(file: configSource, line: nil, key: "hardware.touchscreen_axes",
-                                                        problem: "cannot read \(path): \(error)"))
-            }
-        }
-        evdev = EvdevDevices(
-            touchscreen: config.touchscreenPath.map { [axes] in
-                EvdevTouchscreen(path: $0, loop: loop, axes: axes, calibration: CalibrationMatrix(config.touchCalibration))
-            },
-            reader: config.readerPath.map { EvdevDoorReader(path: $0, keymap: keymap, loop: loop) })
-        let devices = SimulatedDevices(
-            display: PNGDisplay(width: config.screenWidth, height: config.screenHeight, directory: state.path),
-            touchscreen: evdev.touchscreen == nil ? SimulatedTouchscreen(width: config.screenWidth, height: config.screenHeight) : nil,
-            presence: SimulatedPresenceSensor(),
-            turnstile: SimulatedTurnstile(),
-            reader: evdev.reader == nil ? SimulatedDoorReader(keymap: keymap) : nil)
-        simulated = devices
+        devices = try DeviceSet(config: config, configSource: configSource, stateDirectory: state.path, loop: loop)
         printer = CUPSPrinter(queue: config.printerQueue)
         let key: Curve25519.Signing.PrivateKey
         do {
@@ -130,8 +93,8 @@ public final class Daemon {
         do {
             controller = try KioskController(
                 config: config, store: store, loop: loop, display: devices.display,
-                touchscreen: evdev.touchscreen ?? devices.touchscreen!, presence: devices.presence,
-                turnstile: devices.turnstile, reader: evdev.reader ?? devices.reader!,
+                touchscreen: devices.touchscreen, presence: devices.presence,
+                turnstile: devices.turnstile, reader: devices.reader,
                 printJob: TicketPrintJob(printer: printer, profile: config.printerProfile ?? .pdf(config.paper),
                                          spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
                 key: key, clock: clock, logger: logger)
@@ -171,8 +134,7 @@ public final class Daemon {
             return 74
         }
         server.start(on: loop) { [unowned self] request, peer in try self.handle(request, from: peer) }
-        evdev.touchscreen?.start()
-        evdev.reader?.start()
+        devices.start()
         SignalWatcher.install(on: loop) { [unowned self] signal in
             self.logger.info("stopping on signal \(signal)")
             self.loop.stop()
