@@ -8,7 +8,8 @@ struct Clupctl: ParsableCommand {
         commandName: "clupctl",
         abstract: "Maintenance shell for the CLup totem daemon.",
         subcommands: [Status.self, Tickets.self, QueueCommand.self, CallNext.self, LedgerCommand.self,
-                      ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, Screenshot.self, Sim.self])
+                      ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, Devices.self, Screenshot.self,
+                      Sim.self])
 }
 
 /// The socket option every command takes.

@@ -64,6 +64,27 @@ test_an_unplugged_reader_shows_missing_and_recovers_when_plugged_back() {
   echo "report: the reader was back $elapsed_ms ms after being plugged in again"
 }
 
+test_a_gone_touchscreen_puts_the_totem_out_of_order_until_it_is_back() {
+  start_with_devices
+  wait_status "touchscreen  evdev      ok"
+  exec 5>"$WORK/touch"
+  rm "$WORK/touch"
+  exec 5>&-
+  wait_status "screen     out-of-order"
+  clupctl screenshot "$WORK/out-of-order.png" >/dev/null
+  mkfifo "$WORK/touch"
+  wait_status "touchscreen  evdev      ok"
+  wait_status "screen     asleep"
+}
+
+test_devices_lists_the_usb_bus_against_the_known_models() {
+  kiosk_start '[hardware]' "usb_profiles = \"$ROOT/hardware/usb-devices.json\""
+  out=$(clupctl devices)
+  assert_contains "$out" "known devices from $ROOT/hardware/usb-devices.json"
+  assert_contains "$out" "door-reader  simulated  ok"
+  echo "report: $(echo "$out" | head -n 1)"
+}
+
 test_every_device_missing_leaves_clupd_running_and_says_which() {
   kiosk_start '[hardware]' "touchscreen = \"$WORK/none-touch\"" "proximity = \"$WORK/none-proximity\"" \
               "turnstile = \"$WORK/none-turnstile\"" "serial_reader = \"$WORK/none-serial\""
@@ -75,9 +96,11 @@ test_every_device_missing_leaves_clupd_running_and_says_which() {
   rc=0; out=$(clupctl sim pass in 2>&1) || rc=$?
   assert_status $rc 1
   assert_contains "$out" "E-CTL-006 the turnstile is a real one"
-  # The proximity sensor appears: someone is near, and the screen wakes.
+  # Without its touch panel the totem is out of order, whoever comes near.
+  wait_status "screen     out-of-order"
   echo 300 > "$WORK/none-proximity"
-  wait_status "screen     welcome"
+  wait_status "presence     iio        ok       someone present, reading 300"
+  assert_contains "$(clupctl status)" "screen     out-of-order"
 }
 
 test_garbage_from_a_device_is_survived() {

@@ -64,6 +64,7 @@ extension KioskConfiguration {
             turnstile_entry_key = \(turnstileEntryKey)
             turnstile_exit_key = \(turnstileExitKey)
             turnstile_release = \(text(turnstileReleasePath ?? ""))
+            usb_profiles = \(text(usbProfilesPath ?? ""))
 
             [control]
             group = \(text(controlGroup ?? ""))

@@ -69,6 +69,8 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var turnstileEntryKey = 183
     public var turnstileExitKey = 184
     public var turnstileReleasePath: String?
+    /// Known USB devices (`hardware/usb-devices.json`), for `clupctl devices`.
+    public var usbProfilesPath: String?
     /// A group whose members may use the control socket, besides root and clupd's own user.
     public var controlGroup: String?
     /// The public ticket keys (raw 32 bytes) of the store's other totems, by their letter.
@@ -220,6 +222,9 @@ extension KioskConfiguration {
         config.turnstileEntryKey = try reader.integer("hardware.turnstile_entry_key", default: config.turnstileEntryKey, in: 1...767)
         config.turnstileExitKey = try reader.integer("hardware.turnstile_exit_key", default: config.turnstileExitKey, in: 1...767)
         config.turnstileReleasePath = try reader.optionalString("hardware.turnstile_release")
+        config.usbProfilesPath = try reader.optionalString("hardware.usb_profiles").map {
+            $0.hasPrefix("/") ? $0 : ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent($0)
+        }
         guard Keymap.named(config.readerLayout) != nil else {
             throw reader.error("hardware.reader_layout", "no keymap \"\(config.readerLayout)\" (have us, de)")
         }

@@ -19,6 +19,25 @@ public struct StatusReport: Codable, Sendable {
     public let occupancy: OccupancyReport
 }
 
+/// `clupctl devices`: what is on the USB bus and which known device each is, and the
+/// devices the kiosk drives.
+public struct DevicesReport: Codable, Sendable {
+    public let usb: [USBLine]
+    /// Why the USB bus could not be read, if it could not.
+    public let usbProblem: String?
+    public let profiles: String
+    public let devices: [DeviceHealth]
+}
+
+/// One device on the USB bus.
+public struct USBLine: Codable, Sendable {
+    public let bus: Int
+    public let address: Int
+    public let id: String
+    public let role: String?
+    public let name: String?
+}
+
 /// `clupctl printer`: the printer, its profile and today's tickets it failed.
 public struct PrinterDetails: Codable, Sendable {
     public let printer: PrinterReport

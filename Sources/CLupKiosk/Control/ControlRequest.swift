@@ -11,6 +11,7 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case correctLedger(delta: Int, reason: String)
     case configuration
     case printer
+    case devices
     /// An employee's priority ticket, printed on the totem's printer.
     case issuePriority(PriorityReason)
     case reprint(number: String)

@@ -42,6 +42,8 @@ extension Daemon {
             return try encoder.encode(ledgerReport())
         case .configuration:
             return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml))
+        case .devices:
+            return try encoder.encode(devicesReport())
         case let .issuePriority(reason):
             let number = try controller.issueTicket(.priority(reason))
             logger.notice("priority ticket issued", metadata: ["number": "\(number)", "reason": "\(reason.rawValue)",
@@ -152,6 +154,30 @@ extension Daemon {
         }
         return PrinterReport(queue: status.queue, ready: status.isReady, state: status.state, reasons: status.reasons,
                              message: status.message, checkedSecondsAgo: age)
+    }
+
+    func devicesReport() -> DevicesReport {
+        var profiles: USBProfiles?
+        var profilesNote = "no USB profiles configured (hardware.usb_profiles)"
+        if let path = config.usbProfilesPath {
+            do {
+                profiles = try USBProfiles.load(path: path)
+                profilesNote = "\(profiles?.profiles.count ?? 0) known devices from \(path)"
+            } catch {
+                profilesNote = error.description
+            }
+        }
+        let devices = [controller.display.health, controller.touchscreen.health, controller.presence.health,
+                       controller.turnstile.health, controller.reader.health]
+        do {
+            let usb = try USBBus.devices().map { device in
+                let profile = profiles?.match(device.id)
+                return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)
+            }
+            return DevicesReport(usb: usb, usbProblem: nil, profiles: profilesNote, devices: devices)
+        } catch {
+            return DevicesReport(usb: [], usbProblem: error.description, profiles: profilesNote, devices: devices)
+        }
     }
 
     private func usbHealth() -> DeviceHealth {

@@ -126,6 +126,8 @@ public final class Daemon {
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     public func run() -> Int32 {
+        // Real devices are opened first, so the kiosk starts with what is actually there.
+        devices.start()
         do {
             try controller.start()
         } catch {
@@ -134,7 +136,6 @@ public final class Daemon {
             return 74
         }
         server.start(on: loop) { [unowned self] request, peer in try self.handle(request, from: peer) }
-        devices.start()
         SignalWatcher.install(on: loop) { [unowned self] signal in
             self.logger.info("stopping on signal \(signal)")
             self.loop.stop()

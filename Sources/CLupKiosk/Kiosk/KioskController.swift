@@ -78,6 +78,21 @@ final class KioskController {
         settleQueue()
         watchTheDay()
         try show(.asleep)
+        watchTheTouchscreen()
+    }
+
+    /// Every second: with the touch panel gone, the screen says the totem is out of order
+    /// (rather than showing buttons nobody can press); when it is back, the kiosk resumes.
+    private func watchTheTouchscreen() {
+        let working = touchscreen.health.state == .ok
+        if !working && screen != .outOfOrder {
+            logger.error("the touchscreen is gone; out of order", metadata: ["detail": "\(touchscreen.health.detail)"])
+            showOrLog(.outOfOrder)
+        } else if working && screen == .outOfOrder {
+            logger.notice("the touchscreen is back")
+            showOrLog(someonePresent ? .welcome : .asleep)
+        }
+        loop.schedule(after: 1) { [unowned self] in watchTheTouchscreen() }
     }
 
     /// Once a minute, starts the new business day if it has begun, so the screen and the
@@ -221,6 +236,8 @@ final class KioskController {
     }
 
     func showOrLog(_ next: Screen) {
+        // Nothing replaces "out of order" while the touch panel is still gone.
+        if screen == .outOfOrder && next != .outOfOrder && touchscreen.health.state != .ok { return }
         do {
             try show(next)
         } catch {

@@ -10,6 +10,8 @@ enum Screen: Equatable {
     case ticketReady(number: String, wait: String)
     /// The printer failed; the customer is told what to do.
     case printFailed(reason: String)
+    /// The touch panel is gone: nobody can use the totem until it is back.
+    case outOfOrder
 
     /// A short name for the shell and logs.
     var name: String {
@@ -19,6 +21,7 @@ enum Screen: Equatable {
         case .printing: "printing"
         case .ticketReady: "ticket-ready"
         case .printFailed: "print-failed"
+        case .outOfOrder: "out-of-order"
         }
     }
 }
@@ -51,7 +54,7 @@ struct ScreenGeometry {
         case .welcome:
             [Button(action: .getTicket, label: "Get a ticket",
                     x: width * 0.15, y: height * 0.42, width: width * 0.7, height: height * 0.16)]
-        case .asleep, .printing, .ticketReady, .printFailed:
+        case .asleep, .printing, .ticketReady, .printFailed, .outOfOrder:
             []
         }
     }

@@ -60,6 +60,11 @@ struct ScreenRenderer {
             canvas.text(wait, x: centre, y: h * 0.6, size: unit * 1.1, alignment: .center)
             canvas.text("Scan it at the door when your number is called", x: centre, y: h * 0.7,
                         size: unit * 0.8, color: Self.muted, alignment: .center)
+        case .outOfOrder:
+            canvas.text("Out of order", x: centre, y: h * 0.35, size: unit * 2, bold: true, color: Self.warning,
+                        alignment: .center)
+            canvas.text("Please ask a member of staff for a ticket", x: centre, y: h * 0.45, size: unit * 1.1,
+                        alignment: .center)
         case let .printFailed(reason):
             canvas.text("Sorry, no ticket was printed", x: centre, y: h * 0.3, size: unit * 1.4, bold: true,
                         color: Self.warning, alignment: .center)
