@@ -96,24 +96,9 @@ struct ScannerKeys: ParsableCommand {
 
     func run() throws {
         guard let keymap = Keymap.named(layout) else { throw ValidationError("no keymap \(layout) (have us, de)") }
-        var events: [InputEvent] = []
-        var time = 1.0
-        func press(_ key: UInt16, _ value: Int32) {
-            events.append(InputEvent(time: time, type: EventCode.key, code: key, value: value))
-            events.append(InputEvent(time: time, type: EventCode.synchronization, code: EventCode.report, value: 0))
-            time += 0.004
+        guard let events = keymap.scannerEvents(typing: code, startingAt: 1) else {
+            throw ValidationError("the \(layout) layout cannot type every character of \"\(code)\"")
         }
-        for character in code {
-            guard let (key, shift) = keymap.keystroke(for: character) else {
-                throw ValidationError("the \(layout) layout cannot type \"\(character)\"")
-            }
-            if shift { press(WedgeDecoder.leftShift, 1) }
-            press(key, 1)
-            press(key, 0)
-            if shift { press(WedgeDecoder.leftShift, 0) }
-        }
-        press(WedgeDecoder.enter, 1)
-        press(WedgeDecoder.enter, 0)
         FileHandle.standardOutput.write(Data(events.flatMap(InputEventStream.encode)))
     }
 }

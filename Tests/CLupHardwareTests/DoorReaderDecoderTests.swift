@@ -6,23 +6,13 @@ final class DoorReaderDecoderTests: XCTestCase {
     /// A real ticket code: Base45, with capitals, digits, space and symbols.
     let code = "V50000C-0V505P0C2WCCO$%*+-./: AZ09"
 
-    /// The key events a scanner set to `keymap` sends for `text` and Enter, 8 ms apart.
+    /// The key events a scanner set to `keymap` sends for `text` (and Enter, unless told not to).
     func keystrokes(_ text: String, _ keymap: Keymap, start: Double = 0, enter: Bool = true) -> [InputEvent] {
-        var events: [InputEvent] = []
-        var t = start
-        func key(_ code: UInt16, _ value: Int32) {
-            events.append(InputEvent(time: t, type: EventCode.key, code: code, value: value))
-            events.append(InputEvent(time: t, type: EventCode.synchronization, code: EventCode.report, value: 0))
-            t += 0.004
+        guard var events = keymap.scannerEvents(typing: text, startingAt: start) else {
+            XCTFail("the \(keymap.name) layout cannot type \(text)")
+            return []
         }
-        for character in text {
-            guard let (code, shift) = keymap.keystroke(for: character) else { XCTFail("no key for \(character)"); continue }
-            if shift { key(WedgeDecoder.leftShift, 1) }
-            key(code, 1)
-            key(code, 0)
-            if shift { key(WedgeDecoder.leftShift, 0) }
-        }
-        if enter { key(WedgeDecoder.enter, 1); key(WedgeDecoder.enter, 0) }
+        if !enter { events.removeLast(4) }
         return events
     }
 

@@ -6,17 +6,8 @@ import XCTest
 /// The live wedge-scanner reader on the real event loop, fed key events through a FIFO.
 final class EvdevDoorReaderTests: XCTestCase {
     func keystrokes(_ text: String, start: Double, enter: Bool) -> [UInt8] {
-        var events: [InputEvent] = []
-        var t = start
-        for character in text {
-            guard let (code, shift) = Keymap.us.keystroke(for: character) else { continue }
-            if shift { events.append(InputEvent(time: t, type: EventCode.key, code: 42, value: 1)) }
-            events.append(InputEvent(time: t, type: EventCode.key, code: code, value: 1))
-            events.append(InputEvent(time: t, type: EventCode.key, code: code, value: 0))
-            if shift { events.append(InputEvent(time: t, type: EventCode.key, code: 42, value: 0)) }
-            t += 0.005
-        }
-        if enter { events.append(InputEvent(time: t, type: EventCode.key, code: 28, value: 1)) }
+        var events = Keymap.us.scannerEvents(typing: text, startingAt: start) ?? []
+        if !enter { events.removeLast(4) }   // Enter's press and release, each with its SYN_REPORT
         return events.flatMap(InputEventStream.encode)
     }
 

@@ -13,6 +13,31 @@ public struct Keymap: Sendable {
         return nil
     }
 
+    /// The key events a wedge scanner set to this layout sends for `text` and Enter: press
+    /// and release of each key, Shift around capitals and symbols, `step` seconds apart.
+    /// A character the layout cannot type is sent as `untypeable` (a key with no character),
+    /// or makes the result nil when `untypeable` is nil.
+    public func scannerEvents(typing text: String, startingAt start: Double, step: Double = 0.004,
+                              untypeable: UInt16? = nil) -> [InputEvent]? {
+        var events: [InputEvent] = []
+        var time = start
+        func press(_ key: UInt16, _ value: Int32) {
+            events.append(InputEvent(time: time, type: EventCode.key, code: key, value: value))
+            events.append(InputEvent(time: time, type: EventCode.synchronization, code: EventCode.report, value: 0))
+            time += step
+        }
+        for character in text {
+            guard let (key, shift) = keystroke(for: character) ?? untypeable.map({ ($0, false) }) else { return nil }
+            if shift { press(WedgeDecoder.leftShift, 1) }
+            press(key, 1)
+            press(key, 0)
+            if shift { press(WedgeDecoder.leftShift, 0) }
+        }
+        press(WedgeDecoder.enter, 1)
+        press(WedgeDecoder.enter, 0)
+        return events
+    }
+
     func character(_ code: UInt16, shift: Bool) -> Character? {
         keys[code].map { shift ? $0.shifted : $0.plain }
     }

@@ -13,23 +13,11 @@ public final class SimulatedDoorReader: DoorReader {
         DeviceHealth(role: "door-reader", backend: "simulated", state: .ok, detail: "\(decoder.keymap.name) layout")
     }
 
-    /// The reader scans `code`: its characters as key presses, then Enter.
+    /// The reader scans `code`: its characters as key presses, then Enter. A character the
+    /// layout cannot type reaches the decoder as a key without a character, as it would.
     public func simulateScan(_ code: String) {
-        var events: [InputEvent] = []
-        func press(_ key: UInt16, _ value: Int32) {
-            events.append(InputEvent(time: time, type: EventCode.key, code: key, value: value))
-            time += 0.002
-        }
-        for character in code {
-            // A character the layout cannot type reaches the decoder as an unknown key.
-            let (key, shift) = decoder.keymap.keystroke(for: character) ?? (0x2FF, false)
-            if shift { press(WedgeDecoder.leftShift, 1) }
-            press(key, 1)
-            press(key, 0)
-            if shift { press(WedgeDecoder.leftShift, 0) }
-        }
-        press(WedgeDecoder.enter, 1)
-        press(WedgeDecoder.enter, 0)
+        let events = decoder.keymap.scannerEvents(typing: code, startingAt: time, untypeable: 0x2FF) ?? []
+        time = (events.last?.time ?? time) + 1
         for event in events {
             for output in decoder.feed(event) { onRead?(output) }
         }
