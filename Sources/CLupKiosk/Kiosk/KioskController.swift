@@ -99,9 +99,7 @@ final class KioskController {
     /// shell never show yesterday's counts for long.
     private func watchTheDay() {
         loop.schedule(after: 60) { [unowned self] in
-            let before = day.businessDay
-            settleQueue()
-            if day.businessDay != before { refreshScreen() }
+            settleQueue()   // rolls the day over, and redraws
             watchTheDay()
         }
     }
