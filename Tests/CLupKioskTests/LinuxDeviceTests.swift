@@ -123,6 +123,25 @@ final class LinuxDeviceTests: XCTestCase {
         reader.stop()
     }
 
+    func test_usbHotplugSeesTheDevicesOnTheBusOrSaysWhyNot() {
+        let loop = EventLoop()
+        let hotplug = USBHotplug(loop: loop)
+        var arrivals = 0
+        hotplug.onChange = { _, arrived in if arrived { arrivals += 1 } }
+        hotplug.start()
+        run(loop, for: 0.2, [])
+        if let problem = hotplug.problem {
+            XCTAssertTrue(problem.hasPrefix("E-USB-"), problem)
+            XCTAssertEqual(hotplug.health.state, .missing)
+        } else {
+            // Registering enumerates what is plugged in now (nothing, in a container).
+            XCTAssertEqual(hotplug.present.count, (try? USBBus.devices().count) ?? -1)
+            XCTAssertEqual(arrivals, hotplug.present.count)
+            XCTAssertEqual(hotplug.health.detail, "\(arrivals) devices, hotplug on")
+        }
+        hotplug.stop()
+    }
+
     func test_aSerialPortThatIsNotThereIsMissing() {
         let reader = SerialDoorReader(path: "/dev/serial/by-id/no-such-scanner", loop: EventLoop())
         reader.start()

@@ -92,9 +92,8 @@ extension Daemon {
 
     func statusReport() throws -> StatusReport {
         let day = controller.day
-        var devices = [controller.display.health, controller.touchscreen.health, controller.presence.health,
-                       controller.turnstile.health, controller.reader.health]
-        devices.append(usbHealth())
+        let devices = [controller.display.health, controller.touchscreen.health, controller.presence.health,
+                       controller.turnstile.health, controller.reader.health, usb.health]
         let ledger = day.ledger(door: config.doorName)
         return StatusReport(
             store: config.storeName, deviceID: config.deviceID,
@@ -157,35 +156,23 @@ extension Daemon {
     }
 
     func devicesReport() -> DevicesReport {
-        var profiles: USBProfiles?
-        var profilesNote = "no USB profiles configured (hardware.usb_profiles)"
-        if let path = config.usbProfilesPath {
-            do {
-                profiles = try USBProfiles.load(path: path)
-                profilesNote = "\(profiles?.profiles.count ?? 0) known devices from \(path)"
-            } catch {
-                profilesNote = error.description
-            }
-        }
+        let profilesNote = config.usbProfilesPath.map { "\(usbProfiles?.profiles.count ?? 0) known devices from \($0)" }
+            ?? "no USB profiles configured (hardware.usb_profiles)"
         let devices = [controller.display.health, controller.touchscreen.health, controller.presence.health,
                        controller.turnstile.health, controller.reader.health]
+        func line(_ device: USBDeviceInfo) -> USBLine {
+            let profile = usbProfiles?.match(device.id)
+            return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)
+        }
+        // What hotplug has seen, or a fresh enumeration where hotplug is off.
+        if usb.problem == nil {
+            let seen = usb.present.values.sorted { ($0.bus, $0.address) < ($1.bus, $1.address) }
+            return DevicesReport(usb: seen.map(line), usbProblem: nil, profiles: profilesNote, devices: devices)
+        }
         do {
-            let usb = try USBBus.devices().map { device in
-                let profile = profiles?.match(device.id)
-                return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)
-            }
-            return DevicesReport(usb: usb, usbProblem: nil, profiles: profilesNote, devices: devices)
+            return DevicesReport(usb: try USBBus.devices().map(line), usbProblem: nil, profiles: profilesNote, devices: devices)
         } catch {
             return DevicesReport(usb: [], usbProblem: error.description, profiles: profilesNote, devices: devices)
-        }
-    }
-
-    private func usbHealth() -> DeviceHealth {
-        do {
-            let devices = try USBBus.devices()
-            return DeviceHealth(role: "usb", backend: "libusb", state: .ok, detail: "\(devices.count) devices")
-        } catch {
-            return DeviceHealth(role: "usb", backend: "libusb", state: .missing, detail: error.description)
         }
     }
 }

@@ -31,6 +31,10 @@ public final class Daemon {
     let loop: EventLoop
     let controller: KioskController
     let devices: DeviceSet
+    /// USB arrivals and departures, for the log, `status` and `devices`.
+    let usb: USBHotplug
+    /// The known USB models, when configured.
+    let usbProfiles: USBProfiles?
     let server: ControlServer
     let printer: CUPSPrinter
     let notifier = SystemdNotifier()
@@ -83,6 +87,12 @@ public final class Daemon {
         let loop = EventLoop(clock: clock)
         self.loop = loop
         devices = try DeviceSet(config: config, configSource: configSource, stateDirectory: state.path, loop: loop)
+        usb = USBHotplug(loop: loop)
+        do {
+            usbProfiles = try config.usbProfilesPath.map { path throws(USBProfiles.LoadError) in try USBProfiles.load(path: path) }
+        } catch {
+            throw .configuration(error)
+        }
         printer = CUPSPrinter(queue: config.printerQueue)
         let key: Curve25519.Signing.PrivateKey
         do {
@@ -128,6 +138,12 @@ public final class Daemon {
     public func run() -> Int32 {
         // Real devices are opened first, so the kiosk starts with what is actually there.
         devices.start()
+        usb.onChange = { [unowned self] device, arrived in
+            let known = usbProfiles?.match(device.id).map { "\($0.role): \($0.name)" } ?? "not a known model"
+            logger.notice(arrived ? "USB device plugged in" : "USB device unplugged",
+                          metadata: ["id": "\(device.id)", "bus": "\(device.bus):\(device.address)", "known": "\(known)"])
+        }
+        usb.start()
         do {
             try controller.start()
         } catch {
