@@ -62,11 +62,6 @@ public struct DayState: Hashable, Codable, Sendable {
         tickets.keys.filter { $0.totem == totem && $0.lane == lane }.map(\.sequence).max() ?? 0
     }
 
-    /// The ticket whose code is `code`.
-    public func ticket(withCode code: String) -> Ticket? {
-        tickets.values.first { $0.code == code }
-    }
-
     // MARK: Applying events
 
     /// Changes the state as `event` says. The only place the state changes.
