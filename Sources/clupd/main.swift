@@ -52,19 +52,28 @@ struct ReplayTouch: ParsableCommand {
 
     func run() throws {
         do {
-            let recording = try EvemuRecording(parsing: try String(contentsOfFile: description, encoding: .utf8),
-                                               try String(contentsOfFile: events, encoding: .utf8))
-            for gesture in try TouchReplay.gestures(of: recording) {
+            for gesture in try TouchReplay.gestures(of: try readRecording(description, events)) {
                 print(TouchReplay.jsonLine(gesture))
             }
         } catch let error as EvemuRecording.ParseError {
             FileHandle.standardError.write(Data("clupd: \(error)\n".utf8))
             throw ExitCode(65)
-        } catch {
-            FileHandle.standardError.write(Data("clupd: cannot read the recording: \(error)\n".utf8))
-            throw ExitCode(66)
         }
     }
+}
+
+/// The evemu files at `paths`, read in order; an unreadable file stops clupd with exit 66.
+func readRecording(_ paths: String...) throws -> EvemuRecording {
+    let texts: [String]
+    do {
+        texts = try paths.map { try String(contentsOfFile: $0, encoding: .utf8) }
+    } catch {
+        FileHandle.standardError.write(Data("clupd: cannot read the recording: \(error)\n".utf8))
+        throw ExitCode(66)
+    }
+    var recording = try EvemuRecording(parsing: texts[0])
+    for text in texts.dropFirst() { try recording.read(text) }
+    return recording
 }
 
 /// `clupd encode-events RECORDING`: an evemu recording as the kernel's binary records, to
@@ -77,9 +86,9 @@ struct EncodeEvents: ParsableCommand {
 
     func run() throws {
         do {
-            let parsed = try EvemuRecording(parsing: try String(contentsOfFile: recording, encoding: .utf8))
+            let parsed = try readRecording(recording)
             FileHandle.standardOutput.write(Data(parsed.events.flatMap(InputEventStream.encode)))
-        } catch {
+        } catch let error as EvemuRecording.ParseError {
             FileHandle.standardError.write(Data("clupd: \(error)\n".utf8))
             throw ExitCode(65)
         }

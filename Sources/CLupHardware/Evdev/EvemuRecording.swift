@@ -18,7 +18,8 @@ public struct EvemuRecording: Sendable {
         for text in texts { try read(text) }
     }
 
-    private mutating func read(_ text: String) throws(ParseError) {
+    /// Adds the lines of one more evemu text (an `.events` after its `.desc`).
+    public mutating func read(_ text: String) throws(ParseError) {
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })

@@ -297,11 +297,8 @@ private struct KeyReader {
         guard let value = value(key) else { return fallback }
         guard case let .array(items) = value else { throw error(key, "expected an array of numbers, got \(value.typeName)") }
         return try items.map { item throws(ConfigurationError) in
-            switch item {
-            case let .integer(number): return Double(number)
-            case let .float(number): return number
-            default: throw error(key, "expected numbers, got \(item.typeName)")
-            }
+            guard let number = item.number else { throw error(key, "expected numbers, got \(item.typeName)") }
+            return number
         }
     }
 
@@ -323,40 +320,29 @@ private struct KeyReader {
         return number
     }
 
+    /// An integer or float key; nil when absent, an error naming `what` when another type.
+    mutating func number(_ key: String, what: String) throws(ConfigurationError) -> Double? {
+        guard let value = value(key) else { return nil }
+        guard let number = value.number else { throw error(key, "expected \(what), got \(value.typeName)") }
+        return number
+    }
+
     mutating func seconds(_ key: String, default fallback: Double) throws(ConfigurationError) -> Double {
-        guard let value = value(key) else { return fallback }
-        let seconds: Double
-        switch value {
-        case let .integer(number): seconds = Double(number)
-        case let .float(number): seconds = number
-        default: throw error(key, "expected a number of seconds, got \(value.typeName)")
-        }
+        guard let seconds = try number(key, what: "a number of seconds") else { return fallback }
         guard seconds > 0, seconds <= 86_400 else { throw error(key, "\(seconds) is out of range (0, 86400]") }
         return seconds
     }
 
     /// A share in 0...1.
     mutating func fraction(_ key: String, default fallback: Double) throws(ConfigurationError) -> Double {
-        guard let value = value(key) else { return fallback }
-        let share: Double
-        switch value {
-        case let .integer(number): share = Double(number)
-        case let .float(number): share = number
-        default: throw error(key, "expected a share between 0 and 1, got \(value.typeName)")
-        }
+        guard let share = try number(key, what: "a share between 0 and 1") else { return fallback }
         guard (0...1).contains(share) else { throw error(key, "\(share) is not between 0 and 1") }
         return share
     }
 
     /// Minutes (fractions allowed, for tests and demos), as seconds.
     mutating func minutes(_ key: String, default fallback: TimeInterval) throws(ConfigurationError) -> TimeInterval {
-        guard let value = value(key) else { return fallback }
-        let minutes: Double
-        switch value {
-        case let .integer(number): minutes = Double(number)
-        case let .float(number): minutes = number
-        default: throw error(key, "expected a number of minutes, got \(value.typeName)")
-        }
+        guard let minutes = try number(key, what: "a number of minutes") else { return fallback }
         guard minutes >= 0, minutes <= 7 * 24 * 60 else { throw error(key, "\(minutes) is out of range 0...10080") }
         return minutes * 60
     }

@@ -8,6 +8,15 @@ public enum TOMLValue: Equatable, Sendable {
     case boolean(Bool)
     case array([TOMLValue])
 
+    /// An integer or a float as a Double; nil for other types.
+    var number: Double? {
+        switch self {
+        case let .integer(value): Double(value)
+        case let .float(value): value
+        default: nil
+        }
+    }
+
     /// The TOML name of the value's type, for error messages.
     var typeName: String {
         switch self {
