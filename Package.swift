@@ -23,6 +23,12 @@ let package = Package(
                        providers: [.apt(["libusb-1.0-0-dev"])]),
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CGPIOD", path: "Sources/CGPIOD", pkgConfig: "libgpiod",
+                       providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CEspeak", path: "Sources/CEspeak", pkgConfig: "espeak-ng",
+                       providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa",
+                       providers: [.apt(["libasound2-dev"])]),
 
         // The evdev ioctls, wrapped for Swift (ioctl is variadic).
         .target(name: "CEvdev"),
@@ -32,7 +38,9 @@ let package = Package(
             "CLupCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .target(name: "CLupHardware", dependencies: ["CLupCore", "CLupDrawing", "CUSB", "CEvdev"]),
+        .target(name: "CLupHardware", dependencies: [
+            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CGPIOD", "CEspeak", "CALSA",
+        ]),
         .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
         .target(name: "CLupKiosk", dependencies: [
             "CLupCore", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing",

@@ -1,3 +1,4 @@
+import CLupHardware
 @testable import CLupKiosk
 import CLupPrinting
 import XCTest
@@ -84,6 +85,40 @@ final class KioskConfigurationTests: XCTestCase {
         }
     }
 
+    func test_gpioLinesAreNamedChipColonLine() throws {
+        let config = try KioskConfiguration.parse("""
+            [hardware]
+            pir = "gpiochip0:17"
+            pir_active_low = true
+            pir_hold = 5
+            turnstile_entry_line = "gpiochip1:TURNSTILE_IN"
+            turnstile_exit_line = "/dev/gpiochip1:6"
+            turnstile_release = "gpiochip1:7"
+            """, file: "clupd.toml")
+        XCTAssertEqual(config.pirLine, GPIOLineSpec(chip: "gpiochip0", line: .offset(17)))
+        XCTAssertTrue(config.pirActiveLow)
+        XCTAssertEqual(config.pirHoldSeconds, 5)
+        XCTAssertEqual(config.turnstileEntryLine, GPIOLineSpec(chip: "gpiochip1", line: .name("TURNSTILE_IN")))
+        XCTAssertEqual(config.turnstileExitLine, GPIOLineSpec(chip: "/dev/gpiochip1", line: .offset(6)))
+        XCTAssertEqual(config.turnstileRelease, .gpio(GPIOLineSpec(chip: "gpiochip1", line: .offset(7))))
+        XCTAssertEqual(try KioskConfiguration.parse(config.toml, file: "shown.toml"), config)
+
+        let refusals = [
+            ("[hardware]\npir = \"gpiochip0\"", "clupd.toml:2: hardware.pir: expected a GPIO line \"CHIP:LINE\""),
+            ("[hardware]\npir = \"gpiochip0:17\"\nproximity = \"/sys/x\"", "one presence sensor"),
+            ("[hardware]\nturnstile_entry_line = \"gpiochip0:5\"", "needs both lines"),
+            ("[hardware]\nturnstile = \"/dev/clup/turnstile\"\nturnstile_entry_line = \"c:5\"\nturnstile_exit_line = \"c:6\"",
+             "one turnstile"),
+            ("[hardware]\npir_active_low = \"yes\"", "hardware.pir_active_low: expected true or false, got a string"),
+            ("[hardware]\nturnstile_release = \"relay\"", "expected a value file path"),
+        ]
+        for (text, message) in refusals {
+            XCTAssertThrowsError(try KioskConfiguration.parse(text, file: "clupd.toml"), text) { error in
+                XCTAssertTrue("\(error)".contains(message), "\(error)")
+            }
+        }
+    }
+
     func test_hardwareKeysNameTheRealDevices() throws {
         let config = try KioskConfiguration.parse("""
             [hardware]
@@ -100,7 +135,7 @@ final class KioskConfigurationTests: XCTestCase {
         XCTAssertEqual(config.touchCalibration, [0, 1, 0, -1, 0, 1])
         XCTAssertEqual(config.serialReaderPath, "/dev/serial/by-id/usb-scanner")
         XCTAssertEqual([config.proximityNear, config.proximityFar], [300, 250])
-        XCTAssertEqual(config.turnstileReleasePath, "/sys/class/gpio/gpio17/value")
+        XCTAssertEqual(config.turnstileRelease, .valueFile("/sys/class/gpio/gpio17/value"))
         XCTAssertEqual(try KioskConfiguration.parse(config.toml, file: "shown.toml"), config)
         XCTAssertThrowsError(try KioskConfiguration.parse("[hardware]\nreader = \"/a\"\nserial_reader = \"/b\"", file: "c.toml")) { error in
             XCTAssertTrue("\(error)".contains("one door reader"), "\(error)")

@@ -76,8 +76,8 @@ final class LinuxDeviceTests: XCTestCase {
         XCTAssertEqual(mkfifo(node, 0o600), 0)
         try "0".write(to: release, atomically: true, encoding: .ascii)
         let loop = EventLoop()
-        let turnstile = EvdevTurnstile(path: node, entryKey: 183, exitKey: 184, releasePath: release.path, loop: loop,
-                                       releasePulse: 0.1)
+        let turnstile = EvdevTurnstile(path: node, entryKey: 183, exitKey: 184,
+                                       release: ReleaseLine(target: .valueFile(release.path), loop: loop, pulse: 0.1), loop: loop)
         var passages: [PassageDirection] = []
         turnstile.onPassage = { passages.append($0) }
         turnstile.start()
@@ -98,8 +98,123 @@ final class LinuxDeviceTests: XCTestCase {
         turnstile.stop()
     }
 
+    /// Edges as the kernel queues them on a GPIO line's descriptor (`struct gpioevent_data`:
+    /// a u64 timestamp in ns, a u32 id, 1 rising and 2 falling, and 4 bytes of padding).
+    func gpioRecords(_ edges: [(Double, Bool)]) -> [UInt8] {
+        edges.flatMap { time, active -> [UInt8] in
+            withUnsafeBytes(of: UInt64(time * 1e9).littleEndian, Array.init)
+                + withUnsafeBytes(of: UInt32(active ? 1 : 2).littleEndian, Array.init) + [0, 0, 0, 0]
+        }
+    }
+
+    func test_gpioTurnstileContactsAreReadThroughLibgpiodAndDebounced() throws {
+        let entry = directory.appendingPathComponent("entry-line").path
+        let exit = directory.appendingPathComponent("exit-line").path
+        XCTAssertEqual(mkfifo(entry, 0o600), 0)
+        XCTAssertEqual(mkfifo(exit, 0o600), 0)
+        let loop = EventLoop()
+        let turnstile = GPIOTurnstile(entry: .eventStream(path: entry), exit: .eventStream(path: exit), release: nil,
+                                      loop: loop, retryInterval: 0.1)
+        var passages: [PassageDirection] = []
+        turnstile.onPassage = { passages.append($0) }
+        turnstile.start()
+        XCTAssertEqual(turnstile.health.state, .ok, turnstile.health.detail)
+        // In: two people, the first one's relay bouncing. Out: a 5 ms spike, then one person.
+        feed(entry, gpioRecords([(1.0, true), (1.1, false), (1.12, true), (1.16, false), (2.0, true), (2.1, false)]), hold: 0.3)
+        feed(exit, gpioRecords([(1.0, true), (1.005, false), (3.0, true), (3.08, false)]), hold: 0.3)
+        var whileOpen: DeviceHealth.State?
+        var unplugged: DeviceHealth?
+        // After the writers close, the entry line's node goes away (an unplugged USB GPIO
+        // adapter), then comes back.
+        run(loop, for: 1.0, [(0.2, { whileOpen = turnstile.health.state }),
+                             (0.35, { unlink(entry) }),
+                             (0.6, { unplugged = turnstile.health; mkfifo(entry, 0o600) })])
+        XCTAssertEqual(passages.filter { $0 == .entry }.count, 2)
+        XCTAssertEqual(passages.filter { $0 == .exit }.count, 1)
+        XCTAssertEqual(whileOpen, .ok)
+        XCTAssertEqual(unplugged?.state, .missing)
+        XCTAssertTrue(unplugged?.detail.hasPrefix("entry \(entry): No such file or directory") == true, unplugged?.detail ?? "")
+        XCTAssertEqual(turnstile.health.state, .ok, "back within the retry interval: \(turnstile.health.detail)")
+        turnstile.stop()
+    }
+
+    func test_gpioPIRWakesAfterSettlingAndSleepsAfterItsHoldTime() throws {
+        let line = directory.appendingPathComponent("pir-line").path
+        XCTAssertEqual(mkfifo(line, 0o600), 0)
+        let loop = EventLoop()
+        let sensor = GPIOPresenceSensor(source: .eventStream(path: line), loop: loop,
+                                        debouncer: PIRDebouncer(settle: 0.05, hold: 0.3), retryInterval: 0.1)
+        var changes: [(Bool, Double)] = []
+        let clock = SystemClock()
+        sensor.onChange = { changes.append(($0, clock.monotonic())) }
+        sensor.start()
+        // Timestamps in the kernel's clock, as a real line's would be: a 10 ms spike, then
+        // someone moving for 0.2 s, pausing 0.1 s, moving again for 0.1 s, then gone.
+        let start = clock.monotonic() + 0.1
+        let edges: [(Double, Bool)] = [(0, true), (0.01, false), (0.1, true), (0.3, false), (0.4, true), (0.5, false)]
+        var fed = 0
+        func feedNext() {
+            guard fed < edges.count else { return }
+            let (time, active) = edges[fed]
+            fed += 1
+            let fd = open(line, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 {
+                let bytes = gpioRecords([(start + time, active)])
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            }
+        }
+        // Holding the FIFO open from this side keeps the reader from seeing its end between writes.
+        let keeper = open(line, O_RDWR | O_NONBLOCK)
+        defer { close(keeper) }
+        run(loop, for: 1.3, edges.map { (time, _) in (0.1 + time, feedNext) })
+        XCTAssertEqual(changes.map(\.0), [true, false], "the spike and the pause are not changes")
+        if changes.count == 2 {
+            XCTAssertEqual(changes[0].1 - start, 0.15, accuracy: 0.05, "present once the line settled")
+            XCTAssertEqual(changes[1].1 - start, 0.8, accuracy: 0.05, "gone 0.3 s after the last movement")
+        }
+        XCTAssertEqual(sensor.health.state, .ok, sensor.health.detail)
+        sensor.stop()
+    }
+
+    func test_aGPIOChipThatIsNotThereIsMissingAndItsReleaseLineSaysWhy() throws {
+        let loop = EventLoop()
+        let spec = try XCTUnwrap(GPIOLineSpec(parsing: "gpiochip-clup-absent:17"))
+        let sensor = GPIOPresenceSensor(source: .line(spec, activeLow: false), loop: loop, retryInterval: 0.1)
+        sensor.start()
+        run(loop, for: 0.25, [])
+        XCTAssertEqual(sensor.health.state, .missing)
+        XCTAssertTrue(sensor.health.detail.contains("no GPIO chip \"gpiochip-clup-absent\""), sensor.health.detail)
+        let release = ReleaseLine(target: .gpio(spec), loop: loop)
+        XCTAssertThrowsError(try release.fire()) { error in
+            XCTAssertTrue("\(error)".hasPrefix("E-HW-021 cannot drive GPIO gpiochip-clup-absent:17: no GPIO chip"), "\(error)")
+        }
+        XCTAssertEqual(release.releases, 0)
+        sensor.stop()
+    }
+
+    func test_garbageOnAGPIOLineNeverCrashesTheTurnstile() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<20 {
+            let entry = directory.appendingPathComponent("garbage-\(round)").path
+            XCTAssertEqual(mkfifo(entry, 0o600), 0)
+            let loop = EventLoop()
+            let turnstile = GPIOTurnstile(entry: .eventStream(path: entry), exit: .eventStream(path: "/nonexistent"),
+                                          release: nil, loop: loop, retryInterval: 0.05)
+            var passages = 0
+            turnstile.onPassage = { _ in passages += 1 }
+            turnstile.start()
+            let bytes = (0..<Int.random(in: 1...4000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            feed(entry, bytes)
+            run(loop, for: 0.1, [])
+            // However the bytes fell, a passage needs a completed pulse: at most one per two records.
+            XCTAssertLessThanOrEqual(passages, bytes.count / 32 + 1)
+            turnstile.stop()
+        }
+    }
+
     func test_aTurnstileWithoutAReleaseLineSaysSo() {
-        let turnstile = EvdevTurnstile(path: "/nonexistent", entryKey: 1, exitKey: 2, releasePath: nil, loop: EventLoop())
+        let turnstile = EvdevTurnstile(path: "/nonexistent", entryKey: 1, exitKey: 2, release: nil, loop: EventLoop())
         XCTAssertThrowsError(try turnstile.release()) { error in
             XCTAssertTrue("\(error)".contains("E-HW-020"), "\(error)")
         }

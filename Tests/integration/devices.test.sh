@@ -103,6 +103,17 @@ test_every_device_missing_leaves_clupd_running_and_says_which() {
   assert_contains "$(clupctl status)" "screen     out-of-order"
 }
 
+test_gpio_devices_on_a_chip_this_machine_lacks_show_missing_with_the_reason() {
+  # No gpiochip exists here: the PIR and the turnstile's lines are requested through
+  # libgpiod, fail, and are asked for again; the shell says which line and why.
+  kiosk_start '[hardware]' 'pir = "gpiochip7:PIR"' 'turnstile_entry_line = "gpiochip7:5"' \
+              'turnstile_exit_line = "gpiochip7:6"' 'turnstile_release = "gpiochip7:23"'
+  out=$(clupctl status)
+  assert_contains "$out" 'presence     gpio       missing  PIR gpiochip7:PIR: no GPIO chip "gpiochip7" (No such file or directory)'
+  assert_contains "$out" 'turnstile    gpio       missing  entry gpiochip7:5: no GPIO chip "gpiochip7"'
+  assert_contains "$(clupctl config show)" 'turnstile_release = "gpiochip7:23"'
+}
+
 test_garbage_from_a_device_is_survived() {
   start_with_devices
   wait_status "touchscreen  evdev      ok"

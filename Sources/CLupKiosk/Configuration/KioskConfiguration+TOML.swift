@@ -63,7 +63,13 @@ extension KioskConfiguration {
             turnstile = \(text(turnstilePath ?? ""))
             turnstile_entry_key = \(turnstileEntryKey)
             turnstile_exit_key = \(turnstileExitKey)
-            turnstile_release = \(text(turnstileReleasePath ?? ""))
+            pir = \(text(pirLine?.description ?? ""))
+            pir_active_low = \(pirActiveLow)
+            pir_hold = \(pirHoldSeconds)
+            turnstile_entry_line = \(text(turnstileEntryLine?.description ?? ""))
+            turnstile_exit_line = \(text(turnstileExitLine?.description ?? ""))
+            turnstile_lines_active_low = \(turnstileLinesActiveLow)
+            turnstile_release = \(text(turnstileRelease?.configValue ?? ""))
             usb_profiles = \(text(usbProfilesPath ?? ""))
 
             [control]

@@ -64,11 +64,21 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var proximityPath: String?
     public var proximityNear = 200
     public var proximityFar = 150
-    /// The turnstile's evdev node, the keys of its entry and exit contacts, its release line.
+    /// A PIR sensor on a GPIO line, whether it is wired active-low, and how long its line
+    /// must stay quiet before the person counts as gone.
+    public var pirLine: GPIOLineSpec?
+    public var pirActiveLow = false
+    public var pirHoldSeconds = 3.0
+    /// The turnstile's evdev node and the keys of its entry and exit contacts…
     public var turnstilePath: String?
     public var turnstileEntryKey = 183
     public var turnstileExitKey = 184
-    public var turnstileReleasePath: String?
+    /// …or its contacts on GPIO lines (both set, instead of `turnstilePath`).
+    public var turnstileEntryLine: GPIOLineSpec?
+    public var turnstileExitLine: GPIOLineSpec?
+    public var turnstileLinesActiveLow = false
+    /// The output that unlocks one passage: a GPIO line or a value file.
+    public var turnstileRelease: ReleaseLine.Target?
     /// Known USB devices (`hardware/usb-devices.json`), for `clupctl devices`.
     public var usbProfilesPath: String?
     /// A group whose members may use the control socket, besides root and clupd's own user.
@@ -213,6 +223,12 @@ extension KioskConfiguration {
         if config.presencePath != nil && config.proximityPath != nil {
             throw reader.error("hardware.proximity", "one presence sensor: set hardware.presence or hardware.proximity, not both")
         }
+        config.pirLine = try reader.gpioLine("hardware.pir")
+        config.pirActiveLow = try reader.flag("hardware.pir_active_low", default: config.pirActiveLow)
+        config.pirHoldSeconds = try reader.seconds("hardware.pir_hold", default: config.pirHoldSeconds)
+        if config.pirLine != nil && (config.presencePath != nil || config.proximityPath != nil) {
+            throw reader.error("hardware.pir", "one presence sensor: set hardware.pir, hardware.presence or hardware.proximity, not two")
+        }
         config.proximityNear = try reader.integer("hardware.proximity_near", default: config.proximityNear, in: 0...1_000_000)
         config.proximityFar = try reader.integer("hardware.proximity_far", default: config.proximityFar, in: 0...1_000_000)
         guard config.proximityFar <= config.proximityNear else {
@@ -221,7 +237,25 @@ extension KioskConfiguration {
         config.turnstilePath = try reader.optionalString("hardware.turnstile")
         config.turnstileEntryKey = try reader.integer("hardware.turnstile_entry_key", default: config.turnstileEntryKey, in: 1...767)
         config.turnstileExitKey = try reader.integer("hardware.turnstile_exit_key", default: config.turnstileExitKey, in: 1...767)
-        config.turnstileReleasePath = try reader.optionalString("hardware.turnstile_release")
+        config.turnstileEntryLine = try reader.gpioLine("hardware.turnstile_entry_line")
+        config.turnstileExitLine = try reader.gpioLine("hardware.turnstile_exit_line")
+        config.turnstileLinesActiveLow = try reader.flag("hardware.turnstile_lines_active_low",
+                                                         default: config.turnstileLinesActiveLow)
+        if (config.turnstileEntryLine == nil) != (config.turnstileExitLine == nil) {
+            throw reader.error(config.turnstileEntryLine == nil ? "hardware.turnstile_entry_line" : "hardware.turnstile_exit_line",
+                               "a GPIO turnstile needs both lines, turnstile_entry_line and turnstile_exit_line")
+        }
+        if config.turnstileEntryLine != nil && config.turnstilePath != nil {
+            throw reader.error("hardware.turnstile_entry_line",
+                               "one turnstile: set hardware.turnstile (evdev) or its GPIO lines, not both")
+        }
+        if let release = try reader.optionalString("hardware.turnstile_release") {
+            guard let target = ReleaseLine.Target(parsing: release) else {
+                throw reader.error("hardware.turnstile_release",
+                                   "expected a value file path (\"/sys/…/value\") or a GPIO line \"CHIP:LINE\", got \"\(release)\"")
+            }
+            config.turnstileRelease = target
+        }
         config.usbProfilesPath = try reader.optionalString("hardware.usb_profiles").map {
             $0.hasPrefix("/") ? $0 : ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent($0)
         }
@@ -318,6 +352,21 @@ private struct KeyReader {
             throw error(key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound)")
         }
         return number
+    }
+
+    mutating func flag(_ key: String, default fallback: Bool) throws(ConfigurationError) -> Bool {
+        guard let value = value(key) else { return fallback }
+        guard case let .boolean(flag) = value else { throw error(key, "expected true or false, got \(value.typeName)") }
+        return flag
+    }
+
+    /// A GPIO line, `"CHIP:LINE"`; nil when absent or empty.
+    mutating func gpioLine(_ key: String) throws(ConfigurationError) -> GPIOLineSpec? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let spec = GPIOLineSpec(parsing: text) else {
+            throw error(key, "expected a GPIO line \"CHIP:LINE\" (e.g. \"gpiochip0:17\" or \"gpiochip0:PIR\"), got \"\(text)\"")
+        }
+        return spec
     }
 
     /// An integer or float key; nil when absent, an error naming `what` when another type.

@@ -43,6 +43,11 @@ struct DeviceSet {
             let sensor = EvdevPresenceSensor(path: path, loop: loop)
             starters.append(sensor.start)
             presence = sensor
+        } else if let line = config.pirLine {
+            let sensor = GPIOPresenceSensor(source: .line(line, activeLow: config.pirActiveLow), loop: loop,
+                                            debouncer: PIRDebouncer(hold: config.pirHoldSeconds))
+            starters.append(sensor.start)
+            presence = sensor
         } else if let path = config.proximityPath {
             let sensor = IIOPresenceSensor(path: path, near: config.proximityNear, far: config.proximityFar, loop: loop)
             starters.append(sensor.start)
@@ -51,9 +56,16 @@ struct DeviceSet {
             presence = SimulatedPresenceSensor()
         }
 
+        let release = config.turnstileRelease.map { ReleaseLine(target: $0, loop: loop) }
         if let path = config.turnstilePath {
             let gate = EvdevTurnstile(path: path, entryKey: UInt16(config.turnstileEntryKey),
-                                      exitKey: UInt16(config.turnstileExitKey), releasePath: config.turnstileReleasePath, loop: loop)
+                                      exitKey: UInt16(config.turnstileExitKey), release: release, loop: loop)
+            starters.append(gate.start)
+            turnstile = gate
+        } else if let entry = config.turnstileEntryLine, let exit = config.turnstileExitLine {
+            let activeLow = config.turnstileLinesActiveLow
+            let gate = GPIOTurnstile(entry: .line(entry, activeLow: activeLow), exit: .line(exit, activeLow: activeLow),
+                                     release: release, loop: loop)
             starters.append(gate.start)
             turnstile = gate
         } else {

@@ -1,0 +1,40 @@
+/// Turns a PIR sensor's output line into presence. Someone counts as there once the line
+/// has been active for `settle` seconds (a spike from interference is not a person), and
+/// as gone once it has been inactive for `hold` seconds (a PIR drops its output between
+/// movements of someone who is still standing there). Works on the kernel's timestamps of
+/// the edges; `evaluate(now:)` is asked again at `deadline`, since a level that merely
+/// persists brings no further edge.
+public struct PIRDebouncer: Sendable {
+    public let settle: Double
+    public let hold: Double
+    public private(set) var present = false
+    private var active = false
+    private var since = -Double.infinity
+
+    public init(settle: Double = 0.1, hold: Double = 3) {
+        self.settle = settle
+        self.hold = hold
+    }
+
+    /// The line is `active` since `time`.
+    public mutating func level(_ active: Bool, since time: Double) {
+        guard active != self.active else { return }
+        self.active = active
+        since = time
+    }
+
+    /// Whether presence changed by `now` (same clock as the edges): the new value, or nil.
+    public mutating func evaluate(now: Double) -> Bool? {
+        if active != present, let deadline, now >= deadline {
+            present = active
+            return present
+        }
+        return nil
+    }
+
+    /// When `evaluate` may next report a change, if one is pending.
+    public var deadline: Double? {
+        guard active != present else { return nil }
+        return since + (active ? settle : hold)
+    }
+}
