@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .executable(name: "clupd", targets: ["clupd"]),
         .executable(name: "clupctl", targets: ["clupctl"]),
+        // For the libFuzzer targets in Fuzz/, which build against these modules.
+        .library(name: "CLupCore", targets: ["CLupCore"]),
+        .library(name: "CLupHardware", targets: ["CLupHardware"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),

@@ -46,6 +46,20 @@ final class TouchDecoderTests: XCTestCase {
         XCTAssertEqual(ended.first { $0.startX == 50 }?.endTime, 0.1, "the second finger left first")
     }
 
+    func test_aGarbledTimestampGivesALongGestureNotACrash() {
+        // Found by scripts/fuzz: a contact whose clock jumped by 2^62 s overflowed the
+        // gesture's duration in milliseconds and stopped clupd.
+        var decoder = TouchDecoder(mode: .singleTouch)
+        let ended = run(&decoder, [
+            key(0, EventCode.touch, 1), abs(0, EventCode.x, 50), abs(0, EventCode.y, 50), syn(0),
+            key(0x1p62, EventCode.touch, 0), syn(0x1p62),
+        ])
+        let pipeline = TouchPipeline(xRange: AxisRange(minimum: 0, maximum: 100), yRange: AxisRange(minimum: 0, maximum: 100))
+        let gesture = try? XCTUnwrap(ended.first.flatMap(pipeline.gesture(for:)))
+        XCTAssertEqual(gesture?.kind, .longPress)
+        XCTAssertEqual(gesture?.milliseconds, Int(Int32.max))
+    }
+
     func test_singleTouchFollowsBtnTouch() {
         var decoder = TouchDecoder(mode: .singleTouch)
         let ended = run(&decoder, [

@@ -61,6 +61,8 @@ public struct TouchPipeline: Sendable {
         let moved = (width * width + height * height).squareRoot()
         let kind: TouchGesture.Kind = moved > dragDistance ? .drag
             : milliseconds >= longPressMilliseconds ? .longPress : .tap
-        return TouchGesture(kind: kind, x0: x0, y0: y0, x1: x1, y1: y1, milliseconds: Int(milliseconds.rounded()))
+        // A panel's clock is whatever it sends: a garbled timestamp must not overflow Int.
+        let duration = Int(min(milliseconds, Double(Int32.max)).rounded())
+        return TouchGesture(kind: kind, x0: x0, y0: y0, x1: x1, y1: y1, milliseconds: duration)
     }
 }

@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+// libFuzzer targets for the parsers that read what devices and people send us: a touch
+// panel's event stream, the door reader's keys and serial lines, and a scanned ticket code.
+// Built with the fuzzer and AddressSanitizer by `scripts/fuzz`, which also runs them:
+//   swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address
+// Each target's main.swift hands its input function to libFuzzer's driver (CFuzzDriver).
+import PackageDescription
+
+let package = Package(
+    name: "clup-fuzz",
+    dependencies: [
+        .package(name: "clup-totem", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    ],
+    targets: [
+        .target(name: "CFuzzDriver"),
+        .executableTarget(name: "FuzzTouchEvents", dependencies: ["CFuzzDriver", .product(name: "CLupHardware", package: "clup-totem")]),
+        .executableTarget(name: "FuzzDoorReader", dependencies: ["CFuzzDriver", .product(name: "CLupHardware", package: "clup-totem")]),
+        .executableTarget(name: "FuzzTicketCode", dependencies: [
+            "CFuzzDriver",
+            .product(name: "CLupCore", package: "clup-totem"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+    ]
+)
