@@ -35,6 +35,8 @@ let package = Package(
 
         // The evdev ioctls, wrapped for Swift (ioctl is variadic).
         .target(name: "CEvdev"),
+        // The framebuffer ioctls, likewise.
+        .target(name: "CFramebuffer"),
         .target(name: "CLupCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CLupDrawing", dependencies: ["CCairo"]),
         .target(name: "CLupStore", dependencies: [
@@ -42,7 +44,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "CLupHardware", dependencies: [
-            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CGPIOD", "CEspeak", "CALSA",
+            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CGPIOD", "CEspeak", "CALSA",
         ]),
         .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
         .target(name: "CLupKiosk", dependencies: [

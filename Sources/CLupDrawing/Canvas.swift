@@ -68,6 +68,15 @@ public final class Canvas {
         cairo_surface_destroy(surface)
     }
 
+    /// Reads an image canvas's pixels: rows of `stride` 32-bit words, each `0x00RRGGBB`.
+    public func withPixels<R>(_ body: (_ pixels: UnsafeBufferPointer<UInt32>, _ stride: Int) throws -> R) rethrows -> R {
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface)) / 4
+        let rows = Int(cairo_image_surface_get_height(surface))
+        let data = cairo_image_surface_get_data(surface).map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt32.self) }
+        return try body(UnsafeBufferPointer(start: data, count: data == nil ? 0 : stride * rows), stride)
+    }
+
     /// Paints the whole canvas.
     public func fill(_ color: Color) {
         setColor(color)

@@ -15,7 +15,7 @@ struct Clupd: ParsableCommand {
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the kiosk (the default).")
 
-    @Flag(help: "Run every device as a simulated one (driven with `clupctl sim`).")
+    @Flag(help: "Simulate every device the configuration does not name under [hardware], even with hardware.mode = \"linux\" (`clupctl sim` drives them).")
     var simulate = false
 
     @Option(help: "Directory for the database, keys and spool.")

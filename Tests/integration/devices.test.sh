@@ -114,6 +114,49 @@ test_gpio_devices_on_a_chip_this_machine_lacks_show_missing_with_the_reason() {
   assert_contains "$(clupctl config show)" 'turnstile_release = "gpiochip7:23"'
 }
 
+# Counts the bytes of FILE that are not zero (a black framebuffer has none).
+lit_bytes() { tr -d '\000' < "$1" | wc -c; }
+
+test_the_screen_is_drawn_on_a_framebuffer_and_the_voice_greets_who_approaches() {
+  # A file standing in for /dev/fb0 (none here), in the layout of an 800x480 HDMI panel
+  # turned to portrait.
+  mkdir -p "$WORK"; : > "$WORK/fb0"
+  kiosk_start '[hardware]' "display = \"$WORK/fb0\"" \
+              'display_format = "480x800 xrgb8888"'
+  wait_status "display      fbdev      ok       $WORK/fb0 480x800, 32 bpp"
+  assert_eq "$(stat -c %s "$WORK/fb0")" $((480 * 800 * 4))
+  assert_eq "$(lit_bytes "$WORK/fb0")" 0
+  clupctl sim approach >/dev/null
+  wait_status "display      fbdev      ok       $WORK/fb0 480x800, 32 bpp (R 8@16 G 8@8 B 8@0), awake"
+  lit=$(lit_bytes "$WORK/fb0")
+  [ "$lit" -gt 100000 ] || fail "the welcome screen lit only $lit bytes of the framebuffer"
+  echo "report: welcome screen: $lit of $((480 * 800 * 4)) framebuffer bytes lit"
+  wait_status 'voice        simulated  ok       1 utterance; last said "Welcome. Touch the button on the screen to take a ticket."'
+  size=$(stat -c %s "$WORK/state/voice.wav")
+  [ "$size" -gt 20000 ] || fail "voice.wav has only $size bytes"
+  echo "report: the greeting: $(( (size - 44) / 2 )) samples at 22050 Hz in voice.wav"
+  # Once they leave, the screen sleeps after the idle timeout: black, and the voice stops.
+  clupctl sim leave >/dev/null
+  wait_status "screen     asleep"
+  assert_eq "$(lit_bytes "$WORK/fb0")" 0
+}
+
+test_linux_mode_looks_for_every_device_where_the_udev_rules_put_it() {
+  # Nothing is named: mode "linux" looks for the standard names, none of which exist here.
+  KIOSK_MODE=config kiosk_start '[hardware]' 'mode = "linux"'
+  out=$(clupctl status)
+  assert_contains "$out" "display      fbdev      missing  /dev/fb0: No such file or directory"
+  assert_contains "$out" "touchscreen  evdev      missing  /dev/clup/touch: No such file or directory"
+  assert_contains "$out" "presence     evdev      missing  /dev/clup/presence: No such file or directory"
+  assert_contains "$out" "turnstile    evdev      missing  /dev/clup/turnstile: No such file or directory"
+  assert_contains "$out" "door-reader  evdev      missing  /dev/clup/reader: No such file or directory"
+  wait_status "voice        alsa       missing  default, 0 utterances: E-HW-044 cannot open the speaker"
+  rc=0; out=$(clupctl sim approach 2>&1) || rc=$?
+  assert_status $rc 1
+  assert_contains "$out" "E-CTL-006 the presence sensor is a real one"
+  wait_status "screen     out-of-order"
+}
+
 test_garbage_from_a_device_is_survived() {
   start_with_devices
   wait_status "touchscreen  evdev      ok"

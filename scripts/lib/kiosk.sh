@@ -35,9 +35,12 @@ kiosk_start_ipp_printer() {
   "$ROOT/scripts/private-ipp-printer" start "$WORK/ipp" "$IPP_PORT" 2>"$WORK/private-ipp-printer.log"
 }
 
-# Starts clupd --simulate and waits until it answers.
+# Starts clupd --simulate (plain clupd with KIOSK_MODE=config, so hardware.mode counts)
+# and waits until it answers.
 kiosk_start_daemon() {
-  "$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/control.sock" \
+  local simulate=(--simulate)
+  [ "${KIOSK_MODE:-}" = config ] && simulate=()
+  "$BIN/clupd" "${simulate[@]}" --state-dir "$WORK/state" --socket "$WORK/control.sock" \
     --config "$WORK/clupd.toml" >>"$WORK/clupd.log" 2>&1 &
   CLUPD_PID=$!
   for _ in $(seq 1 100); do

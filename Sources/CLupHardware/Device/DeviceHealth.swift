@@ -7,9 +7,9 @@ public struct DeviceHealth: Codable, Sendable, Equatable {
         case fault
     }
 
-    /// What the device is for: `touchscreen`, `presence`, `turnstile`, `display`, `usb`.
+    /// What the device is for: `touchscreen`, `presence`, `turnstile`, `door-reader`, `display`, `voice`, `usb`.
     public let role: String
-    /// Which backend drives it: `simulated`, `evdev`, `gpio`, `libusb`, …
+    /// Which backend drives it: `simulated`, `evdev`, `gpio`, `fbdev`, `alsa`, `libusb`, …
     public let backend: String
     public let state: State
     public let detail: String

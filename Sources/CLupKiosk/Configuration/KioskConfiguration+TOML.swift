@@ -50,6 +50,9 @@ extension KioskConfiguration {
 
             [hardware]
             mode = \(text(hardware.rawValue))
+            display = \(text(displayPath ?? ""))
+            display_format = \(text(displayFormat?.configValue ?? ""))
+            speaker = \(text(speakerDevice ?? ""))
             touchscreen = \(text(touchscreenPath ?? ""))
             touchscreen_axes = \(text(touchscreenAxesPath ?? ""))
             calibration = [\(touchCalibration.map { String($0) }.joined(separator: ", "))]
@@ -71,6 +74,10 @@ extension KioskConfiguration {
             turnstile_lines_active_low = \(turnstileLinesActiveLow)
             turnstile_release = \(text(turnstileRelease?.configValue ?? ""))
             usb_profiles = \(text(usbProfilesPath ?? ""))
+
+            [voice]
+            enabled = \(voiceEnabled)
+            words_per_minute = \(voiceWordsPerMinute)
 
             [control]
             group = \(text(controlGroup ?? ""))

@@ -45,6 +45,16 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var policy = QueuePolicy()
 
     public var hardware = HardwareMode.simulated
+    /// The framebuffer the screens are drawn on; nil keeps the simulated (PNG) display.
+    public var displayPath: String?
+    /// The pixel layout to write when `displayPath` is not a framebuffer but a file
+    /// standing in for one (tests, a headless bench).
+    public var displayFormat: FramebufferFormat?
+    /// The ALSA device the voice speaks through; nil keeps the simulated (WAV) speaker.
+    public var speakerDevice: String?
+    /// Whether the totem speaks, and how fast (words per minute).
+    public var voiceEnabled = true
+    public var voiceWordsPerMinute = 160
     /// The touch panel's evdev node; nil keeps the simulated one.
     public var touchscreenPath: String?
     /// An evemu description whose axis ranges replace what the panel reports (panels with
@@ -93,6 +103,21 @@ public struct KioskConfiguration: Sendable, Equatable {
 
     /// The default configuration file.
     public static let defaultPath = "/etc/clup/clupd.toml"
+}
+
+extension KioskConfiguration {
+    /// `hardware.mode = "linux"`: each device the file does not name is looked for where
+    /// `hardware/udev/70-clup.rules` links it, the screen is the first framebuffer and the
+    /// voice speaks through ALSA's default device. A device that is not there shows as
+    /// missing; none is simulated.
+    public mutating func useStandardDeviceNames() {
+        displayPath = displayPath ?? "/dev/fb0"
+        speakerDevice = speakerDevice ?? "default"
+        touchscreenPath = touchscreenPath ?? "/dev/clup/touch"
+        if readerPath == nil && serialReaderPath == nil { readerPath = "/dev/clup/reader" }
+        if presencePath == nil && proximityPath == nil && pirLine == nil { presencePath = "/dev/clup/presence" }
+        if turnstilePath == nil && turnstileEntryLine == nil { turnstilePath = "/dev/clup/turnstile" }
+    }
 }
 
 /// A configuration file that cannot be used: which file, which key, what is wrong.
@@ -201,6 +226,16 @@ extension KioskConfiguration {
             throw reader.error("hardware.mode", "expected \"simulated\" or \"linux\", got \"\(mode)\"")
         }
         config.hardware = hardware
+        config.displayPath = try reader.optionalString("hardware.display")
+        if let format = try reader.optionalString("hardware.display_format") {
+            guard let parsed = FramebufferFormat(parsing: format) else {
+                throw reader.error("hardware.display_format", "expected \"WIDTHxHEIGHT xrgb8888\" or \"WIDTHxHEIGHT rgb565\", got \"\(format)\"")
+            }
+            config.displayFormat = parsed
+        }
+        config.speakerDevice = try reader.optionalString("hardware.speaker")
+        config.voiceEnabled = try reader.flag("voice.enabled", default: config.voiceEnabled)
+        config.voiceWordsPerMinute = try reader.integer("voice.words_per_minute", default: config.voiceWordsPerMinute, in: 80...450)
         let touchscreen = try reader.string("hardware.touchscreen", default: "")
         config.touchscreenPath = touchscreen.isEmpty ? nil : touchscreen
         let axes = try reader.string("hardware.touchscreen_axes", default: "")

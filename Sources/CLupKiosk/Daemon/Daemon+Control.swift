@@ -92,8 +92,7 @@ extension Daemon {
 
     func statusReport() throws -> StatusReport {
         let day = controller.day
-        let devices = [controller.display.health, controller.touchscreen.health, controller.presence.health,
-                       controller.turnstile.health, controller.reader.health, usb.health]
+        let devices = controller.deviceHealth + [usb.health]
         let ledger = day.ledger(door: config.doorName)
         return StatusReport(
             store: config.storeName, deviceID: config.deviceID,
@@ -158,8 +157,7 @@ extension Daemon {
     func devicesReport() -> DevicesReport {
         let profilesNote = config.usbProfilesPath.map { "\(usbProfiles?.profiles.count ?? 0) known devices from \($0)" }
             ?? "no USB profiles configured (hardware.usb_profiles)"
-        let devices = [controller.display.health, controller.touchscreen.health, controller.presence.health,
-                       controller.turnstile.health, controller.reader.health]
+        let devices = controller.deviceHealth
         func line(_ device: USBDeviceInfo) -> USBLine {
             let profile = usbProfiles?.match(device.id)
             return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)

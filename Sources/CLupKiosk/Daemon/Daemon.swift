@@ -67,14 +67,7 @@ public final class Daemon {
             throw .configuration(error)
         }
         if options.simulate { config.hardware = .simulated }
-        if config.hardware == .linux {
-            // Every device but the screen has a Linux backend; the screen's (framebuffer)
-            // is not written yet, and a kiosk without a screen cannot serve anyone.
-            throw .configuration(ConfigurationError(
-                file: configSource, line: nil, key: "hardware.mode",
-                problem: "\"linux\" needs the framebuffer display backend, which is not in this build; keep \"simulated\" "
-                    + "and name the real devices one by one under [hardware]"))
-        }
+        if config.hardware == .linux { config.useStandardDeviceNames() }
         self.config = config
 
         state = try StateDirectory(path: options.stateDirectory)
@@ -104,7 +97,7 @@ public final class Daemon {
             controller = try KioskController(
                 config: config, store: store, loop: loop, display: devices.display,
                 touchscreen: devices.touchscreen, presence: devices.presence,
-                turnstile: devices.turnstile, reader: devices.reader,
+                turnstile: devices.turnstile, reader: devices.reader, voice: devices.voice,
                 printJob: TicketPrintJob(printer: printer, profile: config.printerProfile ?? .pdf(config.paper),
                                          spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
                 key: key, clock: clock, logger: logger)

@@ -5,7 +5,9 @@ import Foundation
 /// node or file is configured under `[hardware]`, the simulated twin everywhere else (so a
 /// totem can be brought up one real device at a time).
 struct DeviceSet {
-    let display: PNGDisplay
+    let display: Display
+    /// The spoken guidance; nil when `voice.enabled` is false.
+    let voice: Voice?
     let touchscreen: Touchscreen
     let presence: PresenceSensor
     let turnstile: Turnstile
@@ -19,7 +21,20 @@ struct DeviceSet {
     var simulatedReader: SimulatedDoorReader? { reader as? SimulatedDoorReader }
 
     init(config: KioskConfiguration, configSource: String, stateDirectory: String, loop: EventLoop) throws(DaemonError) {
-        display = PNGDisplay(width: config.screenWidth, height: config.screenHeight, directory: stateDirectory)
+        if let path = config.displayPath {
+            display = FramebufferDisplay(path: path, fallbackWidth: config.screenWidth, fallbackHeight: config.screenHeight,
+                                         assumedFormat: config.displayFormat)
+        } else {
+            display = PNGDisplay(width: config.screenWidth, height: config.screenHeight, directory: stateDirectory)
+        }
+        let speech = SpeechSynthesizer(wordsPerMinute: config.voiceWordsPerMinute)
+        if !config.voiceEnabled {
+            voice = nil
+        } else if let device = config.speakerDevice {
+            voice = ALSAVoice(device: device, synthesizer: speech)
+        } else {
+            voice = SimulatedVoice(directory: stateDirectory, synthesizer: speech)
+        }
         var starters: [() -> Void] = []
 
         if let path = config.touchscreenPath {
@@ -36,7 +51,7 @@ struct DeviceSet {
             starters.append(panel.start)
             touchscreen = panel
         } else {
-            touchscreen = SimulatedTouchscreen(width: config.screenWidth, height: config.screenHeight)
+            touchscreen = SimulatedTouchscreen(width: display.width, height: display.height)
         }
 
         if let path = config.presencePath {

@@ -46,4 +46,55 @@ struct CustomerTexts {
         default: "Scan this code at the door when your number is called"
         }
     }
+
+    // MARK: Spoken
+
+    /// What the voice says as `screen` replaces `previous`, or nil to stay quiet. The
+    /// greeting is for someone who just woke the totem, not for the return to the welcome
+    /// screen after a ticket (which would talk over "take your ticket").
+    func spoken(_ screen: Screen, after previous: Screen) -> String? {
+        switch screen {
+        case .welcome: previous == .asleep ? welcomeSpoken : nil
+        case let .ticketReady(number, _): ticketReadySpoken(Self.spokenNumber(number))
+        case .printFailed: printFailedSpoken
+        case .asleep, .printing, .outOfOrder: nil
+        }
+    }
+
+    /// "AP-004" as a voice reads it best: "A P 4".
+    static func spokenNumber(_ number: String) -> String {
+        let parts = number.split(separator: "-")
+        guard parts.count == 2, let sequence = Int(parts[1]) else { return number }
+        return parts[0].map(String.init).joined(separator: " ") + " \(sequence)"
+    }
+
+    private var welcomeSpoken: String {
+        switch language {
+        case "it": "Benvenuti. Toccate il pulsante sullo schermo per prendere un biglietto."
+        case "de": "Willkommen. Berühren Sie die Taste auf dem Bildschirm, um ein Ticket zu ziehen."
+        case "fr": "Bienvenue. Touchez le bouton sur l'écran pour prendre un ticket."
+        case "es": "Bienvenido. Toque el botón de la pantalla para sacar un turno."
+        default: "Welcome. Touch the button on the screen to take a ticket."
+        }
+    }
+
+    private func ticketReadySpoken(_ number: String) -> String {
+        switch language {
+        case "it": "Il vostro numero è \(number). Prendete il biglietto e scansionatelo all'ingresso quando viene chiamato."
+        case "de": "Ihre Nummer ist \(number). Bitte nehmen Sie Ihr Ticket und scannen Sie es am Eingang, wenn Ihre Nummer aufgerufen wird."
+        case "fr": "Votre numéro est \(number). Prenez votre ticket et scannez-le à l'entrée quand votre numéro est appelé."
+        case "es": "Su número es \(number). Tome su turno y escanéelo en la entrada cuando llamen su número."
+        default: "Your number is \(number). Please take your ticket, and scan it at the door when your number is called."
+        }
+    }
+
+    private var printFailedSpoken: String {
+        switch language {
+        case "it": "Spiacenti, non è stato possibile stampare il biglietto. Rivolgetevi al personale."
+        case "de": "Entschuldigung, das Ticket konnte nicht gedruckt werden. Bitte wenden Sie sich an das Personal."
+        case "fr": "Désolé, le ticket n'a pas pu être imprimé. Veuillez vous adresser au personnel."
+        case "es": "Lo sentimos, no se pudo imprimir el turno. Por favor, pregunte al personal."
+        default: "Sorry, the ticket could not be printed. Please ask a member of staff."
+        }
+    }
 }

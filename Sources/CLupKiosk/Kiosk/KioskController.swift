@@ -21,6 +21,7 @@ final class KioskController {
     let presence: PresenceSensor
     let turnstile: Turnstile
     let reader: DoorReader
+    let voice: Voice?
     let printJob: TicketPrintJob
     let clock: any Clock
     let logger: Logger
@@ -45,7 +46,7 @@ final class KioskController {
     private(set) var lastFailure: Error?
 
     init(config: KioskConfiguration, store: TotemStore, loop: EventLoop, display: Display,
-         touchscreen: Touchscreen, presence: PresenceSensor, turnstile: Turnstile, reader: DoorReader,
+         touchscreen: Touchscreen, presence: PresenceSensor, turnstile: Turnstile, reader: DoorReader, voice: Voice?,
          printJob: TicketPrintJob, key: Curve25519.Signing.PrivateKey, clock: any Clock, logger: Logger) throws {
         self.config = config
         self.store = store
@@ -55,6 +56,7 @@ final class KioskController {
         self.presence = presence
         self.turnstile = turnstile
         self.reader = reader
+        self.voice = voice
         self.printJob = printJob
         self.clock = clock
         self.logger = logger
@@ -77,13 +79,17 @@ final class KioskController {
         resumeInterruptedPrints()
         settleQueue()
         watchTheDay()
-        try show(.asleep)
-        watchTheTouchscreen()
+        showOrLog(.asleep)
+        watchTheDevices()
     }
 
     /// Every second: with the touch panel gone, the screen says the totem is out of order
     /// (rather than showing buttons nobody can press); when it is back, the kiosk resumes.
-    private func watchTheTouchscreen() {
+    /// A display that failed is given the current screen again.
+    private func watchTheDevices() {
+        if display.health.state != .ok {
+            try? show(screen)   // why it failed was logged once and is in `clupctl status`
+        }
         let working = touchscreen.health.state == .ok
         if !working && screen != .outOfOrder {
             logger.error("the touchscreen is gone; out of order", metadata: ["detail": "\(touchscreen.health.detail)"])
@@ -92,7 +98,7 @@ final class KioskController {
             logger.notice("the touchscreen is back")
             showOrLog(someonePresent ? .welcome : .asleep)
         }
-        loop.schedule(after: 1) { [unowned self] in watchTheTouchscreen() }
+        loop.schedule(after: 1) { [unowned self] in watchTheDevices() }
     }
 
     /// Once a minute, starts the new business day if it has begun, so the screen and the
@@ -220,17 +226,36 @@ final class KioskController {
         }
     }
 
+    /// Makes `next` the kiosk's screen and puts it on the display. The kiosk moves on even
+    /// when the display fails (the error is for the log and `clupctl status`); the screen is
+    /// drawn again once the display is back.
     func show(_ next: Screen) throws {
         let facts = ScreenFacts(storeName: config.storeName, inside: day.inside, capacity: config.policy.capacity,
                                 waiting: day.queueLength, wait: estimatedWait(for: .regular).description)
         let frame = try ScreenRenderer(geometry: geometry).render(next, facts: facts)
-        if next == .asleep {
-            try display.sleep()
-        } else {
-            try display.show(frame)
-        }
+        let previous = screen
         screen = next
         currentFrame = frame
+        if next == .asleep {
+            voice?.silence()
+            try display.sleep()
+        } else {
+            // Said once as the screen appears, not again when its figures are redrawn.
+            let texts = CustomerTexts(language: config.languages.first ?? "en")
+            if next != previous, let line = texts.spoken(next, after: previous) { voice?.say(line, language: texts.language) }
+            try display.show(frame)
+        }
+    }
+
+    /// How each device is doing, for `clupctl status` and `devices`; the voice with what it said last.
+    var deviceHealth: [DeviceHealth] {
+        var devices = [display.health, touchscreen.health, presence.health, turnstile.health, reader.health]
+        if let voice {
+            let health = voice.health
+            let said = voice.lastUtterance.map { "; last said \"\($0)\"" } ?? ""
+            devices.append(DeviceHealth(role: health.role, backend: health.backend, state: health.state, detail: health.detail + said))
+        }
+        return devices
     }
 
     func showOrLog(_ next: Screen) {

@@ -1,0 +1,134 @@
+import CFramebuffer
+import CLupDrawing
+import Foundation
+
+/// The screen as a Linux framebuffer (`/dev/fb0`: fbdev, or the fbdev emulation of a DRM
+/// driver): frames are written into its mapped memory and the panel is powered down to
+/// sleep. A framebuffer that could not be opened is tried again at the next frame.
+public final class FramebufferDisplay: Display {
+    public let path: String
+    /// Used when `path` is not a framebuffer (ENOTTY): a file standing in for one, written
+    /// in this layout (how tests and a headless bench look at what the screen shows).
+    let assumedFormat: FramebufferFormat?
+    /// The size screens are drawn at: the framebuffer's, or the configured screen size
+    /// when it could not be opened at start.
+    public let width: Int
+    public let height: Int
+    public private(set) var isAwake = false
+    public private(set) var framesShown = 0
+    private var mapped: Mapped?
+    private var problem: String?
+
+    /// An open, mapped framebuffer.
+    private struct Mapped {
+        let fd: Int32
+        let memory: UnsafeMutableRawPointer
+        let format: FramebufferFormat
+    }
+
+    public init(path: String, fallbackWidth: Int, fallbackHeight: Int, assumedFormat: FramebufferFormat? = nil) {
+        self.path = path
+        self.assumedFormat = assumedFormat
+        switch Self.map(path, assumedFormat: assumedFormat) {
+        case let .success(mapped):
+            self.mapped = mapped
+            width = mapped.format.width
+            height = mapped.format.height
+        case let .failure(problem):
+            self.problem = problem.message
+            width = fallbackWidth
+            height = fallbackHeight
+        }
+    }
+
+    deinit { unmap() }
+
+    /// The framebuffer's layout, once it is open.
+    public var format: FramebufferFormat? { mapped?.format }
+
+    public var health: DeviceHealth {
+        if let problem {
+            return DeviceHealth(role: "display", backend: "fbdev", state: .missing, detail: "\(path): \(problem)")
+        }
+        return DeviceHealth(role: "display", backend: "fbdev", state: .ok,
+                            detail: "\(path) \(format.map { "\($0)" } ?? ""), \(isAwake ? "awake" : "asleep"), \(framesShown) frames")
+    }
+
+    public func show(_ frame: Canvas) throws {
+        let screen = try opened()
+        screen.format.draw(frame, into: screen.memory)
+        if !isAwake { _ = clup_fb_blank(screen.fd, 0) }
+        isAwake = true
+        framesShown += 1
+    }
+
+    public func sleep() throws {
+        let screen = try opened()
+        memset(screen.memory, 0, screen.format.byteCount)
+        // A file standing in for a framebuffer answers ENOTTY, a panel without power
+        // management EINVAL; either way the screen is black.
+        _ = clup_fb_blank(screen.fd, 1)
+        isAwake = false
+    }
+
+    /// Why the framebuffer cannot be drawn on.
+    public struct DisplayError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { "E-HW-030 the display: \(message)" }
+    }
+
+    private func opened() throws(DisplayError) -> Mapped {
+        if let mapped { return mapped }
+        switch Self.map(path, assumedFormat: assumedFormat) {
+        case let .success(mapped):
+            self.mapped = mapped
+            problem = nil
+            return mapped
+        case let .failure(error):
+            problem = error.message
+            throw error
+        }
+    }
+
+    private func unmap() {
+        guard let mapped else { return }
+        munmap(mapped.memory, mapped.format.byteCount)
+        close(mapped.fd)
+        self.mapped = nil
+    }
+
+    /// Opens the framebuffer at `path`, reads its layout and maps its screen.
+    private static func map(_ path: String, assumedFormat: FramebufferFormat?) -> Result<Mapped, DisplayError> {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(DisplayError(message: String(cString: strerror(errno)))) }
+        var geometry = clup_fb_geometry()
+        let format: FramebufferFormat
+        if clup_fb_geometry(fd, &geometry) == 0 {
+            format = FramebufferFormat(
+                width: Int(geometry.width), height: Int(geometry.height), bitsPerPixel: Int(geometry.bits_per_pixel),
+                lineLength: Int(geometry.line_length),
+                red: .init(offset: Int(geometry.red_offset), length: Int(geometry.red_length)),
+                green: .init(offset: Int(geometry.green_offset), length: Int(geometry.green_length)),
+                blue: .init(offset: Int(geometry.blue_offset), length: Int(geometry.blue_length)))
+        } else if errno == ENOTTY, let assumedFormat {
+            format = assumedFormat
+            // A stand-in file must be large enough to map the whole screen.
+            if lseek(fd, 0, SEEK_END) < assumedFormat.byteCount { _ = ftruncate(fd, off_t(assumedFormat.byteCount)) }
+        } else {
+            let reason = errno == ENOTTY ? "not a framebuffer" : String(cString: strerror(errno))
+            close(fd)
+            return .failure(DisplayError(message: reason))
+        }
+        if let reason = format.unsupportedReason {
+            close(fd)
+            return .failure(DisplayError(message: "\(format): \(reason)"))
+        }
+        let memory = mmap(nil, format.byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let memory, memory != MAP_FAILED else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            return .failure(DisplayError(message: "cannot map \(format.byteCount) bytes: \(reason)"))
+        }
+        return .success(Mapped(fd: fd, memory: memory, format: format))
+    }
+}

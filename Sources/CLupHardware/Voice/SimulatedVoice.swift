@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+
+/// A simulated speaker that writes what it says to a WAV file, so the voice can be listened
+/// to (and tested) on a machine without a sound card.
+///
+/// It synthesises with the same engine as the real voice and "plays" in real time on a worker
+/// queue: `isSpeaking` holds for as long as the utterance lasts, and `directory/voice.wav`
+/// holds what a customer would have heard of the last utterance, all of it or up to where a
+/// newer `say` or `silence()` cut it.
+///
+/// Sendable without `@unchecked`: every stored property is immutable and Sendable, and what
+/// changes lives in a `Mutex`.
+public final class SimulatedVoice: Voice, Sendable {
+    public let directory: String
+    let synthesizer: any SpeechSynthesizing
+    private let queue = DispatchQueue(label: "clup.voice.simulated")
+    private let status = Mutex(Status())
+
+    private struct Status {
+        /// Bumped by every `say` and `silence()`; the utterance playing stops when it is no longer the latest.
+        var generation = 0
+        var lastUtterance: String?
+        var utterances = 0
+        var speaking = false
+        var problem: String?
+    }
+
+    public init(directory: String, synthesizer: any SpeechSynthesizing = SpeechSynthesizer()) {
+        self.directory = directory
+        self.synthesizer = synthesizer
+    }
+
+    /// The file holding what was heard of the last utterance.
+    public var currentUtterancePath: String { directory + "/voice.wav" }
+
+    public var health: DeviceHealth {
+        status.withLock { status in
+            let summary = "\(status.utterances) utterance\(status.utterances == 1 ? "" : "s")"
+            guard let problem = status.problem else {
+                return DeviceHealth(role: "voice", backend: "simulated", state: .ok,
+                                    detail: summary + (status.speaking ? ", speaking" : ""))
+            }
+            return DeviceHealth(role: "voice", backend: "simulated", state: .fault, detail: "\(summary): \(problem)")
+        }
+    }
+
+    public var lastUtterance: String? { status.withLock { $0.lastUtterance } }
+
+    /// Whether an utterance is being "played" now.
+    public var isSpeaking: Bool { status.withLock { $0.speaking } }
+
+    public func say(_ text: String, language: String) {
+        let generation = status.withLock { status in
+            status.generation += 1
+            status.lastUtterance = text
+            return status.generation
+        }
+        queue.async { self.speak(text, language: language, generation: generation) }
+    }
+
+    public func silence() {
+        status.withLock { $0.generation += 1 }
+    }
+
+    /// Returns when everything asked so far has been played or cut.
+    public func waitUntilIdle() {
+        queue.sync {}
+    }
+
+    private func isCurrent(_ generation: Int) -> Bool {
+        status.withLock { $0.generation == generation }
+    }
+
+    private func speak(_ text: String, language: String, generation: Int) {
+        guard isCurrent(generation) else { return }
+        do {
+            let audio = try synthesizer.synthesize(text, language: language)
+            guard isCurrent(generation) else { return }
+            try WAVFile.write(audio, to: currentUtterancePath)
+            status.withLock { status in
+                status.utterances += 1
+                status.speaking = true
+                status.problem = nil
+            }
+            let heard = playInRealTime(audio, generation: generation)
+            if heard < audio.samples.count {
+                try WAVFile.write(SpeechAudio(sampleRate: audio.sampleRate, samples: Array(audio.samples.prefix(heard))),
+                                  to: currentUtterancePath)
+            }
+        } catch {
+            status.withLock { $0.problem = "\(error)" }
+        }
+        status.withLock { $0.speaking = false }
+    }
+
+    /// Waits as long as the utterance lasts, looking every 10 ms for a newer `say` or
+    /// `silence()`; returns how many samples were heard.
+    private func playInRealTime(_ audio: SpeechAudio, generation: Int) -> Int {
+        let start = DispatchTime.now().uptimeNanoseconds
+        while true {
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let heard = min(audio.samples.count, Int(elapsed * Double(audio.sampleRate)))
+            if heard == audio.samples.count || !isCurrent(generation) { return heard }
+            usleep(10_000)
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import CLupHardware
+import Foundation
+import Synchronization
+import XCTest
+
+final class VoiceTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-voice-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: synthesis
+
+    func test_welcomeIsSpokenInEnglishAndItalian_differently() throws {
+        let synthesizer = SpeechSynthesizer()
+        let english = try synthesizer.synthesize("Welcome", language: "en")
+        let italian = try synthesizer.synthesize("Benvenuti", language: "it")
+        for audio in [english, italian] {
+            XCTAssertTrue((8000...48000).contains(audio.sampleRate), "\(audio.sampleRate) Hz")
+            XCTAssertTrue((0.3...10).contains(audio.duration), "\(audio.duration) s")
+            // Speech, not silence: espeak-ng speaks at an RMS in the thousands.
+            XCTAssertGreaterThan(rms(audio.samples), 500)
+        }
+        XCTAssertNotEqual(english.samples, italian.samples)
+    }
+
+    func test_fasterRateGivesShorterSpeech() throws {
+        let sentence = "Please take a ticket and wait for your number."
+        let slow = try SpeechSynthesizer(wordsPerMinute: 120).synthesize(sentence, language: "en")
+        let fast = try SpeechSynthesizer(wordsPerMinute: 300).synthesize(sentence, language: "en")
+        XCTAssertLessThan(fast.duration, slow.duration * 0.7)
+    }
+
+    func test_unknownLanguageIsRefusedWithItsCode() {
+        XCTAssertThrowsError(try SpeechSynthesizer().synthesize("Welcome", language: "xx")) { error in
+            XCTAssertEqual(error as? SpeechError, .unknownLanguage("xx"))
+            XCTAssertTrue("\(error)".hasPrefix("E-HW-041"), "\(error)")
+        }
+        XCTAssertThrowsError(try SpeechSynthesizer().synthesize("Welcome", language: ""))
+    }
+
+    // MARK: WAV files
+
+    func test_wavRoundTripsAndRefusesStereo() throws {
+        let audio = SpeechAudio(sampleRate: 22050, samples: [0, 1, -1, .max, .min, 1234])
+        let bytes = WAVFile.encode(audio)
+        XCTAssertEqual(bytes.count, 44 + 12)
+        XCTAssertEqual(try WAVFile.decode(bytes), audio)
+
+        var stereo = bytes
+        stereo[22] = 2
+        XCTAssertThrowsError(try WAVFile.decode(stereo)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("E-HW-043"), "\(error)")
+        }
+        XCTAssertThrowsError(try WAVFile.decode(Array(bytes.prefix(10))))
+    }
+
+    // MARK: ALSA
+
+    func test_alsaVoicePlaysTheSynthesisedSamples() throws {
+        let played = directory.appendingPathComponent("played.wav").path
+        // ALSA's file plugin writes what is played to a WAV file and passes it on to a null
+        // device: a real trip through alsa-lib without a sound card or the system's config.
+        let configuration = """
+            pcm.totem { type file slave.pcm "null" file "\(played)" format "wav" }
+            pcm.null { type null }
+            """
+        let synthesizer = RecordingSynthesizer()
+        let voice = ALSAVoice(device: "totem", synthesizer: synthesizer, configuration: configuration)
+
+        voice.say("Welcome", language: "en")
+        voice.waitUntilIdle()
+
+        let made = synthesizer.made.withLock { $0 }
+        XCTAssertEqual(made.count, 1)
+        let heard = try WAVFile.read(contentsOf: played)
+        XCTAssertEqual(heard.sampleRate, made.first?.sampleRate)
+        XCTAssertEqual(heard.samples.count, made.first?.samples.count)
+        XCTAssertTrue(heard.samples == made.first?.samples, "ALSA wrote other samples than were synthesised")
+        XCTAssertEqual(voice.health.state, .ok, voice.health.detail)
+        XCTAssertEqual(voice.health.detail, "totem, 1 utterance")
+        XCTAssertEqual(voice.lastUtterance, "Welcome")
+    }
+
+    func test_alsaVoiceOnAMissingDeviceReportsWhyWithoutBlocking() {
+        let voice = ALSAVoice(device: "clup-no-such-speaker")
+        voice.waitUntilIdle()
+        XCTAssertEqual(voice.health.state, .missing)
+        XCTAssertTrue(voice.health.detail.contains("clup-no-such-speaker"), voice.health.detail)
+        XCTAssertTrue(voice.health.detail.contains("E-HW-044"), voice.health.detail)
+        XCTAssertTrue(voice.health.detail.contains("No such file or directory"), voice.health.detail)
+
+        let started = Date()
+        voice.say("Welcome", language: "en")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 0.1, "say must not wait for the device")
+        voice.waitUntilIdle()
+        XCTAssertEqual(voice.health.state, .missing)
+        XCTAssertEqual(voice.lastUtterance, "Welcome")
+    }
+
+    // MARK: simulated
+
+    func test_simulatedVoiceWritesWhatItSaid() throws {
+        let voice = SimulatedVoice(directory: directory.path)
+        XCTAssertNil(voice.lastUtterance)
+
+        voice.say("Benvenuti", language: "it")
+        voice.waitUntilIdle()
+
+        let said = try WAVFile.read(contentsOf: voice.currentUtterancePath)
+        XCTAssertTrue((0.3...10).contains(said.duration), "\(said.duration) s")
+        XCTAssertGreaterThan(rms(said.samples), 500)
+        XCTAssertEqual(voice.lastUtterance, "Benvenuti")
+        XCTAssertEqual(voice.health, DeviceHealth(role: "voice", backend: "simulated", state: .ok, detail: "1 utterance"))
+    }
+
+    func test_simulatedVoiceReportsAnUnknownLanguage() {
+        let voice = SimulatedVoice(directory: directory.path)
+        voice.say("Welcome", language: "xx")
+        voice.waitUntilIdle()
+        XCTAssertEqual(voice.health.state, .fault)
+        XCTAssertTrue(voice.health.detail.contains("E-HW-041"), voice.health.detail)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: voice.currentUtterancePath))
+    }
+
+    func test_silenceCutsALongUtterance() throws {
+        let text = "Welcome to the store. Please take a ticket and wait until your number is called. "
+            + "The store is full at the moment, and we will call you as soon as there is room inside."
+        let whole = try SpeechSynthesizer().synthesize(text, language: "en")
+        XCTAssertGreaterThan(whole.duration, 5)
+        let voice = SimulatedVoice(directory: directory.path)
+
+        voice.say(text, language: "en")
+        XCTAssertTrue(wait(until: { voice.isSpeaking }, seconds: 5), "never started speaking")
+        Thread.sleep(forTimeInterval: 0.3)
+        let silenced = Date()
+        voice.silence()
+        voice.waitUntilIdle()
+
+        XCTAssertLessThan(Date().timeIntervalSince(silenced), 1)
+        XCTAssertFalse(voice.isSpeaking)
+        XCTAssertEqual(voice.lastUtterance, text)
+        let heard = try WAVFile.read(contentsOf: voice.currentUtterancePath)
+        XCTAssertGreaterThan(heard.duration, 0.2)
+        XCTAssertLessThan(heard.duration, 2, "voice.wav should hold only what was heard before silence()")
+    }
+
+    // MARK: helpers
+
+    private func rms(_ samples: [Int16]) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+    }
+
+    private func wait(until condition: () -> Bool, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > deadline { return false }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return true
+    }
+}
+
+/// The real synthesiser, keeping what it made, so a test can compare it with what reached ALSA.
+private final class RecordingSynthesizer: SpeechSynthesizing {
+    let made = Mutex<[SpeechAudio]>([])
+
+    func synthesize(_ text: String, language: String) throws(SpeechError) -> SpeechAudio {
+        let audio = try SpeechSynthesizer().synthesize(text, language: language)
+        made.withLock { $0.append(audio) }
+        return audio
+    }
+}
