@@ -46,6 +46,25 @@ final class TouchDecoderTests: XCTestCase {
         XCTAssertEqual(ended.first { $0.startX == 50 }?.endTime, 0.1, "the second finger left first")
     }
 
+    func test_aTouchWhereTheLastOneBeforeOpeningWasStartsThereInItsSlot() {
+        // The kernel sends no position (nor slot) equal to the last one it sent: a tap on
+        // the same button as the last tap before clupd opened the panel brings only its
+        // tracking id. The positions and the slot come from the device at opening.
+        var decoder = TouchDecoder(mode: .slots(2))
+        decoder.seed(slots: [(x: 10, y: 20), (x: 400, y: 240)], currentSlot: 1, single: (x: 0, y: 0))
+        let ended = run(&decoder, [
+            abs(1.0, EventCode.trackingID, 8), syn(1.0),
+            abs(1.1, EventCode.trackingID, -1), syn(1.1),
+        ])
+        XCTAssertEqual(ended.count, 1)
+        XCTAssertEqual(ended.first.map { [$0.startX, $0.startY, $0.endX, $0.endY] }, [400, 240, 400, 240])
+
+        var single = TouchDecoder(mode: .singleTouch)
+        single.seed(slots: [], currentSlot: 0, single: (x: 55, y: 66))
+        let lifted = run(&single, [key(1.0, EventCode.touch, 1), syn(1.0), key(1.1, EventCode.touch, 0), syn(1.1)])
+        XCTAssertEqual(lifted.first.map { [$0.startX, $0.startY] }, [55, 66])
+    }
+
     func test_aGarbledTimestampGivesALongGestureNotACrash() {
         // Found by scripts/fuzz: a contact whose clock jumped by 2^62 s overflowed the
         // gesture's duration in milliseconds and stopped clupd.

@@ -47,8 +47,28 @@ public final class EvdevTouchscreen: Touchscreen {
             device.reject("no X/Y axis ranges (not a touch panel?)")
             return
         }
-        decoder = TouchDecoder(mode: TouchDecoder.mode(for: axes))
+        var decoder = TouchDecoder(mode: TouchDecoder.mode(for: axes))
+        Self.seed(&decoder, from: fd)
+        self.decoder = decoder
         self.pipeline = pipeline
+    }
+
+    /// Starts the decoder from where the device's fingers were last (a pipe tells nothing).
+    static func seed(_ decoder: inout TouchDecoder, from fd: Int32) {
+        func value(_ code: UInt16) -> Int32 {
+            var minimum: Int32 = 0, maximum: Int32 = 0, value: Int32 = 0
+            return clup_evdev_absinfo(fd, UInt32(code), &minimum, &maximum, &value) == 0 ? value : 0
+        }
+        var positions: [(x: Int32, y: Int32)] = []
+        if case let .slots(count) = decoder.mode {
+            var xs = [Int32](repeating: 0, count: count), ys = xs
+            if clup_evdev_mt_slots(fd, UInt32(EventCode.positionX), &xs, Int32(count)) == 0,
+               clup_evdev_mt_slots(fd, UInt32(EventCode.positionY), &ys, Int32(count)) == 0 {
+                positions = zip(xs, ys).map { (x: $0, y: $1) }
+            }
+        }
+        decoder.seed(slots: positions, currentSlot: Int(value(EventCode.slot)),
+                     single: (x: value(EventCode.x), y: value(EventCode.y)))
     }
 
     private func handle(_ events: [InputEvent]) {

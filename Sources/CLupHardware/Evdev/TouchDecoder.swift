@@ -117,6 +117,23 @@ public struct TouchDecoder: Sendable {
         }
     }
 
+    /// Where the device's fingers were last, as it tells on being opened (`EVIOCGMTSLOTS`,
+    /// `EVIOCGABS`): each slot's position and the current slot (protocol B), or the single
+    /// touch's position. The kernel sends a value only when it changes, so a touch landing
+    /// where one did before the device was opened brings no position of its own, and would
+    /// otherwise start at 0, 0 (or in the wrong slot).
+    public mutating func seed(slots positions: [(x: Int32, y: Int32)], currentSlot: Int, single: (x: Int32, y: Int32)) {
+        for (index, position) in positions.enumerated() where index < slots.count && slots[index].contact == nil {
+            slots[index].x = position.x
+            slots[index].y = position.y
+        }
+        if case .slots = mode { self.currentSlot = slots.indices.contains(currentSlot) ? currentSlot : nil }
+        if !touching {
+            singleX = single.x
+            singleY = single.y
+        }
+    }
+
     /// Ends every contact in progress as cancelled (the device went away or events were lost).
     public mutating func releaseAll(at time: Double) -> [Contact] {
         var ended = activeContacts.map { contact -> Contact in
