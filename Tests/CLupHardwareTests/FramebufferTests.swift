@@ -82,7 +82,7 @@ final class FramebufferTests: XCTestCase {
     func test_theDisplayWritesFramesIntoAFileStandingInForTheFramebuffer() throws {
         let path = "/tmp/clup-fb-\(getpid())"
         defer { unlink(path) }
-        FileManager.default.createFile(atPath: path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
         let format = FramebufferFormat.rgb565(width: 64, height: 48)
         let display = FramebufferDisplay(path: path, fallbackWidth: 720, fallbackHeight: 1280, assumedFormat: format)
         XCTAssertEqual([display.width, display.height], [64, 48], "screens are drawn at the framebuffer's size")
@@ -115,7 +115,7 @@ final class FramebufferTests: XCTestCase {
         XCTAssertThrowsError(try display.show(try Canvas(width: 72, height: 128))) { error in
             XCTAssertEqual("\(error)", "E-HW-030 the display: No such file or directory")
         }
-        FileManager.default.createFile(atPath: path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
         try display.show(try Canvas(width: 72, height: 128))
         XCTAssertEqual(display.health.state, .ok, display.health.detail)
     }
@@ -123,7 +123,7 @@ final class FramebufferTests: XCTestCase {
     func test_aFileThatIsNotAFramebufferAndUnsupportedLayoutsAreRefused() throws {
         let path = "/tmp/clup-fb-plain-\(getpid())"
         defer { unlink(path) }
-        FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3])))
         let plain = FramebufferDisplay(path: path, fallbackWidth: 72, fallbackHeight: 128)
         XCTAssertEqual(plain.health.detail, "\(path): not a framebuffer")
         let palette = FramebufferFormat(width: 72, height: 128, bitsPerPixel: 8, lineLength: 72,

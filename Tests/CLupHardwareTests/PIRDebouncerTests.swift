@@ -30,6 +30,16 @@ final class PIRDebouncerTests: XCTestCase {
                        ["1.2: present", "8.0: gone"])
     }
 
+    func test_aSpikeReadLateIsStillASpike() {
+        // Both edges of a 5 ms spike read together 0.5 s later (the loop was busy drawing).
+        var debouncer = PIRDebouncer(settle: 0.1, hold: 3)
+        XCTAssertEqual(debouncer.edges([GPIOEdge(active: true, time: 1.0), GPIOEdge(active: false, time: 1.005)], now: 1.5), [])
+        XCTAssertFalse(debouncer.present)
+        // A real arrival and departure read late together: both changes, in order.
+        XCTAssertEqual(debouncer.edges([GPIOEdge(active: true, time: 2.0), GPIOEdge(active: false, time: 2.5)], now: 6.0),
+                       [true, false])
+    }
+
     func test_theDeadlineSaysWhenToLookAgain() {
         var debouncer = PIRDebouncer(settle: 0.1, hold: 3)
         XCTAssertNil(debouncer.deadline)

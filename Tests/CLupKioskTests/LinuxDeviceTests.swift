@@ -213,6 +213,38 @@ final class LinuxDeviceTests: XCTestCase {
         }
     }
 
+    func test_theReleaseStartsInactiveHonoursActiveLowAndAFailingOneIsAFault() throws {
+        let node = directory.appendingPathComponent("turnstile-keys").path
+        let value = directory.appendingPathComponent("relay-value")
+        XCTAssertEqual(mkfifo(node, 0o600), 0)
+        // A relay module that closes on a low input, left closed ("0") by a crash mid-pulse.
+        try "0".write(to: value, atomically: true, encoding: .ascii)
+        let loop = EventLoop()
+        let release = ReleaseLine(target: .valueFile(value.path), activeLow: true, loop: loop, pulse: 0.1)
+        let turnstile = EvdevTurnstile(path: node, entryKey: 183, exitKey: 184, release: release, loop: loop)
+        turnstile.start()
+        func level() -> String { (try? String(contentsOf: value, encoding: .ascii)) ?? "gone" }
+        XCTAssertEqual(level(), "1", "released (inactive, high) as clupd starts")
+        feed(node, [], hold: 0.6)
+        var levels: [String] = []
+        var health: DeviceHealth?
+        var refused: String?
+        // Two admissions 50 ms apart: the first pulse's end must not cut the second short.
+        run(loop, for: 0.5, [(0.05, { try? turnstile.release() }), (0.06, { levels.append(level()) }),
+                             (0.1, { try? turnstile.release() }), (0.17, { levels.append(level()) }),
+                             (0.25, { levels.append(level()) }),
+                             (0.3, { try? FileManager.default.removeItem(at: value) }),
+                             (0.35, { do { try turnstile.release() } catch { refused = "\(error)" } }),
+                             (0.4, { health = turnstile.health })])
+        XCTAssertEqual(levels, ["0", "0", "1"])
+        XCTAssertEqual(turnstile.releases, 2)
+        XCTAssertTrue(refused?.hasPrefix("E-HW-021 cannot drive \(value.path)") == true, refused ?? "not refused")
+        XCTAssertEqual(health?.state, .fault)
+        XCTAssertTrue(health?.detail.contains("cannot drive the release output \(value.path) active: No such file or directory") == true,
+                      health?.detail ?? "")
+        turnstile.stop()
+    }
+
     func test_aTurnstileWithoutAReleaseLineSaysSo() {
         let turnstile = EvdevTurnstile(path: "/nonexistent", entryKey: 1, exitKey: 2, release: nil, loop: EventLoop())
         XCTAssertThrowsError(try turnstile.release()) { error in

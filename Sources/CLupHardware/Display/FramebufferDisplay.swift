@@ -24,6 +24,8 @@ public final class FramebufferDisplay: Display {
         let fd: Int32
         let memory: UnsafeMutableRawPointer
         let format: FramebufferFormat
+        /// A real framebuffer (false: a file standing in for one, in `assumedFormat`).
+        let isFramebuffer: Bool
     }
 
     public init(path: String, fallbackWidth: Int, fallbackHeight: Int, assumedFormat: FramebufferFormat? = nil) {
@@ -49,6 +51,12 @@ public final class FramebufferDisplay: Display {
     public var health: DeviceHealth {
         if let problem {
             return DeviceHealth(role: "display", backend: "fbdev", state: .missing, detail: "\(path): \(problem)")
+        }
+        if let format, format.width != width || format.height != height {
+            // It appeared, or changed mode, after the screens' size was fixed at start.
+            return DeviceHealth(role: "display", backend: "fbdev", state: .fault,
+                                detail: "\(path) is \(format.width)x\(format.height) but the screens are drawn at "
+                                    + "\(width)x\(height): restart clupd")
         }
         return DeviceHealth(role: "display", backend: "fbdev", state: .ok,
                             detail: "\(path) \(format.map { "\($0)" } ?? ""), \(isAwake ? "awake" : "asleep"), \(framesShown) frames")
@@ -77,8 +85,15 @@ public final class FramebufferDisplay: Display {
         public var description: String { "E-HW-030 the display: \(message)" }
     }
 
+    /// The mapped framebuffer, opened again if it was not, or if the driver changed its
+    /// mode or went away since the last frame.
     private func opened() throws(DisplayError) -> Mapped {
-        if let mapped { return mapped }
+        if let mapped {
+            guard mapped.isFramebuffer else { return mapped }
+            var geometry = clup_fb_geometry()
+            if clup_fb_geometry(mapped.fd, &geometry) == 0 && Self.format(of: geometry) == mapped.format { return mapped }
+            unmap()
+        }
         switch Self.map(path, assumedFormat: assumedFormat) {
         case let .success(mapped):
             self.mapped = mapped
@@ -103,15 +118,17 @@ public final class FramebufferDisplay: Display {
         guard fd >= 0 else { return .failure(DisplayError(message: String(cString: strerror(errno)))) }
         var geometry = clup_fb_geometry()
         let format: FramebufferFormat
+        let isFramebuffer: Bool
         if clup_fb_geometry(fd, &geometry) == 0 {
-            format = FramebufferFormat(
-                width: Int(geometry.width), height: Int(geometry.height), bitsPerPixel: Int(geometry.bits_per_pixel),
-                lineLength: Int(geometry.line_length),
-                red: .init(offset: Int(geometry.red_offset), length: Int(geometry.red_length)),
-                green: .init(offset: Int(geometry.green_offset), length: Int(geometry.green_length)),
-                blue: .init(offset: Int(geometry.blue_offset), length: Int(geometry.blue_length)))
+            format = Self.format(of: geometry)
+            isFramebuffer = true
+            guard Int(geometry.memory_length) >= format.byteCount else {
+                close(fd)
+                return .failure(DisplayError(message: "\(format) needs \(format.byteCount) bytes, the driver has \(geometry.memory_length)"))
+            }
         } else if errno == ENOTTY, let assumedFormat {
             format = assumedFormat
+            isFramebuffer = false
             // A stand-in file must be large enough to map the whole screen.
             if lseek(fd, 0, SEEK_END) < assumedFormat.byteCount { _ = ftruncate(fd, off_t(assumedFormat.byteCount)) }
         } else {
@@ -129,6 +146,15 @@ public final class FramebufferDisplay: Display {
             close(fd)
             return .failure(DisplayError(message: "cannot map \(format.byteCount) bytes: \(reason)"))
         }
-        return .success(Mapped(fd: fd, memory: memory, format: format))
+        return .success(Mapped(fd: fd, memory: memory, format: format, isFramebuffer: isFramebuffer))
+    }
+
+    private static func format(of geometry: clup_fb_geometry) -> FramebufferFormat {
+        FramebufferFormat(
+            width: Int(geometry.width), height: Int(geometry.height), bitsPerPixel: Int(geometry.bits_per_pixel),
+            lineLength: Int(geometry.line_length),
+            red: .init(offset: Int(geometry.red_offset), length: Int(geometry.red_length)),
+            green: .init(offset: Int(geometry.green_offset), length: Int(geometry.green_length)),
+            blue: .init(offset: Int(geometry.blue_offset), length: Int(geometry.blue_length)))
     }
 }

@@ -6,8 +6,8 @@ public struct GPIOError: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// One line of a GPIO chip, requested from the kernel through libgpiod (the character
-/// device interface; the old sysfs interface is not used). Closing it gives the line back.
+/// One line of a GPIO chip, requested from the kernel through libgpiod's 1.x API (Debian
+/// 12's; libgpiod 2 replaced it) over the character device (not the old sysfs interface). Closing it gives the line back.
 final class GPIOChipLine {
     let spec: GPIOLineSpec
     private let chip: OpaquePointer

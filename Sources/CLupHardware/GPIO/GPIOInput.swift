@@ -23,7 +23,8 @@ public final class GPIOInput {
         case line(GPIOLineSpec, activeLow: Bool)
         /// A file or FIFO carrying the kernel's edge records (`struct gpioevent_data`, 16
         /// bytes each), read by the same libgpiod call as a real line's: how recorded edges
-        /// are replayed and how the tests stand in for a chip this machine lacks.
+        /// are replayed and how the tests stand in for a chip this machine lacks. A FIFO
+        /// whose writer closes counts as a line that went away; a file is played once.
         case eventStream(path: String)
 
         public var description: String {
@@ -103,8 +104,14 @@ public final class GPIOInput {
         let count = gpiod_line_event_read_fd_multiple(fd, &records, UInt32(records.count))
         if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
         guard count > 0 else {
-            // ENODEV when the chip went away; EIO at the end of a stream or a torn record.
+            // ENODEV when the chip went away; EIO at the end of a stream.
             let reason = String(cString: strerror(errno))
+            if case let .eventStream(path) = source, isRegularFile(path) {
+                // A recording played to its end is over; opening it again would replay it.
+                release()
+                problem = "end of the recording"
+                return
+            }
             release()
             disconnects += 1
             problem = "gone (\(reason)); retrying"
@@ -117,4 +124,9 @@ public final class GPIOInput {
                      time: Double(record.ts.tv_sec) + Double(record.ts.tv_nsec) / 1e9)
         })
     }
+}
+
+private func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
 }

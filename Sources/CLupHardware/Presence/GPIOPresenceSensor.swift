@@ -20,11 +20,9 @@ public final class GPIOPresenceSensor: PresenceSensor {
         self.debouncer = debouncer
         line.onOpen = { [unowned self] level in
             // Someone already in front when clupd starts counts from now.
-            if let level { levelChanged(level, since: self.now()) }
+            if let level { report(self.debouncer.edges([GPIOEdge(active: level, time: self.now())], now: self.now())) }
         }
-        line.onEdges = { [unowned self] edges in
-            for edge in edges { levelChanged(edge.active, since: edge.time) }
-        }
+        line.onEdges = { [unowned self] edges in report(self.debouncer.edges(edges, now: self.now())) }
         // A sensor that went away tells nothing more: nobody is taken to be there.
         line.onLost = { [unowned self] in
             let initial = PIRDebouncer(settle: self.debouncer.settle, hold: self.debouncer.hold)
@@ -34,19 +32,15 @@ public final class GPIOPresenceSensor: PresenceSensor {
         }
     }
 
-    private func levelChanged(_ active: Bool, since time: Double) {
-        debouncer.level(active, since: time)
-        evaluate()
-    }
-
-    private func evaluate() {
-        if let present = debouncer.evaluate(now: now()) { onChange?(present) }
+    /// Passes on the changes, and looks again when the debouncer has one pending.
+    private func report(_ changes: [Bool]) {
+        for present in changes { onChange?(present) }
         guard let deadline = debouncer.deadline, deadline != scheduled else { return }
         scheduled = deadline
         loop.after(max(0, deadline - now()) + 0.001) { [weak self] in
             guard let self, self.scheduled == deadline else { return }
             self.scheduled = nil
-            self.evaluate()
+            self.report(self.debouncer.edges([], now: self.now()))
         }
     }
 

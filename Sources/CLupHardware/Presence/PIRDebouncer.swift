@@ -32,6 +32,19 @@ public struct PIRDebouncer: Sendable {
         return nil
     }
 
+    /// Takes a batch of edges read late (the loop was busy): each is judged at its own
+    /// time, so a spike whose two edges arrive together is still a spike; then everything
+    /// at `now`. Returns the changes of presence, in order.
+    public mutating func edges(_ edges: [GPIOEdge], now: Double) -> [Bool] {
+        var changes: [Bool] = []
+        for edge in edges {
+            if let change = evaluate(now: edge.time) { changes.append(change) }
+            level(edge.active, since: edge.time)
+        }
+        if let change = evaluate(now: now) { changes.append(change) }
+        return changes
+    }
+
     /// When `evaluate` may next report a change, if one is pending.
     public var deadline: Double? {
         guard active != present else { return nil }

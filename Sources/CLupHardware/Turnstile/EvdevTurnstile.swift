@@ -29,11 +29,14 @@ public final class EvdevTurnstile: Turnstile {
 
     public var health: DeviceHealth {
         device.isOpen
-            ? DeviceHealth(role: "turnstile", backend: "evdev", state: .ok, detail: "\(device.path), \(releases) releases")
+            ? ReleaseLine.turnstileHealth(backend: "evdev", detail: "\(device.path), \(releases) releases", release: releaseLine)
             : DeviceHealth(role: "turnstile", backend: "evdev", state: .missing, detail: "\(device.path): \(device.problem)")
     }
 
-    public func start() { device.start() }
+    public func start() {
+        releaseLine?.prepare()
+        device.start()
+    }
     public func stop() { device.stop() }
 
     public func release() throws {

@@ -33,11 +33,12 @@ public final class GPIOTurnstile: Turnstile {
             return DeviceHealth(role: "turnstile", backend: "gpio", state: .missing,
                                 detail: missing.map { "\($0.0) \($0.1.source): \($0.1.problem)" }.joined(separator: "; "))
         }
-        return DeviceHealth(role: "turnstile", backend: "gpio", state: .ok,
-                            detail: "entry \(entryLine.source), exit \(exitLine.source), \(releases) releases")
+        return ReleaseLine.turnstileHealth(backend: "gpio", detail: "entry \(entryLine.source), exit \(exitLine.source), \(releases) releases",
+                                           release: releaseLine)
     }
 
     public func start() {
+        releaseLine?.prepare()
         entryLine.start()
         exitLine.start()
     }

@@ -17,7 +17,7 @@ public final class ALSAVoice: Voice, Sendable {
     public let device: String
     let synthesizer: any SpeechSynthesizing
     let configuration: String?
-    private let queue = DispatchQueue(label: "clup.voice.alsa")
+    private let queue = UtteranceQueue(label: "clup.voice.alsa")
     private let status = Mutex(Status())
 
     /// The buffering asked of ALSA (100 ms): at most how long a cut or the final drain takes,
@@ -25,8 +25,6 @@ public final class ALSAVoice: Voice, Sendable {
     private static let latencyMicroseconds: UInt32 = 100_000
 
     private struct Status {
-        /// Bumped by every `say` and `silence()`; the utterance playing stops when it is no longer the latest.
-        var generation = 0
         var lastUtterance: String?
         var utterances = 0
         var problem: SpeakerProblem? = SpeakerProblem(state: .missing, text: "not opened yet")
@@ -62,25 +60,17 @@ public final class ALSAVoice: Voice, Sendable {
     public var lastUtterance: String? { status.withLock { $0.lastUtterance } }
 
     public func say(_ text: String, language: String) {
-        let generation = status.withLock { status in
-            status.generation += 1
-            status.lastUtterance = text
-            return status.generation
-        }
-        queue.async { self.speak(text, language: language, generation: generation) }
+        status.withLock { $0.lastUtterance = text }
+        queue.enqueue { turn in self.speak(text, language: language, turn: turn) }
     }
 
     public func silence() {
-        status.withLock { $0.generation += 1 }
+        queue.silence()
     }
 
     /// Returns when everything asked so far has been played or dropped (for tests and shutdown).
     public func waitUntilIdle() {
-        queue.sync {}
-    }
-
-    private func isCurrent(_ generation: Int) -> Bool {
-        status.withLock { $0.generation == generation }
+        queue.waitUntilIdle()
     }
 
     /// Records how the last use of the speaker went: nil after success; a synthesis error is a fault.
@@ -100,15 +90,15 @@ public final class ALSAVoice: Voice, Sendable {
         }
     }
 
-    private func speak(_ text: String, language: String, generation: Int) {
+    private func speak(_ text: String, language: String, turn: Int) {
         // A newer utterance or silence() came before this one began: it is never heard.
-        guard isCurrent(generation) else { return }
+        guard queue.isCurrent(turn) else { return }
         do {
             // Opened first, so a missing speaker is reported as such, whatever the text.
             let pcm = try open()
             defer { snd_pcm_close(pcm) }
             let audio = try synthesizer.synthesize(text, language: language)
-            try play(audio, on: pcm, generation: generation)
+            try play(audio, on: pcm, turn: turn)
             report(nil)
         } catch {
             report(error)
@@ -159,7 +149,7 @@ public final class ALSAVoice: Voice, Sendable {
     /// Writes `audio` in slices of 50 ms, checking between slices whether it is still wanted:
     /// a newer utterance or `silence()` drops it within a slice plus ALSA's buffer. A finished
     /// utterance is drained, so its end is heard before the PCM closes.
-    private func play(_ audio: SpeechAudio, on pcm: OpaquePointer, generation: Int) throws {
+    private func play(_ audio: SpeechAudio, on pcm: OpaquePointer, turn: Int) throws {
         let set = snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1,
                                      UInt32(audio.sampleRate), 1, Self.latencyMicroseconds)
         guard set == 0 else {
@@ -170,7 +160,7 @@ public final class ALSAVoice: Voice, Sendable {
         try audio.samples.withUnsafeBufferPointer { samples in
             var offset = 0
             while offset < samples.count {
-                guard isCurrent(generation) else {
+                guard queue.isCurrent(turn) else {
                     snd_pcm_drop(pcm)
                     return
                 }

@@ -14,12 +14,10 @@ import Synchronization
 public final class SimulatedVoice: Voice, Sendable {
     public let directory: String
     let synthesizer: any SpeechSynthesizing
-    private let queue = DispatchQueue(label: "clup.voice.simulated")
+    private let queue = UtteranceQueue(label: "clup.voice.simulated")
     private let status = Mutex(Status())
 
     private struct Status {
-        /// Bumped by every `say` and `silence()`; the utterance playing stops when it is no longer the latest.
-        var generation = 0
         var lastUtterance: String?
         var utterances = 0
         var speaking = false
@@ -51,39 +49,31 @@ public final class SimulatedVoice: Voice, Sendable {
     public var isSpeaking: Bool { status.withLock { $0.speaking } }
 
     public func say(_ text: String, language: String) {
-        let generation = status.withLock { status in
-            status.generation += 1
-            status.lastUtterance = text
-            return status.generation
-        }
-        queue.async { self.speak(text, language: language, generation: generation) }
+        status.withLock { $0.lastUtterance = text }
+        queue.enqueue { turn in self.speak(text, language: language, turn: turn) }
     }
 
     public func silence() {
-        status.withLock { $0.generation += 1 }
+        queue.silence()
     }
 
     /// Returns when everything asked so far has been played or cut.
     public func waitUntilIdle() {
-        queue.sync {}
+        queue.waitUntilIdle()
     }
 
-    private func isCurrent(_ generation: Int) -> Bool {
-        status.withLock { $0.generation == generation }
-    }
-
-    private func speak(_ text: String, language: String, generation: Int) {
-        guard isCurrent(generation) else { return }
+    private func speak(_ text: String, language: String, turn: Int) {
+        guard queue.isCurrent(turn) else { return }
         do {
             let audio = try synthesizer.synthesize(text, language: language)
-            guard isCurrent(generation) else { return }
+            guard queue.isCurrent(turn) else { return }
             try WAVFile.write(audio, to: currentUtterancePath)
             status.withLock { status in
                 status.utterances += 1
                 status.speaking = true
                 status.problem = nil
             }
-            let heard = playInRealTime(audio, generation: generation)
+            let heard = playInRealTime(audio, turn: turn)
             if heard < audio.samples.count {
                 try WAVFile.write(SpeechAudio(sampleRate: audio.sampleRate, samples: Array(audio.samples.prefix(heard))),
                                   to: currentUtterancePath)
@@ -96,12 +86,12 @@ public final class SimulatedVoice: Voice, Sendable {
 
     /// Waits as long as the utterance lasts, looking every 10 ms for a newer `say` or
     /// `silence()`; returns how many samples were heard.
-    private func playInRealTime(_ audio: SpeechAudio, generation: Int) -> Int {
+    private func playInRealTime(_ audio: SpeechAudio, turn: Int) -> Int {
         let start = DispatchTime.now().uptimeNanoseconds
         while true {
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let heard = min(audio.samples.count, Int(elapsed * Double(audio.sampleRate)))
-            if heard == audio.samples.count || !isCurrent(generation) { return heard }
+            if heard == audio.samples.count || !queue.isCurrent(turn) { return heard }
             usleep(10_000)
         }
     }

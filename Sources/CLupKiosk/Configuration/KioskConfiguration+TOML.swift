@@ -73,6 +73,7 @@ extension KioskConfiguration {
             turnstile_exit_line = \(text(turnstileExitLine?.description ?? ""))
             turnstile_lines_active_low = \(turnstileLinesActiveLow)
             turnstile_release = \(text(turnstileRelease?.configValue ?? ""))
+            turnstile_release_active_low = \(turnstileReleaseActiveLow)
             usb_profiles = \(text(usbProfilesPath ?? ""))
 
             [voice]

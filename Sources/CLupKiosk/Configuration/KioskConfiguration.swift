@@ -87,8 +87,10 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var turnstileEntryLine: GPIOLineSpec?
     public var turnstileExitLine: GPIOLineSpec?
     public var turnstileLinesActiveLow = false
-    /// The output that unlocks one passage: a GPIO line or a value file.
+    /// The output that unlocks one passage: a GPIO line or a value file; and whether the
+    /// relay closes on a low output.
     public var turnstileRelease: ReleaseLine.Target?
+    public var turnstileReleaseActiveLow = false
     /// Known USB devices (`hardware/usb-devices.json`), for `clupctl devices`.
     public var usbProfilesPath: String?
     /// A group whose members may use the control socket, besides root and clupd's own user.
@@ -291,6 +293,8 @@ extension KioskConfiguration {
             }
             config.turnstileRelease = target
         }
+        config.turnstileReleaseActiveLow = try reader.flag("hardware.turnstile_release_active_low",
+                                                           default: config.turnstileReleaseActiveLow)
         config.usbProfilesPath = try reader.optionalString("hardware.usb_profiles").map {
             $0.hasPrefix("/") ? $0 : ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent($0)
         }

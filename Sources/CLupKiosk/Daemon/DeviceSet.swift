@@ -71,7 +71,9 @@ struct DeviceSet {
             presence = SimulatedPresenceSensor()
         }
 
-        let release = config.turnstileRelease.map { ReleaseLine(target: $0, loop: loop) }
+        let release = config.turnstileRelease.map {
+            ReleaseLine(target: $0, activeLow: config.turnstileReleaseActiveLow, loop: loop)
+        }
         if let path = config.turnstilePath {
             let gate = EvdevTurnstile(path: path, entryKey: UInt16(config.turnstileEntryKey),
                                       exitKey: UInt16(config.turnstileExitKey), release: release, loop: loop)

@@ -87,7 +87,7 @@ final class KioskController {
     /// (rather than showing buttons nobody can press); when it is back, the kiosk resumes.
     /// A display that failed is given the current screen again.
     private func watchTheDevices() {
-        if display.health.state != .ok {
+        if display.health.state == .missing {
             try? show(screen)   // why it failed was logged once and is in `clupctl status`
         }
         let working = touchscreen.health.state == .ok
