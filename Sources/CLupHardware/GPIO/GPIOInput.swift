@@ -47,7 +47,6 @@ public final class GPIOInput {
     private var chipLine: GPIOChipLine?
     private(set) var fd: Int32 = -1
     private(set) var problem = "not opened yet"
-    private(set) var disconnects = 0
     private var started = false
 
     init(source: Source, loop: DeviceRunLoop, retryInterval: Double) {
@@ -113,7 +112,6 @@ public final class GPIOInput {
                 return
             }
             release()
-            disconnects += 1
             problem = "gone (\(reason)); retrying"
             onLost?()
             loop.after(retryInterval) { [weak self] in if self?.started == true { self?.start() } }

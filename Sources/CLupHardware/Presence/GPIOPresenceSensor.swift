@@ -25,9 +25,8 @@ public final class GPIOPresenceSensor: PresenceSensor {
         line.onEdges = { [unowned self] edges in report(self.debouncer.edges(edges, now: self.now())) }
         // A sensor that went away tells nothing more: nobody is taken to be there.
         line.onLost = { [unowned self] in
-            let initial = PIRDebouncer(settle: self.debouncer.settle, hold: self.debouncer.hold)
             let wasPresent = self.debouncer.present
-            self.debouncer = initial
+            self.debouncer = debouncer   // as it was given: nobody, nothing pending
             if wasPresent { onChange?(false) }
         }
     }
