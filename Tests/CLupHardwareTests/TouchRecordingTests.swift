@@ -2,11 +2,11 @@
 import Foundation
 import XCTest
 
-/// Every touch recording in ../shared/fixtures/evemu/ through the live decoder and pipeline,
+/// Every touch recording in Tests/Fixtures/evemu/ through the live decoder and pipeline,
 /// with the contacts a person made written out: count, gesture, start and end.
 final class TouchRecordingTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/evemu")
+        .appendingPathComponent("Fixtures/evemu")
 
     struct Expected {
         let kind: TouchGesture.Kind

@@ -5,7 +5,7 @@
 set -uo pipefail
 source "$ROOT/Tests/integration/harness.sh"
 
-FIXTURES=$ROOT/../shared/fixtures/evemu
+FIXTURES=$ROOT/Tests/Fixtures/evemu
 
 # An evemu recording of two taps in the middle of an 800x480 panel, 0.5 s apart.
 two_taps() {

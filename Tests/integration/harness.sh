@@ -2,7 +2,7 @@
 # sourced test file runs in its own subshell with a fresh $WORK and `set -e` (so a command
 # expected to fail is written `rc=0; out=$(command) || rc=$?`), and `run_tests` prints
 # one line per test (and the lines a passing test prints starting with "report: ") and a
-# closing "N passed, N failed".
+# closing "N passed, N failed". ONLY=REGEX runs only the tests whose names match.
 
 source "$ROOT/scripts/lib/kiosk.sh"
 
@@ -13,7 +13,7 @@ assert_status() { [ "$1" -eq "$2" ] || fail "${3:-exit status}: expected $2, got
 
 run_tests() {
   local passed=0 failed=0 name
-  for name in $(declare -F | awk '{print $3}' | grep '^test_'); do
+  for name in $(declare -F | awk '{print $3}' | grep '^test_' | grep -E -- "${ONLY:-.}"); do
     WORK=$(mktemp -d /tmp/clup-it.XXXXXX) && chmod 755 "$WORK"
     # Not inside `if`: there bash would ignore set -e in the test.
     ( trap kiosk_stop EXIT; set -euo pipefail; "$name" ) >"$WORK/test.out" 2>&1

@@ -14,11 +14,13 @@ fi
 export ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 export BIN=${BIN:-$ROOT/.build/debug}
 source "$ROOT/Tests/integration/harness.sh"
-FIXTURES=$ROOT/../shared/fixtures/evemu
+FIXTURES=$ROOT/Tests/Fixtures/evemu
 
-# Waits up to 5 s (emulated CPUs are slow) until clupctl status shows TEXT.
+# Waits until clupctl status shows TEXT. The guest's CPUs are emulated, and slower still
+# while the host's other core is busy, so the bound (2 minutes) is only for a kiosk that
+# never gets there.
 wait_status() {
-  for _ in $(seq 1 50); do clupctl status | grep -q -- "$1" && return 0; sleep 0.1; done
+  for _ in $(seq 1 1200); do clupctl status | grep -q -- "$1" && return 0; sleep 0.1; done
   fail "status never showed [$1]: $(clupctl status)"
 }
 
@@ -67,13 +69,15 @@ test_the_kernels_framebuffer_shows_the_screen_at_32_and_16_bits_per_pixel() {
 test_the_greeting_is_heard_on_a_real_sound_card() {
   kiosk_start '[hardware]' 'speaker = "plughw:Loopback,0,0"'
   wait_status "voice        alsa       ok       plughw:Loopback,0,0, 0 utterances"
-  # What the loopback card's capture side hears while the totem greets someone.
-  arecord -q -D plughw:Loopback,1,0 -f S16_LE -r 22050 -c 1 -d 8 "$WORK/heard.wav" &
+  # What the loopback card's capture side hears while the totem greets someone: recorded
+  # from before the greeting until the voice says it has played all of it.
+  arecord -q -D plughw:Loopback,1,0 -f S16_LE -r 22050 -c 1 -d 600 "$WORK/heard.wav" &
   recorder=$!
-  sleep 0.5
+  for _ in $(seq 1 1200); do [ "$(stat -c %s "$WORK/heard.wav" 2>/dev/null || echo 0)" -gt 4410 ] && break; sleep 0.1; done
   clupctl sim approach >/dev/null
-  wait "$recorder"
   wait_status 'voice        alsa       ok       plughw:Loopback,0,0, 1 utterance; last said "Welcome.'
+  kill -INT "$recorder"
+  wait "$recorder" || true
   # Samples louder than a whisper (|x| > 1000 of 32767), after the 44-byte header.
   loud=$(tail -c +45 "$WORK/heard.wav" | od -An -v -t d2 -w2 | awk '$1 > 1000 || $1 < -1000 { n++ } END { print n + 0 }')
   total=$(( ($(stat -c %s "$WORK/heard.wav") - 44) / 2 ))
@@ -91,50 +95,56 @@ two_taps() {
   done
 }
 
-# Plugs in a touch panel made through uinput from the Atmel maXTouch's description,
-# which waits WAIT seconds, plays RECORDING with its timing, and is unplugged HOLD seconds
-# later (tools/uinput-device.py). Its event node gets linked at $WORK/touch, as udev links
-# /dev/clup/touch.
+# Plugs in a touch panel made through uinput from the Atmel maXTouch's description, which
+# runs the STEPs of tools/uinput-device.py (play:EVENTS, wait-for:FILE) and is then
+# unplugged. Its event node gets linked at $WORK/touch, as udev links /dev/clup/touch.
 plug_panel() {
-  python3 "$ROOT/Tests/integration/tools/uinput-device.py" "$FIXTURES/Atmel_maXTouch_Touchscreen.desc" "$1" "$2" "$3" \
+  rm -f "$WORK/panel.out"
+  python3 "$ROOT/Tests/integration/tools/uinput-device.py" "$FIXTURES/Atmel_maXTouch_Touchscreen.desc" "$@" \
     > "$WORK/panel.out" 2>&1 &
   PANEL_PID=$!
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 1200); do
     node=$(grep -m1 '^/dev/input/event' "$WORK/panel.out" || true)
     [ -n "$node" ] && { ln -sfn "$node" "$WORK/touch"; return 0; }
+    kill -0 "$PANEL_PID" 2>/dev/null || break
     sleep 0.1
   done
   fail "no panel: $(cat "$WORK/panel.out")"
 }
 
 test_a_uinput_panel_is_grabbed_and_its_taps_print_a_ticket_and_unplugging_it_is_survived() {
-  # Someone taps the panel before clupd runs; 8 s later, two taps at the same spot, which
-  # the kernel sends without a position (it sends only changes): clupd must have read
-  # where the last finger was when it opened the panel. Unplugged 4 s after the taps.
-  two_taps 0.0 > "$WORK/before.events"
-  { head -n 6 "$WORK/before.events"; two_taps 8.0; } > "$WORK/taps.events"
-  plug_panel "$WORK/taps.events" 0 4
+  # Someone taps the panel before clupd runs; once clupd has the panel, two taps at the
+  # same spot, which the kernel sends without a position (it sends only changes): clupd
+  # must have read where the last finger was when it opened the panel.
+  two_taps 0.0 > "$WORK/taps.events"
+  head -n 6 "$WORK/taps.events" > "$WORK/first.events"
+  plug_panel "play:$WORK/first.events" "wait-for:$WORK/clupd-has-the-panel" "play:$WORK/taps.events" \
+    "wait-for:$WORK/unplug"
   kiosk_start '[hardware]' "touchscreen = \"$WORK/touch\""
   # The axis ranges come from the kernel (EVIOCGABS), not from a description file.
   wait_status "touchscreen  evdev      ok"
-  # Grabbed: another reader of the node sees nothing of the taps.
-  timeout 4 evemu-record "$WORK/touch" > "$WORK/others-see.txt" 2>/dev/null || true
-  for _ in $(seq 1 100); do [ -n "$(newest_ticket)" ] && break; sleep 0.1; done
+  # Grabbed: another reader of the node is refused it (evemu-record tries a grab of its
+  # own first, and says so when the kernel answers that someone holds one).
+  rc=0; timeout 60 evemu-record "$WORK/touch" > "$WORK/others-see.txt" 2>&1 || rc=$?
+  assert_contains "$(cat "$WORK/others-see.txt")" "this device is grabbed" "evemu-record (exit $rc)"
+  touch "$WORK/clupd-has-the-panel"
+  for _ in $(seq 1 1200); do [ -n "$(newest_ticket)" ] && break; sleep 0.1; done
   [ -n "$(newest_ticket)" ] || fail "no ticket after two taps: $(clupctl status) $(tail -5 "$WORK/clupd.log")"
   assert_eq "$(newest_ticket)" A-001
-  assert_eq "$(grep -c '^E:' "$WORK/others-see.txt")" 0 "events reached a second reader of a grabbed panel"
   echo "report: two taps through uinput and evdev printed $(newest_ticket), $(wait_for_print A-001)"
   # Unplugged: out of order; plugged back: working again.
+  touch "$WORK/unplug"
   wait "$PANEL_PID"
   wait_status "touchscreen  evdev      missing"
   wait_status "screen     out-of-order"
-  : > "$WORK/no.events"
+  rm -f "$WORK/unplug"
   plugged=$(date +%s%N)
-  plug_panel "$WORK/no.events" 0 30
+  plug_panel "wait-for:$WORK/unplug"
   wait_status "touchscreen  evdev      ok"
   echo "report: the panel was back $(( ($(date +%s%N) - plugged) / 1000000 )) ms after being plugged in again (emulated CPU)"
   wait_status "screen     asleep"
-  kill "$PANEL_PID" 2>/dev/null || true
+  touch "$WORK/unplug"
+  wait "$PANEL_PID" 2>/dev/null || true
 }
 
 run_tests

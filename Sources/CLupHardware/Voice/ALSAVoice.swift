@@ -27,6 +27,8 @@ public final class ALSAVoice: Voice, Sendable {
     private struct Status {
         var lastUtterance: String?
         var utterances = 0
+        /// An utterance is being written to the card now.
+        var speaking = false
         var problem: SpeakerProblem? = SpeakerProblem(state: .missing, text: "not opened yet")
     }
 
@@ -51,7 +53,8 @@ public final class ALSAVoice: Voice, Sendable {
         status.withLock { status in
             let summary = "\(device), \(status.utterances) utterance\(status.utterances == 1 ? "" : "s")"
             guard let problem = status.problem else {
-                return DeviceHealth(role: "voice", backend: "alsa", state: .ok, detail: summary)
+                return DeviceHealth(role: "voice", backend: "alsa", state: .ok,
+                                    detail: summary + (status.speaking ? ", speaking" : ""))
             }
             return DeviceHealth(role: "voice", backend: "alsa", state: problem.state, detail: "\(summary): \(problem.text)")
         }
@@ -155,7 +158,11 @@ public final class ALSAVoice: Voice, Sendable {
         guard set == 0 else {
             throw SpeakerProblem(state: .fault, text: "E-HW-046 the speaker refuses 16-bit mono at \(audio.sampleRate) Hz: \(alsaError(set))")
         }
-        status.withLock { $0.utterances += 1 }
+        status.withLock { status in
+            status.utterances += 1
+            status.speaking = true
+        }
+        defer { status.withLock { $0.speaking = false } }
         let slice = max(1, audio.sampleRate / 20)
         try audio.samples.withUnsafeBufferPointer { samples in
             var offset = 0

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Plugs in a kernel input device made through uinput from an evemu description, plays an
-evemu recording through it with the recording's timing, and unplugs it.
+"""Plugs in a kernel input device made through uinput from an evemu description, runs a
+list of steps (play an evemu recording with its timing, wait for a file), and unplugs it.
 
-Usage: uinput-device.py DESC EVENTS WAIT HOLD
-  Prints the device's event node (/dev/input/eventN) as soon as the kernel made it, waits
-  WAIT seconds (for the program under test to open it), plays EVENTS, keeps the device
-  HOLD seconds more, then destroys it. Unlike writing into the event node (evemu-play
-  NODE), events sent through uinput reach a reader that grabbed the device, as a real
-  device's do. Standard library only; x86-64 ioctl numbers.
+Usage: uinput-device.py DESC STEP...
+  STEP is play:EVENTS (plays the recording EVENTS with its timing) or wait-for:FILE (waits
+  until FILE exists: the test creates it once the program under test is ready, so nothing
+  depends on how fast a busy machine is). Prints the device's event node
+  (/dev/input/eventN) as soon as the kernel made it, runs the steps in order, then
+  destroys the device. Unlike writing into the event node (evemu-play NODE), events sent
+  through uinput reach a reader that grabbed the device, as a real device's do. Standard
+  library only; x86-64 ioctl numbers.
 """
 import fcntl
 import os
@@ -49,8 +51,26 @@ def read_description(path):
     return name, ids, set_bits(props), {t: set_bits(m) for t, m in bits.items()}, axes
 
 
+def play(fd, events_path):
+    """Writes the events of an evemu recording with the recording's timing."""
+    start, first = time.monotonic(), None
+    for line in open(events_path):
+        if not line.startswith("E: "):
+            continue
+        stamp, event_type, code, value = line[3:].split()[:4]
+        stamp = float(stamp)
+        first = stamp if first is None else first
+        delay = start + (stamp - first) - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        os.write(fd, struct.pack("qqHHi", 0, 0, int(event_type, 16), int(code, 16), int(value)))
+
+
 def main():
-    desc, events_path, wait, hold = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+    desc, steps = sys.argv[1], sys.argv[2:]
+    for step in steps:
+        if not step.startswith(("play:", "wait-for:")):
+            sys.exit(f"uinput-device: unknown step {step!r} (play:EVENTS or wait-for:FILE)")
     name, ids, props, bits, axes = read_description(desc)
     fd = os.open("/dev/uinput", os.O_WRONLY | os.O_NONBLOCK)
     for event_type in bits.get(0, []):
@@ -67,25 +87,19 @@ def main():
     fcntl.ioctl(fd, UI_DEV_CREATE)
     sysname = fcntl.ioctl(fd, ui_get_sysname(64), bytes(64)).split(b"\0")[0].decode()
     directory = f"/sys/devices/virtual/input/{sysname}"
-    for _ in range(100):
+    while True:
         nodes = [entry for entry in os.listdir(directory) if entry.startswith("event")]
         if nodes and os.path.exists(f"/dev/input/{nodes[0]}"):
             break
         time.sleep(0.05)
     print(f"/dev/input/{nodes[0]}", flush=True)
-    time.sleep(wait)
-    start, first = time.monotonic(), None
-    for line in open(events_path):
-        if not line.startswith("E: "):
-            continue
-        stamp, event_type, code, value = line[3:].split()[:4]
-        stamp = float(stamp)
-        first = stamp if first is None else first
-        delay = start + (stamp - first) - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
-        os.write(fd, struct.pack("qqHHi", 0, 0, int(event_type, 16), int(code, 16), int(value)))
-    time.sleep(hold)
+    for step in steps:
+        kind, _, argument = step.partition(":")
+        if kind == "play":
+            play(fd, argument)
+        else:
+            while not os.path.exists(argument):
+                time.sleep(0.05)
     fcntl.ioctl(fd, UI_DEV_DESTROY)
     os.close(fd)
 
