@@ -1,17 +1,27 @@
 import Foundation
 import GRDB
 
-/// Opens the totem's SQLite file: WAL, `synchronous=FULL`, migrated, and refuses files that
-/// are not ours rather than starting a silent new database over them.
+/// Opens the totem's SQLite file: WAL, `synchronous=FULL`, migrated. A file that is not
+/// ours, not a database or damaged is refused before anything writes to it, with an error
+/// naming the file.
+///
+/// One connection (a `DatabaseQueue`), used from the daemon's event loop. Not a
+/// `DatabasePool`: a pool opened on a database without a WAL file (every start after a
+/// clean stop) creates and drops a table to make one (GRDB issue 102), which bumps
+/// `schema_version` twice and leaves a free page behind on every start. Readers in other
+/// processes (`sqlite3`, diagnostics) still never block the writer, as the file is in WAL mode.
 public enum TotemDatabase {
     /// `PRAGMA application_id` of a CLup totem database ("CLUP").
     static let applicationID: Int32 = 0x434C_5550
+    /// At most this many lines of `quick_check`'s findings go into an error.
+    static let reportedProblems = 5
 
     /// Why the database could not be opened.
     public enum OpenError: Error, CustomStringConvertible, Equatable {
         case notADatabase(path: String, detail: String)
         case foreignDatabase(path: String, applicationID: Int32)
         case cannotOpen(path: String, detail: String)
+        case damaged(path: String, problems: [String])
 
         public var description: String {
             switch self {
@@ -21,59 +31,73 @@ public enum TotemDatabase {
                 "E-DB-002 \(path) is a SQLite database of another program (application_id \(id)); refusing to use it"
             case let .cannotOpen(path, detail):
                 "E-DB-003 cannot open \(path): \(detail)"
+            case let .damaged(path, problems):
+                "E-DB-004 \(path) is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); "
+                    + "it was left as it is: keep it for the support desk, and move it aside to start fresh"
             }
         }
     }
 
-    public static func open(path: String) throws -> DatabasePool {
-        try checkOwnership(path: path)
-        let pool: DatabasePool
-        do {
-            pool = try DatabasePool(path: path)
+    public static func open(path: String) throws -> DatabaseQueue {
+        try check(path: path)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                throw DatabaseError(message: "could not switch to WAL mode")
+            }
             // A ticket in a customer's hand or a passage through the turnstile must survive
-            // a power cut once committed: sync the WAL at every commit. GRDB opens pools
-            // with NORMAL (synced only at checkpoints), so this is set on the one writer
-            // connection after it is open.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
-            || error.resultCode == .SQLITE_CORRUPT {
-            throw OpenError.notADatabase(path: path, detail: error.message ?? "\(error.resultCode)")
-        } catch {
-            throw OpenError.cannotOpen(path: path, detail: "\(error)")
+            // a power cut once committed: sync the WAL at every commit.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        let queue: DatabaseQueue
         do {
-            try pool.write { db in
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.write { db in
                 if try Int32.fetchOne(db, sql: "PRAGMA application_id") == 0 {
                     try db.execute(sql: "PRAGMA application_id = \(applicationID)")
                 }
             }
-            try migrator.migrate(pool)
+            try migrator.migrate(queue)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
             || error.resultCode == .SQLITE_CORRUPT {
             throw OpenError.notADatabase(path: path, detail: error.message ?? "\(error.resultCode)")
+        } catch let error as OpenError {
+            throw error
+        } catch {
+            throw OpenError.cannotOpen(path: path, detail: "\(error)")
         }
-        return pool
+        return queue
     }
 
-    /// Refuses an existing file that is not a CLup database, reading it without changing a
-    /// byte (opening a pool would switch it to WAL first).
-    static func checkOwnership(path: String) throws {
+    /// Refuses an existing file that is not a CLup database or is damaged, reading it without
+    /// changing a byte (a writer would switch it to WAL, migrate it, or write over a
+    /// damaged page).
+    static func check(path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else { return }
         var configuration = Configuration()
         configuration.readonly = true
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            let (id, hasTables) = try queue.read { db in
+            defer { try? queue.close() }
+            let (id, hasTables, findings) = try queue.read { db in
                 (try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0,
-                 try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')") ?? false)
+                 try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')") ?? false,
+                 try String.fetchAll(db, sql: "PRAGMA quick_check(\(reportedProblems))"))
             }
-            try queue.close()
             if id != applicationID && (id != 0 || hasTables) {
                 throw OpenError.foreignDatabase(path: path, applicationID: id)
             }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
-            || error.resultCode == .SQLITE_CORRUPT {
+            if findings != ["ok"] {
+                // One finding per line, without SQLite's "*** in database main ***" heading.
+                let problems = findings.flatMap { $0.split(separator: "\n").map(String.init) }.filter { !$0.hasPrefix("***") }
+                throw OpenError.damaged(path: path, problems: Array(problems.prefix(reportedProblems)))
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw OpenError.notADatabase(path: path, detail: error.message ?? "\(error.resultCode)")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+            throw OpenError.damaged(path: path, problems: [error.message ?? "\(error.resultCode)"])
+        } catch let error as DatabaseError {
+            throw OpenError.cannotOpen(path: path, detail: error.message ?? "\(error.resultCode)")
         }
     }
 

@@ -8,12 +8,12 @@ import GRDB
 /// returns only after SQLite has synced it to disk (WAL, `synchronous=FULL`).
 public final class TotemStore: Sendable {
     public let deviceID: String
-    let pool: DatabasePool
+    let database: DatabaseQueue
 
     /// Opens (creating if absent) the database at `path`.
     public init(path: String, deviceID: String) throws {
         self.deviceID = deviceID
-        pool = try TotemDatabase.open(path: path)
+        database = try TotemDatabase.open(path: path)
     }
 
     /// Appends `events` to the log and writes the tickets, ledgers and exit history they
@@ -23,7 +23,7 @@ public final class TotemStore: Sendable {
         if let foreign = events.first(where: { $0.businessDay != state.businessDay }) {
             throw StoreError.foreignDay(expected: state.businessDay.date, got: foreign.businessDay.date)
         }
-        try pool.write { db in
+        try database.write { db in
             var tickets: Set<TicketNumber> = []
             var doors: Set<String> = []
             var exits = false
@@ -67,7 +67,7 @@ public final class TotemStore: Sendable {
 
     /// The stored state of `businessDay` (empty if nothing happened that day).
     public func loadDay(_ businessDay: BusinessDay) throws -> DayState {
-        try pool.read { db in
+        try database.read { db in
             let tickets = try TicketRecord
                 .filter(sql: "business_day = ?", arguments: [businessDay.date])
                 .fetchAll(db)
@@ -90,7 +90,7 @@ public final class TotemStore: Sendable {
 
     /// This totem's events after `seq`, oldest first.
     public func events(after seq: Int = 0) throws -> [StoredEvent] {
-        try pool.read { db in
+        try database.read { db in
             try StoredEvent
                 .filter(sql: "device_id = ? AND seq > ?", arguments: [deviceID, seq])
                 .order(sql: "seq")
@@ -100,7 +100,7 @@ public final class TotemStore: Sendable {
 
     /// This totem's events of the given types, oldest first.
     public func events(ofTypes types: [String]) throws -> [StoredEvent] {
-        try pool.read { db in
+        try database.read { db in
             try StoredEvent
                 .filter(sql: "device_id = ? AND type IN (\(types.map { _ in "?" }.joined(separator: ", ")))",
                         arguments: StatementArguments([deviceID] + types))

@@ -44,28 +44,9 @@ func printJSON<T: Encodable>(_ value: T) throws {
 @main
 enum ClupctlMain {
     static func main() {
-        let command: ParsableCommand
         do {
-            command = try Clupctl.parseAsRoot()
-        } catch {
-            let code = Clupctl.exitCode(for: error)
-            if code == .success {
-                print(Clupctl.fullMessage(for: error))
-                exit(0)
-            }
-            // An unknown command gets the list of commands; a known one with bad arguments
-            // gets its own usage.
-            let names = Clupctl.configuration.subcommands.map { $0._commandName }
-            let known = CommandLine.arguments.dropFirst().first.map(names.contains) ?? false
-            var message = Clupctl.fullMessage(for: error)
-            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
-            let help = known ? "" : "\n\n" + Clupctl.helpMessage()
-            FileHandle.standardError.write(Data("clupctl: \(message)\(help)\n".utf8))
-            exit(2)
-        }
-        do {
-            var runnable = command
-            try runnable.run()
+            var command = try Clupctl.parseAsRoot()
+            try command.run()
         } catch let error as ControlClient.ConnectionError {
             FileHandle.standardError.write(Data("clupctl: \(error)\n".utf8))
             switch error {
@@ -75,12 +56,33 @@ enum ClupctlMain {
             }
         } catch let failure as ControlFailure {
             FileHandle.standardError.write(Data("clupctl: \(failure)\n".utf8))
-            exit(1)
+            exit(failure.code == ControlFailure.permissionDeniedCode ? 77 : 1)
         } catch let code as ExitCode {
             exit(code.rawValue)
         } catch {
-            FileHandle.standardError.write(Data("clupctl: \(error)\n".utf8))
+            commandLineFailed(error)
+        }
+    }
+
+    /// Help asked for (`--help`, `help COMMAND`: the parser hands these back as errors, some
+    /// from `parseAsRoot` and some from the help command's `run`) exits 0; a usage error
+    /// exits 2 with the command's usage, or the list of commands for an unknown one.
+    static func commandLineFailed(_ error: Error) -> Never {
+        let code = Clupctl.exitCode(for: error)
+        if code == .success {
+            print(Clupctl.fullMessage(for: error))
+            exit(0)
+        }
+        var message = Clupctl.fullMessage(for: error)
+        if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+        guard code == .validationFailure else {
+            FileHandle.standardError.write(Data("clupctl: \(message)\n".utf8))
             exit(1)
         }
+        let names = Clupctl.configuration.subcommands.map { $0._commandName }
+        let known = CommandLine.arguments.dropFirst().first.map(names.contains) ?? false
+        let help = known ? "" : "\n\n" + Clupctl.helpMessage()
+        FileHandle.standardError.write(Data("clupctl: \(message)\(help)\n".utf8))
+        exit(2)
     }
 }

@@ -22,15 +22,27 @@ struct LedgerCommand: ParsableCommand {
 
     struct Correct: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Correct the count of people inside, with a reason (audited).")
+            abstract: "Correct the count of people inside, with a reason (audited).",
+            discussion: "Give either --delta (people to add or remove) or --set (the number of people you counted inside).")
         @OptionGroup var connection: Connection
-        @Option(parsing: .unconditional, help: "People to add (negative to remove).") var delta: Int
+        @Option(parsing: .unconditional, help: "People to add (negative to remove).") var delta: Int?
+        @Option(name: .customLong("set"), help: "The number of people you counted inside.") var count: Int?
         @Option(help: "Why, for the audit log.") var reason: String
 
+        func validate() throws {
+            guard (delta == nil) != (count == nil) else { throw ValidationError("give either --delta or --set") }
+        }
+
         func run() throws {
-            let report = try connection.client.send(.correctLedger(delta: delta, reason: reason), expecting: LedgerReport.self)
-            print("corrected by \(delta > 0 ? "+" : "")\(delta)")
-            printLedger(report)
+            if let count {
+                let report = try connection.client.send(.setOccupancy(count: count, reason: reason), expecting: LedgerReport.self)
+                print("set to \(count) inside")
+                printLedger(report)
+            } else if let delta {
+                let report = try connection.client.send(.correctLedger(delta: delta, reason: reason), expecting: LedgerReport.self)
+                print("corrected by \(delta > 0 ? "+" : "")\(delta)")
+                printLedger(report)
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import CLupCore
 @testable import CLupKiosk
 import Foundation
 import Logging
@@ -17,14 +18,16 @@ final class ControlSocketTests: XCTestCase {
     /// Serves requests with `handle` on this thread's event loop while `client` runs on a
     /// worker thread; returns what `client` returned.
     func exchange<R: Sendable>(_ handle: @escaping (ControlRequest, ControlServer.Peer) throws -> Data,
-                               client: @escaping @Sendable (String) -> R) throws -> R {
+                               clock: any CLupCore.Clock = SystemClock(),
+                               client: @escaping @Sendable (String, EventLoop.Waker) -> R) throws -> R {
         let server = try ControlServer(path: path, allowedGroup: nil, logger: Logger(label: "test"))
         defer { server.stopListening() }
-        let loop = EventLoop()
+        let loop = EventLoop(clock: clock)
         server.start(on: loop, handle: handle)
         var result: R?
         let path = self.path!
-        loop.background({ client(path) }) { value in
+        let waker = loop.waker
+        loop.background({ client(path, waker) }) { value in
             result = value
             loop.stop()
         }
@@ -38,7 +41,7 @@ final class ControlSocketTests: XCTestCase {
             case .tickets: return try JSONEncoder().encode(TicketsReport(businessDay: "2026-11-21", tickets: []))
             default: throw ControlFailure(code: "E-TST-001", message: "refused for the test")
             }
-        }, client: { path in
+        }, client: { path, _ in
             let client = ControlClient(socketPath: path)
             let tickets = (try? client.send(.tickets, expecting: TicketsReport.self).businessDay) ?? "no reply"
             do {
@@ -75,7 +78,7 @@ final class ControlSocketTests: XCTestCase {
     }
 
     func test_garbageOnTheSocketGetsAClearRefusal() throws {
-        let reply = try exchange({ _, _ in Data("{}".utf8) }, client: { path in
+        let reply = try exchange({ _, _ in Data("{}".utf8) }, client: { path, _ in
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
             guard let address = try? UnixSocketAddress(path), address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
@@ -88,5 +91,77 @@ final class ControlSocketTests: XCTestCase {
             return String(decoding: buffer[0..<max(0, count)], as: UTF8.self)
         })
         XCTAssertTrue(reply.contains("E-CTL-005"), reply)
+    }
+
+    /// The refusal a raw reply carries, if it is one.
+    static func failure(in reply: String) -> ControlFailure? {
+        (try? JSONDecoder().decode(ControlReply<TicketsReport>.self, from: Data(reply.utf8)))?.error
+    }
+
+    /// A connected socket that has sent nothing.
+    static func silentClient(_ path: String) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard let address = try? UnixSocketAddress(path), address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
+    /// Whether the server has written to or closed `fd` (a silent client it gave up on).
+    static func heardBack(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) != -1 || errno != EAGAIN
+    }
+
+    func test_silentClientsDoNotHoldUpARequest() throws {
+        // The clock stands still: a server that waited on the silent clients would answer
+        // the request only after giving up on each of them, which never happens here.
+        let clock = ManualClock()
+        let outcome = try exchange({ _, _ in try JSONEncoder().encode(TicketsReport(businessDay: "2026-11-22", tickets: [])) },
+                                   clock: clock, client: { path, _ in
+            let silent = (0..<50).map { _ in Self.silentClient(path) }
+            defer { silent.forEach { close($0) } }
+            let answer = (try? ControlClient(socketPath: path).send(.tickets, expecting: TicketsReport.self).businessDay) ?? "no answer"
+            return (answer, silent.filter { $0 >= 0 }.count, silent.filter(Self.heardBack).count)
+        })
+        XCTAssertEqual(outcome.0, "2026-11-22")
+        XCTAssertEqual(outcome.1, 50, "silent clients connected")
+        XCTAssertEqual(outcome.2, 0, "silent clients answered or dropped before the request was")
+    }
+
+    func test_aClientThatSaysNothingIsDroppedWithAReason() throws {
+        let clock = ManualClock()
+        let reply = try exchange({ _, _ in Data("{}".utf8) }, clock: clock, client: { path, waker in
+            let fd = Self.silentClient(path)
+            defer { close(fd) }
+            // Time passes (the server may not have accepted the connection yet, so a little
+            // at a time) until the server gives up on the client.
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if count >= 0 { return String(decoding: buffer[0..<count], as: UTF8.self) }
+                clock.advance(0.25)
+                waker.wake()
+                usleep(1000)
+            }
+        })
+        XCTAssertEqual(Self.failure(in: reply), ControlFailure(code: "E-CTL-004", message: "no request within 2 s"), reply)
+    }
+
+    func test_moreConnectionsThanTheLimitMakeRoomForANewRequest() throws {
+        let clock = ManualClock()
+        let outcome = try exchange({ _, _ in try JSONEncoder().encode(TicketsReport(businessDay: "2026-11-22", tickets: [])) },
+                                   clock: clock, client: { path, _ in
+            let silent = (0..<(ControlServer.maxConnections + 8)).map { _ in Self.silentClient(path) }
+            defer { silent.forEach { close($0) } }
+            let answer = (try? ControlClient(socketPath: path).send(.tickets, expecting: TicketsReport.self).businessDay) ?? "no answer"
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(silent[0], &buffer, buffer.count, 0)
+            return (answer, String(decoding: buffer[0..<max(0, count)], as: UTF8.self))
+        })
+        XCTAssertEqual(outcome.0, "2026-11-22")
+        XCTAssertEqual(Self.failure(in: outcome.1), ControlFailure(code: "E-CTL-011", message: "too many open connections; try again"),
+                       outcome.1)
     }
 }

@@ -69,4 +69,14 @@ final class TOMLDocumentTests: XCTestCase {
         }
         XCTAssertGreaterThan(nonEmpty, 19_000, "the generator must actually produce text")
     }
+
+    func test_deeplyNestedArraysAreAnErrorNotACrash() {
+        let deep = "[tickets]\nlanguages = " + String(repeating: "[", count: 10_000) + "\n"
+        XCTAssertThrowsError(try TOMLDocument(parsing: deep)) { error in
+            XCTAssertEqual(error as? TOMLDocument.SyntaxError,
+                           TOMLDocument.SyntaxError(line: 2, message: "arrays nested more than 8 deep"))
+        }
+        let allowed = "a = " + String(repeating: "[", count: 8) + "1" + String(repeating: "]", count: 8)
+        XCTAssertNoThrow(try TOMLDocument(parsing: allowed))
+    }
 }

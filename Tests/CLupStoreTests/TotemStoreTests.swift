@@ -160,7 +160,7 @@ final class DurabilitySettingsTests: XCTestCase {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("clup-durable-\(UUID()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let store = try TotemStore(path: path, deviceID: "t")
-        let (journal, synchronous) = try store.pool.writeWithoutTransaction { db in
+        let (journal, synchronous) = try store.database.writeWithoutTransaction { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
         }
         XCTAssertEqual(journal, "wal")

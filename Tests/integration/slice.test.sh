@@ -191,6 +191,49 @@ test_unknown_command_prints_usage_and_exits_2() {
   assert_contains "$out" "USAGE: clupctl <subcommand>"
 }
 
+test_help_is_printed_and_exits_0() {
+  for command in "" "ledger correct" "issue" "sim tap"; do
+    rc=0; out=$("$BIN/clupctl" $command --help 2>&1) || rc=$?
+    assert_status $rc 0 "clupctl $command --help"
+    assert_contains "$out" "USAGE: clupctl $command"
+    case "$out" in *CommandError*) fail "clupctl $command --help printed the parser's error: $out" ;; esac
+  done
+  assert_contains "$("$BIN/clupctl" ledger correct --help)" "--delta <delta>"
+  rc=0; out=$("$BIN/clupctl" help issue 2>&1) || rc=$?
+  assert_status $rc 0 "clupctl help issue"
+  assert_contains "$out" "USAGE: clupctl issue"
+}
+
+test_a_caller_outside_the_control_group_is_refused_with_exit_77() {
+  kiosk_start
+  # The file mode would keep `nobody` out before clupd is even asked; opened up, the peer
+  # check is all that stands in the way.
+  chmod 0666 "$WORK/control.sock"
+  cp "$BIN/clupctl" "$WORK/clupctl"
+  rc=0; out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$WORK/clupctl" status --socket "$WORK/control.sock" 2>&1) || rc=$?
+  assert_status $rc 77 "$out"
+  assert_contains "$out" "E-CTL-003 permission denied"
+  assert_contains "$(cat "$WORK/clupd.log")" "refused a caller without permission"
+}
+
+test_silent_clients_holding_the_control_socket_do_not_stall_the_kiosk() {
+  kiosk_start
+  python3 "$ROOT/Tests/integration/tools/silent-clients.py" "$WORK/control.sock" 200 > "$WORK/silent.out" 2>&1 &
+  silent=$!
+  for _ in $(seq 1 600); do grep -q "holding 200" "$WORK/silent.out" && break; sleep 0.1; done
+  assert_contains "$(cat "$WORK/silent.out")" "holding 200"
+  clupctl sim approach >/dev/null
+  for n in 1 2 3; do
+    assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-00$n]"
+    wait_for_print "A-00$n" >/dev/null
+    wait_for_screen welcome
+    assert_contains "$(clupctl sim pass in)" "passage in"
+  done
+  assert_contains "$(clupctl status)" "(3 in, 0 out)"
+  kill -TERM "$silent"; wait "$silent" || true
+  echo "report: $(tail -n 1 "$WORK/silent.out") while 200 silent clients kept reconnecting; 3 tickets and 3 passages served meanwhile"
+}
+
 test_clupctl_says_when_the_daemon_is_not_running() {
   rc=0; out=$(CLUP_SOCKET="$WORK/nobody.sock" "$BIN/clupctl" status 2>&1) || rc=$?
   assert_status $rc 69
@@ -232,6 +275,14 @@ test_bad_config_gives_one_line_and_exit_78() {
   rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/missing.toml" 2>&1) || rc=$?
   assert_status $rc 78
   assert_contains "$out" "missing.toml: cannot read the file"
+  { printf '[tickets]\nlanguages = '; head -c 10000 /dev/zero | tr '\0' '['; echo; } > "$WORK/deep.toml"
+  rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/deep.toml" 2>&1) || rc=$?
+  assert_status $rc 78 "10,000 nested [: $out"
+  assert_contains "$out" "deep.toml:2: arrays nested more than 8 deep"
+  head -c 2000000 /dev/zero | tr '\0' '#' > "$WORK/huge.toml"
+  rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/huge.toml" 2>&1) || rc=$?
+  assert_status $rc 78 "a 2 MB file"
+  assert_contains "$out" "huge.toml: the file has 2000000 bytes; a configuration has at most 1048576"
 }
 
 test_the_example_configuration_is_valid() {
@@ -254,6 +305,49 @@ test_a_corrupt_database_is_refused_and_left_alone() {
   assert_status $rc 65
   assert_contains "$out" "is not a readable SQLite database"
   assert_eq "$(sha256sum < "$WORK/state/clup.sqlite")" "$before" "database file changed"
+}
+
+# Overwrites the middle of TABLE's root page in the database with garbage.
+damage_table() {
+  local table=$1 db=$WORK/state/clup.sqlite page size
+  page=$(sqlite3 "$db" "SELECT rootpage FROM sqlite_master WHERE name = '$table'")
+  size=$(sqlite3 "$db" "PRAGMA page_size")
+  head -c 512 /dev/urandom | dd of="$db" bs=1 seek=$(( (page - 1) * size + 8 )) conv=notrunc status=none
+}
+
+# The bytes of the database and of its write-ahead log, if any (not of its -shm, the
+# readers' shared index, which every reader, sqlite3 too, writes to).
+database_bytes() {
+  cat "$WORK/state/clup.sqlite"
+  [ ! -e "$WORK/state/clup.sqlite-wal" ] || cat "$WORK/state/clup.sqlite-wal"
+}
+
+test_a_damaged_page_is_refused_with_the_file_named_and_never_written() {
+  for table in ticket event; do
+    rm -rf "$WORK/state"
+    kiosk_start
+    clupctl sim approach >/dev/null
+    for n in 1 2 3; do clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null; wait_for_print "A-00$n" >/dev/null; wait_for_screen welcome; done
+    kiosk_stop
+    damage_table "$table"
+    before=$(database_bytes | sha256sum)
+    rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/clupd.toml" 2>&1) || rc=$?
+    assert_status $rc 65 "clupd on a damaged $table page: $out"
+    assert_contains "$out" "E-DB-004 $WORK/state/clup.sqlite is damaged (PRAGMA quick_check: "
+    assert_eq "$(database_bytes | sha256sum)" "$before" "the damaged file was written"
+    [ -e "$WORK/c.sock" ] && fail "clupd listened on a damaged database"
+    echo "report: a damaged $table page: $(echo "$out" | cut -c 1-160)…"
+  done
+}
+
+test_every_start_leaves_the_schema_alone() {
+  kiosk_start
+  kiosk_stop
+  version=$(sqlite3 "$WORK/state/clup.sqlite" "PRAGMA schema_version")
+  pages=$(sqlite3 "$WORK/state/clup.sqlite" "PRAGMA page_count")
+  for _ in 1 2 3; do kiosk_start_cups; kiosk_start_daemon; kiosk_stop; done
+  assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "PRAGMA schema_version")" "$version" "schema_version after 3 starts"
+  assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "PRAGMA page_count")" "$pages" "pages after 3 starts"
 }
 
 test_sigterm_stops_cleanly_and_state_survives_restart() {
@@ -359,6 +453,36 @@ test_ledger_corrections_are_audited_and_never_go_below_zero() {
   assert_contains "$out" "+2 by $(id -un): two children under the turnstile"
   assert_contains "$out" "event log: agrees with the ledger"
   assert_contains "$(clupctl ledger --json)" '"matchesEventLog" : true'
+}
+
+test_an_absurd_correction_is_refused_and_one_stored_earlier_does_not_stop_clupd() {
+  kiosk_start '[queue]' 'capacity = 2' 'priority_share = 0'
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  assert_eq "$(wait_for_print A-001)" called "nobody inside: called at once"
+  rc=0; out=$(clupctl ledger correct --delta 9223372036854775807 --reason x 2>&1) || rc=$?
+  assert_status $rc 1 "$out"
+  assert_contains "$out" "E-OCC-004 a correction of 9223372036854775807 is more than the 10000 people one correction may change"
+  rc=0; out=$(clupctl ledger correct --delta -9223372036854775808 --reason x 2>&1) || rc=$?
+  assert_status $rc 1 "$out"
+  assert_contains "$(clupctl status)" "0 inside of 2"
+  # What a clupd without the bound committed: the correction, in the ledger and the log.
+  day=$(clupctl status --json | sed -n 's/^ *"businessDay" : "\(.*\)",*$/\1/p')
+  kiosk_stop
+  sqlite3 "$WORK/state/clup.sqlite" "
+    INSERT INTO ledger (business_day, door, entries, exits, corrections) VALUES ('$day', 'main', 0, 0, 9223372036854775807)
+      ON CONFLICT (business_day, door) DO UPDATE SET corrections = 9223372036854775807;
+    INSERT INTO event (device_id, seq, wall_time, type, payload) SELECT device_id, MAX(seq) + 1, MAX(wall_time), 'occupancy.corrected',
+      '{\"occupancyCorrected\":{\"at\":0,\"businessDay\":{\"date\":\"$day\"},\"by\":\"root\",\"delta\":9223372036854775807,\"door\":\"main\",\"reason\":\"x\"}}'
+      FROM event GROUP BY device_id;"
+  kiosk_start_cups
+  kiosk_start_daemon || fail "clupd did not start with the stored correction"
+  assert_contains "$(clupctl status)" "9223372036854775807 inside of 2"
+  assert_contains "$(clupctl queue)" "next call: none"
+  # A technician who counted the people inside sets the count right.
+  clupctl ledger correct --set 0 --reason "counted: nobody inside" >/dev/null
+  assert_contains "$(clupctl status)" "0 inside of 2"
+  assert_contains "$(clupctl ledger)" "event log: agrees with the ledger"
 }
 
 test_config_show_prints_the_configuration_in_force() {

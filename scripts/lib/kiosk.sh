@@ -100,6 +100,17 @@ wait_for_print() {
   return 1
 }
 
+# Waits until the kiosk shows screen NAME (clupctl status), up to a minute.
+wait_for_screen() {
+  local name=$1
+  for _ in $(seq 1 600); do
+    clupctl status | grep -q "^screen  *$name\$" && return 0
+    sleep 0.1
+  done
+  echo "the screen never became $name: $(clupctl status | sed -n 's/^screen *//p')" >&2
+  return 1
+}
+
 # The file the capture backend wrote for ticket NUMBER's print job (the job title starts
 # with the number).
 printed_job_file() {

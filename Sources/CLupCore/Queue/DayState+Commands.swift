@@ -19,8 +19,9 @@ extension DayState {
                 throw .slotFull(slotStart: ISO8601DateFormatter().string(from: slotStart), bookings: booked)
             }
         }
-        let (_, event) = issuer.issue(request, lastSequence: lastSequence(of: issuer.totem, in: request.lane),
-                                      businessDay: businessDay, at: instant)
+        let last = lastSequence(of: issuer.totem, in: request.lane)
+        guard last < TicketNumber.maximumSequence else { throw .numbersUsedUp(lane: request.lane.rawValue) }
+        let (_, event) = issuer.issue(request, lastSequence: last, businessDay: businessDay, at: instant)
         return applying([event])
     }
 
@@ -74,15 +75,15 @@ extension DayState {
     /// longer than the aging bound goes first, then priority, then regular tickets in
     /// arrival order.
     public func nextCall(at now: Date, policy: QueuePolicy) -> (ticket: Ticket, reason: String)? {
-        let free = policy.capacity - occupied - expectedBookings(at: now, policy: policy)
+        let free = policy.capacity.subtractingSaturating(occupied).subtractingSaturating(expectedBookings(at: now, policy: policy))
         guard free > 0 else { return nil }
         let reserve = priorityReserve(policy)
         let priority = waiting(in: .priority).first
         let regular = waiting(in: .regular).first
         let regularMayGo = free > reserve
         if let regular, regularMayGo, now.timeIntervalSince(regular.issuedAt) > policy.agingBound {
-            let minutes = Int(now.timeIntervalSince(regular.issuedAt) / 60)
-            return (regular, "aging: waited \(minutes) min, over the \(Int(policy.agingBound / 60)) min bound")
+            let minutes = Int(saturating: now.timeIntervalSince(regular.issuedAt) / 60)
+            return (regular, "aging: waited \(minutes) min, over the \(Int(saturating: policy.agingBound / 60)) min bound")
         }
         if let priority {
             return (priority, regularMayGo ? "priority: before regular tickets" : "priority: a place kept for priority")
@@ -209,12 +210,24 @@ extension DayState {
     public mutating func correct(door: String, delta: Int, by who: String, reason: String,
                                  at now: Date) throws(Refusal) -> [DomainEvent] {
         guard delta != 0 else { throw .zeroCorrection }
+        guard delta.magnitude <= OccupancyLedger.maximumCorrection else { throw .correctionTooLarge(delta: delta) }
+        let inside = ledger(door: door).inside
+        let target = inside.addingSaturating(delta)
+        guard target >= 0 else { throw .correctionBelowZero(count: inside, delta: delta) }
+        return try correct(door: door, toCount: target, by: who, reason: reason, at: now)
+    }
+
+    /// A technician's count of the people inside by `door`, with who and why: the ledger
+    /// is corrected to it, however far off it was.
+    @discardableResult
+    public mutating func correct(door: String, toCount target: Int, by who: String, reason: String,
+                                 at now: Date) throws(Refusal) -> [DomainEvent] {
+        guard (0...OccupancyLedger.maximumCount).contains(target) else { throw .countOutOfRange(target) }
         let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !why.isEmpty else { throw .correctionWithoutReason }
         let ledger = ledger(door: door)
-        let target = ledger.inside + delta
-        guard target >= 0 else { throw .correctionBelowZero(count: ledger.inside, delta: delta) }
-        return applying([.occupancyCorrected(door: door, businessDay: businessDay, delta: target - ledger.count,
+        guard target != ledger.inside || ledger.count < 0 else { throw .zeroCorrection }
+        return applying([.occupancyCorrected(door: door, businessDay: businessDay, delta: target.subtractingSaturating(ledger.count),
                                              by: who, reason: why, at: now)])
     }
 
@@ -224,7 +237,8 @@ extension DayState {
     public func estimatedWait(for lane: Lane, at now: Date, policy: QueuePolicy, defaultMinutes: Int) -> WaitEstimate {
         let reserve = lane == .priority ? 0 : priorityReserve(policy) + expectedBookings(at: now, policy: policy)
         let ahead = lane == .priority ? waiting(in: .priority).count : queueLength
-        return wait.estimate(ahead: ahead, free: policy.capacity - occupied - reserve, occupied: occupied,
+        return wait.estimate(ahead: ahead, free: policy.capacity.subtractingSaturating(occupied).subtractingSaturating(reserve),
+                             occupied: occupied,
                              capacity: policy.capacity, defaultMinutes: defaultMinutes)
     }
 

@@ -35,13 +35,13 @@ public struct DayState: Hashable, Codable, Sendable {
     // MARK: Figures
 
     /// People inside, over all doors, never below zero.
-    public var inside: Int { max(0, ledgers.values.reduce(0) { $0 + $1.count }) }
+    public var inside: Int { max(0, ledgers.values.map(\.count).saturatingSum()) }
 
     /// Tickets called or admitted whose holders are not inside yet.
     public var promised: Int { tickets.values.filter { $0.state.holdsAPlace }.count }
 
     /// Places taken or promised.
-    public var occupied: Int { inside + promised }
+    public var occupied: Int { inside.addingSaturating(promised) }
 
     /// The ledger of `door` (empty if nobody passed there yet).
     public func ledger(door: String) -> OccupancyLedger {

@@ -39,11 +39,11 @@ public struct QueuePolicy: Hashable, Codable, Sendable {
 
     /// Places only a priority ticket may take: the priority share of capacity, rounded up.
     public var reservedForPriority: Int {
-        min(capacity, Int((Double(capacity) * priorityShare).rounded(.up)))
+        min(capacity, Int(saturating: (Double(capacity) * priorityShare).rounded(.up)))
     }
 
     /// How many bookings one slot may hold.
     public var bookingsPerSlot: Int {
-        Int((Double(capacity) * bookingShare).rounded(.down))
+        Int(saturating: (Double(capacity) * bookingShare).rounded(.down))
     }
 }

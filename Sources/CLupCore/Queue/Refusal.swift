@@ -19,6 +19,9 @@ public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
     case correctionBelowZero(count: Int, delta: Int)
     case correctionWithoutReason
     case zeroCorrection
+    case correctionTooLarge(delta: Int)
+    case countOutOfRange(Int)
+    case numbersUsedUp(lane: String)
 
     public var description: String {
         switch self {
@@ -44,6 +47,11 @@ public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
             "E-OCC-001 a correction of \(delta) would make the count \(count + delta), below zero"
         case .correctionWithoutReason: "E-OCC-002 a correction needs a reason"
         case .zeroCorrection: "E-OCC-003 a correction of 0 changes nothing"
+        case let .correctionTooLarge(delta):
+            "E-OCC-004 a correction of \(delta) is more than the \(OccupancyLedger.maximumCorrection) people one correction may change"
+        case let .countOutOfRange(count):
+            "E-OCC-005 a count of \(count) people is outside 0...\(OccupancyLedger.maximumCount)"
+        case let .numbersUsedUp(lane): "E-Q-012 today's \(lane) numbers are used up (\(TicketNumber.maximumSequence))"
         }
     }
 }

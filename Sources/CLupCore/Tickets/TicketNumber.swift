@@ -6,6 +6,8 @@ public struct TicketNumber: Hashable, Codable, Sendable, CustomStringConvertible
     public let totem: Character
     public let lane: Lane
     public let sequence: Int
+    /// The highest sequence a lane reaches in a day: the ticket's code carries 16 bits.
+    public static let maximumSequence = Int(UInt16.max)
 
     public init(totem: Character, lane: Lane, sequence: Int) {
         self.totem = totem
@@ -23,7 +25,7 @@ public struct TicketNumber: Hashable, Codable, Sendable, CustomStringConvertible
     public init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let head = parts[0].first, head.isLetter, head.isUppercase,
-              let sequence = Int(parts[1]), sequence > 0, parts[1].allSatisfy(\.isASCII)
+              let sequence = Int(parts[1]), (1...Self.maximumSequence).contains(sequence), parts[1].allSatisfy(\.isASCII)
         else { return nil }
         let suffix = String(parts[0].dropFirst())
         guard let lane = Lane.allCases.first(where: { $0.numberSuffix == suffix }) else { return nil }

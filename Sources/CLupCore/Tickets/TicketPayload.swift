@@ -36,7 +36,7 @@ public struct TicketPayload: Hashable, Sendable {
         bytes.append(number.totem.asciiValue ?? 0)
         bytes.append(number.lane.wireCode)
         bytes.append(contentsOf: UInt16(clamping: number.sequence).bigEndianBytes)
-        bytes.append(contentsOf: UInt32(clamping: Int64(issuedAt.timeIntervalSince1970)).bigEndianBytes)
+        bytes.append(contentsOf: UInt32(saturating: issuedAt.timeIntervalSince1970).bigEndianBytes)
         bytes.append(contentsOf: validMinutes.bigEndianBytes)
         return bytes
     }

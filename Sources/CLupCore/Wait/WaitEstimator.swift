@@ -29,15 +29,15 @@ public struct WaitEstimator: Hashable, Codable, Sendable {
 
     /// The wait of someone with `ahead` people before them when `free` places are open now.
     public func estimate(ahead: Int, free: Int, occupied: Int, capacity: Int, defaultMinutes: Int) -> WaitEstimate {
-        let needed = ahead + 1 - max(0, free)
+        let needed = ahead.addingSaturating(1).subtractingSaturating(max(0, free))
         guard needed > 0 else { return WaitEstimate(low: 0, high: 0) }
         guard let meanExitInterval else { return WaitEstimate(low: defaultMinutes, high: defaultMinutes) }
         let minutes = Double(needed) * meanExitInterval / 60
         // Near capacity one slow exit delays everyone: say so with a range.
         if capacity > 0, Double(occupied) >= 0.9 * Double(capacity) {
-            return WaitEstimate(low: Int((minutes * 0.75).rounded(.down)), high: Int((minutes * 1.5).rounded(.up)))
+            return WaitEstimate(low: Int(saturating: (minutes * 0.75).rounded(.down)), high: Int(saturating: (minutes * 1.5).rounded(.up)))
         }
-        let rounded = max(1, Int(minutes.rounded()))
+        let rounded = max(1, Int(saturating: minutes.rounded()))
         return WaitEstimate(low: rounded, high: rounded)
     }
 }

@@ -136,11 +136,21 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
 }
 
 extension KioskConfiguration {
+    /// A configuration file larger than this is refused unread.
+    public static let maximumFileBytes = 1 << 20
+
     /// Reads and checks the file at `path`.
     public static func load(path: String) throws(ConfigurationError) -> KioskConfiguration {
         let data: Data
         do {
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            guard size <= maximumFileBytes else {
+                throw ConfigurationError(file: path, line: nil, key: nil,
+                                         problem: "the file has \(size) bytes; a configuration has at most \(maximumFileBytes)")
+            }
             data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as ConfigurationError {
+            throw error
         } catch {
             throw ConfigurationError(file: path, line: nil, key: nil, problem: "cannot read the file (\(Self.reason(error)))")
         }

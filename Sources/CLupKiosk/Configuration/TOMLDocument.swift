@@ -33,8 +33,11 @@ public enum TOMLValue: Equatable, Sendable {
 /// `key = value` with strings, integers, floats, booleans and one-line arrays.
 ///
 /// Keys are flattened to dotted paths (`printer.queue`). Anything outside the subset is an
-/// error naming its line, never a silent guess.
+/// error naming its line, never a silent guess. Arrays nest at most `maximumDepth` deep: the
+/// parser recurses into them, and a file of ten thousand `[` must not exhaust the stack.
 public struct TOMLDocument: Sendable {
+    public static let maximumDepth = 8
+
     /// Each key's value and the line it was set on.
     public private(set) var values: [String: (value: TOMLValue, line: Int)] = [:]
 
@@ -133,13 +136,13 @@ private struct Cursor {
         return parts
     }
 
-    mutating func value() throws(TOMLDocument.SyntaxError) -> TOMLValue {
+    mutating func value(depth: Int = 0) throws(TOMLDocument.SyntaxError) -> TOMLValue {
         guard let byte = peek else { throw error("expected a value") }
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
             return .string(try string())
         case UInt8(ascii: "["):
-            return .array(try array())
+            return .array(try array(depth: depth + 1))
         case UInt8(ascii: "{"):
             throw error("inline tables are not supported; use a [table] header")
         default:
@@ -147,13 +150,16 @@ private struct Cursor {
         }
     }
 
-    mutating func array() throws(TOMLDocument.SyntaxError) -> [TOMLValue] {
+    mutating func array(depth: Int) throws(TOMLDocument.SyntaxError) -> [TOMLValue] {
+        guard depth <= TOMLDocument.maximumDepth else {
+            throw error("arrays nested more than \(TOMLDocument.maximumDepth) deep")
+        }
         advance()
         var items: [TOMLValue] = []
         while true {
             skipSpace()
             if peek == UInt8(ascii: "]") { advance(); return items }
-            items.append(try value())
+            items.append(try value(depth: depth))
             skipSpace()
             if peek == UInt8(ascii: ",") { advance(); continue }
             guard peek == UInt8(ascii: "]") else { throw error("expected ',' or ']' in array") }

@@ -9,6 +9,8 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case callNext
     case ledger
     case correctLedger(delta: Int, reason: String)
+    /// The technician counted the people inside: the ledger is set to that count.
+    case setOccupancy(count: Int, reason: String)
     case configuration
     case printer
     case devices
@@ -26,6 +28,9 @@ public enum ControlRequest: Codable, Sendable, Equatable {
 public struct ControlFailure: Error, Codable, Sendable, Equatable, CustomStringConvertible {
     public let code: String
     public let message: String
+
+    /// The code of a caller the socket's peer check refused (clupctl exits 77 on it).
+    public static let permissionDeniedCode = "E-CTL-003"
 
     public init(code: String, message: String) {
         self.code = code

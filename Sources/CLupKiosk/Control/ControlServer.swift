@@ -4,7 +4,10 @@ import Logging
 /// Listens on `clupd`'s Unix control socket and answers one request per connection.
 ///
 /// Who may call is checked with the kernel's peer credentials (`SO_PEERCRED`): root,
-/// clupd's own user, or members of the configured control group.
+/// clupd's own user, or members of the configured control group. Nothing here blocks the
+/// event loop: connections are read and written without blocking as they become ready, a
+/// client that says nothing is dropped after `requestSeconds`, and when `maxConnections`
+/// are open the oldest one still waiting for its request makes room for a new one.
 final class ControlServer {
     /// Why the socket could not be opened.
     enum ListenError: Error, CustomStringConvertible {
@@ -35,11 +38,26 @@ final class ControlServer {
     }
 
     static let maxRequestBytes = 64 * 1024
+    /// How long a client has to send its whole request.
+    static let requestSeconds = 2.0
+    /// How long a client has to read its whole reply.
+    static let replySeconds = 10.0
+    static let maxConnections = 64
 
     let path: String
     private let fd: Int32
     private let allowedGroup: gid_t?
     private let logger: Logger
+    private var connections: [Int32: ControlConnection] = [:]
+    /// Numbers connections in the order they were accepted.
+    private var accepted = 0
+    /// Connections dropped to make room and not yet logged: a flood of connections is
+    /// logged once every `floodLogSeconds`, not once per connection.
+    private var droppedSinceLog = 0
+    private var floodLogTimer: EventLoop.TimerID?
+    static let floodLogSeconds = 10.0
+    private var loop: EventLoop?
+    private var handle: ((ControlRequest, Peer) throws -> Data)?
 
     /// Binds `path`. A stale socket file left by a dead daemon is replaced; one a live
     /// daemon answers on is not.
@@ -57,7 +75,7 @@ final class ControlServer {
             }
             unlink(path)
         }
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ListenError.failed(path: path, step: "socket", detail: systemError()) }
         let bound = address.withSockaddr { bind(fd, $0, $1) }
         guard bound == 0 else {
@@ -69,7 +87,7 @@ final class ControlServer {
         // everyone who is neither owner nor group.
         chmod(path, allowedGroup == nil ? 0o600 : 0o660)
         if let allowedGroup, allowedGroup != getegid() { chown(path, getuid(), allowedGroup) }
-        guard listen(fd, 16) == 0 else {
+        guard listen(fd, 128) == 0 else {
             let detail = systemError()
             Glibc.close(fd)
             throw ListenError.failed(path: path, step: "listen", detail: detail)
@@ -78,41 +96,82 @@ final class ControlServer {
 
     /// Serves connections on `loop`; `handle` returns the JSON of a successful result.
     func start(on loop: EventLoop, handle: @escaping (ControlRequest, Peer) throws -> Data) {
-        loop.watch(fd) { [unowned self] in
-            self.acceptOne(handle: handle)
-        }
+        self.loop = loop
+        self.handle = handle
+        loop.watch(fd) { [unowned self] in self.acceptAll() }
     }
 
-    /// Stops listening and removes the socket file.
+    /// Stops listening, drops the open connections and removes the socket file.
     func stopListening() {
+        loop?.unwatch(fd)
+        for fd in Array(connections.keys) { drop(fd) }
         Glibc.close(fd)
         unlink(path)
     }
 
-    private func acceptOne(handle: (ControlRequest, Peer) throws -> Data) {
-        let client = accept(fd, nil, nil)
-        guard client >= 0 else { return }
-        defer { Glibc.close(client) }
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        // A client that connects and says nothing, or trickles, must not hold up the kiosk:
-        // each read waits half a second at most, a whole request two seconds.
-        var timeout = timeval(tv_sec: 0, tv_usec: 500_000)
-        setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    /// How many connections are open now (for tests).
+    var openConnections: Int { connections.count }
 
-        let reply: Data
-        if let peer = Self.peer(of: client), isAllowed(peer) {
-            reply = answer(readRequest(client), peer: peer, handle: handle)
-        } else {
-            logger.warning("control: refused a caller without permission", metadata: ["peer": "\(String(describing: Self.peer(of: client)))"])
-            reply = Self.failure(ControlFailure(code: "E-CTL-003", message: "permission denied: not root, clupd's user or the control group"))
+    private func acceptAll() {
+        while true {
+            let client = accept(fd, nil, nil)
+            guard client >= 0 else { return }   // EAGAIN: none left; anything else: the client is gone
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            if connections.count >= Self.maxConnections { dropOldestWaiting() }
+            open(client)
         }
-        _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    private func answer(_ body: Data?, peer: Peer, handle: (ControlRequest, Peer) throws -> Data) -> Data {
-        guard let body else {
-            return Self.failure(ControlFailure(code: "E-CTL-004", message: "no request, or a request over \(Self.maxRequestBytes) bytes"))
+    private func open(_ client: Int32) {
+        guard let loop else { Glibc.close(client); return }
+        accepted += 1
+        let connection = ControlConnection(fd: client, peer: Self.peer(of: client), serial: accepted)
+        connections[client] = connection
+        connection.deadline = loop.schedule(after: Self.requestSeconds) { [unowned self] in
+            self.timedOut(client)
+        }
+        loop.watch(client) { [unowned self] in self.readable(client) }
+        // A client usually sends its request as soon as it connects: read it now, so that
+        // a burst of connections cannot push it out before it is served.
+        readable(client)
+    }
+
+    private func readable(_ client: Int32) {
+        guard let connection = connections[client] else { return }
+        switch connection.read(limit: Self.maxRequestBytes) {
+        case .needMore:
+            return
+        case let .request(body):
+            loop?.unwatch(client)
+            reply(to: connection, with: answer(body, connection: connection))
+        case .tooLong:
+            loop?.unwatch(client)
+            reply(to: connection, with: Self.failure(ControlFailure(
+                code: "E-CTL-004", message: "a request over \(Self.maxRequestBytes) bytes")))
+        case .closed:
+            drop(client)
+        }
+    }
+
+    private func timedOut(_ client: Int32) {
+        guard let connection = connections[client] else { return }
+        connection.deadline = nil
+        if connection.isReplying {
+            logger.warning("control: a client did not read its reply in time", metadata: ["pid": "\(connection.peer?.pid ?? 0)"])
+            drop(client)
+        } else {
+            loop?.unwatch(client)
+            reply(to: connection, with: Self.failure(ControlFailure(
+                code: "E-CTL-004", message: "no request within \(Int(Self.requestSeconds)) s")))
+        }
+    }
+
+    private func answer(_ body: Data, connection: ControlConnection) -> Data {
+        guard let peer = connection.peer, isAllowed(peer) else {
+            logger.warning("control: refused a caller without permission", metadata: ["peer": "\(String(describing: connection.peer))"])
+            return Self.failure(ControlFailure(code: ControlFailure.permissionDeniedCode,
+                                               message: "permission denied: not root, clupd's user or the control group"))
         }
         let request: ControlRequest
         do {
@@ -121,6 +180,7 @@ final class ControlServer {
             return Self.failure(ControlFailure(code: "E-CTL-005", message: "not a control request this clupd understands"))
         }
         logger.info("control: \(request)", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)"])
+        guard let handle else { return Self.failure(ControlFailure(code: "E-CTL-010", message: "clupd is stopping")) }
         do {
             return Data(#"{"ok":true,"result":"#.utf8) + (try handle(request, peer)) + Data("}\n".utf8)
         } catch {
@@ -128,18 +188,56 @@ final class ControlServer {
         }
     }
 
-    /// Reads up to the first newline (or the end of the stream).
-    private func readRequest(_ client: Int32) -> Data? {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = Date().addingTimeInterval(2)
-        while data.count <= Self.maxRequestBytes, Date() < deadline {
-            let count = recv(client, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-            if let newline = data.firstIndex(of: 0x0A) { return data[..<newline] }
+    /// Writes `reply` as the client takes it, then closes the connection.
+    private func reply(to connection: ControlConnection, with reply: Data) {
+        guard let loop else { return }
+        connection.startReply(reply)
+        loop.cancel(connection.deadline)
+        connection.deadline = loop.schedule(after: Self.replySeconds) { [unowned self] in self.timedOut(connection.fd) }
+        writable(connection.fd)
+        if connections[connection.fd] != nil {
+            loop.watchWritable(connection.fd) { [unowned self] in self.writable(connection.fd) }
         }
-        return data.isEmpty || data.count > Self.maxRequestBytes ? nil : data
+    }
+
+    private func writable(_ client: Int32) {
+        guard let connection = connections[client] else { return }
+        switch connection.write() {
+        case .needMore: return
+        case .done, .closed: drop(client)
+        }
+    }
+
+    private func dropOldestWaiting() {
+        let waiting = connections.values.filter { !$0.isReplying }
+        guard let oldest = (waiting.isEmpty ? Array(connections.values) : waiting).min(by: { $0.serial < $1.serial }) else { return }
+        droppedSinceLog += 1
+        if floodLogTimer == nil {
+            logFlood()
+        }
+        if !oldest.isReplying {
+            oldest.startReply(Self.failure(ControlFailure(code: "E-CTL-011", message: "too many open connections; try again")))
+            _ = oldest.write()
+        }
+        drop(oldest.fd)
+    }
+
+    /// Logs the connections dropped since the last time, then again after a while if more were.
+    private func logFlood() {
+        guard droppedSinceLog > 0 else {
+            floodLogTimer = nil
+            return
+        }
+        logger.warning("control: too many open connections; dropped the oldest", metadata: ["dropped": "\(droppedSinceLog)"])
+        droppedSinceLog = 0
+        floodLogTimer = loop?.schedule(after: Self.floodLogSeconds) { [unowned self] in self.logFlood() }
+    }
+
+    private func drop(_ client: Int32) {
+        guard let connection = connections.removeValue(forKey: client) else { return }
+        loop?.unwatch(client)
+        loop?.cancel(connection.deadline)
+        Glibc.close(client)
     }
 
     private func isAllowed(_ peer: Peer) -> Bool {

@@ -40,6 +40,12 @@ extension Daemon {
             }
             logger.notice("occupancy corrected", metadata: ["delta": "\(delta)", "by": "\(peer.userName)", "reason": "\(reason)"])
             return try encoder.encode(ledgerReport())
+        case let .setOccupancy(count, reason):
+            try controller.perform { day, now in
+                try day.correct(door: config.doorName, toCount: count, by: peer.userName, reason: reason, at: now)
+            }
+            logger.notice("occupancy set", metadata: ["count": "\(count)", "by": "\(peer.userName)", "reason": "\(reason)"])
+            return try encoder.encode(ledgerReport())
         case .configuration:
             return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml))
         case .devices:

@@ -21,6 +21,7 @@ public final class EventLoop {
 
     private let clock: any Clock
     private var watches: [Int32: () -> Void] = [:]
+    private var writeWatches: [Int32: () -> Void] = [:]
     private var timers: [TimerID: Timer] = [:]
     private var continuations: [Int: (any Sendable) -> Void] = [:]
     private var nextID = 0
@@ -44,9 +45,20 @@ public final class EventLoop {
         watches[fd] = handler
     }
 
-    /// Stops watching `fd`; the caller closes it.
+    /// Stops watching `fd` (for reading and writing); the caller closes it.
     public func unwatch(_ fd: Int32) {
         watches[fd] = nil
+        writeWatches[fd] = nil
+    }
+
+    /// Calls `handler` on the loop whenever `fd` can take more bytes (or hung up), until
+    /// `unwatchWritable`.
+    public func watchWritable(_ fd: Int32, handler: @escaping () -> Void) {
+        writeWatches[fd] = handler
+    }
+
+    public func unwatchWritable(_ fd: Int32) {
+        writeWatches[fd] = nil
     }
 
     /// Calls `handler` on the loop once, `seconds` from now.
@@ -77,11 +89,27 @@ public final class EventLoop {
         thread.start()
     }
 
+    /// Wakes the loop from another thread, so it reads its clock again (a test that moves
+    /// a `ManualClock` uses it: poll(2) waits in real time).
+    public struct Waker: Sendable {
+        let fd: Int32
+
+        public func wake() {
+            var one: UInt8 = 1
+            _ = write(fd, &one, 1)
+        }
+    }
+
+    public var waker: Waker { Waker(fd: wake.write) }
+
     /// Runs until `stop()`.
     public func run() {
         running = true
         while running {
-            var fds = watches.keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            var fds = Set(watches.keys).union(writeWatches.keys).sorted().map { fd in
+                pollfd(fd: fd, events: Int16(watches[fd] == nil ? 0 : POLLIN) | Int16(writeWatches[fd] == nil ? 0 : POLLOUT),
+                       revents: 0)
+            }
             let timeout = timers.values.map(\.deadline).min().map { deadline in
                 Int32(max(0, min(60_000, ((deadline - clock.monotonic()) * 1000).rounded(.up))))
             } ?? 60_000
@@ -89,8 +117,11 @@ public final class EventLoop {
             if ready < 0 && errno != EINTR {
                 preconditionFailure("poll: \(systemError())")
             }
+            let hangUp = Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
             for entry in fds where entry.revents != 0 {
-                watches[entry.fd]?()
+                // A handler run earlier in this pass may have stopped watching (or closed) it.
+                if entry.revents & (Int16(POLLIN) | hangUp) != 0 { watches[entry.fd]?() }
+                if entry.revents & (Int16(POLLOUT) | hangUp) != 0 { writeWatches[entry.fd]?() }
             }
             fireDueTimers()
         }
