@@ -64,9 +64,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .testTarget(name: "CLupCoreTests", dependencies: ["CLupCore"]),
+        // Random walks through the store's days and an independent model of the rules,
+        // shared by the core's and the store's tests.
+        .target(name: "QueueSimulation", dependencies: ["CLupCore", .product(name: "Crypto", package: "swift-crypto")],
+                path: "Tests/QueueSimulation"),
+        .testTarget(name: "CLupCoreTests", dependencies: ["CLupCore", "QueueSimulation"]),
         .testTarget(name: "CLupStoreTests", dependencies: [
-            "CLupStore", .product(name: "GRDB", package: "GRDB.swift"),
+            "CLupStore", "QueueSimulation", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting"]),
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),

@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // libFuzzer targets for the parsers that read what devices and people send us: a touch
-// panel's event stream, the door reader's keys and serial lines, and a scanned ticket code.
+// panel's event stream, the door reader's keys and serial lines, a scanned ticket code, and
+// an event row read back from the totem's own database.
 // Built with the fuzzer and AddressSanitizer by `scripts/fuzz`, which also runs them:
 //   swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address
 // Each target's main.swift hands its input function to libFuzzer's driver (CFuzzDriver).
@@ -16,6 +17,11 @@ let package = Package(
         .target(name: "CFuzzDriver"),
         .executableTarget(name: "FuzzTouchEvents", dependencies: ["CFuzzDriver", .product(name: "CLupHardware", package: "clup-totem")]),
         .executableTarget(name: "FuzzDoorReader", dependencies: ["CFuzzDriver", .product(name: "CLupHardware", package: "clup-totem")]),
+        .executableTarget(name: "FuzzStoredEvent", dependencies: [
+            "CFuzzDriver",
+            .product(name: "CLupCore", package: "clup-totem"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .executableTarget(name: "FuzzTicketCode", dependencies: [
             "CFuzzDriver",
             .product(name: "CLupCore", package: "clup-totem"),

@@ -161,6 +161,22 @@ public enum TotemDatabase {
         migrator.registerMigration("v3: the reason of a priority ticket") { db in
             try db.execute(sql: "ALTER TABLE ticket ADD COLUMN priority_reason TEXT")
         }
+        migrator.registerMigration("v4: days opened with what carried over; monotonic times of windows") { db in
+            try db.execute(sql: """
+                CREATE TABLE business_day (
+                    business_day TEXT NOT NULL PRIMARY KEY,
+                    opened_at REAL NOT NULL,
+                    after TEXT
+                );
+                ALTER TABLE ticket ADD COLUMN carried_into TEXT;
+                CREATE INDEX ticket_carried_into ON ticket (carried_into);
+                ALTER TABLE ticket ADD COLUMN issued_steady TEXT;
+                ALTER TABLE ticket ADD COLUMN called_steady TEXT;
+                ALTER TABLE ticket ADD COLUMN admitted_steady TEXT;
+                ALTER TABLE ledger ADD COLUMN carried INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE exit_history ADD COLUMN last_exit_steady TEXT;
+                """)
+        }
         return migrator
     }
 }

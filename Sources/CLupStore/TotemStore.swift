@@ -5,7 +5,9 @@ import GRDB
 /// The totem's durable state: tickets, occupancy ledgers, exit history and the event log.
 ///
 /// `commit` writes a command's events and the rows they changed in one transaction, and
-/// returns only after SQLite has synced it to disk (WAL, `synchronous=FULL`).
+/// returns only after SQLite has synced it to disk (WAL, `synchronous=FULL`). The tables
+/// are what the events made of the day; the event log is what happened, so where the two
+/// cannot both be read, the log wins (`openDay`).
 public final class TotemStore: Sendable {
     public let deviceID: String
     let database: DatabaseQueue
@@ -30,13 +32,18 @@ public final class TotemStore: Sendable {
             for event in events {
                 try EventLog.append(event, deviceID: deviceID, at: wallTime, in: db)
                 switch event {
+                case let .dayOpened(day, after, inside, carried, at):
+                    try db.execute(sql: "INSERT INTO business_day (business_day, opened_at, after) VALUES (?, ?, ?)",
+                                   arguments: [day.date, at.storedValue, after?.date])
+                    doors.formUnion(inside.keys)
+                    tickets.formUnion(carried.map(\.number))
                 case let .ticketIssued(ticket): tickets.insert(ticket.number)
                 case let .ticketSubmitted(number, _, _), let .ticketPrinted(number, _, _),
-                     let .ticketPrintFailed(number, _, _), let .ticketCalled(number, _, _, _),
-                     let .ticketNoShow(number, _, _), let .ticketAdmitted(number, _, _),
+                     let .ticketPrintFailed(number, _, _), let .ticketCalled(number, _, _, _, _),
+                     let .ticketNoShow(number, _, _), let .ticketAdmitted(number, _, _, _),
                      let .admissionLapsed(number, _, _), let .ticketReprinted(number, _, _):
                     tickets.insert(number)
-                case let .passage(direction, door, _, _, ticket):
+                case let .passage(direction, door, _, _, ticket, _):
                     doors.insert(door)
                     if let ticket { tickets.insert(ticket) }
                     if direction == .exit { exits = true }
@@ -45,46 +52,99 @@ public final class TotemStore: Sendable {
                 }
             }
             for number in tickets {
-                if let ticket = state.tickets[number] { try TicketRecord(ticket).save(db) }
+                if let ticket = state.tickets[number] { try TicketRecord(ticket, heldBy: state.businessDay).save(db) }
             }
             for door in doors {
-                let ledger = state.ledger(door: door)
-                try db.execute(sql: """
-                    INSERT INTO ledger (business_day, door, entries, exits, corrections) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (business_day, door) DO UPDATE SET
-                        entries = excluded.entries, exits = excluded.exits, corrections = excluded.corrections
-                    """, arguments: [state.businessDay.date, door, ledger.entries, ledger.exits, ledger.corrections])
+                try Self.saveLedger(state.ledger(door: door), of: state.businessDay, in: db)
             }
-            if exits {
-                try db.execute(sql: """
-                    INSERT INTO exit_history (business_day, mean_exit_interval, last_exit) VALUES (?, ?, ?)
-                    ON CONFLICT (business_day) DO UPDATE SET
-                        mean_exit_interval = excluded.mean_exit_interval, last_exit = excluded.last_exit
-                    """, arguments: [state.businessDay.date, state.wait.meanExitInterval, state.wait.lastExit?.storedValue])
-            }
+            if exits { try Self.saveExitHistory(of: state, in: db) }
         }
     }
 
-    /// The stored state of `businessDay` (empty if nothing happened that day).
+    private static func saveLedger(_ ledger: OccupancyLedger, of day: BusinessDay, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO ledger (business_day, door, carried, entries, exits, corrections) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (business_day, door) DO UPDATE SET carried = excluded.carried,
+                entries = excluded.entries, exits = excluded.exits, corrections = excluded.corrections
+            """, arguments: [day.date, ledger.door, ledger.carried, ledger.entries, ledger.exits, ledger.corrections])
+    }
+
+    private static func saveExitHistory(of state: DayState, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO exit_history (business_day, mean_exit_interval, last_exit, last_exit_steady) VALUES (?, ?, ?, ?)
+            ON CONFLICT (business_day) DO UPDATE SET mean_exit_interval = excluded.mean_exit_interval,
+                last_exit = excluded.last_exit, last_exit_steady = excluded.last_exit_steady
+            """, arguments: [state.businessDay.date, state.wait.meanExitInterval, state.wait.lastExit?.storedValue,
+                             state.wait.lastExitSteady?.storedValue])
+    }
+
+    /// The stored state of `businessDay` (empty if nothing happened that day), read from
+    /// the tables. Throws `StoreError.corruptRow` for a row no clupd could have written.
     public func loadDay(_ businessDay: BusinessDay) throws -> DayState {
         try database.read { db in
             let tickets = try TicketRecord
-                .filter(sql: "business_day = ?", arguments: [businessDay.date])
+                .filter(sql: "business_day = ? OR carried_into = ?", arguments: [businessDay.date, businessDay.date])
                 .fetchAll(db)
                 .map { try $0.ticket() }
             let ledgers = try Row.fetchAll(db, sql: """
-                SELECT door, entries, exits, corrections FROM ledger WHERE business_day = ?
+                SELECT door, carried, entries, exits, corrections FROM ledger WHERE business_day = ?
                 """, arguments: [businessDay.date]).map { row in
-                OccupancyLedger(door: row["door"], entries: row["entries"], exits: row["exits"],
+                OccupancyLedger(door: row["door"], carried: row["carried"], entries: row["entries"], exits: row["exits"],
                                 corrections: row["corrections"])
             }
             let history = try Row.fetchOne(db, sql: """
-                SELECT mean_exit_interval, last_exit FROM exit_history WHERE business_day = ?
+                SELECT mean_exit_interval, last_exit, last_exit_steady FROM exit_history WHERE business_day = ?
                 """, arguments: [businessDay.date])
+            let interval: Double? = history?["mean_exit_interval"]
             let lastExit: Double? = history?["last_exit"]
-            let wait = WaitEstimator(meanExitInterval: history?["mean_exit_interval"],
-                                     lastExit: lastExit.map(Date.init(stored:)))
-            return DayState(businessDay: businessDay, tickets: tickets, ledgers: ledgers, wait: wait)
+            let lastExitSteady: String? = history?["last_exit_steady"]
+            guard [interval, lastExit].compactMap({ $0 }).allSatisfy(Date.isStorable) else {
+                throw StoreError.corruptRow(table: "exit_history", key: businessDay.date)
+            }
+            let wait = WaitEstimator(meanExitInterval: interval, lastExit: lastExit.map(Date.init(stored:)),
+                                     lastExitSteady: lastExitSteady.flatMap(SteadyTime.init(stored:)))
+            let isOpen = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM business_day WHERE business_day = ?)",
+                                           arguments: [businessDay.date]) ?? false
+            return DayState(businessDay: businessDay, tickets: tickets, ledgers: ledgers, wait: wait, isOpen: isOpen)
+        }
+    }
+
+    /// The latest business day before `businessDay` of which anything is kept.
+    public func dayBefore(_ businessDay: BusinessDay) throws -> BusinessDay? {
+        try database.read { db in
+            try String.fetchOne(db, sql: """
+                SELECT MAX(day) FROM (
+                    SELECT MAX(business_day) AS day FROM business_day WHERE business_day < ?1
+                    UNION ALL SELECT MAX(business_day) FROM ticket WHERE business_day < ?1
+                    UNION ALL SELECT MAX(business_day) FROM ledger WHERE business_day < ?1)
+                """, arguments: [businessDay.date])
+        }.map(BusinessDay.init)
+    }
+
+    /// `businessDay` as kept, and what could not be read on the way. When a row cannot be
+    /// read, the day is rebuilt from the event log, skipping (and naming) any event that
+    /// cannot be read either, and its rows are written again from what the log says: no
+    /// stored row or event stops the totem from starting.
+    public func openDay(_ businessDay: BusinessDay) throws -> (state: DayState, problems: [String]) {
+        do {
+            return (try loadDay(businessDay), [])
+        } catch let error as StoreError {
+            let (state, skipped) = try replayDaySkippingUnreadable(businessDay)
+            try rewriteDay(state)
+            return (state, ["\(error); the day was rebuilt from the event log"] + skipped)
+        }
+    }
+
+    /// Writes every row of `state`'s day again, as `state` holds it.
+    func rewriteDay(_ state: DayState) throws {
+        try database.write { db in
+            let day = state.businessDay.date
+            try db.execute(sql: "DELETE FROM ticket WHERE business_day = ? OR carried_into = ?", arguments: [day, day])
+            try db.execute(sql: "DELETE FROM ledger WHERE business_day = ?", arguments: [day])
+            try db.execute(sql: "DELETE FROM exit_history WHERE business_day = ?", arguments: [day])
+            for ticket in state.tickets.values { try TicketRecord(ticket, heldBy: state.businessDay).save(db) }
+            for ledger in state.ledgers.values { try Self.saveLedger(ledger, of: state.businessDay, in: db) }
+            if state.wait.lastExit != nil { try Self.saveExitHistory(of: state, in: db) }
         }
     }
 
@@ -112,5 +172,19 @@ public final class TotemStore: Sendable {
     /// Rebuilds `businessDay` from the event log alone, to check it against `loadDay`.
     public func replayDay(_ businessDay: BusinessDay) throws -> DayState {
         DayState.replaying(try events().map { try $0.decoded() }, businessDay: businessDay)
+    }
+
+    /// Rebuilds `businessDay` from the events that can be read; names those that cannot.
+    func replayDaySkippingUnreadable(_ businessDay: BusinessDay) throws -> (DayState, [String]) {
+        var skipped: [String] = []
+        let events = try events().compactMap { stored -> DomainEvent? in
+            do {
+                return try stored.decoded()
+            } catch {
+                skipped.append("E-DB-012 event \(stored.seq) (\(stored.type)) cannot be read; left out")
+                return nil
+            }
+        }
+        return (DayState.replaying(events, businessDay: businessDay), skipped)
     }
 }

@@ -33,7 +33,7 @@ do {
     var state = DayState(businessDay: day)
     try measure("durable single-event commits (turnstile passage)", count: count) { index in
         let now = start.addingTimeInterval(Double(index))
-        let events = state.pass(index % 2 == 0 ? .entry : .exit, door: "main", at: now)
+        let events = state.pass(index % 2 == 0 ? .entry : .exit, door: "main", at: Moment(wall: now))
         try store.commit(events, state: state, at: now)
     }
 }
@@ -44,14 +44,14 @@ do {
     var state = DayState(businessDay: day)
     try measure("tickets issued through core + store", count: count) { index in
         let now = start.addingTimeInterval(Double(index))
-        let events = try state.issue(.regular, issuer: issuer, at: now, policy: policy)
+        let events = try state.issue(.regular, issuer: issuer, at: Moment(wall: now), policy: policy)
         try store.commit(events, state: state, at: now)
     }
 }
 
 do {
     let issuer = TicketIssuer(store: 1, totem: "A", validMinutes: 240, key: Curve25519.Signing.PrivateKey())
-    let (ticket, _) = issuer.issue(.priority(.elderly), lastSequence: 41, businessDay: day, at: start)
+    let (ticket, _) = issuer.issue(.priority(.elderly), sequence: 42, businessDay: day, at: Moment(wall: start))
     let qr = try QRCode(encoding: ticket.code)
     print("a typical ticket's QR code: version \(qr.version) at level M, \(qr.size)x\(qr.size) modules, "
           + "\(ticket.code.count) characters")

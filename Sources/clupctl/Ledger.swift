@@ -50,7 +50,8 @@ struct LedgerCommand: ParsableCommand {
 private func printLedger(_ report: LedgerReport) {
     print("business day \(report.businessDay): \(report.inside) inside")
     for door in report.doors {
-        print("  door \(column(door.door, 8)) \(door.entries) in, \(door.exits) out, corrections \(door.corrections), "
+        let carried = door.carried == 0 ? "" : "\(door.carried) carried over from the day before, "
+        print("  door \(column(door.door, 8)) \(carried)\(door.entries) in, \(door.exits) out, corrections \(door.corrections), "
               + "inside \(door.inside)")
     }
     for correction in report.corrections {

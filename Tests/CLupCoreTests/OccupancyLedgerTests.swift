@@ -8,9 +8,9 @@ final class OccupancyLedgerTests: XCTestCase {
 
     func test_countsEntriesMinusExitsPerDoorAndRecordsAnEventForEach() {
         var state = DayState(businessDay: day)
-        let event = state.pass(.entry, door: "main", at: noon)
-        state.pass(.entry, door: "main", at: noon)
-        state.pass(.exit, door: "side", at: noon)
+        let event = state.pass(.entry, door: "main", at: Moment(wall: noon))
+        state.pass(.entry, door: "main", at: Moment(wall: noon))
+        state.pass(.exit, door: "side", at: Moment(wall: noon))
         XCTAssertEqual(event, [.passage(direction: .entry, door: "main", businessDay: day, at: noon, ticket: nil)])
         XCTAssertEqual(state.ledger(door: "main").inside, 2)
         XCTAssertEqual(state.ledger(door: "side").count, -1)
@@ -19,11 +19,11 @@ final class OccupancyLedgerTests: XCTestCase {
 
     func test_neverShowsBelowZeroButKeepsCounting() {
         var state = DayState(businessDay: day)
-        state.pass(.exit, door: "main", at: noon)
-        state.pass(.exit, door: "main", at: noon)
+        state.pass(.exit, door: "main", at: Moment(wall: noon))
+        state.pass(.exit, door: "main", at: Moment(wall: noon))
         XCTAssertEqual(state.inside, 0)
         XCTAssertEqual(state.ledger(door: "main").exits, 2)
-        state.pass(.entry, door: "main", at: noon)
+        state.pass(.entry, door: "main", at: Moment(wall: noon))
         XCTAssertEqual(state.inside, 0, "one in after two out: still nobody shown inside")
     }
 }

@@ -22,16 +22,20 @@ final class QueueRulesTests: XCTestCase {
         case .priority: .priority(.elderly)
         case .booking: .booking(slotStart: slot ?? start)
         }
-        let events = try state.issue(request, issuer: issuer, at: start.addingTimeInterval(minutes * 60), policy: policy)
+        let events = try state.issue(request, issuer: issuer, at: Moment(wall: start.addingTimeInterval(minutes * 60)), policy: policy)
         guard case let .ticketIssued(ticket)? = events.first else { throw Refusal.nobodyWaiting }
         state.recordPrinted(ticket.number, job: 1)
         return state.tickets[ticket.number]!
     }
 
-    func at(_ minutes: Double) -> Date { start.addingTimeInterval(minutes * 60) }
+    /// `minutes` after the start, on the wall clock only (as events stored before the
+    /// monotonic clock was kept).
+    func at(_ minutes: Double) -> Moment { Moment(wall: wall(minutes)) }
+
+    func wall(_ minutes: Double) -> Date { start.addingTimeInterval(minutes * 60) }
 
     func calledNumbers(_ events: [DomainEvent]) -> [String] {
-        events.compactMap { if case let .ticketCalled(number, _, _, _) = $0 { return number.description } else { return nil } }
+        events.compactMap { if case let .ticketCalled(number, _, _, _, _) = $0 { return number.description } else { return nil } }
     }
 
     func test_ticketsAreCalledInArrivalOrderWhileThereIsRoom() throws {
@@ -58,7 +62,7 @@ final class QueueRulesTests: XCTestCase {
         try printed(&state, .regular, minutes: 0)
         try printed(&state, .priority, minutes: 1)
         let events = try state.callNext(at: at(2), policy: policy)
-        guard case let .ticketCalled(number, _, _, reason)? = events.first else { return XCTFail("no call") }
+        guard case let .ticketCalled(number, _, _, reason, _)? = events.first else { return XCTFail("no call") }
         XCTAssertEqual(number.description, "AP-001")
         XCTAssertEqual(reason, "priority: before regular tickets")
     }
@@ -68,7 +72,7 @@ final class QueueRulesTests: XCTestCase {
         try printed(&state, .regular, minutes: 0)
         try printed(&state, .priority, minutes: 20)
         let events = try state.callNext(at: at(31), policy: policy)
-        guard case let .ticketCalled(number, _, _, reason)? = events.first else { return XCTFail("no call") }
+        guard case let .ticketCalled(number, _, _, reason, _)? = events.first else { return XCTFail("no call") }
         XCTAssertEqual(number.description, "A-001")
         XCTAssertEqual(reason, "aging: waited 31 min, over the 30 min bound")
     }
@@ -81,7 +85,7 @@ final class QueueRulesTests: XCTestCase {
         XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(12), policy: policy)).count, 8)
         try printed(&state, .priority, minutes: 13)
         let events = try state.callNext(at: at(13), policy: policy)
-        guard case let .ticketCalled(number, _, _, reason)? = events.first else { return XCTFail("no call") }
+        guard case let .ticketCalled(number, _, _, reason, _)? = events.first else { return XCTFail("no call") }
         XCTAssertEqual(number.description, "AP-001")
         XCTAssertEqual(reason, "priority: a place kept for priority")
     }
@@ -90,8 +94,8 @@ final class QueueRulesTests: XCTestCase {
         var state = DayState(businessDay: day)
         try printed(&state, .regular)
         state.callWhileRoom(at: at(1), policy: policy)
-        XCTAssertEqual(state.nextExpiry(policy: policy), at(6))
-        XCTAssertTrue(state.expireWindows(at: at(6).addingTimeInterval(-0.001), policy: policy).isEmpty)
+        XCTAssertEqual(state.secondsToNextExpiry(at: at(1), policy: policy), 5 * 60)
+        XCTAssertTrue(state.expireWindows(at: Moment(wall: wall(6).addingTimeInterval(-0.001)), policy: policy).isEmpty)
         XCTAssertEqual(state.expireWindows(at: at(6), policy: policy).count, 1)
         XCTAssertEqual(state.tickets.values.first?.state, .noShow)
         XCTAssertEqual(state.occupied, 0, "a no-show frees its place")
@@ -102,7 +106,7 @@ final class QueueRulesTests: XCTestCase {
         let ticket = try printed(&state, .regular)
         state.callWhileRoom(at: at(1), policy: policy)
         let admitted = try state.admit(code: ticket.code, keyring: keyring, at: at(2), policy: policy)
-        XCTAssertEqual(admitted, [.ticketAdmitted(ticket.number, businessDay: day, at: at(2))])
+        XCTAssertEqual(admitted, [.ticketAdmitted(ticket.number, businessDay: day, at: wall(2))])
         XCTAssertThrowsError(try state.admit(code: ticket.code, keyring: keyring, at: at(2), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .alreadyUsed("A-001"))
         }
@@ -137,10 +141,10 @@ final class QueueRulesTests: XCTestCase {
         let ticket = try printed(&state, .regular)
         state.callWhileRoom(at: at(1), policy: policy)
         try state.admit(code: ticket.code, keyring: keyring, at: at(2), policy: policy)
-        XCTAssertEqual(state.nextExpiry(policy: policy), at(2).addingTimeInterval(policy.passWindow))
-        XCTAssertTrue(state.expireWindows(at: at(2).addingTimeInterval(policy.passWindow - 0.001), policy: policy).isEmpty)
-        let lapsed = state.expireWindows(at: at(2).addingTimeInterval(policy.passWindow), policy: policy)
-        XCTAssertEqual(lapsed, [.admissionLapsed(ticket.number, businessDay: day, at: at(2).addingTimeInterval(policy.passWindow))])
+        XCTAssertEqual(state.secondsToNextExpiry(at: at(2), policy: policy), policy.passWindow)
+        XCTAssertTrue(state.expireWindows(at: Moment(wall: wall(2).addingTimeInterval(policy.passWindow - 0.001)), policy: policy).isEmpty)
+        let lapsed = state.expireWindows(at: Moment(wall: wall(2).addingTimeInterval(policy.passWindow)), policy: policy)
+        XCTAssertEqual(lapsed, [.admissionLapsed(ticket.number, businessDay: day, at: wall(2).addingTimeInterval(policy.passWindow))])
         XCTAssertEqual(state.tickets[ticket.number]?.state, .called, "they may scan again while their window lasts")
         XCTAssertNoThrow(try state.admit(code: ticket.code, keyring: keyring, at: at(3), policy: policy))
     }
@@ -160,7 +164,7 @@ final class QueueRulesTests: XCTestCase {
 
     func test_aBookingIsAdmittedOnlyWithinItsWindow() throws {
         var state = DayState(businessDay: day)
-        let slot = at(60)
+        let slot = wall(60)
         let booking = try printed(&state, .booking, slot: slot)
         XCTAssertThrowsError(try state.admit(code: booking.code, keyring: keyring, at: at(49), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .outsideBookingWindow("AB-001"))
@@ -171,7 +175,7 @@ final class QueueRulesTests: XCTestCase {
 
     func test_anExpectedBookingKeepsItsPlaceFromRegularCalls() throws {
         var state = DayState(businessDay: day)
-        try printed(&state, .booking, slot: at(30))
+        try printed(&state, .booking, slot: wall(30))
         for minute in 0..<4 { try printed(&state, .regular, minutes: Double(minute)) }
         XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(25), policy: policy)).count, 2,
                        "one of three places is kept for the booking whose window is open")
@@ -179,7 +183,7 @@ final class QueueRulesTests: XCTestCase {
 
     func test_aPriorityTicketDoesNotTakeAPlaceKeptForABooking() throws {
         var state = DayState(businessDay: day)
-        try printed(&state, .booking, slot: at(30))
+        try printed(&state, .booking, slot: wall(30))
         for minute in 0..<2 { try printed(&state, .regular, minutes: Double(minute)) }
         XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(2), policy: policy)).count, 2, "before the booking's window")
         state.pass(.entry, door: "main", at: at(3))
@@ -191,12 +195,12 @@ final class QueueRulesTests: XCTestCase {
 
     func test_aSlotTakesNoMoreBookingsThanItsShare() throws {
         var state = DayState(businessDay: day)
-        try printed(&state, .booking, slot: at(60))
-        XCTAssertThrowsError(try state.issue(.booking(slotStart: at(60)), issuer: issuer, at: at(1), policy: policy)) { error in
+        try printed(&state, .booking, slot: wall(60))
+        XCTAssertThrowsError(try state.issue(.booking(slotStart: wall(60)), issuer: issuer, at: at(1), policy: policy)) { error in
             guard case .slotFull? = error as? Refusal else { return XCTFail("\(error)") }
         }
-        XCTAssertNoThrow(try state.issue(.booking(slotStart: at(90)), issuer: issuer, at: at(1), policy: policy))
-        XCTAssertThrowsError(try state.issue(.booking(slotStart: at(100)), issuer: issuer, at: at(1), policy: policy)) { error in
+        XCTAssertNoThrow(try state.issue(.booking(slotStart: wall(90)), issuer: issuer, at: at(1), policy: policy))
+        XCTAssertThrowsError(try state.issue(.booking(slotStart: wall(100)), issuer: issuer, at: at(1), policy: policy)) { error in
             XCTAssertEqual(error as? Refusal, .noSuchSlot, "10:10 is not the start of a slot")
         }
 
@@ -223,7 +227,7 @@ final class QueueRulesTests: XCTestCase {
         }
         let events = try state.correct(door: "main", delta: -1, by: "tech", reason: "counted twice", at: at(1))
         XCTAssertEqual(events, [.occupancyCorrected(door: "main", businessDay: day, delta: -1, by: "tech",
-                                                    reason: "counted twice", at: at(1))])
+                                                    reason: "counted twice", at: wall(1))])
         XCTAssertEqual(state.inside, 0)
     }
 

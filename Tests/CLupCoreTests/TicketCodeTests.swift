@@ -1,4 +1,5 @@
 import CLupCore
+import QueueSimulation
 import Crypto
 import Foundation
 import XCTest

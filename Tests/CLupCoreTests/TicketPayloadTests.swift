@@ -1,4 +1,5 @@
 import CLupCore
+import QueueSimulation
 import Crypto
 import Foundation
 import XCTest
@@ -44,11 +45,11 @@ final class TicketPayloadTests: XCTestCase {
         XCTAssertLessThan(accepted, 5)
     }
 
-    func test_issuerNumbersAfterTheLastSequenceAndEncodesThePayload() throws {
+    func test_issuerNumbersAsToldAndEncodesThePayload() throws {
         let issuer = TicketIssuer(store: 7, totem: "A", validMinutes: 120, key: Curve25519.Signing.PrivateKey())
         let day = BusinessDay("2026-11-21")
-        let (ticket, event) = issuer.issue(.regular, lastSequence: 16, businessDay: day,
-                                           at: issued.addingTimeInterval(0.75))
+        let (ticket, event) = issuer.issue(.regular, sequence: 17, businessDay: day,
+                                           at: Moment(wall: issued.addingTimeInterval(0.75)))
         XCTAssertEqual(ticket.number.description, "A-017")
         XCTAssertEqual(ticket.state, .printing)
         XCTAssertEqual(ticket.issuedAt, issued, "issue time is kept in whole seconds, as the code carries it")

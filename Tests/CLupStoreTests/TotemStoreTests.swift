@@ -3,6 +3,7 @@ import Crypto
 @testable import CLupStore
 import Foundation
 import GRDB
+import QueueSimulation
 import XCTest
 
 final class TotemStoreTests: XCTestCase {
@@ -44,7 +45,7 @@ final class TotemStoreTests: XCTestCase {
         for minute in 0..<6 {
             let now = start.addingTimeInterval(Double(minute) * 60)
             try run(store, &state, at: now) { day in
-                let events = try day.issue(minute == 3 ? .priority(.disability) : .regular, issuer: issuer, at: now, policy: policy)
+                let events = try day.issue(minute == 3 ? .priority(.disability) : .regular, issuer: issuer, at: Moment(wall: now), policy: policy)
                 if case let .ticketIssued(ticket)? = events.first { codes.append(ticket.code) }
                 return events
             }
@@ -57,14 +58,14 @@ final class TotemStoreTests: XCTestCase {
             }
         }
         let later = start.addingTimeInterval(600)
-        try run(store, &state, at: later) { $0.callWhileRoom(at: later, policy: policy) }
-        try run(store, &state, at: later) { try $0.admit(code: codes[0], keyring: TicketKeyring(store: 7, keys: ["A": Self.key.publicKey]), at: later, policy: policy) }
-        try run(store, &state, at: later) { $0.pass(.entry, door: "main", at: later) }
-        try run(store, &state, at: later) { $0.pass(.exit, door: "main", at: later.addingTimeInterval(30)) }
-        try run(store, &state, at: later) { $0.pass(.exit, door: "main", at: later.addingTimeInterval(95)) }
-        try run(store, &state, at: later) { try $0.correct(door: "main", delta: 1, by: "tech", reason: "tailgater", at: later) }
+        try run(store, &state, at: later) { $0.callWhileRoom(at: Moment(wall: later), policy: policy) }
+        try run(store, &state, at: later) { try $0.admit(code: codes[0], keyring: TicketKeyring(store: 7, keys: ["A": Self.key.publicKey]), at: Moment(wall: later), policy: policy) }
+        try run(store, &state, at: later) { $0.pass(.entry, door: "main", at: Moment(wall: later)) }
+        try run(store, &state, at: later) { $0.pass(.exit, door: "main", at: Moment(wall: later.addingTimeInterval(30))) }
+        try run(store, &state, at: later) { $0.pass(.exit, door: "main", at: Moment(wall: later.addingTimeInterval(95))) }
+        try run(store, &state, at: later) { try $0.correct(door: "main", delta: 1, by: "tech", reason: "tailgater", at: Moment(wall: later)) }
         let expiry = later.addingTimeInterval(policy.presentationWindow)
-        try run(store, &state, at: expiry) { $0.expireWindows(at: expiry, policy: policy) }
+        try run(store, &state, at: expiry) { $0.expireWindows(at: Moment(wall: expiry), policy: policy) }
         return state
     }
 
@@ -98,9 +99,9 @@ final class TotemStoreTests: XCTestCase {
         let store = try openStore()
         var state = DayState(businessDay: day)
         var other = DayState(businessDay: BusinessDay("2026-11-22"))
-        let foreign = try other.issue(.regular, issuer: issuer, at: start, policy: policy)
+        let foreign = try other.issue(.regular, issuer: issuer, at: Moment(wall: start), policy: policy)
         XCTAssertThrowsError(try store.commit(foreign, state: state, at: start))
-        let events = try state.issue(.regular, issuer: issuer, at: start, policy: policy)
+        let events = try state.issue(.regular, issuer: issuer, at: Moment(wall: start), policy: policy)
         try store.commit(events, state: state, at: start)
         XCTAssertEqual(try store.events().count, 1)
         XCTAssertEqual(try store.loadDay(day), state)
@@ -109,7 +110,7 @@ final class TotemStoreTests: XCTestCase {
     func test_aCommitThatFailsHalfWayLeavesNoEventBehind() throws {
         let store = try openStore()
         var state = DayState(businessDay: day)
-        try run(store, &state, at: start) { try $0.issue(.regular, issuer: issuer, at: start, policy: policy) }
+        try run(store, &state, at: start) { try $0.issue(.regular, issuer: issuer, at: Moment(wall: start), policy: policy) }
         // A second ticket with the first one's code: its event row is written, then the
         // ticket row breaks the UNIQUE code constraint, so the whole transaction must go.
         let first = try XCTUnwrap(state.tickets.values.first)
@@ -125,9 +126,52 @@ final class TotemStoreTests: XCTestCase {
     func test_daysAreKeptApart() throws {
         let store = try openStore()
         var today = DayState(businessDay: day)
-        try run(store, &today, at: start) { $0.pass(.entry, door: "main", at: start) }
+        try run(store, &today, at: start) { $0.pass(.entry, door: "main", at: Moment(wall: start)) }
         XCTAssertEqual(try store.loadDay(BusinessDay("2026-11-22")).inside, 0)
         XCTAssertEqual(try store.loadDay(day).inside, 1)
+    }
+
+    func test_anUnreadableRowIsRebuiltFromTheLogAndAnUnreadableEventNamed() throws {
+        let store = try openStore()
+        let state = try busyDay(store)
+        try store.database.write { db in
+            try db.execute(sql: "UPDATE ticket SET state = 'lost', issued_at = 1e308 WHERE number = 'A-002'")
+            try db.execute(sql: "UPDATE ledger SET corrections = 9223372036854775807")
+            try db.execute(sql: """
+                INSERT INTO event (device_id, seq, wall_time, type, payload)
+                SELECT device_id, MAX(seq) + 1, 0, 'ticket.called', '{"ticketCalled":{"_0":"not a number"}}' FROM event
+                """)
+        }
+        XCTAssertThrowsError(try store.loadDay(day)) { error in
+            XCTAssertEqual(error as? StoreError, .corruptRow(table: "ticket", key: "2026-11-21/A-002"))
+        }
+        let (opened, problems) = try store.openDay(day)
+        XCTAssertEqual(opened, state, "the day the log tells")
+        XCTAssertEqual(problems, [
+            "E-DB-010 unreadable row 2026-11-21/A-002 in table ticket; the day was rebuilt from the event log",
+            "E-DB-012 event \(try store.events().count) (ticket.called) cannot be read; left out",
+        ])
+        XCTAssertEqual(try store.loadDay(day), state, "the rows were written again from the log")
+    }
+
+    func test_aCarriedTicketIsPartOfTheDayItWasCarriedInto() throws {
+        let store = try openStore()
+        var today = DayState(businessDay: day)
+        try run(store, &today, at: start) { try $0.issue(.regular, issuer: issuer, at: Moment(wall: start), policy: policy) }
+        let number = try XCTUnwrap(today.tickets.keys.first)
+        try run(store, &today, at: start) { $0.recordPrinted(number, job: 1) }
+        try run(store, &today, at: start) { $0.pass(.entry, door: "main", at: Moment(wall: start)) }
+        var tomorrow = DayState(businessDay: BusinessDay("2026-11-22"))
+        let morning = start.addingTimeInterval(3600)
+        try run(store, &tomorrow, at: morning) { $0.open(after: today, at: Moment(wall: morning), ticketValidity: 4 * 3600) }
+        try run(store, &tomorrow, at: morning) { $0.callWhileRoom(at: Moment(wall: morning), policy: policy) }
+        let reopened = try openStore().loadDay(tomorrow.businessDay)
+        XCTAssertEqual(reopened, tomorrow)
+        XCTAssertEqual(reopened.tickets[number]?.state, .called, "yesterday's ticket, called today")
+        XCTAssertEqual(reopened.tickets[number]?.businessDay, day, "it keeps the day it was issued on")
+        XCTAssertEqual(reopened.inside, 1, "the person inside still is")
+        XCTAssertTrue(reopened.isOpen)
+        XCTAssertEqual(try store.dayBefore(tomorrow.businessDay), day)
     }
 
     func test_aCorruptFileIsRefusedAndLeftAsItWas() throws {
@@ -151,6 +195,26 @@ final class TotemStoreTests: XCTestCase {
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "the other program's file was changed")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+}
+
+/// Random walks through the store's days (`QueueWalk`), every step committed as the kiosk
+/// commits it: what the store keeps is what the rules made, and what its log replays to.
+final class StoredWalkTests: XCTestCase {
+    func test_theStoredDayEqualsTheWalkedOneAndItsReplay() throws {
+        for seed in UInt64(1)...12 {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("clup-walk-\(UUID()).sqlite").path
+            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            let store = try TotemStore(path: path, deviceID: "store-1-totem-A")
+            let walk = try QueueWalk(seed: seed) { step in
+                try store.commit(step.events, state: step.after, at: step.now.wall)
+            }
+            XCTAssertEqual(walk.mismatches, [], "seed \(seed)")
+            let day = walk.final.businessDay
+            XCTAssertEqual(try store.loadDay(day), walk.final, "seed \(seed): the stored \(day)")
+            XCTAssertEqual(try store.replayDay(day), walk.final, "seed \(seed): \(day) replayed from the log")
+            XCTAssertGreaterThan(walk.logs.count, 1, "seed \(seed): the walk never rolled over")
+        }
     }
 }
 

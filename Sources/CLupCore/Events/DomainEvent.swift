@@ -3,28 +3,36 @@ import Foundation
 /// A change of state, kept in the event log in the same transaction as the change.
 ///
 /// Events carry the instants the rules need, so replaying the log rebuilds the state
-/// exactly (`DayState.replaying`).
+/// exactly (`DayState.replaying`). An instant is the wall clock (for people and the hub);
+/// where a window is measured from it, the monotonic reading goes with it (`steady`,
+/// absent in events stored before it was kept).
 public enum DomainEvent: Hashable, Codable, Sendable {
+    /// The business day begins: people still inside and the tickets still in play the day
+    /// before carry over into it, so a store open across the day's start neither forgets who
+    /// is inside nor anyone's place in the queue.
+    case dayOpened(businessDay: BusinessDay, after: BusinessDay?, inside: [String: Int], tickets: [Ticket], at: Date)
     case ticketIssued(Ticket)
     /// cupsd accepted the ticket's print job.
     case ticketSubmitted(TicketNumber, businessDay: BusinessDay, job: Int)
     case ticketPrinted(TicketNumber, businessDay: BusinessDay, job: Int)
     case ticketPrintFailed(TicketNumber, businessDay: BusinessDay, reason: String)
-    case ticketCalled(TicketNumber, businessDay: BusinessDay, at: Date, reason: String)
+    case ticketCalled(TicketNumber, businessDay: BusinessDay, at: Date, reason: String, steady: SteadyTime? = nil)
     case ticketNoShow(TicketNumber, businessDay: BusinessDay, at: Date)
-    case ticketAdmitted(TicketNumber, businessDay: BusinessDay, at: Date)
+    case ticketAdmitted(TicketNumber, businessDay: BusinessDay, at: Date, steady: SteadyTime? = nil)
     /// Nobody passed the released turnstile in time: the ticket is called again.
     case admissionLapsed(TicketNumber, businessDay: BusinessDay, at: Date)
     /// Staff asked for a ticket the printer failed to be printed again.
     case ticketReprinted(TicketNumber, businessDay: BusinessDay, by: String)
     /// A turnstile pulse; `ticket` is the admitted ticket whose holder it was, if any.
-    case passage(direction: PassageDirection, door: String, businessDay: BusinessDay, at: Date, ticket: TicketNumber?)
+    case passage(direction: PassageDirection, door: String, businessDay: BusinessDay, at: Date, ticket: TicketNumber?,
+                 steady: SteadyTime? = nil)
     /// A technician's correction of the count of people inside.
     case occupancyCorrected(door: String, businessDay: BusinessDay, delta: Int, by: String, reason: String, at: Date)
 
     /// The stable name stored in the event log's `type` column.
     public var type: String {
         switch self {
+        case .dayOpened: "day.opened"
         case .ticketIssued: "ticket.issued"
         case .ticketSubmitted: "ticket.submitted"
         case .ticketPrinted: "ticket.printed"
@@ -42,11 +50,12 @@ public enum DomainEvent: Hashable, Codable, Sendable {
     /// The business day the event belongs to.
     public var businessDay: BusinessDay {
         switch self {
+        case let .dayOpened(day, _, _, _, _): day
         case let .ticketIssued(ticket): ticket.businessDay
         case let .ticketSubmitted(_, day, _), let .ticketPrinted(_, day, _), let .ticketPrintFailed(_, day, _),
-             let .ticketCalled(_, day, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _),
+             let .ticketCalled(_, day, _, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _, _),
              let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _),
-             let .passage(_, _, day, _, _), let .occupancyCorrected(_, day, _, _, _, _):
+             let .passage(_, _, day, _, _, _), let .occupancyCorrected(_, day, _, _, _, _):
             day
         }
     }

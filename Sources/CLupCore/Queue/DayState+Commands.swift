@@ -2,13 +2,43 @@ import Foundation
 
 /// The queue, admission and occupancy rules. Each command returns the events it caused,
 /// already applied; a refused command changes nothing and throws why.
+///
+/// Instants come as `Moment`s: the wall clock goes into the events, while every window and
+/// bound (presentation, turnstile pass, aging) is measured on the monotonic clock, so a step
+/// of the wall clock neither ends a window early nor stretches it.
 extension DayState {
+    // MARK: The day
+
+    /// The day `businessDay` begins after `previous` (the last day the totem kept, if any):
+    /// the people still inside at each door carry over, and so do the tickets still in play
+    /// (printing, waiting, called, admitted) whose validity has not run out. Opens an empty
+    /// day when there is nothing to carry; a day already open stays as it is.
+    @discardableResult
+    public mutating func open(after previous: DayState?, at now: Moment, ticketValidity: TimeInterval) -> [DomainEvent] {
+        guard !isOpen else { return [] }
+        var inside: [String: Int] = [:]
+        var carried: [Ticket] = []
+        if let previous, previous.businessDay < businessDay {
+            for ledger in previous.ledgers.values where ledger.count != 0 { inside[ledger.door] = ledger.count }
+            carried = previous.tickets.values.filter { ticket in
+                switch ticket.state {
+                case .printing: true
+                case .waiting, .called, .admitted: now.wall < ticket.issuedAt.addingTimeInterval(ticketValidity)
+                case .entered, .noShow, .printFailed: false
+                }
+            }.sorted { ($0.issuedAt, $0.number.description) < ($1.issuedAt, $1.number.description) }
+        }
+        return applying([.dayOpened(businessDay: businessDay, after: previous?.businessDay, inside: inside,
+                                    tickets: carried, at: now.wall)])
+    }
+
     // MARK: Tickets
 
     /// Issues the next ticket of the request's lane; a booking names the start of its slot,
-    /// which must be one of the store's slots and not full.
+    /// which must be one of the store's slots and not full. Numbers start again each day;
+    /// one still held by a ticket carried over from the day before is skipped.
     @discardableResult
-    public mutating func issue(_ request: TicketRequest, issuer: TicketIssuer, at instant: Date,
+    public mutating func issue(_ request: TicketRequest, issuer: TicketIssuer, at instant: Moment,
                                policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
         if case let .booking(slotStart) = request {
             guard policy.slotLength > 0,
@@ -16,18 +46,20 @@ extension DayState {
             else { throw .noSuchSlot }
             let booked = tickets.values.filter { $0.slotStart == slotStart && $0.state != .printFailed }.count
             guard booked < policy.bookingsPerSlot else {
-                throw .slotFull(slotStart: ISO8601DateFormatter().string(from: slotStart), bookings: booked)
+                throw .slotFull(slotStart: slotStart.formatted(.iso8601), bookings: booked)
             }
         }
-        let last = lastSequence(of: issuer.totem, in: request.lane)
-        guard last < TicketNumber.maximumSequence else { throw .numbersUsedUp(lane: request.lane.rawValue) }
-        let (_, event) = issuer.issue(request, lastSequence: last, businessDay: businessDay, at: instant)
+        var sequence = lastSequence(of: issuer.totem, in: request.lane) + 1
+        while tickets[TicketNumber(totem: issuer.totem, lane: request.lane, sequence: sequence)] != nil {
+            sequence += 1
+        }
+        guard sequence <= TicketNumber.maximumSequence else { throw .numbersUsedUp(lane: request.lane.rawValue) }
+        let (_, event) = issuer.issue(request, sequence: sequence, businessDay: businessDay, at: instant)
         return applying([event])
     }
 
     /// cupsd accepted the ticket's print job. Like the other print outcomes, it concerns
-    /// only a ticket of this day still printing; anything else (a job that ends after the
-    /// day rolled over) records nothing.
+    /// only a ticket still printing; anything else records nothing.
     @discardableResult
     public mutating func recordSubmitted(_ number: TicketNumber, job: Int) -> [DomainEvent] {
         guard tickets[number]?.state == .printing else { return [] }
@@ -62,6 +94,7 @@ extension DayState {
         tickets.values.filter { $0.state == .waiting && isInBookingWindow($0, at: now, policy: policy) }.count
     }
 
+    /// Whether a booking's window (around its slot, on the wall clock like the slot) is open.
     func isInBookingWindow(_ ticket: Ticket, at now: Date, policy: QueuePolicy) -> Bool {
         guard ticket.lane == .booking, let slot = ticket.slotStart else { return false }
         return now >= slot.addingTimeInterval(-policy.bookingEarly) && now <= slot.addingTimeInterval(policy.bookingLate)
@@ -74,15 +107,15 @@ extension DayState {
     /// is for priority tickets only. Among what is left, a regular ticket that has waited
     /// longer than the aging bound goes first, then priority, then regular tickets in
     /// arrival order.
-    public func nextCall(at now: Date, policy: QueuePolicy) -> (ticket: Ticket, reason: String)? {
-        let free = policy.capacity.subtractingSaturating(occupied).subtractingSaturating(expectedBookings(at: now, policy: policy))
+    public func nextCall(at now: Moment, policy: QueuePolicy) -> (ticket: Ticket, reason: String)? {
+        let free = policy.capacity.subtractingSaturating(occupied).subtractingSaturating(expectedBookings(at: now.wall, policy: policy))
         guard free > 0 else { return nil }
         let reserve = priorityReserve(policy)
         let priority = waiting(in: .priority).first
         let regular = waiting(in: .regular).first
         let regularMayGo = free > reserve
-        if let regular, regularMayGo, now.timeIntervalSince(regular.issuedAt) > policy.agingBound {
-            let minutes = Int(saturating: now.timeIntervalSince(regular.issuedAt) / 60)
+        if let regular, regularMayGo, regular.secondsSinceIssue(at: now) > policy.agingBound {
+            let minutes = Int(saturating: regular.secondsSinceIssue(at: now) / 60)
             return (regular, "aging: waited \(minutes) min, over the \(Int(saturating: policy.agingBound / 60)) min bound")
         }
         if let priority {
@@ -96,47 +129,52 @@ extension DayState {
 
     /// Calls one ticket, or says why none can be called.
     @discardableResult
-    public mutating func callNext(at now: Date, policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
+    public mutating func callNext(at now: Moment, policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
         guard let (ticket, reason) = nextCall(at: now, policy: policy) else {
             if queueLength == 0 { throw .nobodyWaiting }
             throw .storeFull(occupied: occupied, capacity: policy.capacity, reserved: priorityReserve(policy))
         }
-        return applying([.ticketCalled(ticket.number, businessDay: businessDay, at: now, reason: reason)])
+        return applying([called(ticket, reason: reason, at: now)])
     }
 
     /// Calls tickets while there is room.
     @discardableResult
-    public mutating func callWhileRoom(at now: Date, policy: QueuePolicy) -> [DomainEvent] {
+    public mutating func callWhileRoom(at now: Moment, policy: QueuePolicy) -> [DomainEvent] {
         var events: [DomainEvent] = []
         while let (ticket, reason) = nextCall(at: now, policy: policy) {
-            events += applying([.ticketCalled(ticket.number, businessDay: businessDay, at: now, reason: reason)])
+            events += applying([called(ticket, reason: reason, at: now)])
         }
         return events
+    }
+
+    private func called(_ ticket: Ticket, reason: String, at now: Moment) -> DomainEvent {
+        .ticketCalled(ticket.number, businessDay: businessDay, at: now.wall, reason: reason, steady: now.steady)
     }
 
     /// Ends what has run out of time: an admission nobody used lapses (the ticket is called
     /// again), and a called ticket past its presentation window becomes a no-show,
     /// freeing its place.
     @discardableResult
-    public mutating func expireWindows(at now: Date, policy: QueuePolicy) -> [DomainEvent] {
+    public mutating func expireWindows(at now: Moment, policy: QueuePolicy) -> [DomainEvent] {
         let lapsed = tickets.values
-            .filter { $0.state == .admitted && now >= ($0.admittedAt ?? $0.issuedAt).addingTimeInterval(policy.passWindow) }
+            .filter { $0.state == .admitted && ($0.secondsSinceAdmission(at: now) ?? .infinity) >= policy.passWindow }
             .sorted { ($0.admittedAt ?? $0.issuedAt, $0.number.sequence) < ($1.admittedAt ?? $1.issuedAt, $1.number.sequence) }
-        var events = applying(lapsed.map { .admissionLapsed($0.number, businessDay: businessDay, at: now) })
+        var events = applying(lapsed.map { .admissionLapsed($0.number, businessDay: businessDay, at: now.wall) })
         let expired = tickets.values
-            .filter { $0.state == .called && now >= ($0.calledAt ?? $0.issuedAt).addingTimeInterval(policy.presentationWindow) }
+            .filter { $0.state == .called && ($0.secondsSinceCall(at: now) ?? .infinity) >= policy.presentationWindow }
             .sorted { ($0.calledAt ?? $0.issuedAt, $0.number.sequence) < ($1.calledAt ?? $1.issuedAt, $1.number.sequence) }
-        events += applying(expired.map { .ticketNoShow($0.number, businessDay: businessDay, at: now) })
+        events += applying(expired.map { .ticketNoShow($0.number, businessDay: businessDay, at: now.wall) })
         return events
     }
 
-    /// When the next window ends (a called ticket's or a released turnstile's), if any.
-    public func nextExpiry(policy: QueuePolicy) -> Date? {
-        let calls = tickets.values.filter { $0.state == .called }.compactMap(\.calledAt)
-            .map { $0.addingTimeInterval(policy.presentationWindow) }
-        let admissions = tickets.values.filter { $0.state == .admitted }.compactMap(\.admittedAt)
-            .map { $0.addingTimeInterval(policy.passWindow) }
-        return (calls + admissions).min()
+    /// Seconds from `now` until the next window ends (a called ticket's or a released
+    /// turnstile's), if any; 0 when one has already ended.
+    public func secondsToNextExpiry(at now: Moment, policy: QueuePolicy) -> Double? {
+        let calls = tickets.values.filter { $0.state == .called }
+            .map { policy.presentationWindow - ($0.secondsSinceCall(at: now) ?? .infinity) }
+        let admissions = tickets.values.filter { $0.state == .admitted }
+            .map { policy.passWindow - ($0.secondsSinceAdmission(at: now) ?? .infinity) }
+        return (calls + admissions).min().map { max(0, $0) }
     }
 
     /// Staff reprint a ticket the printer failed: it goes back to the printer.
@@ -152,10 +190,13 @@ extension DayState {
     /// A code read at the door: verified offline against the store's keys, then admitted
     /// once if the rules allow; else says why.
     @discardableResult
-    public mutating func admit(code: String, keyring: TicketKeyring, at now: Date,
+    public mutating func admit(code: String, keyring: TicketKeyring, at now: Moment,
                                policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
-        let payload = try keyring.verify(code, at: now)
+        let payload = try keyring.verify(code, at: now.wall)
         guard let ticket = tickets[payload.number], ticket.code == code else {
+            if payload.number.totem != keyring.ownTotem {
+                throw .otherTotemsTicket(payload.number.description, totem: payload.number.totem)
+            }
             throw .unknownTicket("\(payload.number) (not issued here today)")
         }
         let number = ticket.number.description
@@ -163,7 +204,7 @@ extension DayState {
         case .printing, .printFailed:
             throw .notPrinted(number)
         case .waiting where ticket.lane == .booking:
-            guard isInBookingWindow(ticket, at: now, policy: policy) else { throw .outsideBookingWindow(number) }
+            guard isInBookingWindow(ticket, at: now.wall, policy: policy) else { throw .outsideBookingWindow(number) }
             // Its place was kept while its window was open, so a free place is there
             // unless the store was filled by hand.
             guard occupied < policy.capacity else {
@@ -173,7 +214,7 @@ extension DayState {
             throw .notCalledYet(number)
         case .called:
             // Its window may have ended a moment before the expiry timer ran.
-            if now >= (ticket.calledAt ?? ticket.issuedAt).addingTimeInterval(policy.presentationWindow) {
+            if (ticket.secondsSinceCall(at: now) ?? .infinity) >= policy.presentationWindow {
                 throw .noShow(number)
             }
         case .admitted, .entered:
@@ -181,24 +222,25 @@ extension DayState {
         case .noShow:
             throw .noShow(number)
         }
-        return applying([.ticketAdmitted(ticket.number, businessDay: businessDay, at: now)])
+        return applying([.ticketAdmitted(ticket.number, businessDay: businessDay, at: now.wall, steady: now.steady)])
     }
 
     /// The turnstile did not open for an admitted ticket: its admission is given back.
     @discardableResult
-    public mutating func lapseAdmission(_ number: TicketNumber, at now: Date) -> [DomainEvent] {
+    public mutating func lapseAdmission(_ number: TicketNumber, at now: Moment) -> [DomainEvent] {
         guard tickets[number]?.state == .admitted else { return [] }
-        return applying([.admissionLapsed(number, businessDay: businessDay, at: now)])
+        return applying([.admissionLapsed(number, businessDay: businessDay, at: now.wall)])
     }
 
     /// A turnstile pulse. An entry is credited to the oldest admitted ticket, if any.
     @discardableResult
-    public mutating func pass(_ direction: PassageDirection, door: String, at now: Date) -> [DomainEvent] {
+    public mutating func pass(_ direction: PassageDirection, door: String, at now: Moment) -> [DomainEvent] {
         let holder = direction == .entry
             ? tickets.values.filter { $0.state == .admitted }
                 .min { ($0.admittedAt ?? .distantPast, $0.number.sequence) < ($1.admittedAt ?? .distantPast, $1.number.sequence) }?.number
             : nil
-        return applying([.passage(direction: direction, door: door, businessDay: businessDay, at: now, ticket: holder)])
+        return applying([.passage(direction: direction, door: door, businessDay: businessDay, at: now.wall, ticket: holder,
+                                  steady: now.steady)])
     }
 
     /// A technician's correction of the count at `door`, with who and why.
@@ -208,7 +250,7 @@ extension DayState {
     /// delta then also makes up that difference, so "+1" means one person inside.
     @discardableResult
     public mutating func correct(door: String, delta: Int, by who: String, reason: String,
-                                 at now: Date) throws(Refusal) -> [DomainEvent] {
+                                 at now: Moment) throws(Refusal) -> [DomainEvent] {
         guard delta != 0 else { throw .zeroCorrection }
         guard delta.magnitude <= OccupancyLedger.maximumCorrection else { throw .correctionTooLarge(delta: delta) }
         let inside = ledger(door: door).inside
@@ -221,25 +263,24 @@ extension DayState {
     /// is corrected to it, however far off it was.
     @discardableResult
     public mutating func correct(door: String, toCount target: Int, by who: String, reason: String,
-                                 at now: Date) throws(Refusal) -> [DomainEvent] {
+                                 at now: Moment) throws(Refusal) -> [DomainEvent] {
         guard (0...OccupancyLedger.maximumCount).contains(target) else { throw .countOutOfRange(target) }
         let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !why.isEmpty else { throw .correctionWithoutReason }
         let ledger = ledger(door: door)
         guard target != ledger.inside || ledger.count < 0 else { throw .zeroCorrection }
         return applying([.occupancyCorrected(door: door, businessDay: businessDay, delta: target.subtractingSaturating(ledger.count),
-                                             by: who, reason: why, at: now)])
+                                             by: who, reason: why, at: now.wall)])
     }
 
     // MARK: Waiting
 
     /// How long a new ticket in `lane` would wait now.
-    public func estimatedWait(for lane: Lane, at now: Date, policy: QueuePolicy, defaultMinutes: Int) -> WaitEstimate {
-        let reserve = lane == .priority ? 0 : priorityReserve(policy) + expectedBookings(at: now, policy: policy)
+    public func estimatedWait(for lane: Lane, at now: Moment, policy: QueuePolicy, defaultMinutes: Int) -> WaitEstimate {
+        let reserve = lane == .priority ? 0 : priorityReserve(policy) + expectedBookings(at: now.wall, policy: policy)
         let ahead = lane == .priority ? waiting(in: .priority).count : queueLength
         return wait.estimate(ahead: ahead, free: policy.capacity.subtractingSaturating(occupied).subtractingSaturating(reserve),
-                             occupied: occupied,
-                             capacity: policy.capacity, defaultMinutes: defaultMinutes)
+                             occupied: occupied, capacity: policy.capacity, defaultMinutes: defaultMinutes)
     }
 
     private mutating func applying(_ events: [DomainEvent]) -> [DomainEvent] {

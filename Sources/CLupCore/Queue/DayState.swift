@@ -7,20 +7,25 @@ import Foundation
 /// the state only by applying those events, so replaying the event log rebuilds the state.
 public struct DayState: Hashable, Codable, Sendable {
     public let businessDay: BusinessDay
+    /// The day's own tickets, and those carried over from the day before (whose
+    /// `businessDay` is the day they were issued).
     public private(set) var tickets: [TicketNumber: Ticket] = [:]
     public private(set) var ledgers: [String: OccupancyLedger] = [:]
     public private(set) var wait = WaitEstimator()
+    /// Whether the day has begun (`dayOpened`): a day is opened once, before anything else.
+    public private(set) var isOpen = false
 
     public init(businessDay: BusinessDay) {
         self.businessDay = businessDay
     }
 
     /// The state as stored: tickets, ledgers and exit history.
-    public init(businessDay: BusinessDay, tickets: [Ticket], ledgers: [OccupancyLedger], wait: WaitEstimator) {
+    public init(businessDay: BusinessDay, tickets: [Ticket], ledgers: [OccupancyLedger], wait: WaitEstimator, isOpen: Bool) {
         self.businessDay = businessDay
-        self.tickets = Dictionary(uniqueKeysWithValues: tickets.map { ($0.number, $0) })
-        self.ledgers = Dictionary(uniqueKeysWithValues: ledgers.map { ($0.door, $0) })
+        self.tickets = Dictionary(tickets.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
+        self.ledgers = Dictionary(ledgers.map { ($0.door, $0) }, uniquingKeysWith: { first, _ in first })
         self.wait = wait
+        self.isOpen = isOpen
     }
 
     /// The state that `events` build from an empty day.
@@ -57,9 +62,11 @@ public struct DayState: Hashable, Codable, Sendable {
     /// Tickets waiting to be called, in the queue lanes (not bookings).
     public var queueLength: Int { waiting(in: .regular).count + waiting(in: .priority).count }
 
-    /// The highest sequence number `totem` used in `lane` today.
+    /// The highest sequence `totem` used in `lane` today (carried tickets do not count:
+    /// numbers start again each day).
     public func lastSequence(of totem: Character, in lane: Lane) -> Int {
-        tickets.keys.filter { $0.totem == totem && $0.lane == lane }.map(\.sequence).max() ?? 0
+        tickets.values.filter { $0.businessDay == businessDay && $0.number.totem == totem && $0.lane == lane }
+            .map(\.number.sequence).max() ?? 0
     }
 
     // MARK: Applying events
@@ -67,6 +74,10 @@ public struct DayState: Hashable, Codable, Sendable {
     /// Changes the state as `event` says. The only place the state changes.
     public mutating func apply(_ event: DomainEvent) {
         switch event {
+        case let .dayOpened(_, _, inside, carried, _):
+            isOpen = true
+            for (door, count) in inside { ledgers[door] = OccupancyLedger(door: door, carried: count) }
+            for ticket in carried { tickets[ticket.number] = ticket }
         case let .ticketIssued(ticket):
             tickets[ticket.number] = ticket
         case let .ticketSubmitted(number, _, job):
@@ -77,32 +88,35 @@ public struct DayState: Hashable, Codable, Sendable {
         case let .ticketPrintFailed(number, _, reason):
             tickets[number]?.state = .printFailed
             tickets[number]?.failureReason = reason
-        case let .ticketCalled(number, _, at, reason):
+        case let .ticketCalled(number, _, at, reason, steady):
             tickets[number]?.state = .called
             tickets[number]?.calledAt = at
+            tickets[number]?.calledSteady = steady
             tickets[number]?.callReason = reason
         case let .ticketNoShow(number, _, _):
             tickets[number]?.state = .noShow
-        case let .ticketAdmitted(number, _, at):
+        case let .ticketAdmitted(number, _, at, steady):
             tickets[number]?.state = .admitted
             tickets[number]?.admittedAt = at
+            tickets[number]?.admittedSteady = steady
         case let .admissionLapsed(number, _, _):
             // Back to where the scan found it: a called ticket is called again, a booking
             // waits for its window as before.
             let wasCalled = tickets[number]?.calledAt != nil
             tickets[number]?.state = wasCalled ? .called : .waiting
             tickets[number]?.admittedAt = nil
+            tickets[number]?.admittedSteady = nil
         case let .ticketReprinted(number, _, _):
             tickets[number]?.state = .printing
             tickets[number]?.printJob = nil
             tickets[number]?.failureReason = nil
-        case let .passage(direction, door, _, at, ticket):
+        case let .passage(direction, door, _, at, ticket, steady):
             ledgers[door, default: OccupancyLedger(door: door)].apply(direction)
             if let ticket {
                 tickets[ticket]?.state = .entered
                 tickets[ticket]?.enteredAt = at
             }
-            if direction == .exit { wait.recordExit(at: at) }
+            if direction == .exit { wait.recordExit(at: Moment(wall: at, steady: steady)) }
         case let .occupancyCorrected(door, _, delta, _, _, _):
             ledgers[door, default: OccupancyLedger(door: door)].apply(correction: delta)
         }

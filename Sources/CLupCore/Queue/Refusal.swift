@@ -15,6 +15,7 @@ public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
     case forged
     case otherStore(UInt32)
     case unknownTotem(Character)
+    case otherTotemsTicket(String, totem: Character)
     case expired(String)
     case correctionBelowZero(count: Int, delta: Int)
     case correctionWithoutReason
@@ -43,6 +44,8 @@ public enum Refusal: Error, Hashable, Sendable, CustomStringConvertible {
         case let .otherStore(store): "E-DOOR-003 a ticket of another store (\(store))"
         case let .unknownTotem(letter): "E-DOOR-004 issued by totem \(letter), whose key this totem does not know"
         case let .expired(number): "E-DOOR-005 ticket \(number) has expired"
+        case let .otherTotemsTicket(number, totem):
+            "E-DOOR-007 ticket \(number) is genuine, but totem \(totem) issued it and calls it: please use totem \(totem)'s door"
         case let .correctionBelowZero(count, delta):
             "E-OCC-001 a correction of \(delta) would make the count \(count + delta), below zero"
         case .correctionWithoutReason: "E-OCC-002 a correction needs a reason"

@@ -5,6 +5,9 @@ public struct Ticket: Hashable, Codable, Sendable {
     public let number: TicketNumber
     public let businessDay: BusinessDay
     public let issuedAt: Date
+    /// The monotonic clock when it was issued, called and admitted: the windows and the
+    /// aging bound are measured on it (`Moment.seconds(since:_:)`).
+    public let issuedSteady: SteadyTime?
     public var state: TicketState
     /// The text of the ticket's QR code, as the door reader will see it.
     public let code: String
@@ -14,17 +17,20 @@ public struct Ticket: Hashable, Codable, Sendable {
     public let priorityReason: PriorityReason?
     public var printJob: Int?
     public var calledAt: Date?
+    public var calledSteady: SteadyTime?
     /// Why this ticket was called when it was, in words.
     public var callReason: String?
     public var admittedAt: Date?
+    public var admittedSteady: SteadyTime?
     public var enteredAt: Date?
     public var failureReason: String?
 
-    public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, state: TicketState,
-                code: String, slotStart: Date? = nil, priorityReason: PriorityReason? = nil) {
+    public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, issuedSteady: SteadyTime? = nil,
+                state: TicketState, code: String, slotStart: Date? = nil, priorityReason: PriorityReason? = nil) {
         self.number = number
         self.businessDay = businessDay
         self.issuedAt = issuedAt
+        self.issuedSteady = issuedSteady
         self.state = state
         self.code = code
         self.slotStart = slotStart
@@ -32,4 +38,9 @@ public struct Ticket: Hashable, Codable, Sendable {
     }
 
     public var lane: Lane { number.lane }
+
+    /// Seconds since it was issued, called or admitted, as `now` measures them.
+    public func secondsSinceIssue(at now: Moment) -> Double { now.seconds(since: issuedAt, issuedSteady) }
+    public func secondsSinceCall(at now: Moment) -> Double? { calledAt.map { now.seconds(since: $0, calledSteady) } }
+    public func secondsSinceAdmission(at now: Moment) -> Double? { admittedAt.map { now.seconds(since: $0, admittedSteady) } }
 }

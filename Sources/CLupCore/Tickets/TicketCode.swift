@@ -25,10 +25,13 @@ public enum TicketCode {
 public struct TicketKeyring {
     public let store: UInt32
     public let keys: [Character: Curve25519.Signing.PublicKey]
+    /// The letter of the totem at this door, whose own tickets it admits.
+    public let ownTotem: Character?
 
-    public init(store: UInt32, keys: [Character: Curve25519.Signing.PublicKey]) {
+    public init(store: UInt32, keys: [Character: Curve25519.Signing.PublicKey], ownTotem: Character? = nil) {
         self.store = store
         self.keys = keys
+        self.ownTotem = ownTotem
     }
 
     /// The payload of `code` if it is a genuine, unexpired ticket of this store.

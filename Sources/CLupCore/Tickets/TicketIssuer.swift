@@ -18,16 +18,16 @@ public struct TicketIssuer {
         self.key = key
     }
 
-    /// A new ticket as `request` asks, numbered after `lastSequence` in its lane, and the
-    /// event that records it.
-    public func issue(_ request: TicketRequest, lastSequence: Int, businessDay: BusinessDay,
-                      at instant: Date) -> (Ticket, DomainEvent) {
-        let number = TicketNumber(totem: totem, lane: request.lane, sequence: lastSequence + 1)
+    /// A new ticket as `request` asks, numbered `sequence` in its lane, and the event that
+    /// records it.
+    public func issue(_ request: TicketRequest, sequence: Int, businessDay: BusinessDay,
+                      at instant: Moment) -> (Ticket, DomainEvent) {
+        let number = TicketNumber(totem: totem, lane: request.lane, sequence: sequence)
         // Whole seconds, so the ticket as stored equals the ticket as its code says.
-        let issuedAt = Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.down))
+        let issuedAt = Date(timeIntervalSince1970: instant.wall.timeIntervalSince1970.rounded(.down))
         let payload = TicketPayload(store: store, number: number, issuedAt: issuedAt,
                                     validMinutes: validMinutes)
-        let ticket = Ticket(number: number, businessDay: businessDay, issuedAt: issuedAt,
+        let ticket = Ticket(number: number, businessDay: businessDay, issuedAt: issuedAt, issuedSteady: instant.steady,
                             state: .printing, code: TicketCode.make(payload, signedWith: key),
                             slotStart: { if case let .booking(slot) = request { slot } else { nil } }(),
                             priorityReason: { if case let .priority(reason) = request { reason } else { nil } }())

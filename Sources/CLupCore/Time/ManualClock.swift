@@ -6,9 +6,11 @@ import Synchronization
 /// `stepWall` changes the wall clock alone, as NTP or an operator does.
 public final class ManualClock: Clock {
     private let readings: Mutex<(wall: Date, monotonic: Double)>
+    public let boot: String
 
-    public init(wall: Date = Date(timeIntervalSince1970: 1_790_000_000), monotonic: Double = 1000) {
+    public init(wall: Date = Date(timeIntervalSince1970: 1_790_000_000), monotonic: Double = 1000, boot: String = "manual") {
         readings = Mutex((wall, monotonic))
+        self.boot = boot
     }
 
     public func now() -> Date { readings.withLock { $0.wall } }

@@ -12,19 +12,22 @@ public struct WaitEstimator: Hashable, Codable, Sendable {
     /// The smoothed time between two exits, once two exits have been seen.
     public private(set) var meanExitInterval: TimeInterval?
     public private(set) var lastExit: Date?
+    public private(set) var lastExitSteady: SteadyTime?
 
-    public init(meanExitInterval: TimeInterval? = nil, lastExit: Date? = nil) {
+    public init(meanExitInterval: TimeInterval? = nil, lastExit: Date? = nil, lastExitSteady: SteadyTime? = nil) {
         self.meanExitInterval = meanExitInterval
         self.lastExit = lastExit
+        self.lastExitSteady = lastExitSteady
     }
 
-    public mutating func recordExit(at instant: Date) {
+    public mutating func recordExit(at instant: Moment) {
         if let lastExit {
             // Two pulses within a second are one crowd, not an infinite exit rate.
-            let interval = max(1, instant.timeIntervalSince(lastExit))
+            let interval = max(1, instant.seconds(since: lastExit, lastExitSteady))
             meanExitInterval = meanExitInterval.map { Self.smoothing * interval + (1 - Self.smoothing) * $0 } ?? interval
         }
-        lastExit = instant
+        lastExit = instant.wall
+        lastExitSteady = instant.steady
     }
 
     /// The wait of someone with `ahead` people before them when `free` places are open now.

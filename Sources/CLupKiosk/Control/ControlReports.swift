@@ -17,6 +17,8 @@ public struct StatusReport: Codable, Sendable {
     /// Tickets called or admitted whose holders are not inside yet.
     public let promised: Int
     public let occupancy: OccupancyReport
+    /// What staff should know that is wrong with the totem's own data or configuration.
+    public let problems: [String]
 }
 
 /// `clupctl devices`: what is on the USB bus and which known device each is, and the
@@ -148,6 +150,8 @@ public struct LedgerReport: Codable, Sendable {
 /// One door's counts.
 public struct DoorLedger: Codable, Sendable {
     public let door: String
+    /// People inside when the business day began.
+    public let carried: Int
     public let entries: Int
     public let exits: Int
     public let corrections: Int

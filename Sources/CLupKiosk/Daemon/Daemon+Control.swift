@@ -27,7 +27,7 @@ extension Daemon {
             return try encoder.encode(queueReport())
         case .callNext:
             let events = try controller.perform { day, now in try day.callNext(at: now, policy: config.policy) }
-            guard case let .ticketCalled(number, _, _, reason)? = events.first else {
+            guard case let .ticketCalled(number, _, _, reason, _)? = events.first else {
                 throw ControlFailure(code: "E-CTL-008", message: "no ticket was called")
             }
             logger.info("ticket called by hand", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
@@ -107,18 +107,20 @@ extension Daemon {
             screen: controller.screen.name, devices: devices, printer: printerReport(),
             waiting: day.queueLength, promised: day.promised,
             occupancy: OccupancyReport(inside: day.inside, capacity: config.policy.capacity,
-                                       entries: ledger.entries, exits: ledger.exits))
+                                       entries: ledger.entries, exits: ledger.exits),
+            problems: controller.dataProblems)
     }
 
     func queueReport() -> QueueReport {
         let day = controller.day
-        let now = clock.now()
+        let now = clock.moment()
         let policy = config.policy
         func line(_ ticket: Ticket) -> QueueLine {
-            QueueLine(number: ticket.number.description, lane: ticket.lane.rawValue, state: ticket.state.rawValue,
-                      issuedAt: ticket.issuedAt, calledAt: ticket.calledAt,
-                      deadline: ticket.state == .called ? ticket.calledAt?.addingTimeInterval(policy.presentationWindow) : nil,
-                      reason: ticket.callReason)
+            // The window runs on the monotonic clock; the deadline is shown on the wall clock.
+            let left = ticket.state == .called ? ticket.secondsSinceCall(at: now).map { policy.presentationWindow - $0 } : nil
+            return QueueLine(number: ticket.number.description, lane: ticket.lane.rawValue, state: ticket.state.rawValue,
+                             issuedAt: ticket.issuedAt, calledAt: ticket.calledAt,
+                             deadline: left.map { now.wall.addingTimeInterval($0) }, reason: ticket.callReason)
         }
         let waiting = (day.waiting(in: .priority) + day.waiting(in: .regular) + day.waiting(in: .booking)).map(line)
         let called = day.tickets.values.filter(\.state.holdsAPlace)
@@ -131,8 +133,10 @@ extension Daemon {
 
     func ledgerReport() throws -> LedgerReport {
         let day = controller.day
-        // The ledgers depend on passages and corrections alone.
-        let events = try store.events(ofTypes: ["occupancy.passage", "occupancy.corrected"]).map { try $0.decoded() }
+        // The ledgers depend on what the day carried over, passages and corrections alone. An
+        // event that cannot be read is left out (and named in `status`, from `openDay`).
+        let events = try store.events(ofTypes: ["day.opened", "occupancy.passage", "occupancy.corrected"])
+            .compactMap { try? $0.decoded() }
         let corrections = events.compactMap { event -> CorrectionLine? in
             guard case let .occupancyCorrected(door, eventDay, delta, by, reason, at) = event,
                   eventDay == day.businessDay else { return nil }
@@ -140,7 +144,8 @@ extension Daemon {
         }
         let replayed = DayState.replaying(events, businessDay: day.businessDay)
         let doors = day.ledgers.values.sorted { $0.door < $1.door }.map {
-            DoorLedger(door: $0.door, entries: $0.entries, exits: $0.exits, corrections: $0.corrections, inside: $0.inside)
+            DoorLedger(door: $0.door, carried: $0.carried, entries: $0.entries, exits: $0.exits, corrections: $0.corrections,
+                       inside: $0.inside)
         }
         return LedgerReport(businessDay: day.businessDay.date, inside: day.inside, doors: doors,
                             corrections: corrections, matchesEventLog: replayed.ledgers == day.ledgers)

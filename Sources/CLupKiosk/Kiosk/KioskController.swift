@@ -39,6 +39,9 @@ final class KioskController {
     var idleTimer: EventLoop.TimerID?
     var resultTimer: EventLoop.TimerID?
     var expiryTimer: EventLoop.TimerID?
+    /// Stored rows or events that could not be read (the day was rebuilt from the log), for
+    /// the log and `clupctl status`.
+    var dataProblems: [String] = []
     /// What the last device event did, in one sentence, for the shell.
     private(set) var lastOutcome = ""
     private(set) var lastIssued: TicketNumber?
@@ -64,10 +67,10 @@ final class KioskController {
                               validMinutes: config.ticketValidMinutes, key: key)
         var keys = config.totemKeys.compactMapValues { try? Curve25519.Signing.PublicKey(rawRepresentation: $0) }
         keys[config.totemLetter] = key.publicKey
-        keyring = TicketKeyring(store: config.storeID, keys: keys)
+        keyring = TicketKeyring(store: config.storeID, keys: keys, ownTotem: config.totemLetter)
         geometry = ScreenGeometry(width: Double(display.width), height: Double(display.height))
-        day = try store.loadDay(BusinessDay(containing: clock.now(), startMinute: config.businessDayStartMinute,
-                                            timeZone: config.timeZone))
+        day = DayState(businessDay: BusinessDay("0000-00-00"))
+        day = try openDay(businessDay, after: nil)
     }
 
     /// Connects the devices, finishes what a restart interrupted and shows the first screen.
@@ -156,7 +159,7 @@ final class KioskController {
         do {
             let events = try perform { day, now in day.pass(direction, door: config.doorName, at: now) }
             let holder = events.compactMap { event -> TicketNumber? in
-                if case let .passage(_, _, _, _, ticket) = event { return ticket }
+                if case let .passage(_, _, _, _, ticket, _) = event { return ticket }
                 return nil
             }.first
             report("passage \(direction.rawValue)" + (holder.map { " by ticket \($0)" } ?? "")
@@ -194,7 +197,7 @@ final class KioskController {
                 try day.admit(code: code, keyring: keyring, at: now, policy: config.policy)
             }
             guard let number = events.compactMap({ event -> TicketNumber? in
-                if case let .ticketAdmitted(number, _, _) = event { return number }
+                if case let .ticketAdmitted(number, _, _, _) = event { return number }
                 return nil
             }).first else { return }
             do {
