@@ -10,11 +10,13 @@ import GRDB
 /// cannot both be read, the log wins (`openDay`).
 public final class TotemStore: Sendable {
     public let deviceID: String
+    public let path: String
     let database: DatabaseQueue
 
     /// Opens (creating if absent) the database at `path`.
     public init(path: String, deviceID: String) throws {
         self.deviceID = deviceID
+        self.path = path
         database = try TotemDatabase.open(path: path)
     }
 
@@ -25,6 +27,14 @@ public final class TotemStore: Sendable {
         if let foreign = events.first(where: { $0.businessDay != state.businessDay }) {
             throw StoreError.foreignDay(expected: state.businessDay.date, got: foreign.businessDay.date)
         }
+        do {
+            try write(events, state: state, at: wallTime)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw StoreError.storageFull(path: path)
+        }
+    }
+
+    private func write(_ events: [DomainEvent], state: DayState, at wallTime: Date) throws {
         try database.write { db in
             var tickets: Set<TicketNumber> = []
             var doors: Set<String> = []

@@ -22,6 +22,7 @@ struct Status: ParsableCommand {
         let message = printer.message.isEmpty ? "" : " — \(printer.message)"
         print("printer    \(printer.queue): \(printer.ready ? "ready" : "NOT READY"), \(printer.state)\(reasons)\(message)")
         print("ticket key \(report.ticketKey)")
+        print("config     \(report.configuration)")
         for problem in report.problems { print("PROBLEM    \(problem)") }
         print("devices")
         for device in report.devices {

@@ -22,17 +22,25 @@ final class EvdevDoorReaderTests: XCTestCase {
         reader.start()
         XCTAssertTrue(reader.isConnected)
         let bytes = keystrokes("V5:A B$", start: 100, enter: true) + keystrokes("HALF", start: 100.1, enter: false)
+        let unplug = DispatchSemaphore(value: 0)
         let thread = Thread {
             let fd = open(fifo, O_WRONLY)
             guard fd >= 0 else { return }
             _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             // Keep the "device" plugged in while the reader waits for the rest of HALF.
-            Thread.sleep(forTimeInterval: 1.5)
+            _ = unplug.wait(timeout: .now() + 60)
             close(fd)
         }
         thread.start()
-        loop.schedule(after: 1.2) { loop.stop() }
+        // Until the reader has given up on HALF (a minute at most, on a machine that busy).
+        func stopOnceBothAreRead() {
+            if outputs.count >= 2 { return loop.stop() }
+            loop.schedule(after: 0.01, handler: stopOnceBothAreRead)
+        }
+        stopOnceBothAreRead()
+        loop.schedule(after: 60) { loop.stop() }
         loop.run()
+        unplug.signal()
         XCTAssertEqual(outputs, [.code("V5:A B$"), .refused("a code cut off after 4 characters (no Enter)")])
         reader.stop()
     }

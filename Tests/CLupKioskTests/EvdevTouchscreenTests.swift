@@ -1,3 +1,4 @@
+import CLupCore
 import CLupHardware
 @testable import CLupKiosk
 import Foundation
@@ -46,7 +47,8 @@ final class EvdevTouchscreenTests: XCTestCase {
     }
 
     func test_tapsThroughTheDeviceNodeBecomeGestures_garbageAndLossAreSurvived_andAGoneDeviceComesBack() throws {
-        let loop = EventLoop()
+        let clock = ManualClock()
+        let loop = EventLoop(clock: clock)
         let panel = EvdevTouchscreen(path: fifo, loop: loop, axes: axes, retryInterval: 0.2)
         var gestures: [TouchGesture] = []
         panel.onGesture = { gestures.append($0) }
@@ -65,23 +67,31 @@ final class EvdevTouchscreenTests: XCTestCase {
         bytes += [0x01, 0x02, 0x03]
         _ = write(bytes)
 
-        var reconnected = false
-        loop.schedule(after: 0.6) {
-            // By now the reader saw the writer leave, released its contacts and is retrying.
-            XCTAssertGreaterThanOrEqual(panel.disconnects, 1)
-            _ = self.write(self.tap(at: 10, id: 4, x: 0, y: 479).flatMap(InputEventStream.encode))
-            reconnected = true
-        }
-        loop.schedule(after: 1.8) { loop.stop() }
-        loop.run()
-
-        XCTAssertTrue(reconnected)
+        // The reader takes what arrives, sees the writer leave, releases its contacts and
+        // retries (time moves only here, 10 ms a turn); then the device is back.
+        XCTAssertTrue(turn(loop, clock, until: { panel.disconnects >= 1 }), "the writer's leaving was never seen")
+        XCTAssertEqual(gestures.count, 2)
+        _ = write(tap(at: 10, id: 4, x: 0, y: 479).flatMap(InputEventStream.encode))
+        XCTAssertTrue(turn(loop, clock, until: { gestures.count >= 3 }), "no gesture after the device came back")
         XCTAssertEqual(gestures.count, 3, "two taps, the out-of-range one clamped; the cut contact made none; then one after reconnecting")
         XCTAssertEqual(gestures.map(\.kind), [.tap, .tap, .tap])
         XCTAssertEqual(gestures[0].x0, 400.0 / 799, accuracy: 0.001)
         XCTAssertEqual([gestures[1].x0, gestures[1].y0], [1, 0])
         XCTAssertEqual([gestures[2].x0, gestures[2].y0], [0, 1])
         panel.stop()
+    }
+
+    /// Turns `loop`, time passing 10 ms a turn, until `condition` holds (a minute of real
+    /// time at most, for a machine that busy).
+    func turn(_ loop: EventLoop, _ clock: ManualClock, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            clock.advance(0.01)
+            loop.turn()
+            usleep(1000)
+        }
+        return true
     }
 
     func test_aMissingDeviceIsReportedAndRetried() {

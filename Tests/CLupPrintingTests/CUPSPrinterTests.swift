@@ -43,3 +43,31 @@ final class CUPSPrinterTests: XCTestCase {
         }
     }
 }
+
+/// The jobs cupsd holds, as the kiosk settles them after a restart.
+final class QueuedJobTests: XCTestCase {
+    func test_aJobCreatedWithoutItsDocumentIsListedAsAwaitingIt() throws {
+        _ = try XCTUnwrap(PrivateCUPS.shared, "private cupsd did not start")
+        let printer = CUPSPrinter(queue: "clup-hang")
+        let empty = try printer.createJob(title: "A-041-2026-11-22")
+        let listed = try printer.unfinishedJobs().first { $0.id == empty }
+        XCTAssertEqual(listed?.name, "A-041-2026-11-22")
+        XCTAssertEqual(listed?.isAwaitingDocument, true, "\(String(describing: listed))")
+        XCTAssertEqual(try printer.job(empty).isAwaitingDocument, true)
+        printer.cancel(job: empty)
+        XCTAssertNil(try printer.unfinishedJobs().first { $0.id == empty }, "a cancelled job has ended")
+        XCTAssertEqual(try printer.job(empty).state, .canceled)
+    }
+
+    func test_aJobWithItsDocumentIsNotAwaitingOne() throws {
+        _ = try XCTUnwrap(PrivateCUPS.shared, "private cupsd did not start")
+        let printer = CUPSPrinter(queue: "clup-hang")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("clup-doc-\(UUID()).prn")
+        try Data("ticket".utf8).write(to: url)
+        let job = try printer.submit(file: url.path, title: "A-042-2026-11-22", format: "application/vnd.cups-raw")
+        defer { printer.cancel(job: job) }
+        let listed = try XCTUnwrap(try printer.unfinishedJobs().first { $0.id == job })
+        XCTAssertFalse(listed.isAwaitingDocument, "\(listed)")
+        XCTAssertEqual(listed.documents, 1)
+    }
+}

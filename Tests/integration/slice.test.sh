@@ -18,7 +18,7 @@ test_ticket_prints_and_its_qr_reads_back_as_the_code() {
   assert_eq "$(ticket_field A-001 lane)" regular
   # The second ticket of the day gets the next number.
   clupctl sim tap 1 1 >/dev/null   # may wake nothing: the result screen has no button
-  sleep 2.5                        # result screen back to welcome
+  wait_for_screen welcome
   assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-002]"
   assert_eq "$(wait_for_print A-002)" called
   assert_eq "$(printed_qr_text A-002)" "$(ticket_field A-002 code)"
@@ -57,8 +57,7 @@ test_screen_sleeps_after_idle_and_screenshot_is_a_png() {
   assert_eq "$(head -c 8 "$WORK/awake.png" | od -An -tx1 | tr -d ' \n')" 89504e470d0a1a0a "PNG signature"
   zbarimg -q "$WORK/awake.png" >/dev/null 2>&1 && fail "the welcome screen has no QR code"
   clupctl sim leave >/dev/null
-  sleep 3
-  assert_contains "$(clupctl status)" "screen     asleep"
+  wait_for_screen asleep
 }
 
 test_paper_out_is_shown_and_the_ticket_is_not_counted() {
@@ -95,18 +94,69 @@ test_ippeveprinter_as_a_second_independent_printer_gets_a_readable_ticket() {
 }
 
 test_a_printer_that_never_answers_does_not_freeze_the_kiosk() {
-  kiosk_start '[printer]' 'queue = "clup-hang"' 'timeout_seconds = 2'
+  kiosk_start '[printer]' 'queue = "clup-hang"' 'timeout_seconds = 600'
   clupctl sim approach >/dev/null
   clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
-  # While the job hangs, the kiosk answers at once and shows that it is printing.
-  start=$(date +%s%N)
+  # While the job hangs, the kiosk answers, counts a passage and shows that it is printing.
   assert_contains "$(clupctl status)" "screen     printing"
   assert_contains "$(clupctl sim pass in)" "1 inside"
-  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-  [ "$elapsed_ms" -lt 1500 ] || fail "the kiosk took $elapsed_ms ms to answer while printing"
+  assert_eq "$(ticket_field A-001 state)" printing "the printer has not answered yet"
+  # A printer that does not finish within printer.timeout_seconds fails the ticket.
+  kiosk_stop
+  sed -i 's/^timeout_seconds = .*/timeout_seconds = 2/' "$WORK/clupd.toml"
+  kiosk_start_cups
+  kiosk_start_daemon
   assert_eq "$(wait_for_print A-001)" print-failed
-  assert_contains "$(clupctl status)" "screen     print-failed"
-  assert_contains "$(cat "$WORK/clupd.log")" "E-PRN-007 the printer did not finish within 2 s"
+  assert_contains "$(clupctl printer)" "E-PRN-007 the printer did not finish within 2 s"
+}
+
+# Creates a job without a document in the private cupsd's queue QUEUE, named NAME, as
+# clupd does before it records the job's id; prints the job id.
+create_empty_job() {
+  local queue=$1 name=$2 socket
+  socket=$(printf '%s' "$WORK/cups/cups.sock" | sed 's|/|%2F|g')
+  cat > "$WORK/create-job.test" <<TEST
+{
+  OPERATION Create-Job
+  GROUP operation-attributes-tag
+  ATTR charset attributes-charset utf-8
+  ATTR naturalLanguage attributes-natural-language en
+  ATTR uri printer-uri \$uri
+  ATTR name requesting-user-name $(id -un)
+  ATTR name job-name "$name"
+  STATUS successful-ok
+  DISPLAY job-id
+}
+TEST
+  ipptool -t -v "ipp://$socket/printers/$queue" "$WORK/create-job.test" | sed -n 's/^ *job-id (integer) = //p'
+}
+
+test_print_jobs_a_stop_interrupted_are_settled_with_cupsd_at_once_on_restart() {
+  # A printer that never finishes, and a follow that would wait ten minutes: only settling
+  # with cupsd at once ends the ticket within the test.
+  kiosk_start '[printer]' 'queue = "clup-hang"' 'timeout_seconds = 600'
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  day=$(clupctl status --json | sed -n 's/^ *"businessDay" : "\(.*\)",*$/\1/p')
+  for _ in $(seq 1 100); do [ -n "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT print_job FROM ticket WHERE number = 'A-001'")" ] && break; sleep 0.1; done
+  kill -KILL "$CLUPD_PID"; wait "$CLUPD_PID" 2>/dev/null || true
+  # As if clupd had been stopped between creating A-001's job and sending its document:
+  # the job it recorded is one without a document; the job with the document is one it
+  # never recorded; and A-002's job was created but its id never recorded.
+  empty=$(create_empty_job clup-hang "A-001-$day")
+  orphan=$(create_empty_job clup-hang "A-002-$day")
+  sent=$(sqlite3 "$WORK/state/clup.sqlite" "SELECT print_job FROM ticket WHERE number = 'A-001'")
+  sqlite3 "$WORK/state/clup.sqlite" "UPDATE ticket SET print_job = $empty WHERE number = 'A-001'"
+  assert_eq "$(lpstat -h "$WORK/cups/cups.sock" -o clup-hang | wc -l)" 3 "unfinished jobs before the restart"
+  kiosk_start_daemon
+  assert_eq "$(wait_for_print A-001)" print-failed
+  assert_contains "$(clupctl printer)" "E-KSK-003 clupd restarted before the ticket reached the printer"
+  for _ in $(seq 1 100); do [ -z "$(lpstat -h "$WORK/cups/cups.sock" -o clup-hang)" ] && break; sleep 0.1; done
+  assert_eq "$(lpstat -h "$WORK/cups/cups.sock" -o clup-hang)" "" "jobs left unfinished in cupsd"
+  grep -q "job=$sent name=A-001-$day .*cancelling a print job no ticket was recorded for" "$WORK/clupd.log" \
+    || fail "the job with A-001's document was not cancelled"
+  grep -q "job=$orphan name=A-002-$day .*cancelling a print job no ticket was recorded for" "$WORK/clupd.log" \
+    || fail "A-002's orphan job was not cancelled"
 }
 
 test_an_escpos_printer_gets_the_ticket_as_escpos_bytes() {
@@ -356,6 +406,37 @@ test_every_start_leaves_the_schema_alone() {
   assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "PRAGMA page_count")" "$pages" "pages after 3 starts"
 }
 
+test_a_full_disk_is_told_to_the_customer_and_nothing_is_half_done() {
+  # The state directory on a disk of its own, small enough to fill.
+  mkdir -p "$WORK/state"
+  mount -t tmpfs -o size=4m tmpfs "$WORK/state"
+  trap 'kiosk_stop; umount -l "$WORK/state" 2>/dev/null || true' EXIT
+  kiosk_start
+  clupctl sim approach >/dev/null
+  take_ticket >/dev/null
+  jobs_before=$(ls "$WORK"/cups/jobs/*.title | wc -l)
+  # Something else fills the disk while the kiosk runs.
+  dd if=/dev/zero of="$WORK/state/filler" bs=4k status=none 2>/dev/null || true
+  rc=0; out=$(clupctl sim tap $BUTTON_X $BUTTON_Y 2>&1) || rc=$?
+  assert_status $rc 1 "a ticket on a full disk: $out"
+  assert_contains "$out" "E-KSK-001 no ticket: E-DB-005 the disk holding $WORK/state/clup.sqlite is full"
+  assert_contains "$(clupctl status)" "screen     print-failed"
+  clupctl screenshot "$WORK/told.png" >/dev/null
+  assert_eq "$(ls "$WORK"/cups/jobs/*.title | wc -l)" "$jobs_before" "a ticket that was not recorded was sent to the printer"
+  # Room again: the next ticket takes the number the refused one never had.
+  rm "$WORK/state/filler"
+  wait_for_screen welcome
+  assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-002]"
+  assert_eq "$(wait_for_print A-002)" called
+  kiosk_stop
+  sql() { sqlite3 -batch -noheader "$WORK/state/clup.sqlite" "$1"; }
+  assert_eq "$(sql "PRAGMA integrity_check")" ok
+  assert_eq "$(sql "SELECT COUNT(*) FROM ticket")" "$(sql "SELECT COUNT(*) FROM event WHERE type = 'ticket.issued'")" "tickets vs their events"
+  assert_eq "$(sql "SELECT MIN(seq) || '..' || MAX(seq) || '/' || COUNT(*) FROM event")" \
+            "1..$(sql "SELECT COUNT(*) FROM event")/$(sql "SELECT COUNT(*) FROM event")" "event seq has a gap"
+  echo "report: on a full disk the tap was refused with E-DB-005 on the screen and in the shell; no job reached cupsd; A-002 printed once there was room"
+}
+
 test_sigterm_stops_cleanly_and_state_survives_restart() {
   kiosk_start
   clupctl sim approach >/dev/null
@@ -385,7 +466,7 @@ take_ticket() {
   clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
   local number; number=$(newest_ticket)
   wait_for_print "$number" >/dev/null
-  sleep 1.1   # the result screen goes back to welcome
+  wait_for_screen welcome >&2
   echo "$number"
 }
 
@@ -421,7 +502,8 @@ test_the_store_fills_up_then_calls_when_someone_leaves_and_expires_no_shows() {
   clupctl sim pass out >/dev/null
   assert_eq "$(ticket_field A-002 state)" called "called when someone left"
   assert_contains "$(clupctl queue)" "A-002    regular   called"
-  sleep 9.5
+  # The 9 s window ends on clupd's monotonic clock; the rules' tests check it is exact.
+  for _ in $(seq 1 600); do [ "$(ticket_field A-002 state)" = no-show ] && break; sleep 0.1; done
   assert_eq "$(ticket_field A-002 state)" no-show "after the 9 s window"
   assert_eq "$(ticket_field A-003 state)" called "the no-show's place goes to the next"
 }
@@ -489,6 +571,38 @@ test_an_absurd_correction_is_refused_and_one_stored_earlier_does_not_stop_clupd(
   clupctl ledger correct --set 0 --reason "counted: nobody inside" >/dev/null
   assert_contains "$(clupctl status)" "0 inside of 2"
   assert_contains "$(clupctl ledger)" "event log: agrees with the ledger"
+}
+
+test_sighup_reloads_the_configuration_and_a_bad_file_keeps_the_one_in_force() {
+  kiosk_start '[queue]' 'capacity = 1' 'priority_share = 0'
+  clupctl sim approach >/dev/null
+  take_ticket >/dev/null; take_ticket >/dev/null
+  assert_eq "$(ticket_field A-002 state)" waiting "the store is full"
+  # The manager raises the capacity: a reload calls A-002 at once.
+  sed -i 's/^capacity = 1$/capacity = 2/' "$WORK/clupd.toml"
+  kill -HUP "$CLUPD_PID"
+  for _ in $(seq 1 600); do clupctl status | grep -q "inside of 2" && break; sleep 0.1; done
+  assert_contains "$(clupctl status)" "0 inside of 2"
+  assert_eq "$(ticket_field A-002 state)" called "called once there was room"
+  assert_contains "$(clupctl config show)" "capacity = 2"
+  # A file with an error: nothing changes, clupd keeps running, and status says why.
+  cp "$WORK/clupd.toml" "$WORK/good.toml"
+  sed -i 's/^capacity = 2$/capacity = "lots"/' "$WORK/clupd.toml"
+  kill -HUP "$CLUPD_PID"
+  for _ in $(seq 1 600); do clupctl status | grep -q "PROBLEM" && break; sleep 0.1; done
+  kill -0 "$CLUPD_PID" || fail "SIGHUP stopped clupd"
+  assert_contains "$(clupctl status)" "PROBLEM    E-CFG-002 the configuration was not reloaded (E-CFG-001 $WORK/clupd.toml:"
+  assert_contains "$(clupctl status)" "queue.capacity: expected an integer, got a string); the one read at"
+  assert_contains "$(clupctl status)" "0 inside of 2"
+  assert_contains "$(cat "$WORK/clupd.log")" "configuration not reloaded; the one in force stays"
+  # A key only a restart can change is kept, and said; the rest is in force.
+  cp "$WORK/good.toml" "$WORK/clupd.toml"
+  printf '[totem]\nletter = "B"\n' >> "$WORK/clupd.toml"
+  sed -i 's/^capacity = 2$/capacity = 3/' "$WORK/clupd.toml"
+  kill -HUP "$CLUPD_PID"
+  for _ in $(seq 1 600); do clupctl status | grep -q "inside of 3" && break; sleep 0.1; done
+  assert_contains "$(clupctl status)" "PROBLEM    E-CFG-003 reloaded, but totem.letter changed and take effect only when clupd restarts"
+  assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-003]"
 }
 
 test_config_show_prints_the_configuration_in_force() {

@@ -88,10 +88,11 @@ newest_ticket() {
   clupctl tickets --json | sed -n 's/^ *"number" : "\(.*\)",*$/\1/p' | tail -n 1
 }
 
-# Waits until ticket NUMBER has left the printing state; prints its final state.
+# Waits until ticket NUMBER has left the printing state (a minute at most); prints its
+# final state.
 wait_for_print() {
   local number=$1 state
-  for _ in $(seq 1 300); do
+  for _ in $(seq 1 600); do
     state=$(ticket_field "$number" state)
     if [ -n "$state" ] && [ "$state" != printing ]; then echo "$state"; return 0; fi
     sleep 0.1

@@ -460,3 +460,51 @@ private struct KeyReader {
 private extension Int {
     var asUInt32: UInt32 { UInt32(clamping: self) }
 }
+
+extension KioskConfiguration {
+    /// The keys of `other` that differ from this configuration and that a running clupd
+    /// cannot take: who the totem is (store, letter, door), its devices and screen size,
+    /// its voice and the control socket's group. They need a restart.
+    public func restartOnlyDifferences(to other: KioskConfiguration) -> [String] {
+        var keys: [String] = []
+        func check<T: Equatable>(_ key: String, _ path: KeyPath<KioskConfiguration, T>) {
+            if self[keyPath: path] != other[keyPath: path] { keys.append(key) }
+        }
+        check("store.id", \.storeID)
+        check("totem.letter", \.totemLetter)
+        check("totem.door", \.doorName)
+        check("screen.width", \.screenWidth)
+        check("screen.height", \.screenHeight)
+        check("voice.enabled", \.voiceEnabled)
+        check("voice.words_per_minute", \.voiceWordsPerMinute)
+        check("control.group", \.controlGroup)
+        if hardwareSettings != other.hardwareSettings { keys.append("[hardware]") }
+        return keys
+    }
+
+    /// This configuration with the keys a running clupd cannot take set as in `running`.
+    public func keepingRestartOnlyKeys(of running: KioskConfiguration) -> KioskConfiguration {
+        var merged = running
+        merged.storeName = storeName
+        merged.timeZone = timeZone
+        merged.businessDayStartMinute = businessDayStartMinute
+        merged.printerQueue = printerQueue
+        merged.paper = paper
+        merged.printerProfile = printerProfile
+        merged.printerProfilePath = printerProfilePath
+        merged.printTimeoutSeconds = printTimeoutSeconds
+        merged.idleTimeoutSeconds = idleTimeoutSeconds
+        merged.resultScreenSeconds = resultScreenSeconds
+        merged.ticketValidMinutes = ticketValidMinutes
+        merged.defaultWaitMinutes = defaultWaitMinutes
+        merged.languages = languages
+        merged.policy = policy
+        merged.totemKeys = totemKeys
+        return merged
+    }
+
+    /// Every `[hardware]` setting, to tell whether any changed.
+    private var hardwareSettings: String {
+        toml.split(separator: "\n").drop { $0 != "[hardware]" }.prefix { $0 != "" }.joined(separator: "\n")
+    }
+}

@@ -17,6 +17,8 @@ public struct StatusReport: Codable, Sendable {
     /// Tickets called or admitted whose holders are not inside yet.
     public let promised: Int
     public let occupancy: OccupancyReport
+    /// Where the configuration in force came from, and when it was read.
+    public let configuration: String
     /// What staff should know that is wrong with the totem's own data or configuration.
     public let problems: [String]
 }

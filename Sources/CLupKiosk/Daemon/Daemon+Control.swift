@@ -108,7 +108,8 @@ extension Daemon {
             waiting: day.queueLength, promised: day.promised,
             occupancy: OccupancyReport(inside: day.inside, capacity: config.policy.capacity,
                                        entries: ledger.entries, exits: ledger.exits),
-            problems: controller.dataProblems)
+            configuration: "\(configSource), read \(configLoadedAt.formatted(.iso8601))",
+            problems: controller.dataProblems + (configProblem.map { [$0] } ?? []))
     }
 
     func queueReport() -> QueueReport {

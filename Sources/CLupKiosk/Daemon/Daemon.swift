@@ -25,7 +25,9 @@ public struct DaemonOptions: Sendable {
 /// `clupd`: opens the state, brings up the devices and the control socket, tells systemd
 /// it is ready, and runs the kiosk on its event loop until SIGTERM.
 public final class Daemon {
-    let config: KioskConfiguration
+    /// The configuration in force (the kiosk's; a reload replaces it).
+    var config: KioskConfiguration { controller.config }
+    let options: DaemonOptions
     let state: StateDirectory
     let store: TotemStore
     let loop: EventLoop
@@ -36,12 +38,16 @@ public final class Daemon {
     /// The known USB models, when configured.
     let usbProfiles: USBProfiles?
     let server: ControlServer
-    let printer: CUPSPrinter
+    var printer: CUPSPrinter { controller.printJob.printer }
     let notifier = SystemdNotifier()
     let clock: any Clock
     let logger: Logger
     /// Where the configuration came from, for `clupctl config show`.
     let configSource: String
+    /// When the configuration in force was read.
+    var configLoadedAt: Date
+    /// Why the last reload was refused or partial, until one succeeds, for `status`.
+    var configProblem: String?
     var printerStatus: (status: PrinterStatus?, error: PrintError?, at: Double)?
 
     /// Sets everything up; throws what keeps the daemon from starting.
@@ -50,25 +56,15 @@ public final class Daemon {
         logger.logLevel = .info
         self.logger = logger
         self.clock = clock
+        self.options = options
 
-        var config: KioskConfiguration
+        let config: KioskConfiguration
         do {
-            if let path = options.configPath {
-                config = try KioskConfiguration.load(path: path)
-                configSource = path
-            } else if FileManager.default.fileExists(atPath: KioskConfiguration.defaultPath) {
-                config = try KioskConfiguration.load(path: KioskConfiguration.defaultPath)
-                configSource = KioskConfiguration.defaultPath
-            } else {
-                config = KioskConfiguration()
-                configSource = "built-in defaults (no \(KioskConfiguration.defaultPath))"
-            }
+            (config, configSource) = try Self.loadConfiguration(options)
         } catch {
             throw .configuration(error)
         }
-        if options.simulate { config.hardware = .simulated }
-        if config.hardware == .linux { config.useStandardDeviceNames() }
-        self.config = config
+        configLoadedAt = clock.now()
 
         state = try StateDirectory(path: options.stateDirectory)
         do {
@@ -86,7 +82,7 @@ public final class Daemon {
         } catch {
             throw .configuration(error)
         }
-        printer = CUPSPrinter(queue: config.printerQueue)
+        let printer = CUPSPrinter(queue: config.printerQueue)
         let key: Curve25519.Signing.PrivateKey
         do {
             key = try TotemKey.loadOrCreate(at: state.keyPath)
@@ -145,7 +141,8 @@ public final class Daemon {
             return 74
         }
         server.start(on: loop) { [unowned self] request, peer in try self.handle(request, from: peer) }
-        SignalWatcher.install(on: loop) { [unowned self] signal in
+        SignalWatcher.install(on: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+            if signal == SIGHUP { return self.reloadConfiguration() }
             self.logger.info("stopping on signal \(signal)")
             self.loop.stop()
         }
@@ -182,5 +179,51 @@ public final class Daemon {
             self.notifier.notify("WATCHDOG=1")
             self.startWatchdog()
         }
+    }
+
+    /// The configuration file (the one given, else `/etc/clup/clupd.toml` if present, else
+    /// the defaults) as `options` amend it, and where it came from.
+    static func loadConfiguration(_ options: DaemonOptions) throws(ConfigurationError) -> (KioskConfiguration, String) {
+        var config: KioskConfiguration
+        let source: String
+        if let path = options.configPath {
+            config = try KioskConfiguration.load(path: path)
+            source = path
+        } else if FileManager.default.fileExists(atPath: KioskConfiguration.defaultPath) {
+            config = try KioskConfiguration.load(path: KioskConfiguration.defaultPath)
+            source = KioskConfiguration.defaultPath
+        } else {
+            config = KioskConfiguration()
+            source = "built-in defaults (no \(KioskConfiguration.defaultPath))"
+        }
+        if options.simulate { config.hardware = .simulated }
+        if config.hardware == .linux { config.useStandardDeviceNames() }
+        return (config, source)
+    }
+
+    /// SIGHUP (`systemctl reload clupd`): reads the configuration again and puts it in force.
+    /// A file that does not parse changes nothing, and says so in the log and `status`;
+    /// keys only a restart can change keep their running values, and `status` says which.
+    func reloadConfiguration() {
+        notifier.notify("RELOADING=1")
+        defer { notifier.notify("READY=1") }
+        let next: KioskConfiguration
+        do {
+            (next, _) = try Self.loadConfiguration(options)
+        } catch {
+            configProblem = "E-CFG-002 the configuration was not reloaded (\(error)); the one read at "
+                + "\(configLoadedAt.formatted(.iso8601)) stays in force"
+            logger.error("configuration not reloaded; the one in force stays", metadata: ["error": "\(error)"])
+            notifier.notify("STATUS=configuration not reloaded: \(error)")
+            return
+        }
+        let restartOnly = config.restartOnlyDifferences(to: next)
+        controller.adopt(next.keepingRestartOnlyKeys(of: config))
+        configLoadedAt = clock.now()
+        configProblem = restartOnly.isEmpty ? nil
+            : "E-CFG-003 reloaded, but \(restartOnly.joined(separator: ", ")) changed and take effect only when clupd restarts"
+        logger.notice("configuration reloaded", metadata: ["source": "\(configSource)",
+                                                          "needs a restart": "\(restartOnly.joined(separator: ", "))"])
+        notifier.notify("STATUS=kiosk running, store \(config.storeID) totem \(config.totemLetter); configuration reloaded")
     }
 }

@@ -16,7 +16,7 @@ extension KioskController {
             events = try perform { day, now in try day.issue(request, issuer: issuer, at: now, policy: config.policy) }
         } catch {
             logger.error("could not record a ticket", metadata: ["error": "\(error)"])
-            showOrLog(.printFailed(reason: "E-KSK-001 the ticket could not be recorded"))
+            showResult(.printFailed(reason: "E-KSK-001 the ticket could not be recorded: \(error)"))
             let failure = ControlFailure(code: "E-KSK-001", message: "no ticket: \(error)")
             report(failure: failure)
             throw failure
@@ -42,10 +42,10 @@ extension KioskController {
 
     /// Lays out `ticket` and creates its job off the loop, records the job id, then sends
     /// the document and follows the job. A crash before the id is recorded leaves an empty
-    /// job that prints nothing; after, the restart follows it (`resumeInterruptedPrints`).
+    /// job that prints nothing; either way the restart settles it (`settleInterruptedPrints`).
     func submit(_ ticket: Ticket, wait: WaitEstimate, since start: Double) {
         let content = ticketContent(ticket, wait: wait)
-        let title = "\(ticket.number)-\(ticket.businessDay)"
+        let title = Self.printTitle(ticket)
         let job = printJob
         loop.background({ job.prepare(content, title: title) }) { [unowned self] result in
             switch result {
@@ -77,22 +77,24 @@ extension KioskController {
         }
     }
 
+    /// The customer is told what the printer did, and it is recorded.
     private func printFinished(_ number: TicketNumber, outcome: JobOutcome, wait: WaitEstimate) {
-        do {
-            switch outcome {
-            case let .completed(job):
-                try perform { day, _ in day.recordPrinted(number, job: job) }
-                logger.info("ticket printed", metadata: ["number": "\(number)", "job": "\(job)"])
-                showOrLog(.ticketReady(number: number.description, wait: "Estimated wait: \(wait)"))
-            case let .failed(job, reason):
-                try perform { day, _ in day.recordPrintFailed(number, reason: reason.description) }
-                logger.error("ticket not printed", metadata: ["number": "\(number)", "job": "\(job.map(String.init) ?? "-")",
-                                                              "reason": "\(reason)"])
-                showOrLog(.printFailed(reason: reason.description))
-            }
-        } catch {
-            logger.error("could not record the print outcome", metadata: ["error": "\(error)"])
+        switch outcome {
+        case let .completed(job):
+            logger.info("ticket printed", metadata: ["number": "\(number)", "job": "\(job)"])
+            showResult(.ticketReady(number: number.description, wait: "Estimated wait: \(wait)"))
+            record(.printed(job: job), of: number)
+        case let .failed(job, reason):
+            logger.error("ticket not printed", metadata: ["number": "\(number)", "job": "\(job.map(String.init) ?? "-")",
+                                                          "reason": "\(reason)"])
+            showResult(.printFailed(reason: reason.description))
+            record(.failed(reason: reason.description), of: number)
         }
+    }
+
+    /// Shows the outcome of a customer's tap for `resultScreenSeconds`, then the start again.
+    func showResult(_ result: Screen) {
+        showOrLog(result)
         loop.cancel(resultTimer)
         resultTimer = loop.schedule(after: config.resultScreenSeconds) { [unowned self] in
             resultTimer = nil
@@ -100,35 +102,115 @@ extension KioskController {
         }
     }
 
-    /// After a restart: a ticket cupsd had accepted is followed again; one that never
-    /// reached cupsd is marked failed (its customer saw the printing screen end with the
-    /// restart and holds nothing).
-    func resumeInterruptedPrints() {
-        for ticket in day.tickets.values where ticket.state == .printing {
-            if let job = ticket.printJob {
-                logger.info("following a print job from before the restart",
-                            metadata: ["number": "\(ticket.number)", "job": "\(job)"])
-                let number = ticket.number
-                let printJob = self.printJob
-                loop.background({ printJob.follow(job: job) }) { [unowned self] outcome in
-                    do {
-                        switch outcome {
-                        case let .completed(job): try perform { day, _ in day.recordPrinted(number, job: job) }
-                        case let .failed(_, reason): try perform { day, _ in day.recordPrintFailed(number, reason: reason.description) }
-                        }
-                    } catch {
-                        logger.error("could not record the print outcome", metadata: ["error": "\(error)"])
-                    }
+    /// After a restart, every ticket still printing is settled with cupsd at once, in one
+    /// question for the queue (and one per recorded job it no longer holds):
+    /// - a job whose document arrived is followed as before; one that ended, recorded;
+    /// - a job created but whose document never arrived (clupd stopped in between) is
+    ///   cancelled, and its ticket failed: its customer saw the printing screen end;
+    /// - a ticket without a recorded job never reached cupsd: failed, and a job carrying
+    ///   its title (created just before the stop) cancelled;
+    /// - any other unfinished job with one of this totem's ticket titles is an orphan
+    ///   (created, then the stop came before its id was recorded): cancelled.
+    /// If cupsd does not answer, it is asked again every few seconds; the tickets hold no
+    /// place meanwhile.
+    func settleInterruptedPrints() {
+        let printing = day.tickets.values.filter { $0.state == .printing }
+        let recorded = printing.compactMap(\.printJob)
+        let printer = printJob.printer
+        loop.background({ () -> Result<(unfinished: [QueuedJob], ended: [Int: QueuedJob]), PrintError> in
+            Result { () throws(PrintError) in
+                let unfinished = try printer.unfinishedJobs()
+                var ended: [Int: QueuedJob] = [:]
+                for id in recorded where !unfinished.contains(where: { $0.id == id }) {
+                    ended[id] = try? printer.job(id)
                 }
-            } else {
-                do {
-                    try perform { day, _ in
-                        day.recordPrintFailed(ticket.number, reason: "E-KSK-003 clupd restarted before the ticket reached the printer")
-                    }
-                } catch {
-                    logger.error("could not record an interrupted ticket", metadata: ["error": "\(error)"])
-                }
+                return (unfinished, ended)
             }
+        }) { [unowned self] result in
+            switch result {
+            case let .success(jobs): settle(printing.map(\.number), unfinished: jobs.unfinished, ended: jobs.ended)
+            case let .failure(error):
+                logger.error("cannot settle interrupted print jobs; asking cupsd again in 5 s", metadata: ["error": "\(error)"])
+                loop.schedule(after: 5) { [unowned self] in settleInterruptedPrints() }
+            }
+        }
+    }
+
+    private func settle(_ numbers: [TicketNumber], unfinished: [QueuedJob], ended: [Int: QueuedJob]) {
+        var claimed: Set<Int> = []
+        var cancel: [Int] = []
+        for number in numbers {
+            guard let ticket = day.tickets[number], ticket.state == .printing else { continue }
+            let title = Self.printTitle(ticket)
+            guard let id = ticket.printJob else {
+                let created = unfinished.filter { $0.name == title }.map(\.id)
+                claimed.formUnion(created)
+                cancel += created
+                record(.failed(reason: Self.restartedBeforePrinting), of: number)
+                continue
+            }
+            claimed.insert(id)
+            if let job = unfinished.first(where: { $0.id == id }) {
+                if job.isAwaitingDocument {
+                    cancel.append(id)
+                    record(.failed(reason: Self.restartedBeforePrinting), of: number)
+                } else {
+                    logger.info("following a print job from before the restart", metadata: ["number": "\(number)", "job": "\(id)"])
+                    let printJob = self.printJob
+                    loop.background({ printJob.follow(job: id) }) { [unowned self] outcome in record(PrintResult(outcome), of: number) }
+                }
+            } else if let job = ended[id] {
+                record(job.state == .completed ? .printed(job: id)
+                       : .failed(reason: PrintError.from(state: job.state, reasons: job.reasons).description), of: number)
+            } else {
+                record(.failed(reason: "E-KSK-006 cupsd no longer knows print job \(id)"), of: number)
+            }
+        }
+        let ours = "^\(config.totemLetter)[PB]?-[0-9]+-[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+        let orphans = unfinished.filter { !claimed.contains($0.id) && $0.name.range(of: ours, options: .regularExpression) != nil }
+        for orphan in orphans {
+            logger.notice("cancelling a print job no ticket was recorded for", metadata: ["job": "\(orphan.id)", "name": "\(orphan.name)"])
+        }
+        cancel += orphans.map(\.id)
+        guard !cancel.isEmpty else { return }
+        let printer = printJob.printer
+        let jobs = cancel
+        loop.background({ for id in jobs { printer.cancel(job: id) } }) { _ in }
+    }
+
+    static let restartedBeforePrinting = "E-KSK-003 clupd restarted before the ticket reached the printer"
+
+    /// The title of a ticket's print job, by which cupsd's jobs are matched to tickets.
+    static func printTitle(_ ticket: Ticket) -> String {
+        "\(ticket.number)-\(ticket.businessDay)"
+    }
+
+    /// How a ticket's print job ended, as recorded.
+    enum PrintResult {
+        case printed(job: Int)
+        case failed(reason: String)
+
+        init(_ outcome: JobOutcome) {
+            switch outcome {
+            case let .completed(job): self = .printed(job: job)
+            case let .failed(_, reason): self = .failed(reason: reason.description)
+            }
+        }
+    }
+
+    /// Records how a ticket's print job ended. If the store cannot take it now (a full
+    /// disk), it is tried again every 5 seconds until it can: a ticket in a customer's hand
+    /// must join the queue.
+    func record(_ result: PrintResult, of number: TicketNumber) {
+        do {
+            switch result {
+            case let .printed(job): try perform { day, _ in day.recordPrinted(number, job: job) }
+            case let .failed(reason): try perform { day, _ in day.recordPrintFailed(number, reason: reason) }
+            }
+        } catch {
+            logger.error("could not record the print outcome; trying again in 5 s",
+                         metadata: ["number": "\(number)", "outcome": "\(result)", "error": "\(error)"])
+            loop.schedule(after: 5) { [unowned self] in record(result, of: number) }
         }
     }
 

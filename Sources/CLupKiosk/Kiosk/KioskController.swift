@@ -13,7 +13,8 @@ import Logging
 /// its effect (printing, releasing the turnstile, redrawing) is performed, so a crash never
 /// leaves a printed ticket or a passage unrecorded.
 final class KioskController {
-    let config: KioskConfiguration
+    /// The configuration in force; `adopt` replaces it when clupd reloads its file.
+    private(set) var config: KioskConfiguration
     let store: TotemStore
     let loop: EventLoop
     let display: Display
@@ -22,13 +23,13 @@ final class KioskController {
     let turnstile: Turnstile
     let reader: DoorReader
     let voice: Voice?
-    let printJob: TicketPrintJob
+    private(set) var printJob: TicketPrintJob
     let clock: any Clock
     let logger: Logger
 
-    let issuer: TicketIssuer
+    private(set) var issuer: TicketIssuer
     /// This totem's public key and those of the store's other totems, to check codes at the door.
-    let keyring: TicketKeyring
+    private(set) var keyring: TicketKeyring
     let geometry: ScreenGeometry
     /// Today's tickets, ledgers and exit history, as committed.
     var day: DayState
@@ -65,12 +66,29 @@ final class KioskController {
         self.logger = logger
         issuer = TicketIssuer(store: config.storeID, totem: config.totemLetter,
                               validMinutes: config.ticketValidMinutes, key: key)
-        var keys = config.totemKeys.compactMapValues { try? Curve25519.Signing.PublicKey(rawRepresentation: $0) }
-        keys[config.totemLetter] = key.publicKey
-        keyring = TicketKeyring(store: config.storeID, keys: keys, ownTotem: config.totemLetter)
+        keyring = Self.keyring(config, key: key)
         geometry = ScreenGeometry(width: Double(display.width), height: Double(display.height))
         day = DayState(businessDay: BusinessDay("0000-00-00"))
         day = try openDay(businessDay, after: nil)
+    }
+
+    static func keyring(_ config: KioskConfiguration, key: Curve25519.Signing.PrivateKey) -> TicketKeyring {
+        var keys = config.totemKeys.compactMapValues { try? Curve25519.Signing.PublicKey(rawRepresentation: $0) }
+        keys[config.totemLetter] = key.publicKey
+        return TicketKeyring(store: config.storeID, keys: keys, ownTotem: config.totemLetter)
+    }
+
+    /// Puts a reloaded configuration in force (the caller kept the keys only a restart
+    /// changes): the queue rules, the printer, ticket validity and texts, the other
+    /// totems' keys. Tickets already printed keep what they were given; the queue is
+    /// settled again under the new rules (a larger capacity calls who can come in now).
+    func adopt(_ next: KioskConfiguration) {
+        config = next
+        issuer = TicketIssuer(store: next.storeID, totem: next.totemLetter, validMinutes: next.ticketValidMinutes, key: issuer.key)
+        keyring = Self.keyring(next, key: issuer.key)
+        printJob = TicketPrintJob(printer: CUPSPrinter(queue: next.printerQueue), profile: next.printerProfile ?? .pdf(next.paper),
+                                  spoolDirectory: printJob.spoolDirectory, timeout: next.printTimeoutSeconds)
+        settleQueue()
     }
 
     /// Connects the devices, finishes what a restart interrupted and shows the first screen.
@@ -79,7 +97,7 @@ final class KioskController {
         touchscreen.onGesture = { [unowned self] gesture in self.touched(gesture) }
         turnstile.onPassage = { [unowned self] direction in self.passed(direction) }
         reader.onRead = { [unowned self] output in self.read(output) }
-        resumeInterruptedPrints()
+        settleInterruptedPrints()
         settleQueue()
         watchTheDay()
         showOrLog(.asleep)

@@ -105,26 +105,34 @@ public final class EventLoop {
     /// Runs until `stop()`.
     public func run() {
         running = true
-        while running {
-            var fds = Set(watches.keys).union(writeWatches.keys).sorted().map { fd in
-                pollfd(fd: fd, events: Int16(watches[fd] == nil ? 0 : POLLIN) | Int16(writeWatches[fd] == nil ? 0 : POLLOUT),
-                       revents: 0)
-            }
-            let timeout = timers.values.map(\.deadline).min().map { deadline in
-                Int32(max(0, min(60_000, ((deadline - clock.monotonic()) * 1000).rounded(.up))))
-            } ?? 60_000
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
-            if ready < 0 && errno != EINTR {
-                preconditionFailure("poll: \(systemError())")
-            }
-            let hangUp = Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
-            for entry in fds where entry.revents != 0 {
-                // A handler run earlier in this pass may have stopped watching (or closed) it.
-                if entry.revents & (Int16(POLLIN) | hangUp) != 0 { watches[entry.fd]?() }
-                if entry.revents & (Int16(POLLOUT) | hangUp) != 0 { writeWatches[entry.fd]?() }
-            }
-            fireDueTimers()
+        while running { turn(waiting: true) }
+    }
+
+    /// Handles what is ready now (readable descriptors, due timers) without waiting, and
+    /// returns: a test that moves a `ManualClock` steps the loop with it.
+    public func turn() {
+        turn(waiting: false)
+    }
+
+    private func turn(waiting: Bool) {
+        var fds = Set(watches.keys).union(writeWatches.keys).sorted().map { fd in
+            pollfd(fd: fd, events: Int16(watches[fd] == nil ? 0 : POLLIN) | Int16(writeWatches[fd] == nil ? 0 : POLLOUT),
+                   revents: 0)
         }
+        let timeout = !waiting ? 0 : timers.values.map(\.deadline).min().map { deadline in
+            Int32(max(0, min(60_000, ((deadline - clock.monotonic()) * 1000).rounded(.up))))
+        } ?? 60_000
+        let ready = poll(&fds, nfds_t(fds.count), timeout)
+        if ready < 0 && errno != EINTR {
+            preconditionFailure("poll: \(systemError())")
+        }
+        let hangUp = Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)
+        for entry in fds where entry.revents != 0 {
+            // A handler run earlier in this pass may have stopped watching (or closed) it.
+            if entry.revents & (Int16(POLLIN) | hangUp) != 0 { watches[entry.fd]?() }
+            if entry.revents & (Int16(POLLOUT) | hangUp) != 0 { writeWatches[entry.fd]?() }
+        }
+        fireDueTimers()
     }
 
     /// Makes `run()` return after the current handler.

@@ -130,6 +130,64 @@ public struct CUPSPrinter: Sendable {
                 .map { ippGetBoolean($0, 0) != 0 } ?? false)
     }
 
+    /// The jobs of this queue that have not ended (pending, held, processing or stopped).
+    public func unfinishedJobs() throws(PrintError) -> [QueuedJob] {
+        let request = ippNewRequest(IPP_OP_GET_JOBS)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "which-jobs", nil, "not-completed")
+        Self.requestJobAttributes(request)
+        guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
+        defer { ippDelete(response) }
+        guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
+        // The response lists each job's attributes in a group of its own.
+        var jobs: [QueuedJob] = []
+        var group: [String: OpaquePointer] = [:]
+        func finishGroup() {
+            if let job = QueuedJob(group) { jobs.append(job) }
+            group = [:]
+        }
+        var attribute = ippFirstAttribute(response)
+        while let current = attribute {
+            if ippGetGroupTag(current) != IPP_TAG_JOB || ippGetName(current) == nil {
+                finishGroup()
+            } else if let name = ippGetName(current) {
+                group[String(cString: name)] = current
+            }
+            attribute = ippNextAttribute(response)
+        }
+        finishGroup()
+        return jobs
+    }
+
+    /// Job `id` as cupsd reports it, ended or not.
+    public func job(_ id: Int) throws(PrintError) -> QueuedJob {
+        let request = ippNewRequest(IPP_OP_GET_JOB_ATTRIBUTES)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
+        ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "job-id", Int32(id))
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
+        Self.requestJobAttributes(request)
+        guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
+        defer { ippDelete(response) }
+        guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
+        var group: [String: OpaquePointer] = [:]
+        for name in QueuedJob.attributeNames {
+            if let attribute = ippFindAttribute(response, name, IPP_TAG_ZERO) { group[name] = attribute }
+        }
+        guard let job = QueuedJob(group) else { throw lastError() }
+        return job
+    }
+
+    private static func requestJobAttributes(_ request: OpaquePointer?) {
+        let names = QueuedJob.attributeNames.map { strdup($0) }
+        defer { names.forEach { free($0) } }
+        names.withUnsafeBufferPointer { pointers in
+            pointers.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: names.count) { values in
+                _ = ippAddStrings(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(names.count), nil, values)
+            }
+        }
+    }
+
     func jobAttributes(_ id: Int) throws(PrintError) -> (JobState, [String]) {
         let request = ippNewRequest(IPP_OP_GET_JOB_ATTRIBUTES)
         ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
@@ -161,5 +219,20 @@ public struct CUPSPrinter: Sendable {
             return .serverUnreachable(detail)
         }
         return .submitFailed(detail)
+    }
+}
+
+extension QueuedJob {
+    /// The job described by the IPP attributes `group` holds, by name; nil without an id or a state.
+    init?(_ group: [String: OpaquePointer]) {
+        guard let id = group["job-id"].map({ Int(ippGetInteger($0, 0)) }), id > 0,
+              let state = group["job-state"].flatMap({ JobState(rawValue: ippGetInteger($0, 0)) })
+        else { return nil }
+        let name = group["job-name"].flatMap { ippGetString($0, 0, nil) }.map { String(cString: $0) } ?? ""
+        let reasons = group["job-state-reasons"].map { attribute in
+            (0..<ippGetCount(attribute)).compactMap { ippGetString(attribute, $0, nil).map { String(cString: $0) } }
+        } ?? []
+        let documents = group["number-of-documents"].map { Int(ippGetInteger($0, 0)) }
+        self.init(id: id, name: name, state: state, reasons: reasons.filter { $0 != "none" }, documents: documents)
     }
 }

@@ -9,6 +9,33 @@ public enum JobState: Int32, Sendable, Codable {
     case completed = 9
 }
 
+/// A job cupsd holds for a queue, as it reports it.
+public struct QueuedJob: Sendable, Equatable {
+    public let id: Int
+    /// The job's title: the kiosk names a ticket's job after the ticket (`A-017-2026-11-22`).
+    public let name: String
+    public let state: JobState
+    public let reasons: [String]
+    /// How many documents cupsd has of it, when it says.
+    public let documents: Int?
+
+    public init(id: Int, name: String, state: JobState, reasons: [String], documents: Int?) {
+        self.id = id
+        self.name = name
+        self.state = state
+        self.reasons = reasons
+        self.documents = documents
+    }
+
+    /// Created, and its document never arrived: the sender went away in between, and the
+    /// job would wait in cupsd for ever.
+    public var isAwaitingDocument: Bool {
+        (state == .pending || state == .held) && (documents == 0 || reasons.contains("job-incoming"))
+    }
+
+    static let attributeNames = ["job-id", "job-name", "job-state", "job-state-reasons", "number-of-documents"]
+}
+
 /// How a ticket's print job ended.
 public enum JobOutcome: Sendable, Equatable {
     case completed(job: Int)
@@ -63,7 +90,7 @@ public enum PrintError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// Classifies the reasons cupsd gives for a job that ended without printing.
-    static func from(state: JobState, reasons: [String]) -> PrintError {
+    public static func from(state: JobState, reasons: [String]) -> PrintError {
         if reasons.contains(where: { $0.hasPrefix("media-empty") || $0.hasPrefix("media-needed") }) {
             return .outOfPaper
         }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Power-cut test: clupd under a steady load of ticket issues, door scans and turnstile
-# passes is killed with SIGKILL at random moments and restarted, again and again. Nothing
-# it acknowledged may be missing afterwards, and the database must be consistent.
+# SIGKILL test: clupd under a steady load of ticket issues, door scans and turnstile passes
+# is killed with SIGKILL at random moments and restarted, again and again. Nothing it
+# acknowledged may be missing afterwards, and the database must be consistent. (A kill is
+# not a power cut: the kernel still writes what clupd handed it. What a power cut needs,
+# the WAL synced at every commit, is checked by DurabilitySettingsTests.)
 # Needs ROOT and BIN (set by scripts/test). KILLS overrides the number of kills.
 set -uo pipefail
 source "$ROOT/Tests/integration/harness.sh"
