@@ -109,9 +109,6 @@ final class ControlServer {
         unlink(path)
     }
 
-    /// How many connections are open now (for tests).
-    var openConnections: Int { connections.count }
-
     private func acceptAll() {
         while true {
             let client = accept(fd, nil, nil)

@@ -68,6 +68,8 @@ final class KioskController {
                               validMinutes: config.ticketValidMinutes, key: key)
         keyring = Self.keyring(config, key: key)
         geometry = ScreenGeometry(width: Double(display.width), height: Double(display.height))
+        // Opening the day commits through this controller, so it needs one: an empty day
+        // stands in until the stored one is read.
         day = DayState(businessDay: BusinessDay("0000-00-00"))
         day = try openDay(businessDay, after: nil)
     }
