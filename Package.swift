@@ -38,7 +38,7 @@ let package = Package(
         // The framebuffer ioctls, likewise.
         .target(name: "CFramebuffer"),
         .target(name: "CLupCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "CLupDrawing", dependencies: ["CCairo"]),
+        .target(name: "CLupDrawing", dependencies: ["CLupCore", "CCairo"]),
         .target(name: "CLupStore", dependencies: [
             "CLupCore",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -47,20 +47,22 @@ let package = Package(
             "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CGPIOD", "CEspeak", "CALSA",
         ]),
         .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
+        // The control socket's requests, replies and client: all clupctl needs of clupd.
+        .target(name: "CLupProtocol", dependencies: ["CLupCore"]),
         .target(name: "CLupKiosk", dependencies: [
-            "CLupCore", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing",
+            "CLupCore", "CLupProtocol", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clupd", dependencies: [
-            "CLupKiosk", "CLupHardware",
+            "CLupKiosk", "CLupProtocol", "CLupHardware",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clup-bench", dependencies: [
             "CLupCore", "CLupStore", "CLupPrinting", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clupctl", dependencies: [
-            "CLupKiosk", "CLupCore",
+            "CLupProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

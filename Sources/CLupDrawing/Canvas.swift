@@ -1,3 +1,4 @@
+import CLupCore
 import CCairo
 
 /// An RGB colour with components in 0...1.
@@ -20,12 +21,12 @@ public enum TextAlignment: Sendable {
 }
 
 /// Why drawing failed.
-public enum DrawingError: Error, CustomStringConvertible, Equatable {
+public enum DrawingError: Error, CodedErrorConvertible, Equatable {
     case cairo(operation: String, status: String)
 
-    public var description: String {
+    public var coded: CodedError {
         switch self {
-        case let .cairo(operation, status): "E-GFX-001 \(operation) failed: \(status)"
+        case let .cairo(operation, status): CodedError(.drawingFailed, "\(operation) failed: \(status)")
         }
     }
 }

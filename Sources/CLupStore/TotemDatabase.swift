@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 import GRDB
 
@@ -17,23 +18,23 @@ public enum TotemDatabase {
     static let reportedProblems = 5
 
     /// Why the database could not be opened.
-    public enum OpenError: Error, CustomStringConvertible, Equatable {
+    public enum OpenError: Error, CodedErrorConvertible, Equatable {
         case notADatabase(path: String, detail: String)
         case foreignDatabase(path: String, applicationID: Int32)
         case cannotOpen(path: String, detail: String)
         case damaged(path: String, problems: [String])
 
-        public var description: String {
+        public var coded: CodedError {
             switch self {
             case let .notADatabase(path, detail):
-                "E-DB-001 \(path) is not a readable SQLite database (\(detail)); move it aside to start fresh"
+                CodedError(.notADatabase, "\(path) is not a readable SQLite database (\(detail)); move it aside to start fresh")
             case let .foreignDatabase(path, id):
-                "E-DB-002 \(path) is a SQLite database of another program (application_id \(id)); refusing to use it"
+                CodedError(.foreignDatabase, "\(path) is a SQLite database of another program (application_id \(id)); refusing to use it")
             case let .cannotOpen(path, detail):
-                "E-DB-003 cannot open \(path): \(detail)"
+                CodedError(.databaseUnopenable, "cannot open \(path): \(detail)")
             case let .damaged(path, problems):
-                "E-DB-004 \(path) is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); "
-                    + "it was left as it is: keep it for the support desk, and move it aside to start fresh"
+                CodedError(.damagedDatabase, "\(path) is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); "
+                    + "it was left as it is: keep it for the support desk, and move it aside to start fresh")
             }
         }
     }

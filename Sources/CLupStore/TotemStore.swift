@@ -191,7 +191,7 @@ public final class TotemStore: Sendable {
             do {
                 return try stored.decoded()
             } catch {
-                skipped.append("E-DB-012 event \(stored.seq) (\(stored.type)) cannot be read; left out")
+                skipped.append(CodedError(.unreadableEvent, "event \(stored.seq) (\(stored.type)) cannot be read; left out").description)
                 return nil
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import CLupKiosk
+import CLupCore
+import CLupProtocol
 import Foundation
 
 /// `clupctl`: the field technician's shell for a running `clupd`.
@@ -9,7 +10,7 @@ struct Clupctl: ParsableCommand {
         abstract: "Maintenance shell for the CLup totem daemon.",
         subcommands: [Status.self, Tickets.self, QueueCommand.self, CallNext.self, LedgerCommand.self,
                       ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, Devices.self, Screenshot.self,
-                      Sim.self])
+                      Sim.self, Errors.self])
 }
 
 /// The socket option every command takes.
@@ -48,20 +49,25 @@ enum ClupctlMain {
             var command = try Clupctl.parseAsRoot()
             try command.run()
         } catch let error as ControlClient.ConnectionError {
-            FileHandle.standardError.write(Data("clupctl: \(error)\n".utf8))
+            fail(error.coded)
             switch error {
             case .daemonNotRunning: exit(69)
             case .permissionDenied: exit(77)
             case .badReply: exit(76)
             }
-        } catch let failure as ControlFailure {
-            FileHandle.standardError.write(Data("clupctl: \(failure)\n".utf8))
-            exit(failure.code == ControlFailure.permissionDeniedCode ? 77 : 1)
+        } catch let refusal as CodedError {
+            fail(refusal)
+            exit(refusal.errorCode == .permissionDenied ? 77 : 1)
         } catch let code as ExitCode {
             exit(code.rawValue)
         } catch {
             commandLineFailed(error)
         }
+    }
+
+    /// Prints a refusal: its code and message, then what to do.
+    static func fail(_ error: CodedError) {
+        FileHandle.standardError.write(Data("clupctl: \(error)\n  what to do: \(error.action)\n".utf8))
     }
 
     /// Help asked for (`--help`, `help COMMAND`: the parser hands these back as errors, some

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CLupKiosk
+import CLupProtocol
 
 /// `clupctl config show`: the configuration clupd runs with.
 struct ConfigCommand: ParsableCommand {

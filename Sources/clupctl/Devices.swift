@@ -1,5 +1,5 @@
 import ArgumentParser
-import CLupKiosk
+import CLupProtocol
 import Foundation
 
 /// `clupctl devices`: USB devices and the known models they match; the kiosk's devices.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CLupCore
-import CLupKiosk
+import CLupProtocol
 
 /// `clupctl issue --priority REASON`: an employee's priority ticket.
 struct Issue: ParsableCommand {

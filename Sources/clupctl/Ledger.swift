@@ -1,5 +1,5 @@
 import ArgumentParser
-import CLupKiosk
+import CLupProtocol
 import Foundation
 
 /// `clupctl ledger`: today's occupancy ledger; `ledger correct` fixes the count.

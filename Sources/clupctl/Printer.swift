@@ -1,5 +1,5 @@
 import ArgumentParser
-import CLupKiosk
+import CLupProtocol
 import Foundation
 
 /// `clupctl printer`: the printer's state and today's tickets it failed.

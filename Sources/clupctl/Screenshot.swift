@@ -1,5 +1,5 @@
 import ArgumentParser
-import CLupKiosk
+import CLupProtocol
 import Foundation
 
 /// `clupctl screenshot FILE`: what the screen shows now, as PNG.

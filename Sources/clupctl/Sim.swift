@@ -1,6 +1,6 @@
 import ArgumentParser
 import CLupCore
-import CLupKiosk
+import CLupProtocol
 
 /// `clupctl sim …`: drives the simulated devices of `clupd --simulate`.
 struct Sim: ParsableCommand {

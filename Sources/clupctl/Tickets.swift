@@ -1,5 +1,5 @@
 import ArgumentParser
-import CLupKiosk
+import CLupProtocol
 import Foundation
 
 /// `clupctl tickets`: today's tickets.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLupHardware
 import CLupKiosk
+import CLupProtocol
 import Foundation
 
 /// `clupd`: the CLup totem daemon.

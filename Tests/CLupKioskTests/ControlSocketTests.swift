@@ -1,5 +1,6 @@
 import CLupCore
 @testable import CLupKiosk
+import CLupProtocol
 import Foundation
 import Logging
 import XCTest
@@ -39,7 +40,7 @@ final class ControlSocketTests: XCTestCase {
         let replies = try exchange({ request, _ in
             switch request {
             case .tickets: return try JSONEncoder().encode(TicketsReport(businessDay: "2026-11-21", tickets: []))
-            default: throw ControlFailure(code: "E-TST-001", message: "refused for the test")
+            default: throw CodedError(.internalError, "refused for the test")
             }
         }, client: { path, _ in
             let client = ControlClient(socketPath: path)
@@ -52,7 +53,7 @@ final class ControlSocketTests: XCTestCase {
             }
         })
         XCTAssertEqual(replies.0, "2026-11-21")
-        XCTAssertEqual(replies.1, "E-TST-001 refused for the test")
+        XCTAssertEqual(replies.1, "E-CTL-013 refused for the test")
     }
 
     func test_aLiveSocketIsNotTakenOver() throws {
@@ -94,7 +95,7 @@ final class ControlSocketTests: XCTestCase {
     }
 
     /// The refusal a raw reply carries, if it is one.
-    static func failure(in reply: String) -> ControlFailure? {
+    static func failure(in reply: String) -> CodedError? {
         (try? JSONDecoder().decode(ControlReply<TicketsReport>.self, from: Data(reply.utf8)))?.error
     }
 
@@ -146,7 +147,7 @@ final class ControlSocketTests: XCTestCase {
                 usleep(1000)
             }
         })
-        XCTAssertEqual(Self.failure(in: reply), ControlFailure(code: "E-CTL-004", message: "no request within 2 s"), reply)
+        XCTAssertEqual(Self.failure(in: reply), CodedError(.noRequest, "no request within 2 s"), reply)
     }
 
     func test_moreConnectionsThanTheLimitMakeRoomForANewRequest() throws {
@@ -161,7 +162,7 @@ final class ControlSocketTests: XCTestCase {
             return (answer, String(decoding: buffer[0..<max(0, count)], as: UTF8.self))
         })
         XCTAssertEqual(outcome.0, "2026-11-22")
-        XCTAssertEqual(Self.failure(in: outcome.1), ControlFailure(code: "E-CTL-011", message: "too many open connections; try again"),
+        XCTAssertEqual(Self.failure(in: outcome.1), CodedError(.tooManyConnections, "too many open connections; try again"),
                        outcome.1)
     }
 }

@@ -1,4 +1,5 @@
 @testable import CLupKiosk
+import CLupProtocol
 import Foundation
 import XCTest
 

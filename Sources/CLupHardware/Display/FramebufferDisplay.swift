@@ -1,3 +1,4 @@
+import CLupCore
 import CFramebuffer
 import CLupDrawing
 import Foundation
@@ -80,9 +81,9 @@ public final class FramebufferDisplay: Display {
     }
 
     /// Why the framebuffer cannot be drawn on.
-    public struct DisplayError: Error, CustomStringConvertible {
+    public struct DisplayError: Error, CodedErrorConvertible {
         public let message: String
-        public var description: String { "E-HW-030 the display: \(message)" }
+        public var coded: CodedError { CodedError(.displayFailed, "the display: \(message)") }
     }
 
     /// The mapped framebuffer, opened again if it was not, or if the driver changed its

@@ -1,3 +1,4 @@
+import CLupCore
 /// A device description and event recording in evemu's text format: `N:` name, `A:` axis
 /// ranges (code, min, max, fuzz, flat, resolution; code in hex), `E: sec.usec TYPE CODE
 /// VALUE` events (type and code in hex, value in decimal), `#` comments.
@@ -7,10 +8,10 @@ public struct EvemuRecording: Sendable {
     public private(set) var events: [InputEvent] = []
 
     /// Why a line is not evemu.
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
+    public struct ParseError: Error, Equatable, CodedErrorConvertible {
         public let line: Int
         public let message: String
-        public var description: String { "E-HW-010 evemu line \(line): \(message)" }
+        public var coded: CodedError { CodedError(.badRecording, "evemu line \(line): \(message)") }
     }
 
     /// Parses one or more evemu texts in order (a `.desc`, then an `.events`).

@@ -1,3 +1,4 @@
+import CLupCore
 /// A touchscreen driven by `clupctl sim tap X Y`, with X and Y in display pixels.
 public final class SimulatedTouchscreen: Touchscreen {
     public var onGesture: ((TouchGesture) -> Void)?
@@ -15,13 +16,13 @@ public final class SimulatedTouchscreen: Touchscreen {
     }
 
     /// Why a simulated touch was refused.
-    public enum TouchError: Error, CustomStringConvertible, Equatable {
+    public enum TouchError: Error, CodedErrorConvertible, Equatable {
         case offPanel(x: Int, y: Int, width: Int, height: Int)
 
-        public var description: String {
+        public var coded: CodedError {
             switch self {
             case let .offPanel(x, y, width, height):
-                "E-SIM-001 (\(x), \(y)) is off the \(width)x\(height) panel"
+                CodedError(.offThePanel, "(\(x), \(y)) is off the \(width)x\(height) panel")
             }
         }
     }

@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 
 /// The turnstile's release output: pulsed active for a moment to unlock one passage.
@@ -36,9 +37,8 @@ public final class ReleaseLine {
     }
 
     /// Why the turnstile could not be released.
-    public struct ReleaseError: Error, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
+    public struct ReleaseError: Error, CodedErrorConvertible {
+        public let coded: CodedError
     }
 
     public let target: Target
@@ -74,7 +74,7 @@ public final class ReleaseLine {
         do throws(GPIOError) {
             try drive(true)
         } catch {
-            throw ReleaseError(message: "E-HW-021 cannot drive \(target): \(error)")
+            throw ReleaseError(coded: CodedError(.releaseOutputFailed, "cannot drive \(target): \(error)"))
         }
         releases += 1
         pulseNumber += 1
@@ -119,5 +119,5 @@ extension ReleaseLine {
     }
 
     /// What a turnstile without a configured release output answers.
-    static let notConfigured = ReleaseError(message: "E-HW-020 no release output configured for the turnstile")
+    static let notConfigured = ReleaseError(coded: CodedError(.noReleaseOutput, "no release output configured for the turnstile"))
 }

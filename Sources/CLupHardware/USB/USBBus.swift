@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 import CUSB
 
@@ -18,12 +19,12 @@ public struct USBDeviceInfo: Codable, Sendable, Equatable {
 /// Lists what is plugged into the totem's USB ports.
 public enum USBBus {
     /// Why the bus could not be read.
-    public enum USBError: Error, CustomStringConvertible, Equatable {
+    public enum USBError: Error, CodedErrorConvertible, Equatable {
         case unavailable(String)
 
-        public var description: String {
+        public var coded: CodedError {
             switch self {
-            case let .unavailable(detail): "E-USB-001 USB bus not readable: \(detail)"
+            case let .unavailable(detail): CodedError(.usbUnreadable, "USB bus not readable: \(detail)")
             }
         }
     }

@@ -1,3 +1,4 @@
+import CLupCore
 import CUSB
 import Foundation
 
@@ -36,12 +37,12 @@ public final class USBHotplug {
         var context: OpaquePointer?
         let status = libusb_init(&context)
         guard status == 0, let context else {
-            problem = "E-USB-001 USB bus not readable: \(USBBus.errorName(status))"
+            problem = CodedError(.usbUnreadable, "USB bus not readable: \(USBBus.errorName(status))").description
             return
         }
         self.context = context
         guard libusb_has_capability(UInt32(LIBUSB_CAP_HAS_HOTPLUG.rawValue)) != 0 else {
-            problem = "E-USB-003 this libusb has no hotplug support"
+            problem = CodedError(.noHotplug, "this libusb has no hotplug support").description
             return
         }
         let events = Int32(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED.rawValue | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT.rawValue)
@@ -55,7 +56,7 @@ public final class USBHotplug {
                 return 0
             }, Unmanaged.passUnretained(self).toOpaque(), &handle)
         guard registered == 0 else {
-            problem = "E-USB-004 hotplug registration failed: \(USBBus.errorName(registered))"
+            problem = CodedError(.hotplugFailed, "hotplug registration failed: \(USBBus.errorName(registered))").description
             return
         }
         problem = nil

@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 
 /// Which known device a USB vendor:product is: data in `hardware/usb-devices.json`.
@@ -18,10 +19,10 @@ public struct USBProfiles: Sendable {
     }
 
     /// Why the profiles file cannot be used.
-    public struct LoadError: Error, CustomStringConvertible {
+    public struct LoadError: Error, CodedErrorConvertible {
         public let path: String
         public let problem: String
-        public var description: String { "E-USB-002 USB profiles \(path): \(problem)" }
+        public var coded: CodedError { CodedError(.badUSBProfiles, "USB profiles \(path): \(problem)") }
     }
 
     public static func load(path: String) throws(LoadError) -> USBProfiles {

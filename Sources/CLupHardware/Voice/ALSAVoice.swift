@@ -1,3 +1,4 @@
+import CLupCore
 import CALSA
 import Foundation
 import Synchronization
@@ -122,7 +123,7 @@ public final class ALSAVoice: Voice, Sendable {
             opened = snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
         }
         guard opened == 0, let pcm else {
-            throw SpeakerProblem(state: .missing, text: "E-HW-044 cannot open the speaker: \(alsaError(opened))")
+            throw SpeakerProblem(state: .missing, text: CodedError(.speakerUnopenable, "cannot open the speaker: \(alsaError(opened))").description)
         }
         snd_pcm_nonblock(pcm, 0)
         return pcm
@@ -133,7 +134,7 @@ public final class ALSAVoice: Voice, Sendable {
         var config: OpaquePointer?
         let created = snd_config_top(&config)
         guard created == 0, let config else {
-            throw SpeakerProblem(state: .fault, text: "E-HW-045 ALSA configuration: \(alsaError(created))")
+            throw SpeakerProblem(state: .fault, text: CodedError(.alsaConfiguration, "ALSA configuration: \(alsaError(created))").description)
         }
         let loaded = text.withCString { chars -> Int32 in
             var input: OpaquePointer?
@@ -144,7 +145,7 @@ public final class ALSAVoice: Voice, Sendable {
         }
         guard loaded == 0 else {
             snd_config_delete(config)
-            throw SpeakerProblem(state: .fault, text: "E-HW-045 ALSA configuration unreadable: \(alsaError(loaded))")
+            throw SpeakerProblem(state: .fault, text: CodedError(.alsaConfiguration, "ALSA configuration unreadable: \(alsaError(loaded))").description)
         }
         return config
     }
@@ -156,7 +157,7 @@ public final class ALSAVoice: Voice, Sendable {
         let set = snd_pcm_set_params(pcm, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1,
                                      UInt32(audio.sampleRate), 1, Self.latencyMicroseconds)
         guard set == 0 else {
-            throw SpeakerProblem(state: .fault, text: "E-HW-046 the speaker refuses 16-bit mono at \(audio.sampleRate) Hz: \(alsaError(set))")
+            throw SpeakerProblem(state: .fault, text: CodedError(.speakerRefusesFormat, "the speaker refuses 16-bit mono at \(audio.sampleRate) Hz: \(alsaError(set))").description)
         }
         status.withLock { status in
             status.utterances += 1
@@ -179,7 +180,7 @@ public final class ALSAVoice: Voice, Sendable {
                     // An underrun (this thread came late) or a suspend: recover and go on.
                     let recovered = snd_pcm_recover(pcm, Int32(written), 1)
                     guard recovered == 0 else {
-                        throw SpeakerProblem(state: .fault, text: "E-HW-047 playing failed: \(alsaError(recovered))")
+                        throw SpeakerProblem(state: .fault, text: CodedError(.playingFailed, "playing failed: \(alsaError(recovered))").description)
                     }
                 }
             }

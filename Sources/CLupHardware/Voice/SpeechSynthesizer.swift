@@ -1,3 +1,4 @@
+import CLupCore
 import CEspeak
 import Foundation
 import Synchronization
@@ -17,7 +18,7 @@ public struct SpeechAudio: Sendable, Equatable {
 }
 
 /// Why text could not be turned into speech.
-public enum SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum SpeechError: Error, Equatable, Sendable, CodedErrorConvertible {
     /// espeak-ng found no phoneme data where it looked (`ESPEAK_DATA_PATH` or its default).
     case dataMissing(path: String)
     /// espeak-ng has no voice for this language code.
@@ -25,11 +26,11 @@ public enum SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
     /// espeak-ng refused the text (its `espeak_ERROR` status).
     case synthesisFailed(status: Int)
 
-    public var description: String {
+    public var coded: CodedError {
         switch self {
-        case let .dataMissing(path): "E-HW-040 speech data not found in \(path) (is espeak-ng-data installed?)"
-        case let .unknownLanguage(code): "E-HW-041 no voice for language \"\(code)\""
-        case let .synthesisFailed(status): "E-HW-042 espeak-ng could not synthesise the text (status \(status))"
+        case let .dataMissing(path): CodedError(.speechDataMissing, "speech data not found in \(path) (is espeak-ng-data installed?)")
+        case let .unknownLanguage(code): CodedError(.noVoiceForLanguage, "no voice for language \"\(code)\"")
+        case let .synthesisFailed(status): CodedError(.synthesisFailed, "espeak-ng could not synthesise the text (status \(status))")
         }
     }
 }

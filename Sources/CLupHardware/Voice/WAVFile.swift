@@ -1,12 +1,13 @@
+import CLupCore
 import Foundation
 
 /// RIFF/WAVE files of 16-bit mono PCM: how the simulated voice shows what it said, and how
 /// tests read back what ALSA's `file` plugin wrote.
 public enum WAVFile {
     /// Why bytes are not a 16-bit mono PCM WAV.
-    public struct FormatError: Error, Equatable, CustomStringConvertible {
+    public struct FormatError: Error, Equatable, CodedErrorConvertible {
         public let reason: String
-        public var description: String { "E-HW-043 not a 16-bit mono PCM WAV: \(reason)" }
+        public var coded: CodedError { CodedError(.notAWAVFile, "not a 16-bit mono PCM WAV: \(reason)") }
     }
 
     /// A canonical WAV (44-byte header, then the samples little-endian).

@@ -123,15 +123,15 @@ extension KioskConfiguration {
 }
 
 /// A configuration file that cannot be used: which file, which key, what is wrong.
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+public struct ConfigurationError: Error, CodedErrorConvertible, Equatable {
     public let file: String
     public let line: Int?
     public let key: String?
     public let problem: String
 
-    public var description: String {
+    public var coded: CodedError {
         let place = [file + (line.map { ":\($0)" } ?? ""), key].compactMap { $0 }.joined(separator: ": ")
-        return "E-CFG-001 \(place): \(problem)"
+        return CodedError(.badConfiguration, "\(place): \(problem)")
     }
 }
 

@@ -1,3 +1,4 @@
+import CLupProtocol
 import Foundation
 
 /// One client of the control socket: the request read so far, then the reply written so

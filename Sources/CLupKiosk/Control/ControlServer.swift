@@ -1,3 +1,5 @@
+import CLupCore
+import CLupProtocol
 import Foundation
 import Logging
 
@@ -10,16 +12,16 @@ import Logging
 /// are open the oldest one still waiting for its request makes room for a new one.
 final class ControlServer {
     /// Why the socket could not be opened.
-    enum ListenError: Error, CustomStringConvertible {
+    enum ListenError: Error, CodedErrorConvertible {
         case inUse(path: String)
         case failed(path: String, step: String, detail: String)
 
-        var description: String {
+        var coded: CodedError {
             switch self {
             case let .inUse(path):
-                "E-CTL-001 another clupd is already answering on \(path); not taking it over"
+                CodedError(.socketInUse, "another clupd is already answering on \(path); not taking it over")
             case let .failed(path, step, detail):
-                "E-CTL-002 cannot listen on \(path): \(step): \(detail)"
+                CodedError(.cannotListen, "cannot listen on \(path): \(step): \(detail)")
             }
         }
     }
@@ -144,8 +146,7 @@ final class ControlServer {
             reply(to: connection, with: answer(body, connection: connection))
         case .tooLong:
             loop?.unwatch(client)
-            reply(to: connection, with: Self.failure(ControlFailure(
-                code: "E-CTL-004", message: "a request over \(Self.maxRequestBytes) bytes")))
+            reply(to: connection, with: Self.failure(CodedError(.noRequest, "a request over \(Self.maxRequestBytes) bytes")))
         case .closed:
             drop(client)
         }
@@ -159,29 +160,27 @@ final class ControlServer {
             drop(client)
         } else {
             loop?.unwatch(client)
-            reply(to: connection, with: Self.failure(ControlFailure(
-                code: "E-CTL-004", message: "no request within \(Int(Self.requestSeconds)) s")))
+            reply(to: connection, with: Self.failure(CodedError(.noRequest, "no request within \(Int(Self.requestSeconds)) s")))
         }
     }
 
     private func answer(_ body: Data, connection: ControlConnection) -> Data {
         guard let peer = connection.peer, isAllowed(peer) else {
             logger.warning("control: refused a caller without permission", metadata: ["peer": "\(String(describing: connection.peer))"])
-            return Self.failure(ControlFailure(code: ControlFailure.permissionDeniedCode,
-                                               message: "permission denied: not root, clupd's user or the control group"))
+            return Self.failure(CodedError(.permissionDenied, "permission denied: not root, clupd's user or the control group"))
         }
         let request: ControlRequest
         do {
             request = try JSONDecoder().decode(ControlRequest.self, from: body)
         } catch {
-            return Self.failure(ControlFailure(code: "E-CTL-005", message: "not a control request this clupd understands"))
+            return Self.failure(CodedError(.requestNotUnderstood, "not a control request this clupd understands"))
         }
         logger.info("control: \(request)", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)"])
-        guard let handle else { return Self.failure(ControlFailure(code: "E-CTL-010", message: "clupd is stopping")) }
+        guard let handle else { return Self.failure(CodedError(.stopping, "clupd is stopping")) }
         do {
             return Data(#"{"ok":true,"result":"#.utf8) + (try handle(request, peer)) + Data("}\n".utf8)
         } catch {
-            return Self.failure(ControlFailure(error))
+            return Self.failure(CodedError(describing: error))
         }
     }
 
@@ -213,7 +212,7 @@ final class ControlServer {
             logFlood()
         }
         if !oldest.isReplying {
-            oldest.startReply(Self.failure(ControlFailure(code: "E-CTL-011", message: "too many open connections; try again")))
+            oldest.startReply(Self.failure(CodedError(.tooManyConnections, "too many open connections; try again")))
             _ = oldest.write()
         }
         drop(oldest.fd)
@@ -260,7 +259,7 @@ final class ControlServer {
         return line.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).compactMap { gid_t($0) }
     }
 
-    static func failure(_ failure: ControlFailure) -> Data {
+    static func failure(_ failure: CodedError) -> Data {
         let encoded = (try? JSONEncoder().encode(failure)) ?? Data("{}".utf8)
         return Data(#"{"ok":false,"error":"#.utf8) + encoded + Data("}\n".utf8)
     }

@@ -1,3 +1,4 @@
+import CLupProtocol
 import CLupCore
 import CLupHardware
 import CLupPrinting
@@ -20,7 +21,7 @@ extension Daemon {
             return try encoder.encode(TicketsReport(businessDay: controller.day.businessDay.date, tickets: lines))
         case .screenshot:
             guard let frame = controller.currentFrame else {
-                throw ControlFailure(code: "E-CTL-007", message: "nothing has been drawn yet")
+                throw CodedError(.nothingDrawnYet, "nothing has been drawn yet")
             }
             return try encoder.encode(ScreenshotReply(png: Data(try frame.pngData())))
         case .queue:
@@ -28,7 +29,7 @@ extension Daemon {
         case .callNext:
             let events = try controller.perform { day, now in try day.callNext(at: now, policy: config.policy) }
             guard case let .ticketCalled(number, _, _, reason, _)? = events.first else {
-                throw ControlFailure(code: "E-CTL-008", message: "no ticket was called")
+                throw CodedError(.nobodyCalled, "no ticket was called")
             }
             logger.info("ticket called by hand", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
             return try encoder.encode(CallReply(number: number.description, reason: reason))
@@ -62,7 +63,7 @@ extension Daemon {
             return try encoder.encode(PrinterDetails(printer: printerReport(), profile: profile.name, failures: failures))
         case let .reprint(text):
             guard let number = TicketNumber(text) else {
-                throw ControlFailure(code: "E-CTL-009", message: "\(text) is not a ticket number (like A-017)")
+                throw CodedError(.notATicketNumber, "\(text) is not a ticket number (like A-017)")
             }
             try controller.reprint(number, by: peer.userName)
             logger.notice("ticket reprinted", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
@@ -88,8 +89,8 @@ extension Daemon {
                                                   ticket: controller.lastIssued?.description))
     }
 
-    private func realDevice(_ role: String) -> ControlFailure {
-        ControlFailure(code: "E-CTL-006", message: "the \(role) is a real one (see [hardware]); sim needs the simulated one")
+    private func realDevice(_ role: String) -> CodedError {
+        CodedError(.realDevice, "the \(role) is a real one (see [hardware]); sim needs the simulated one")
     }
 
     private func issueOrder(_ a: Ticket, _ b: Ticket) -> Bool {
@@ -98,7 +99,7 @@ extension Daemon {
 
     func statusReport() throws -> StatusReport {
         let day = controller.day
-        let devices = controller.deviceHealth + [usb.health]
+        let devices = (controller.deviceHealth + [usb.health]).map(DeviceStatus.init)
         let ledger = day.ledger(door: config.doorName)
         return StatusReport(
             store: config.storeName, deviceID: config.deviceID,
@@ -109,7 +110,7 @@ extension Daemon {
             occupancy: OccupancyReport(inside: day.inside, capacity: config.policy.capacity,
                                        entries: ledger.entries, exits: ledger.exits),
             configuration: "\(configSource), read \(configLoadedAt.formatted(.iso8601))",
-            problems: controller.dataProblems + (configProblem.map { [$0] } ?? []))
+            problems: controller.dataProblems + (configProblem.map { [$0.description] } ?? []))
     }
 
     func queueReport() -> QueueReport {
@@ -169,7 +170,7 @@ extension Daemon {
     func devicesReport() -> DevicesReport {
         let profilesNote = config.usbProfilesPath.map { "\(usbProfiles?.profiles.count ?? 0) known devices from \($0)" }
             ?? "no USB profiles configured (hardware.usb_profiles)"
-        let devices = controller.deviceHealth
+        let devices = controller.deviceHealth.map(DeviceStatus.init)
         func line(_ device: USBDeviceInfo) -> USBLine {
             let profile = usbProfiles?.match(device.id)
             return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)
@@ -184,5 +185,13 @@ extension Daemon {
         } catch {
             return DevicesReport(usb: [], usbProblem: error.description, profiles: profilesNote, devices: devices)
         }
+    }
+}
+
+extension DeviceStatus {
+    /// A device's health as the control socket reports it.
+    init(_ health: DeviceHealth) {
+        self.init(role: health.role, backend: health.backend, state: State(rawValue: health.state.rawValue) ?? .fault,
+                  detail: health.detail)
     }
 }

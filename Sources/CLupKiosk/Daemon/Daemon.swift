@@ -47,7 +47,7 @@ public final class Daemon {
     /// When the configuration in force was read.
     var configLoadedAt: Date
     /// Why the last reload was refused or partial, until one succeeds, for `status`.
-    var configProblem: String?
+    var configProblem: CodedError?
     var printerStatus: (status: PrinterStatus?, error: PrintError?, at: Double)?
 
     /// Sets everything up; throws what keeps the daemon from starting.
@@ -117,9 +117,9 @@ public final class Daemon {
             server = try ControlServer(path: options.socketPath, allowedGroup: group, logger: logger)
         } catch let error as ControlServer.ListenError {
             if case .inUse = error { throw .inUse(error) }
-            throw .io(error.description)
+            throw .io(error)
         } catch {
-            throw .io("\(error)")
+            throw .io(error)
         }
     }
 
@@ -211,8 +211,8 @@ public final class Daemon {
         do {
             (next, _) = try Self.loadConfiguration(options)
         } catch {
-            configProblem = "E-CFG-002 the configuration was not reloaded (\(error)); the one read at "
-                + "\(configLoadedAt.formatted(.iso8601)) stays in force"
+            configProblem = CodedError(.configurationNotReloaded, "the configuration was not reloaded (\(error)); the one read at "
+                + "\(configLoadedAt.formatted(.iso8601)) stays in force")
             logger.error("configuration not reloaded; the one in force stays", metadata: ["error": "\(error)"])
             notifier.notify("STATUS=configuration not reloaded: \(error)")
             return
@@ -221,7 +221,7 @@ public final class Daemon {
         controller.adopt(next.keepingRestartOnlyKeys(of: config))
         configLoadedAt = clock.now()
         configProblem = restartOnly.isEmpty ? nil
-            : "E-CFG-003 reloaded, but \(restartOnly.joined(separator: ", ")) changed and take effect only when clupd restarts"
+            : CodedError(.restartNeeded, "reloaded, but \(restartOnly.joined(separator: ", ")) changed and take effect only when clupd restarts")
         logger.notice("configuration reloaded", metadata: ["source": "\(configSource)",
                                                           "needs a restart": "\(restartOnly.joined(separator: ", "))"])
         notifier.notify("STATUS=kiosk running, store \(config.storeID) totem \(config.totemLetter); configuration reloaded")

@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 
 /// The directory holding the totem's database, key and spool, locked for one daemon.
@@ -17,20 +18,20 @@ struct StateDirectory {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
             } catch {
-                throw .io("E-STA-001 cannot create the state directory \(directory): \(KioskConfiguration.reason(error))")
+                throw .io(CodedError(.stateDirectoryUncreatable, "cannot create the state directory \(directory): \(KioskConfiguration.reason(error))"))
             }
         }
         let lockPath = path + "/clupd.lock"
         lockFD = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lockFD >= 0 else { throw .io("E-STA-002 cannot open \(lockPath): \(systemError())") }
+        guard lockFD >= 0 else { throw .io(CodedError(.lockUnopenable, "cannot open \(lockPath): \(systemError())")) }
         guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
             close(lockFD)
             throw .inUse(StateDirectoryInUse(path: path))
         }
     }
 
-    struct StateDirectoryInUse: Error, CustomStringConvertible {
+    struct StateDirectoryInUse: Error, CodedErrorConvertible {
         let path: String
-        var description: String { "E-STA-003 another clupd is using the state directory \(path)" }
+        var coded: CodedError { CodedError(.stateDirectoryInUse, "another clupd is using the state directory \(path)") }
     }
 }

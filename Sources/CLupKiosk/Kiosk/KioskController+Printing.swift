@@ -16,13 +16,13 @@ extension KioskController {
             events = try perform { day, now in try day.issue(request, issuer: issuer, at: now, policy: config.policy) }
         } catch {
             logger.error("could not record a ticket", metadata: ["error": "\(error)"])
-            showResult(.printFailed(reason: "E-KSK-001 the ticket could not be recorded: \(error)"))
-            let failure = ControlFailure(code: "E-KSK-001", message: "no ticket: \(error)")
+            let failure = CodedError(.ticketNotRecorded, "no ticket: \(error)")
+            showResult(.printFailed(reason: failure.description))
             report(failure: failure)
             throw failure
         }
         guard case let .ticketIssued(ticket)? = events.first else {
-            throw ControlFailure(code: "E-KSK-001", message: "no ticket was issued")
+            throw CodedError(.ticketNotRecorded, "no ticket was issued")
         }
         logger.info("ticket issued", metadata: ["number": "\(ticket.number)", "day": "\(ticket.businessDay)"])
         showOrLog(.printing(number: ticket.number.description))
@@ -55,7 +55,7 @@ extension KioskController {
                 } catch {
                     logger.error("could not record the print job; not printing", metadata: ["error": "\(error)"])
                     loop.background({ job.printer.cancel(job: prepared.job) }) { _ in }
-                    printFinished(ticket.number, outcome: .failed(job: prepared.job, reason: .documentFailed("E-KSK-004 job not recorded")), wait: wait)
+                    printFinished(ticket.number, outcome: .failed(job: prepared.job, reason: .documentFailed(CodedError(.printJobNotRecorded, "job not recorded").description)), wait: wait)
                     return
                 }
                 loop.background({ job.send(prepared) }) { [unowned self] sent in
@@ -163,7 +163,7 @@ extension KioskController {
                 record(job.state == .completed ? .printed(job: id)
                        : .failed(reason: PrintError.from(state: job.state, reasons: job.reasons).description), of: number)
             } else {
-                record(.failed(reason: "E-KSK-006 cupsd no longer knows print job \(id)"), of: number)
+                record(.failed(reason: CodedError(.printJobForgotten, "cupsd no longer knows print job \(id)").description), of: number)
             }
         }
         let ours = "^\(config.totemLetter)[PB]?-[0-9]+-[0-9]{4}-[0-9]{2}-[0-9]{2}$"
@@ -178,7 +178,8 @@ extension KioskController {
         loop.background({ for id in jobs { printer.cancel(job: id) } }) { _ in }
     }
 
-    static let restartedBeforePrinting = "E-KSK-003 clupd restarted before the ticket reached the printer"
+    static let restartedBeforePrinting = CodedError(.restartedBeforePrinting,
+                                                    "clupd restarted before the ticket reached the printer").description
 
     /// The title of a ticket's print job, by which cupsd's jobs are matched to tickets.
     static func printTitle(_ ticket: Ticket) -> String {

@@ -186,7 +186,7 @@ final class KioskController {
                    + "; \(day.inside) inside")
         } catch {
             logger.error("could not record a passage", metadata: ["error": "\(error)"])
-            report(failure: ControlFailure(code: "E-KSK-002", message: "passage not recorded: \(error)"))
+            report(failure: CodedError(.passageNotRecorded, "passage not recorded: \(error)"))
         }
     }
 
@@ -201,7 +201,7 @@ final class KioskController {
             }
         case let .refused(reason):
             logger.warning("unreadable scan at the door", metadata: ["reason": "\(reason)"])
-            report(failure: ControlFailure(code: "E-DOOR-006", message: "unreadable scan: \(reason)"))
+            report(failure: CodedError(.unreadableScan, "unreadable scan: \(reason)"))
         }
     }
 
@@ -226,7 +226,7 @@ final class KioskController {
                 // The door stayed shut: give the admission back so the customer can scan again.
                 logger.error("the turnstile did not release", metadata: ["number": "\(number)", "error": "\(error)"])
                 try perform { day, now in day.lapseAdmission(number, at: now) }
-                throw ControlFailure(code: "E-KSK-005", message: "the turnstile did not open for \(number): \(error)")
+                throw CodedError(.turnstileDidNotOpen, "the turnstile did not open for \(number): \(error)")
             }
             logger.info("admitted at the door", metadata: ["number": "\(number)"])
             report("admitted \(number): the turnstile is released")

@@ -1,3 +1,4 @@
+import CLupProtocol
 import Foundation
 
 /// Speaks systemd's notify protocol: `READY=1`, `WATCHDOG=1`, `STATUS=…`, `STOPPING=1`

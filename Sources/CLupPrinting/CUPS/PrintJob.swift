@@ -1,3 +1,4 @@
+import CLupCore
 /// The state of a print job as cupsd reports it (RFC 8011 `job-state`).
 public enum JobState: Int32, Sendable, Codable {
     case pending = 3
@@ -67,7 +68,7 @@ public struct PrinterStatus: Sendable, Codable, Equatable {
 }
 
 /// Why printing failed, with a stable code for logs and the shell.
-public enum PrintError: Error, CustomStringConvertible, Equatable, Sendable {
+public enum PrintError: Error, CodedErrorConvertible, Equatable, Sendable {
     case noSuchQueue(String)
     case serverUnreachable(String)
     case submitFailed(String)
@@ -76,16 +77,15 @@ public enum PrintError: Error, CustomStringConvertible, Equatable, Sendable {
     case timedOut(seconds: Double)
     case documentFailed(String)
 
-    public var description: String {
+    public var coded: CodedError {
         switch self {
-        case let .noSuchQueue(queue): "E-PRN-001 no printer queue named \(queue)"
-        case let .serverUnreachable(detail): "E-PRN-002 print server unreachable: \(detail)"
-        case .outOfPaper: "E-PRN-003 printer out of paper"
-        case let .submitFailed(detail): "E-PRN-004 the print server refused the job: \(detail)"
-        case let .jobEnded(state, reasons):
-            "E-PRN-006 print job \(state) (\(reasons.joined(separator: ", ")))"
-        case let .timedOut(seconds): "E-PRN-007 the printer did not finish within \(Int(seconds)) s"
-        case let .documentFailed(detail): "E-PRN-008 could not lay out the ticket: \(detail)"
+        case let .noSuchQueue(queue): CodedError(.noSuchPrinterQueue, "no printer queue named \(queue)")
+        case let .serverUnreachable(detail): CodedError(.printServerUnreachable, "print server unreachable: \(detail)")
+        case .outOfPaper: CodedError(.outOfPaper, "printer out of paper")
+        case let .submitFailed(detail): CodedError(.printJobRefused, "the print server refused the job: \(detail)")
+        case let .jobEnded(state, reasons): CodedError(.printJobEnded, "print job \(state) (\(reasons.joined(separator: ", ")))")
+        case let .timedOut(seconds): CodedError(.printTimedOut, "the printer did not finish within \(Int(saturating: seconds)) s")
+        case let .documentFailed(detail): CodedError(.ticketLayoutFailed, "could not lay out the ticket: \(detail)")
         }
     }
 

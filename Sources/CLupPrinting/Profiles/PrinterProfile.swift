@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 
 /// What the kiosk needs to know about a ticket printer model: a data file under
@@ -45,10 +46,10 @@ public struct PrinterProfile: Codable, Sendable, Equatable {
     }
 
     /// Why a profile file cannot be used.
-    public struct LoadError: Error, CustomStringConvertible, Equatable {
+    public struct LoadError: Error, CodedErrorConvertible, Equatable {
         public let path: String
         public let problem: String
-        public var description: String { "E-PRN-020 printer profile \(path): \(problem)" }
+        public var coded: CodedError { CodedError(.badPrinterProfile, "printer profile \(path): \(problem)") }
     }
 
     /// Reads and checks the JSON profile at `path`.

@@ -1,3 +1,4 @@
+import CLupCore
 import CQRencode
 
 /// A QR symbol as a square of dark and light modules, encoded by libqrencode.
@@ -10,12 +11,12 @@ public struct QRCode: Sendable, Equatable {
     public let modules: [Bool]
 
     /// Why a text could not be encoded.
-    public enum EncodingError: Error, CustomStringConvertible, Equatable {
+    public enum EncodingError: Error, CodedErrorConvertible, Equatable {
         case tooLong(count: Int)
 
-        public var description: String {
+        public var coded: CodedError {
             switch self {
-            case let .tooLong(count): "E-PRN-010 \(count) characters do not fit a QR code"
+            case let .tooLong(count): CodedError(.codeTooLongForQR, "\(count) characters do not fit a QR code")
             }
         }
     }

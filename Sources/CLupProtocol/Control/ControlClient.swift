@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 
 /// Talks to `clupd` over its control socket: one request, one reply.
@@ -6,19 +7,19 @@ public struct ControlClient: Sendable {
     public static let defaultSocketPath = "/run/clup/control.sock"
 
     /// Why a request got no answer.
-    public enum ConnectionError: Error, CustomStringConvertible, Equatable {
+    public enum ConnectionError: Error, CodedErrorConvertible, Equatable {
         case daemonNotRunning(path: String, detail: String)
         case permissionDenied(path: String)
         case badReply(String)
 
-        public var description: String {
+        public var coded: CodedError {
             switch self {
             case let .daemonNotRunning(path, detail):
-                "clupd is not running (no answer on \(path): \(detail))"
+                CodedError(.daemonNotRunning, "clupd is not running (no answer on \(path): \(detail))")
             case let .permissionDenied(path):
-                "permission denied on \(path): run as root, clupd's user or a member of its control group"
+                CodedError(.permissionDenied, "permission denied on \(path): run as root, clupd's user or a member of its control group")
             case let .badReply(detail):
-                "clupd sent a reply this clupctl does not understand: \(detail)"
+                CodedError(.replyNotUnderstood, "clupd sent a reply this clupctl does not understand: \(detail)")
             }
         }
     }
@@ -29,7 +30,7 @@ public struct ControlClient: Sendable {
         self.socketPath = socketPath
     }
 
-    /// Sends `request` and decodes the result as `Result`; a refusal throws `ControlFailure`.
+    /// Sends `request` and decodes the result as `Result`; a refusal throws its `CodedError`.
     public func send<Result: Decodable>(_ request: ControlRequest, expecting: Result.Type) throws -> Result {
         let data = try exchange(try JSONEncoder().encode(request) + Data("\n".utf8))
         let reply: ControlReply<Result>
@@ -46,7 +47,7 @@ public struct ControlClient: Sendable {
     }
 
     /// Whether a daemon accepts connections on `path`.
-    static func isAnswering(_ path: String) -> Bool {
+    public static func isAnswering(_ path: String) -> Bool {
         guard let fd = try? connected(path) else { return false }
         close(fd)
         return true
@@ -58,12 +59,12 @@ public struct ControlClient: Sendable {
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let sent = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == request.count else { throw ConnectionError.daemonNotRunning(path: socketPath, detail: systemError()) }
+        guard sent == request.count else { throw ConnectionError.daemonNotRunning(path: socketPath, detail: String(cString: strerror(errno))) }
         var reply = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
-            if count < 0 { throw ConnectionError.badReply("reading: \(systemError())") }
+            if count < 0 { throw ConnectionError.badReply("reading: \(String(cString: strerror(errno)))") }
             if count == 0 { break }
             reply.append(contentsOf: buffer[0..<count])
         }
@@ -73,7 +74,7 @@ public struct ControlClient: Sendable {
     private static func connected(_ path: String) throws -> Int32 {
         let address = try UnixSocketAddress(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ConnectionError.daemonNotRunning(path: path, detail: systemError()) }
+        guard fd >= 0 else { throw ConnectionError.daemonNotRunning(path: path, detail: String(cString: strerror(errno))) }
         guard address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
             let code = errno
             close(fd)

@@ -1,0 +1,235 @@
+/// Every error a person can see, each code once: what it means and what to do about it.
+///
+/// The one registry of codes. A code is stable: logs, the shell, the screen and the wire
+/// carry it, and staff look it up (`clupctl errors CODE`, `docs/errors.md`, generated
+/// from this list). A code is never reused for something else; a retired one stays listed.
+public enum ErrorCode: String, CaseIterable, Codable, Sendable {
+    // MARK: The queue (E-Q)
+    case storeFull = "E-Q-001"
+    case nobodyWaiting = "E-Q-002"
+    case unknownTicket = "E-Q-003"
+    case notCalledYet = "E-Q-004"
+    case alreadyUsed = "E-Q-005"
+    case noShow = "E-Q-006"
+    case notPrinted = "E-Q-007"
+    case outsideBookingWindow = "E-Q-008"
+    case slotFull = "E-Q-009"
+    case notReprintable = "E-Q-010"
+    case noSuchSlot = "E-Q-011"
+    case numbersUsedUp = "E-Q-012"
+
+    // MARK: The door (E-DOOR)
+    case unreadableCode = "E-DOOR-001"
+    case forgedCode = "E-DOOR-002"
+    case otherStoresTicket = "E-DOOR-003"
+    case unknownTotemKey = "E-DOOR-004"
+    case expiredTicket = "E-DOOR-005"
+    case unreadableScan = "E-DOOR-006"
+    case otherTotemsTicket = "E-DOOR-007"
+
+    // MARK: Occupancy (E-OCC)
+    case correctionBelowZero = "E-OCC-001"
+    case correctionWithoutReason = "E-OCC-002"
+    case zeroCorrection = "E-OCC-003"
+    case correctionTooLarge = "E-OCC-004"
+    case countOutOfRange = "E-OCC-005"
+
+    // MARK: Printing (E-PRN)
+    case noSuchPrinterQueue = "E-PRN-001"
+    case printServerUnreachable = "E-PRN-002"
+    case outOfPaper = "E-PRN-003"
+    case printJobRefused = "E-PRN-004"
+    case printJobEnded = "E-PRN-006"
+    case printTimedOut = "E-PRN-007"
+    case ticketLayoutFailed = "E-PRN-008"
+    case codeTooLongForQR = "E-PRN-010"
+    case badPrinterProfile = "E-PRN-020"
+
+    // MARK: The totem's database (E-DB)
+    case notADatabase = "E-DB-001"
+    case foreignDatabase = "E-DB-002"
+    case databaseUnopenable = "E-DB-003"
+    case damagedDatabase = "E-DB-004"
+    case diskFull = "E-DB-005"
+    case unreadableRow = "E-DB-010"
+    case eventOfAnotherDay = "E-DB-011"
+    case unreadableEvent = "E-DB-012"
+
+    // MARK: The kiosk (E-KSK)
+    case ticketNotRecorded = "E-KSK-001"
+    case passageNotRecorded = "E-KSK-002"
+    case restartedBeforePrinting = "E-KSK-003"
+    case printJobNotRecorded = "E-KSK-004"
+    case turnstileDidNotOpen = "E-KSK-005"
+    case printJobForgotten = "E-KSK-006"
+
+    // MARK: The control socket and the shell (E-CTL)
+    case socketInUse = "E-CTL-001"
+    case cannotListen = "E-CTL-002"
+    case permissionDenied = "E-CTL-003"
+    case noRequest = "E-CTL-004"
+    case requestNotUnderstood = "E-CTL-005"
+    case realDevice = "E-CTL-006"
+    case nothingDrawnYet = "E-CTL-007"
+    case nobodyCalled = "E-CTL-008"
+    case notATicketNumber = "E-CTL-009"
+    case stopping = "E-CTL-010"
+    case tooManyConnections = "E-CTL-011"
+    case socketPathTooLong = "E-CTL-012"
+    case internalError = "E-CTL-013"
+    case daemonNotRunning = "E-CTL-014"
+    case replyNotUnderstood = "E-CTL-015"
+
+    // MARK: Configuration (E-CFG)
+    case badConfiguration = "E-CFG-001"
+    case configurationNotReloaded = "E-CFG-002"
+    case restartNeeded = "E-CFG-003"
+
+    // MARK: State directory and keys (E-STA, E-KEY)
+    case stateDirectoryUncreatable = "E-STA-001"
+    case lockUnopenable = "E-STA-002"
+    case stateDirectoryInUse = "E-STA-003"
+    case keyUnreadable = "E-KEY-001"
+    case keyReadableByOthers = "E-KEY-002"
+    case notAKey = "E-KEY-003"
+    case keyUncreatable = "E-KEY-004"
+    case keyUnwritable = "E-KEY-005"
+
+    // MARK: Devices (E-HW, E-USB, E-GFX, E-SIM)
+    case badRecording = "E-HW-010"
+    case noReleaseOutput = "E-HW-020"
+    case releaseOutputFailed = "E-HW-021"
+    case displayFailed = "E-HW-030"
+    case speechDataMissing = "E-HW-040"
+    case noVoiceForLanguage = "E-HW-041"
+    case synthesisFailed = "E-HW-042"
+    case notAWAVFile = "E-HW-043"
+    case speakerUnopenable = "E-HW-044"
+    case alsaConfiguration = "E-HW-045"
+    case speakerRefusesFormat = "E-HW-046"
+    case playingFailed = "E-HW-047"
+    case usbUnreadable = "E-USB-001"
+    case badUSBProfiles = "E-USB-002"
+    case noHotplug = "E-USB-003"
+    case hotplugFailed = "E-USB-004"
+    case drawingFailed = "E-GFX-001"
+    case offThePanel = "E-SIM-001"
+
+    /// What the code means, in a sentence, and what a person should do.
+    public var entry: (meaning: String, action: String) {
+        switch self {
+        case .storeFull: ("No room: every place is taken or promised to a called ticket.",
+                          "Wait: the next ticket is called as soon as someone leaves.")
+        case .nobodyWaiting: ("Nobody is waiting to be called.", "Nothing to do.")
+        case .unknownTicket: ("Not a ticket this totem issued today.", "Check the number; the customer may take a new ticket.")
+        case .notCalledYet: ("The ticket has not been called yet.", "Wait until its number is called on the screen and by the voice.")
+        case .alreadyUsed: ("The ticket was already used at the door.", "A ticket admits once; the customer takes a new one.")
+        case .noShow: ("The ticket was called but did not reach the door within its window.", "The customer takes a new ticket.")
+        case .notPrinted: ("The ticket never came out of the printer.", "Reprint it (`clupctl reprint`) or issue a new one.")
+        case .outsideBookingWindow: ("A booking scanned outside the window around its slot.", "Come back within the window.")
+        case .slotFull: ("The booking slot holds all the bookings it may.", "Choose another slot.")
+        case .notReprintable: ("Only a ticket the printer failed is printed again.", "Issue a new ticket instead.")
+        case .noSuchSlot: ("Not the start of one of the store's booking slots.", "Choose a slot the store offers.")
+        case .numbersUsedUp: ("A lane has used all its 65,535 numbers today.", "Numbers start again with the next business day.")
+        case .unreadableCode: ("The code read at the door is not a CLup ticket code.", "Scan the ticket's QR code again, flat and still.")
+        case .forgedCode: ("The code's signature does not match: not a genuine ticket.", "Refuse entry; staff may check the ticket.")
+        case .otherStoresTicket: ("A ticket of another store.", "The customer goes to the store that issued it.")
+        case .unknownTotemKey: ("A ticket of a totem whose key this totem does not know.",
+                                "Put that totem's key under [keys] (or let the hub send it).")
+        case .expiredTicket: ("The ticket's validity has run out.", "The customer takes a new ticket.")
+        case .unreadableScan: ("The door reader could not read a whole code.", "Scan again; check the reader if it keeps happening.")
+        case .otherTotemsTicket: ("A genuine ticket of another totem, which calls it.", "The customer uses that totem's door.")
+        case .correctionBelowZero: ("The correction would make the count of people inside negative.", "Correct by less, or set the count.")
+        case .correctionWithoutReason: ("A correction needs a reason.", "Give --reason.")
+        case .zeroCorrection: ("The correction changes nothing.", "Nothing to do.")
+        case .correctionTooLarge: ("A correction changes the count by at most 10,000.", "Set the count you counted with --set.")
+        case .countOutOfRange: ("A count of people inside is between 0 and 100,000.", "Give the number you counted.")
+        case .noSuchPrinterQueue: ("CUPS has no printer queue of that name.", "Check printer.queue and `lpstat -p`.")
+        case .printServerUnreachable: ("cupsd does not answer.", "Check that CUPS runs (`systemctl status cups`).")
+        case .outOfPaper: ("The printer is out of paper.", "Load a paper roll; then `clupctl reprint` the tickets it failed.")
+        case .printJobRefused: ("cupsd refused the print job.", "See the printer's state in `clupctl printer` and the CUPS error log.")
+        case .printJobEnded: ("The print job ended without printing.", "See the printer's state reasons in `clupctl printer`.")
+        case .printTimedOut: ("The printer did not finish the ticket in time.", "Check the printer's cable and power; reprint the ticket.")
+        case .ticketLayoutFailed: ("The ticket could not be laid out.", "Check the printer profile and the state directory's free space.")
+        case .codeTooLongForQR: ("The text does not fit a QR code.", "Report it: a ticket code is 119 characters.")
+        case .badPrinterProfile: ("The printer profile cannot be used.", "Fix the profile file named.")
+        case .notADatabase: ("The database file is not a readable SQLite database.", "Move it aside (keep it for support) to start fresh.")
+        case .foreignDatabase: ("The database file belongs to another program.", "Point clupd at its own state directory.")
+        case .databaseUnopenable: ("The database file cannot be opened.", "Check the state directory's owner and permissions.")
+        case .damagedDatabase: ("The database file is damaged (PRAGMA quick_check).",
+                                "Keep it for the support desk; move it aside to start fresh.")
+        case .diskFull: ("The disk holding the database is full; nothing was recorded.", "Free space in the state directory.")
+        case .unreadableRow: ("A stored row cannot be read; the day was rebuilt from the event log.", "Nothing to do; tell support if it repeats.")
+        case .eventOfAnotherDay: ("An event of one business day was committed with another day's state.", "Report it: a bug.")
+        case .unreadableEvent: ("A stored event cannot be read and was left out.", "Tell support; the event is still in the database.")
+        case .ticketNotRecorded: ("The ticket could not be recorded, so it was not printed.", "See the reason; the customer may try again.")
+        case .passageNotRecorded: ("A turnstile passage could not be recorded.", "See the reason; correct the count if needed.")
+        case .restartedBeforePrinting: ("clupd stopped before the ticket reached the printer.", "The customer takes a new ticket.")
+        case .printJobNotRecorded: ("The print job could not be recorded, so it was cancelled.", "See the reason; the customer may try again.")
+        case .turnstileDidNotOpen: ("The turnstile's release output failed.", "Check the turnstile's wiring; the customer may scan again.")
+        case .printJobForgotten: ("cupsd no longer knows the ticket's print job.", "Reprint the ticket.")
+        case .socketInUse: ("Another clupd already answers on the control socket.", "Stop it first, or give another --socket.")
+        case .cannotListen: ("The control socket cannot be opened.", "Check the socket's folder and permissions.")
+        case .permissionDenied: ("Not root, clupd's user or a member of the control group.", "Run as one of them (see control.group).")
+        case .noRequest: ("The client sent no request, or one too long.", "Use clupctl.")
+        case .requestNotUnderstood: ("Not a request this clupd understands.", "Use a clupctl of the same version as clupd.")
+        case .realDevice: ("The device is a real one; `clupctl sim` drives only simulated devices.", "Use the device itself.")
+        case .nothingDrawnYet: ("Nothing has been drawn on the screen yet.", "Try again in a moment.")
+        case .nobodyCalled: ("No ticket was called.", "See `clupctl queue`.")
+        case .notATicketNumber: ("Not a ticket number (like A-017).", "Give the number as printed.")
+        case .stopping: ("clupd is stopping.", "Try again once it runs.")
+        case .tooManyConnections: ("Too many clients are connected to the control socket.", "Try again; look for a client that hangs.")
+        case .socketPathTooLong: ("The socket's path is too long for a Unix socket (107 bytes).", "Use a shorter path.")
+        case .internalError: ("An error clupd did not expect.", "Report it with clupd's log.")
+        case .daemonNotRunning: ("clupd does not answer on its control socket.", "Start it (`systemctl start clupd`) or give the right --socket.")
+        case .replyNotUnderstood: ("clupd sent a reply this clupctl does not understand.", "Use a clupctl of the same version as clupd.")
+        case .badConfiguration: ("The configuration file cannot be used.", "Fix the key and line named; clupd says what it expected.")
+        case .configurationNotReloaded: ("The configuration file changed but cannot be used; the one in force stays.",
+                                         "Fix the file and reload again.")
+        case .restartNeeded: ("Some changed keys take effect only when clupd restarts.", "Restart clupd when the store allows.")
+        case .stateDirectoryUncreatable: ("The state directory cannot be created.", "Check the parent folder's permissions.")
+        case .lockUnopenable: ("The state directory's lock file cannot be opened.", "Check the state directory's permissions.")
+        case .stateDirectoryInUse: ("Another clupd uses the state directory.", "Stop the other clupd.")
+        case .keyUnreadable: ("The totem's key file cannot be read.", "Check its permissions.")
+        case .keyReadableByOthers: ("The totem's key file is readable by others: anyone could forge tickets.", "chmod 600 it.")
+        case .notAKey: ("The totem's key file is not a 32-byte Ed25519 key.",
+                        "Restore it from backup: a new key voids every printed ticket.")
+        case .keyUncreatable: ("The totem's key file cannot be created.", "Check the state directory's permissions.")
+        case .keyUnwritable: ("The totem's key file cannot be written.", "Check the disk.")
+        case .badRecording: ("An evemu recording cannot be read.", "Check the file named.")
+        case .noReleaseOutput: ("The turnstile has no release output configured.", "Set hardware.turnstile_release.")
+        case .releaseOutputFailed: ("The turnstile's release output cannot be driven.", "Check the GPIO line or value file named.")
+        case .displayFailed: ("The display cannot be used.", "Check the framebuffer named under [hardware].")
+        case .speechDataMissing: ("espeak-ng's voice data is missing.", "Install espeak-ng-data.")
+        case .noVoiceForLanguage: ("espeak-ng has no voice for the language.", "Use a language of tickets.languages it has.")
+        case .synthesisFailed: ("espeak-ng could not make the speech.", "Report it with the text.")
+        case .notAWAVFile: ("Not a 16-bit mono PCM WAV file.", "Check the file.")
+        case .speakerUnopenable: ("The speaker cannot be opened.", "Check hardware.speaker and that the sound card is there.")
+        case .alsaConfiguration: ("ALSA's configuration cannot be read.", "Check the ALSA configuration.")
+        case .speakerRefusesFormat: ("The speaker does not take 16-bit mono sound.", "Use a plughw: device.")
+        case .playingFailed: ("Playing on the speaker failed.", "Check the speaker's cable.")
+        case .usbUnreadable: ("The USB bus cannot be read.", "Check that /dev/bus/usb is there.")
+        case .badUSBProfiles: ("The known USB models file cannot be used.", "Fix the file named.")
+        case .noHotplug: ("This libusb has no hotplug support.", "Nothing to do: devices are listed on request.")
+        case .hotplugFailed: ("USB hotplug could not be registered.", "Check /dev/bus/usb and udev.")
+        case .drawingFailed: ("Drawing a screen or a ticket failed.", "Report it with clupd's log.")
+        case .offThePanel: ("The simulated tap is off the panel.", "Tap within the screen's size.")
+        }
+    }
+
+    public var meaning: String { entry.meaning }
+    public var action: String { entry.action }
+
+    /// The whole registry as a Markdown table, as `docs/errors.md` holds it.
+    public static var markdownCatalog: String {
+        var lines = ["# Error codes", "",
+                     "Every error a person can see has one of these codes. Generated from `ErrorCode` "
+                         + "(`Sources/CLupCore/Errors/ErrorCode.swift`); `clupctl errors CODE` shows one.", "",
+                     "| code | meaning | what to do |", "|---|---|---|"]
+        for code in allCases {
+            let cells = [code.rawValue, code.meaning, code.action].map { $0.replacingOccurrences(of: "|", with: "\\|") }
+            lines.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

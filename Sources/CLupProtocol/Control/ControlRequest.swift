@@ -1,0 +1,33 @@
+import CLupCore
+
+/// A command sent to `clupd` over its control socket, one JSON object per connection.
+public enum ControlRequest: Codable, Sendable, Equatable {
+    case status
+    case tickets
+    case screenshot
+    case queue
+    case callNext
+    case ledger
+    case correctLedger(delta: Int, reason: String)
+    /// The technician counted the people inside: the ledger is set to that count.
+    case setOccupancy(count: Int, reason: String)
+    case configuration
+    case printer
+    case devices
+    /// An employee's priority ticket, printed on the totem's printer.
+    case issuePriority(PriorityReason)
+    case reprint(number: String)
+    case simApproach
+    case simLeave
+    case simTap(x: Int, y: Int)
+    case simPass(PassageDirection)
+    case simScan(code: String)
+}
+
+/// The envelope of every reply: `{"ok":true,"result":…}` or `{"ok":false,"error":…}`,
+/// the error's code, message and what to do as fields.
+public struct ControlReply<Result: Decodable>: Decodable {
+    public let ok: Bool
+    public let result: Result?
+    public let error: CodedError?
+}

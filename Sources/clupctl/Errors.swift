@@ -1,0 +1,23 @@
+import ArgumentParser
+import CLupCore
+import Foundation
+
+/// `clupctl errors [CODE]`: what an error code means and what to do, without clupd.
+struct Errors: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Explain an error code (\(ErrorCode.outOfPaper.rawValue)), or list them all.")
+
+    @Argument(help: "A code such as \(ErrorCode.outOfPaper.rawValue); all of them when left out.") var code: String?
+    @Flag(help: "Print the whole list as Markdown (docs/errors.md).") var markdown = false
+
+    func run() throws {
+        if markdown { return print(ErrorCode.markdownCatalog, terminator: "") }
+        guard let code else {
+            for code in ErrorCode.allCases { print("\(column(code.rawValue, 11)) \(code.meaning)") }
+            return
+        }
+        guard let known = ErrorCode(rawValue: code.uppercased()) else {
+            throw ValidationError("no error code \(code) (clupctl errors lists them)")
+        }
+        print("\(known.rawValue)  \(known.meaning)\nwhat to do: \(known.action)")
+    }
+}
