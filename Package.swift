@@ -77,6 +77,6 @@ let package = Package(
         .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting"]),
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CTestSupport"]),
+        .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupProtocol", "CTestSupport"]),
     ]
 )

@@ -9,7 +9,8 @@ struct Clupd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupd",
         abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
-        subcommands: [Run.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self], defaultSubcommand: Run.self)
+        subcommands: [Run.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
+        defaultSubcommand: Run.self)
 }
 
 /// `clupd [run]`: the daemon itself.
@@ -39,6 +40,16 @@ struct Run: ParsableCommand {
             FileHandle.standardError.write(Data("clupd: \(error)\n".utf8))
             throw ExitCode(error.exitCode)
         }
+    }
+}
+
+/// `clupd example-config`: every key of clupd.toml with its default and what it is for.
+struct ExampleConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "example-config", abstract: "Print a configuration file with every key, its default and what it is for.")
+
+    func run() throws {
+        print(KioskConfiguration.exampleFile, terminator: "")
     }
 }
 

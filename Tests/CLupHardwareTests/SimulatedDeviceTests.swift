@@ -5,44 +5,38 @@ import Foundation
 import XCTest
 
 final class SimulatedDeviceTests: XCTestCase {
-    func test_aTapIsReportedNormalisedToThePanel() throws {
+    func test_aTapIsTheGestureOfThatPixelNormalisedToThePanel() throws {
         let panel = SimulatedTouchscreen(width: 720, height: 1280)
-        var gestures: [TouchGesture] = []
-        panel.onGesture = { gestures.append($0) }
-        try panel.simulateTap(x: 359, y: 639)
-        XCTAssertEqual(gestures.count, 1)
-        XCTAssertEqual(gestures[0].kind, .tap)
-        XCTAssertEqual(Int(gestures[0].x0 * 720), 359)
-        XCTAssertEqual(Int(gestures[0].y0 * 1280), 639)
+        let gesture = try panel.tap(x: 359, y: 639)
+        XCTAssertEqual(gesture.kind, .tap)
+        XCTAssertEqual(Int(gesture.x0 * 720), 359)
+        XCTAssertEqual(Int(gesture.y0 * 1280), 639)
     }
 
     func test_aTapOffThePanelIsRefused() {
         let panel = SimulatedTouchscreen(width: 720, height: 1280)
-        panel.onGesture = { _ in XCTFail("no gesture expected") }
-        XCTAssertThrowsError(try panel.simulateTap(x: 720, y: 0))
-        XCTAssertThrowsError(try panel.simulateTap(x: 0, y: -1))
+        XCTAssertThrowsError(try panel.tap(x: 720, y: 0))
+        XCTAssertThrowsError(try panel.tap(x: 0, y: -1))
     }
 
     func test_presenceReportsEdgesNotLevels() {
         let sensor = SimulatedPresenceSensor()
-        var changes: [Bool] = []
-        sensor.onChange = { changes.append($0) }
-        sensor.simulate(present: true)
-        sensor.simulate(present: true)
-        sensor.simulate(present: false)
-        sensor.simulate(present: false)
-        XCTAssertEqual(changes, [true, false])
+        XCTAssertEqual([true, true, false, false].map(sensor.set(present:)), [true, false, true, false])
+        XCTAssertFalse(sensor.isPresent)
     }
 
-    func test_turnstileReportsPassagesAndCountsReleases() throws {
+    func test_turnstileCountsReleases() throws {
         let turnstile = SimulatedTurnstile()
-        var passages: [PassageDirection] = []
-        turnstile.onPassage = { passages.append($0) }
-        turnstile.simulatePassage(.entry)
-        turnstile.simulatePassage(.exit)
         try turnstile.release()
-        XCTAssertEqual(passages, [.entry, .exit])
-        XCTAssertEqual(turnstile.releases, 1)
+        try turnstile.release()
+        XCTAssertEqual(turnstile.releases, 2)
+        XCTAssertEqual(turnstile.health.detail, "2 releases")
+    }
+
+    func test_theReaderTypesACodeThroughTheWedgeDecoder() {
+        let reader = SimulatedDoorReader(keymap: .us)
+        XCTAssertEqual(reader.scan("V5:A B$"), [.code("V5:A B$")])
+        XCTAssertEqual(reader.scan("NEXT"), [.code("NEXT")])
     }
 
     func test_pngDisplayWritesEachFrameAndBlackWhenAsleep() throws {
@@ -54,11 +48,13 @@ final class SimulatedDeviceTests: XCTestCase {
         frame.fillRect(x: 0, y: 0, width: 32, height: 48, color: .black)
         try display.show(frame)
         XCTAssertTrue(display.isAwake)
+        display.waitUntilWritten()
         let shown = try Data(contentsOf: URL(fileURLWithPath: display.currentFramePath))
         XCTAssertEqual(Array(shown.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         try display.sleep()
         XCTAssertFalse(display.isAwake)
+        display.waitUntilWritten()
         XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: display.currentFramePath)), shown)
-        XCTAssertEqual(display.framesShown, 2)
+        XCTAssertEqual(display.health.detail, "64x48 asleep, 2 frames")
     }
 }

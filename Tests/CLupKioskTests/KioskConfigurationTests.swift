@@ -1,13 +1,15 @@
 import CLupHardware
 @testable import CLupKiosk
 import CLupPrinting
+import Foundation
 import XCTest
 
 final class KioskConfigurationTests: XCTestCase {
     func test_anEmptyFileIsTheDefaultSimulatedTotem() throws {
         let config = try KioskConfiguration.parse("", file: "clupd.toml")
         XCTAssertEqual(config, KioskConfiguration())
-        XCTAssertEqual(config.hardware, .simulated)
+        XCTAssertEqual(config.hardware.mode, .simulated)
+        XCTAssertEqual(config.hardware.devices().touchscreen, .simulated)
         XCTAssertEqual(config.deviceID, "store-1-totem-A")
     }
 
@@ -38,28 +40,29 @@ final class KioskConfigurationTests: XCTestCase {
             [control]
             group = "clup"
             """, file: "clupd.toml")
-        XCTAssertEqual(config.storeID, 12)
-        XCTAssertEqual(config.timeZone.identifier, "Europe/Rome")
-        XCTAssertEqual(config.businessDayStartMinute, 330)
-        XCTAssertEqual(config.totemLetter, "C")
-        XCTAssertEqual(config.paper, .mm58)
-        XCTAssertEqual(config.printTimeoutSeconds, 12.5)
-        XCTAssertEqual(config.screenWidth, 1080)
-        XCTAssertEqual(config.idleTimeoutSeconds, 45)
-        XCTAssertEqual(config.ticketValidMinutes, 180)
-        XCTAssertEqual(config.hardware, .linux)
-        XCTAssertEqual(config.controlGroup, "clup")
+        XCTAssertEqual(config.store.id, 12)
+        XCTAssertEqual(config.store.timeZone.identifier, "Europe/Rome")
+        XCTAssertEqual(config.store.businessDayStartMinute, 330)
+        XCTAssertEqual(config.totem.letter, "C")
+        XCTAssertEqual(config.printer.paper, .mm58)
+        XCTAssertEqual(config.printer.timeoutSeconds, 12.5)
+        XCTAssertEqual(config.screen.width, 1080)
+        XCTAssertEqual(config.screen.idleTimeoutSeconds, 45)
+        XCTAssertEqual(config.tickets.validMinutes, 180)
+        XCTAssertEqual(config.hardware.mode, .linux)
+        XCTAssertEqual(config.control.group, "clup")
         XCTAssertEqual(config.deviceID, "store-12-totem-C")
     }
 
     func test_theConfigurationShownByTheShellReadsBackTheSame() throws {
         var config = KioskConfiguration()
-        config.storeName = "Say \"cheese\" \\ here"
-        config.policy.capacity = 12
-        config.policy.presentationWindow = 90
-        config.printTimeoutSeconds = 2.5
-        config.controlGroup = "clup"
-        XCTAssertEqual(try KioskConfiguration.parse(config.toml, file: "shown.toml"), config)
+        config.store.name = "Say \"cheese\" \\ here\t\u{1}"
+        config.queue.capacity = 12
+        config.queue.presentationWindow = 90
+        config.printer.timeoutSeconds = 2.5
+        config.control.group = "clup"
+        XCTAssertEqual(try KioskConfiguration.parse(config.toml(), file: "shown.toml"), config)
+        XCTAssertEqual(try KioskConfiguration.parse(config.toml(comments: true), file: "shown.toml"), config)
     }
 
     func test_queueKeysSetThePolicy() throws {
@@ -72,11 +75,11 @@ final class KioskConfigurationTests: XCTestCase {
             slot_minutes = 15
             booking_share = 0.2
             """, file: "clupd.toml")
-        XCTAssertEqual(config.policy.capacity, 12)
-        XCTAssertEqual(config.policy.reservedForPriority, 3)
-        XCTAssertEqual(config.policy.agingBound, 1200)
-        XCTAssertEqual(config.policy.presentationWindow, 30)
-        XCTAssertEqual(config.policy.slotLength, 900)
+        XCTAssertEqual(config.queue.capacity, 12)
+        XCTAssertEqual(config.queue.reservedForPriority, 3)
+        XCTAssertEqual(config.queue.agingBound, 1200)
+        XCTAssertEqual(config.queue.presentationWindow, 30)
+        XCTAssertEqual(config.queue.slotLength, 900)
         XCTAssertThrowsError(try KioskConfiguration.parse("[queue]\npriority_share = 0.8\nbooking_share = 0.5", file: "c.toml")) { error in
             XCTAssertTrue("\(error)".contains("no place would be left for walk-ins"), "\(error)")
         }
@@ -95,13 +98,12 @@ final class KioskConfigurationTests: XCTestCase {
             turnstile_exit_line = "/dev/gpiochip1:6"
             turnstile_release = "gpiochip1:7"
             """, file: "clupd.toml")
-        XCTAssertEqual(config.pirLine, GPIOLineSpec(chip: "gpiochip0", line: .offset(17)))
-        XCTAssertTrue(config.pirActiveLow)
-        XCTAssertEqual(config.pirHoldSeconds, 5)
-        XCTAssertEqual(config.turnstileEntryLine, GPIOLineSpec(chip: "gpiochip1", line: .name("TURNSTILE_IN")))
-        XCTAssertEqual(config.turnstileExitLine, GPIOLineSpec(chip: "/dev/gpiochip1", line: .offset(6)))
-        XCTAssertEqual(config.turnstileRelease, .gpio(GPIOLineSpec(chip: "gpiochip1", line: .offset(7))))
-        XCTAssertEqual(try KioskConfiguration.parse(config.toml, file: "shown.toml"), config)
+        let devices = config.hardware.devices()
+        XCTAssertEqual(devices.presence, .pir(GPIOLineSpec(chip: "gpiochip0", line: .offset(17)), activeLow: true, hold: 5))
+        XCTAssertEqual(devices.turnstile, .gpio(entry: GPIOLineSpec(chip: "gpiochip1", line: .name("TURNSTILE_IN")),
+                                                exit: GPIOLineSpec(chip: "/dev/gpiochip1", line: .offset(6)), activeLow: false))
+        XCTAssertEqual(devices.release?.target, .gpio(GPIOLineSpec(chip: "gpiochip1", line: .offset(7))))
+        XCTAssertEqual(try KioskConfiguration.parse(config.toml(), file: "shown.toml"), config)
 
         let refusals = [
             ("[hardware]\npir = \"gpiochip0\"", "clupd.toml:2: hardware.pir: expected a GPIO line \"CHIP:LINE\""),
@@ -131,12 +133,14 @@ final class KioskConfigurationTests: XCTestCase {
             turnstile = "/dev/clup/turnstile"
             turnstile_release = "/sys/class/gpio/gpio17/value"
             """, file: "clupd.toml")
-        XCTAssertEqual(config.touchscreenPath, "/dev/clup/touch")
-        XCTAssertEqual(config.touchCalibration, [0, 1, 0, -1, 0, 1])
-        XCTAssertEqual(config.serialReaderPath, "/dev/serial/by-id/usb-scanner")
-        XCTAssertEqual([config.proximityNear, config.proximityFar], [300, 250])
-        XCTAssertEqual(config.turnstileRelease, .valueFile("/sys/class/gpio/gpio17/value"))
-        XCTAssertEqual(try KioskConfiguration.parse(config.toml, file: "shown.toml"), config)
+        let devices = config.hardware.devices()
+        XCTAssertEqual(devices.touchscreen, .evdev(path: "/dev/clup/touch", axesFrom: nil, calibration: [0, 1, 0, -1, 0, 1]))
+        XCTAssertEqual(devices.reader, .serial(path: "/dev/serial/by-id/usb-scanner"))
+        XCTAssertEqual(devices.presence, .proximity(path: "/sys/bus/iio/devices/iio:device0/in_proximity_raw", near: 300, far: 250))
+        XCTAssertEqual(devices.turnstile, .evdev(path: "/dev/clup/turnstile", entryKey: 183, exitKey: 184))
+        XCTAssertEqual(devices.release?.target, .valueFile("/sys/class/gpio/gpio17/value"))
+        XCTAssertEqual(devices.display, .simulated, "a device not named stays simulated")
+        XCTAssertEqual(try KioskConfiguration.parse(config.toml(), file: "shown.toml"), config)
         XCTAssertThrowsError(try KioskConfiguration.parse("[hardware]\nreader = \"/a\"\nserial_reader = \"/b\"", file: "c.toml")) { error in
             XCTAssertTrue("\(error)".contains("one door reader"), "\(error)")
         }
@@ -150,9 +154,9 @@ final class KioskConfigurationTests: XCTestCase {
             ("[totem]\nletter = \"ab\"", "clupd.toml:2: totem.letter: expected one capital letter A-Z, got \"ab\""),
             ("[store]\nid = \"7\"", "clupd.toml:2: store.id: expected an integer, got a string"),
             ("[store]\nid = 0", "clupd.toml:2: store.id: 0 is out of range 1...4294967295"),
-            ("[store]\ntimezone = \"Mars/Olympus\"", "clupd.toml:2: store.timezone: unknown time zone"),
+            ("[store]\ntimezone = \"Mars/Olympus\"", "clupd.toml:2: store.timezone: expected a time zone name like \"Europe/Rome\", got \"Mars/Olympus\""),
             ("[store]\nbusiness_day_start = \"25:00\"", "store.business_day_start: expected a time \"HH:MM\""),
-            ("[screen]\nidle_timeout_seconds = -1", "screen.idle_timeout_seconds: -1.0 is out of range"),
+            ("[screen]\nidle_timeout_seconds = -1", "screen.idle_timeout_seconds: -1 is out of range (0, 86400]"),
             ("[printer]\nqueue = \"  \"", "printer.queue: must not be empty"),
             ("[printer]\nqeue = \"x\"", "clupd.toml:2: printer.qeue: unknown key"),
             ("[hardware]\nmode = \"real\"", "hardware.mode: expected \"simulated\" or \"linux\""),
@@ -171,5 +175,41 @@ final class KioskConfigurationTests: XCTestCase {
         XCTAssertThrowsError(try KioskConfiguration.load(path: "/nonexistent/clupd.toml")) { error in
             XCTAssertTrue("\(error)".contains("/nonexistent/clupd.toml: cannot read the file"), "\(error)")
         }
+    }
+
+    func test_linuxModeLooksForEveryDeviceNotNamedWhereTheUdevRulesPutIt() throws {
+        let config = try KioskConfiguration.parse("[hardware]\nmode = \"linux\"\nserial_reader = \"/dev/ttyACM0\"", file: "c.toml")
+        let devices = config.hardware.devices()
+        XCTAssertEqual(devices.display, .framebuffer(path: "/dev/fb0", assumedFormat: nil))
+        XCTAssertEqual(devices.speaker, .alsa(device: "default"))
+        XCTAssertEqual(devices.touchscreen, .evdev(path: "/dev/clup/touch", axesFrom: nil, calibration: [1, 0, 0, 0, 1, 0]))
+        XCTAssertEqual(devices.presence, .evdevSwitch(path: "/dev/clup/presence"))
+        XCTAssertEqual(devices.turnstile, .evdev(path: "/dev/clup/turnstile", entryKey: 183, exitKey: 184))
+        XCTAssertEqual(devices.reader, .serial(path: "/dev/ttyACM0"), "the one named")
+        XCTAssertEqual(config.hardware.devices(simulate: true).touchscreen, .simulated, "clupd --simulate")
+        XCTAssertEqual(config.hardware.devices(simulate: true).reader, .serial(path: "/dev/ttyACM0"), "named: still real")
+    }
+
+    /// The example file is what every key's declaration writes: a key added to a table is in
+    /// it, with its default and what it is for.
+    func test_theExampleFileIsWhatTheKeysDeclare() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let committed = try String(contentsOf: root.appendingPathComponent("hardware/clupd.example.toml"), encoding: .utf8)
+        XCTAssertEqual(committed, KioskConfiguration.exampleFile,
+                       "hardware/clupd.example.toml is out of date: `clupd example-config > hardware/clupd.example.toml`")
+        XCTAssertEqual(try KioskConfiguration.parse(committed, file: "example.toml"), KioskConfiguration())
+    }
+
+    func test_onlyTheKeysARunningKioskCannotTakeNeedARestart() throws {
+        let running = KioskConfiguration()
+        var next = running
+        next.queue.capacity = 50
+        next.totem.letter = "B"
+        next.hardware.touchscreen = "/dev/input/event3"
+        XCTAssertEqual(running.restartOnlyDifferences(to: next), ["totem.letter", "hardware.touchscreen"])
+        let adopted = next.keepingRestartOnlyKeys(of: running)
+        XCTAssertEqual(adopted.queue.capacity, 50)
+        XCTAssertEqual(adopted.totem.letter, "A")
+        XCTAssertNil(adopted.hardware.touchscreen)
     }
 }

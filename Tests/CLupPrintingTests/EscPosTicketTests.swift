@@ -109,8 +109,8 @@ final class EscPosThroughCUPSTests: XCTestCase {
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let printer = CUPSPrinter(queue: "clup-ticket")
-        let job = try printer.submit(file: file.path, title: "A-001-escpos", format: "application/vnd.cups-raw")
-        XCTAssertEqual(printer.follow(job: job, timeout: 20), .completed(job: job))
+        let job = try printer.printFile(file.path, title: "A-001-escpos", format: "application/vnd.cups-raw")
+        XCTAssertEqual(try printer.waitForEnd(of: job).state, .completed)
         let captured = try cups.capturedJob(job)
         XCTAssertEqual(Array(captured), bytes)
         let image = FileManager.default.temporaryDirectory.appendingPathComponent("clup-\(UUID()).pbm")

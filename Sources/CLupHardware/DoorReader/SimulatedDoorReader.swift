@@ -13,13 +13,12 @@ public final class SimulatedDoorReader: DoorReader {
         DeviceHealth(role: "door-reader", backend: "simulated", state: .ok, detail: "\(decoder.keymap.name) layout")
     }
 
-    /// The reader scans `code`: its characters as key presses, then Enter. A character the
-    /// layout cannot type reaches the decoder as a key without a character, as it would.
-    public func simulateScan(_ code: String) {
+    /// What the reader reads when it scans `code`: its characters as key presses, then
+    /// Enter, through the wedge decoder. A character the layout cannot type reaches the
+    /// decoder as a key without a character, as it would.
+    public func scan(_ code: String) -> [WedgeDecoder.Output] {
         let events = decoder.keymap.scannerEvents(typing: code, startingAt: time, untypeable: 0x2FF) ?? []
         time = (events.last?.time ?? time) + 1
-        for event in events {
-            for output in decoder.feed(event) { onRead?(output) }
-        }
+        return events.flatMap { decoder.feed($0) }
     }
 }

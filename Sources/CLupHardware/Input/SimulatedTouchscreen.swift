@@ -1,5 +1,6 @@
 import CLupCore
-/// A touchscreen driven by `clupctl sim tap X Y`, with X and Y in display pixels.
+/// A touchscreen driven by `clupctl sim tap X Y`, with X and Y in display pixels: `tap`
+/// makes the gesture a real panel's decoder would, and the caller hands it to the kiosk.
 public final class SimulatedTouchscreen: Touchscreen {
     public var onGesture: ((TouchGesture) -> Void)?
     let width: Int
@@ -27,14 +28,14 @@ public final class SimulatedTouchscreen: Touchscreen {
         }
     }
 
-    /// A short touch at pixel (`x`, `y`).
-    public func simulateTap(x: Int, y: Int) throws(TouchError) {
+    /// The gesture of a short touch at pixel (`x`, `y`).
+    public func tap(x: Int, y: Int) throws(TouchError) -> TouchGesture {
         guard (0..<width).contains(x), (0..<height).contains(y) else {
             throw .offPanel(x: x, y: y, width: width, height: height)
         }
         // The centre of the pixel, so normalising and scaling back lands on the same pixel.
         let nx = (Double(x) + 0.5) / Double(width)
         let ny = (Double(y) + 0.5) / Double(height)
-        onGesture?(TouchGesture(kind: .tap, x0: nx, y0: ny, x1: nx, y1: ny, milliseconds: 80))
+        return TouchGesture(kind: .tap, x0: nx, y0: ny, x1: nx, y1: ny, milliseconds: 80)
     }
 }

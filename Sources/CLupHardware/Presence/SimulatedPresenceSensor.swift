@@ -10,11 +10,11 @@ public final class SimulatedPresenceSensor: PresenceSensor {
                      detail: isPresent ? "someone present" : "nobody")
     }
 
-    /// Someone arrives (`true`) or leaves (`false`); repeated states are not reported twice,
-    /// as a real sensor reports edges, not levels.
-    public func simulate(present: Bool) {
-        guard present != isPresent else { return }
+    /// Someone arrives (`true`) or leaves (`false`); whether that is a change to report
+    /// (a real sensor reports edges, not levels).
+    public func set(present: Bool) -> Bool {
+        guard present != isPresent else { return false }
         isPresent = present
-        onChange?(present)
+        return true
     }
 }

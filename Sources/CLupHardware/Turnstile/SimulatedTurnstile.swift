@@ -16,8 +16,4 @@ public final class SimulatedTurnstile: Turnstile {
         releases += 1
     }
 
-    /// Someone passes through in `direction`.
-    public func simulatePassage(_ direction: PassageDirection) {
-        onPassage?(direction)
-    }
 }

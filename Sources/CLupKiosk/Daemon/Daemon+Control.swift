@@ -10,24 +10,22 @@ extension Daemon {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = .sortedKeys
+        let day = kiosk.desk.day
         switch request {
         case .status:
             return try encoder.encode(statusReport())
         case .tickets:
-            let lines = controller.day.tickets.values.sorted(by: issueOrder).map { ticket in
+            let lines = day.tickets.values.sorted(by: issueOrder).map { ticket in
                 TicketLine(number: ticket.number.description, lane: ticket.lane.rawValue,
                            state: ticket.state.rawValue, issuedAt: ticket.issuedAt, code: ticket.code)
             }
-            return try encoder.encode(TicketsReport(businessDay: controller.day.businessDay.date, tickets: lines))
+            return try encoder.encode(TicketsReport(businessDay: day.businessDay.date, tickets: lines))
         case .screenshot:
-            guard let frame = controller.currentFrame else {
-                throw CodedError(.nothingDrawnYet, "nothing has been drawn yet")
-            }
-            return try encoder.encode(ScreenshotReply(png: Data(try frame.pngData())))
+            return try encoder.encode(ScreenshotReply(png: Data(try kiosk.screenshot())))
         case .queue:
             return try encoder.encode(queueReport())
         case .callNext:
-            let events = try controller.perform { day, now in try day.callNext(at: now, policy: config.policy) }
+            let events = try kiosk.desk.perform { day, now in try day.callNext(at: now, policy: config.queue) }
             guard case let .ticketCalled(number, _, _, reason, _)? = events.first else {
                 throw CodedError(.nobodyCalled, "no ticket was called")
             }
@@ -36,57 +34,65 @@ extension Daemon {
         case .ledger:
             return try encoder.encode(ledgerReport())
         case let .correctLedger(delta, reason):
-            try controller.perform { day, now in
-                try day.correct(door: config.doorName, delta: delta, by: peer.userName, reason: reason, at: now)
+            try kiosk.desk.perform { day, now in
+                try day.correct(door: config.totem.door, delta: delta, by: peer.userName, reason: reason, at: now)
             }
             logger.notice("occupancy corrected", metadata: ["delta": "\(delta)", "by": "\(peer.userName)", "reason": "\(reason)"])
             return try encoder.encode(ledgerReport())
         case let .setOccupancy(count, reason):
-            try controller.perform { day, now in
-                try day.correct(door: config.doorName, toCount: count, by: peer.userName, reason: reason, at: now)
+            try kiosk.desk.perform { day, now in
+                try day.correct(door: config.totem.door, toCount: count, by: peer.userName, reason: reason, at: now)
             }
             logger.notice("occupancy set", metadata: ["count": "\(count)", "by": "\(peer.userName)", "reason": "\(reason)"])
             return try encoder.encode(ledgerReport())
         case .configuration:
-            return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml))
+            return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml(comments: true)))
         case .devices:
             return try encoder.encode(devicesReport())
         case let .issuePriority(reason):
-            let number = try controller.issueTicket(.priority(reason))
-            logger.notice("priority ticket issued", metadata: ["number": "\(number)", "reason": "\(reason.rawValue)",
-                                                                "by": "\(peer.userName)"])
+            let outcome = kiosk.issueTicket(.priority(reason))
+            if let number = outcome.ticket {
+                logger.notice("priority ticket issued", metadata: ["number": "\(number)", "reason": "\(reason.rawValue)",
+                                                                    "by": "\(peer.userName)"])
+            }
+            return try reply(outcome, encoder)
         case .printer:
-            let failures = controller.day.tickets.values.filter { $0.state == .printFailed }.sorted(by: issueOrder).map {
+            let failures = day.tickets.values.filter { $0.state == .printFailed }.sorted(by: issueOrder).map {
                 PrintFailure(number: $0.number.description, issuedAt: $0.issuedAt, reason: $0.failureReason ?? "")
             }
-            let profile = config.printerProfile ?? .pdf(config.paper)
-            return try encoder.encode(PrinterDetails(printer: printerReport(), profile: profile.name, failures: failures))
+            return try encoder.encode(PrinterDetails(printer: printerReport(), profile: config.printer.model.name, failures: failures))
         case let .reprint(text):
             guard let number = TicketNumber(text) else {
                 throw CodedError(.notATicketNumber, "\(text) is not a ticket number (like A-017)")
             }
-            try controller.reprint(number, by: peer.userName)
+            let outcome = try kiosk.reprint(number, by: peer.userName)
             logger.notice("ticket reprinted", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
+            return try reply(outcome, encoder)
         case .simApproach, .simLeave:
             guard let presence = devices.simulatedPresence else { throw realDevice("presence sensor") }
-            controller.beginDeviceEvent()
-            presence.simulate(present: request == .simApproach)
+            let present = request == .simApproach
+            guard presence.set(present: present) else {
+                return try reply(KioskOutcome("nothing changed: \(present ? "someone is" : "nobody is") there already"), encoder)
+            }
+            return try reply(kiosk.presenceChanged(present), encoder)
         case let .simTap(x, y):
             guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
-            controller.beginDeviceEvent()
-            try touchscreen.simulateTap(x: x, y: y)
+            return try reply(kiosk.touched(try touchscreen.tap(x: x, y: y)), encoder)
         case let .simPass(direction):
-            guard let turnstile = devices.simulatedTurnstile else { throw realDevice("turnstile") }
-            controller.beginDeviceEvent()
-            turnstile.simulatePassage(direction)
+            guard devices.simulatedTurnstile != nil else { throw realDevice("turnstile") }
+            return try reply(kiosk.passed(direction), encoder)
         case let .simScan(code):
             guard let reader = devices.simulatedReader else { throw realDevice("door reader") }
-            controller.beginDeviceEvent()
-            reader.simulateScan(code)
+            let outcomes = reader.scan(code).map(kiosk.read)
+            return try reply(outcomes.last ?? KioskOutcome("the reader read nothing"), encoder)
         }
-        if let failure = controller.lastFailure { throw failure }
-        return try encoder.encode(SimulationReply(outcome: controller.lastOutcome, screen: controller.screen.name,
-                                                  ticket: controller.lastIssued?.description))
+    }
+
+    /// A simulated device's event or a staff request: what it did, or why it was refused.
+    private func reply(_ outcome: KioskOutcome, _ encoder: JSONEncoder) throws -> Data {
+        if let refusal = outcome.refusal { throw refusal }
+        return try encoder.encode(SimulationReply(outcome: outcome.sentence, screen: kiosk.flow.screen.name,
+                                                  ticket: outcome.ticket?.description))
     }
 
     private func realDevice(_ role: String) -> CodedError {
@@ -98,25 +104,25 @@ extension Daemon {
     }
 
     func statusReport() throws -> StatusReport {
-        let day = controller.day
-        let devices = (controller.deviceHealth + [usb.health]).map(DeviceStatus.init)
-        let ledger = day.ledger(door: config.doorName)
+        let day = kiosk.desk.day
+        let devices = (kiosk.deviceHealth + [usb.health]).map(DeviceStatus.init)
+        let ledger = day.ledger(door: config.totem.door)
         return StatusReport(
-            store: config.storeName, deviceID: config.deviceID,
-            ticketKey: controller.issuer.key.publicKey.rawRepresentation.base64EncodedString(),
+            store: config.store.name, deviceID: config.deviceID,
+            ticketKey: kiosk.issuer.key.publicKey.rawRepresentation.base64EncodedString(),
             businessDay: day.businessDay.date,
-            screen: controller.screen.name, devices: devices, printer: printerReport(),
+            screen: kiosk.flow.screen.name, devices: devices, printer: printerReport(),
             waiting: day.queueLength, promised: day.promised,
-            occupancy: OccupancyReport(inside: day.inside, capacity: config.policy.capacity,
+            occupancy: OccupancyReport(inside: day.inside, capacity: config.queue.capacity,
                                        entries: ledger.entries, exits: ledger.exits),
             configuration: "\(configSource), read \(configLoadedAt.formatted(.iso8601))",
-            problems: controller.dataProblems + (configProblem.map { [$0.description] } ?? []))
+            problems: kiosk.desk.dataProblems + (configProblem.map { [$0.description] } ?? []))
     }
 
     func queueReport() -> QueueReport {
-        let day = controller.day
+        let day = kiosk.desk.day
         let now = clock.moment()
-        let policy = config.policy
+        let policy = config.queue
         func line(_ ticket: Ticket) -> QueueLine {
             // The window runs on the monotonic clock; the deadline is shown on the wall clock.
             let left = ticket.state == .called ? ticket.secondsSinceCall(at: now).map { policy.presentationWindow - $0 } : nil
@@ -130,14 +136,15 @@ extension Daemon {
         let next = day.nextCall(at: now, policy: policy).map { "\($0.ticket.number): \($0.reason)" }
         return QueueReport(businessDay: day.businessDay.date, capacity: policy.capacity, inside: day.inside,
                            promised: day.promised, priorityReserve: day.priorityReserve(policy), waiting: waiting,
-                           called: called, nextCall: next, estimatedWait: controller.estimatedWait(for: .regular).description)
+                           called: called, nextCall: next,
+                           estimatedWait: kiosk.desk.estimatedWait(for: .regular, defaultMinutes: config.tickets.defaultWaitMinutes).description)
     }
 
     func ledgerReport() throws -> LedgerReport {
-        let day = controller.day
+        let day = kiosk.desk.day
         // The ledgers depend on what the day carried over, passages and corrections alone. An
         // event that cannot be read is left out (and named in `status`, from `openDay`).
-        let events = try store.events(ofTypes: ["day.opened", "occupancy.passage", "occupancy.corrected"])
+        let events = try kiosk.desk.store.events(ofTypes: ["day.opened", "occupancy.passage", "occupancy.corrected"])
             .compactMap { try? $0.decoded() }
         let corrections = events.compactMap { event -> CorrectionLine? in
             guard case let .occupancyCorrected(door, eventDay, delta, by, reason, at) = event,
@@ -168,9 +175,9 @@ extension Daemon {
     }
 
     func devicesReport() -> DevicesReport {
-        let profilesNote = config.usbProfilesPath.map { "\(usbProfiles?.profiles.count ?? 0) known devices from \($0)" }
+        let profilesNote = config.hardware.usbProfiles.map { "\(usbProfiles?.profiles.count ?? 0) known devices from \($0)" }
             ?? "no USB profiles configured (hardware.usb_profiles)"
-        let devices = controller.deviceHealth.map(DeviceStatus.init)
+        let devices = kiosk.deviceHealth.map(DeviceStatus.init)
         func line(_ device: USBDeviceInfo) -> USBLine {
             let profile = usbProfiles?.match(device.id)
             return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)

@@ -26,19 +26,18 @@ public struct DaemonOptions: Sendable {
 /// it is ready, and runs the kiosk on its event loop until SIGTERM.
 public final class Daemon {
     /// The configuration in force (the kiosk's; a reload replaces it).
-    var config: KioskConfiguration { controller.config }
+    var config: KioskConfiguration { kiosk.config }
     let options: DaemonOptions
     let state: StateDirectory
-    let store: TotemStore
     let loop: EventLoop
-    let controller: KioskController
+    let kiosk: Kiosk
     let devices: DeviceSet
     /// USB arrivals and departures, for the log, `status` and `devices`.
     let usb: USBHotplug
     /// The known USB models, when configured.
     let usbProfiles: USBProfiles?
     let server: ControlServer
-    var printer: CUPSPrinter { controller.printJob.printer }
+    var printer: any TicketPrinter { kiosk.spooler.printer }
     let notifier = SystemdNotifier()
     let clock: any Clock
     let logger: Logger
@@ -67,42 +66,30 @@ public final class Daemon {
         configLoadedAt = clock.now()
 
         state = try StateDirectory(path: options.stateDirectory)
-        do {
-            store = try TotemStore(path: state.databasePath, deviceID: config.deviceID)
-        } catch {
-            throw .data(error)
-        }
-
         let loop = EventLoop(clock: clock)
         self.loop = loop
-        devices = try DeviceSet(config: config, configSource: configSource, stateDirectory: state.path, loop: loop)
-        usb = USBHotplug(loop: loop)
         do {
-            usbProfiles = try config.usbProfilesPath.map { path throws(USBProfiles.LoadError) in try USBProfiles.load(path: path) }
+            devices = try DeviceSet(config: config, simulate: options.simulate, stateDirectory: state.path, loop: loop)
+            usbProfiles = try config.hardware.usbProfiles.map { path throws(USBProfiles.LoadError) in try USBProfiles.load(path: path) }
         } catch {
             throw .configuration(error)
         }
-        let printer = CUPSPrinter(queue: config.printerQueue)
-        let key: Curve25519.Signing.PrivateKey
+        usb = USBHotplug(loop: loop)
+        let runtime = KioskRuntime(loop: loop, clock: clock, logger: logger)
         do {
-            key = try TotemKey.loadOrCreate(at: state.keyPath)
-        } catch {
-            throw .data(error)
-        }
-        do {
-            controller = try KioskController(
-                config: config, store: store, loop: loop, display: devices.display,
-                touchscreen: devices.touchscreen, presence: devices.presence,
-                turnstile: devices.turnstile, reader: devices.reader, voice: devices.voice,
-                printJob: TicketPrintJob(printer: printer, profile: config.printerProfile ?? .pdf(config.paper),
-                                         spoolDirectory: state.spoolPath, timeout: config.printTimeoutSeconds),
-                key: key, clock: clock, logger: logger)
+            let store = try TotemStore(path: state.databasePath, deviceID: config.deviceID)
+            let key = try TotemKey.loadOrCreate(at: state.keyPath)
+            let desk = try QueueDesk(store: store, rules: Kiosk.rules(config), loop: loop, clock: clock, logger: logger)
+            let spooler = PrintSpooler(printer: CUPSPrinter(queue: config.printer.queue), model: config.printer.model,
+                                       timeout: config.printer.timeoutSeconds, spool: state.spoolPath, loop: loop,
+                                       clock: clock, logger: logger)
+            kiosk = Kiosk(config: config, devices: devices.devices, desk: desk, spooler: spooler, key: key, runtime: runtime)
         } catch {
             throw .data(error)
         }
 
         let group: gid_t?
-        if let name = config.controlGroup {
+        if let name = config.control.group {
             guard let entry = getgrnam(name) else {
                 throw .configuration(ConfigurationError(file: options.configPath ?? KioskConfiguration.defaultPath,
                                                         line: nil, key: "control.group", problem: "no group named \(name)"))
@@ -133,13 +120,7 @@ public final class Daemon {
                           metadata: ["id": "\(device.id)", "bus": "\(device.bus):\(device.address)", "known": "\(known)"])
         }
         usb.start()
-        do {
-            try controller.start()
-        } catch {
-            logger.critical("cannot show the first screen", metadata: ["error": "\(error)"])
-            server.stopListening()
-            return 74
-        }
+        kiosk.start()
         server.start(on: loop) { [unowned self] request, peer in try self.handle(request, from: peer) }
         SignalWatcher.install(on: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
             if signal == SIGHUP { return self.reloadConfiguration() }
@@ -148,7 +129,7 @@ public final class Daemon {
         }
         checkPrinter()
         startWatchdog()
-        notifier.notify("READY=1\nSTATUS=kiosk running, store \(config.storeID) totem \(config.totemLetter)")
+        notifier.notify("READY=1\nSTATUS=kiosk running, store \(config.store.id) totem \(config.totem.letter)")
         logger.info("clupd ready", metadata: ["device": "\(config.deviceID)", "socket": "\(server.path)",
                                                 "state": "\(state.path)"])
         loop.run()
@@ -196,8 +177,6 @@ public final class Daemon {
             config = KioskConfiguration()
             source = "built-in defaults (no \(KioskConfiguration.defaultPath))"
         }
-        if options.simulate { config.hardware = .simulated }
-        if config.hardware == .linux { config.useStandardDeviceNames() }
         return (config, source)
     }
 
@@ -218,12 +197,12 @@ public final class Daemon {
             return
         }
         let restartOnly = config.restartOnlyDifferences(to: next)
-        controller.adopt(next.keepingRestartOnlyKeys(of: config))
+        kiosk.adopt(next.keepingRestartOnlyKeys(of: config))
         configLoadedAt = clock.now()
         configProblem = restartOnly.isEmpty ? nil
             : CodedError(.restartNeeded, "reloaded, but \(restartOnly.joined(separator: ", ")) changed and take effect only when clupd restarts")
         logger.notice("configuration reloaded", metadata: ["source": "\(configSource)",
                                                           "needs a restart": "\(restartOnly.joined(separator: ", "))"])
-        notifier.notify("STATUS=kiosk running, store \(config.storeID) totem \(config.totemLetter); configuration reloaded")
+        notifier.notify("STATUS=kiosk running, store \(config.store.id) totem \(config.totem.letter); configuration reloaded")
     }
 }

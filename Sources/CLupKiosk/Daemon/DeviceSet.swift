@@ -1,107 +1,106 @@
 import CLupHardware
 import Foundation
 
-/// The kiosk's devices as the configuration names them: the Linux backend where a device
-/// node or file is configured under `[hardware]`, the simulated twin everywhere else (so a
-/// totem can be brought up one real device at a time).
+/// The kiosk's devices as `[hardware]` chooses them: the Linux backend where a device node
+/// or file is named, the simulated twin everywhere else (so a totem can be brought up one
+/// real device at a time).
 struct DeviceSet {
-    let display: Display
-    /// The spoken guidance; nil when `voice.enabled` is false.
-    let voice: Voice?
-    let touchscreen: Touchscreen
-    let presence: PresenceSensor
-    let turnstile: Turnstile
-    let reader: DoorReader
+    let devices: KioskDevices
     /// Opens the real devices; called once the kiosk runs.
     let start: () -> Void
 
-    var simulatedTouchscreen: SimulatedTouchscreen? { touchscreen as? SimulatedTouchscreen }
-    var simulatedPresence: SimulatedPresenceSensor? { presence as? SimulatedPresenceSensor }
-    var simulatedTurnstile: SimulatedTurnstile? { turnstile as? SimulatedTurnstile }
-    var simulatedReader: SimulatedDoorReader? { reader as? SimulatedDoorReader }
+    var simulatedTouchscreen: SimulatedTouchscreen? { devices.touchscreen as? SimulatedTouchscreen }
+    var simulatedPresence: SimulatedPresenceSensor? { devices.presence as? SimulatedPresenceSensor }
+    var simulatedTurnstile: SimulatedTurnstile? { devices.turnstile as? SimulatedTurnstile }
+    var simulatedReader: SimulatedDoorReader? { devices.reader as? SimulatedDoorReader }
 
-    init(config: KioskConfiguration, configSource: String, stateDirectory: String, loop: EventLoop) throws(DaemonError) {
-        if let path = config.displayPath {
-            display = FramebufferDisplay(path: path, fallbackWidth: config.screenWidth, fallbackHeight: config.screenHeight,
-                                         assumedFormat: config.displayFormat)
-        } else {
-            display = PNGDisplay(width: config.screenWidth, height: config.screenHeight, directory: stateDirectory)
-        }
-        let speech = SpeechSynthesizer(wordsPerMinute: config.voiceWordsPerMinute)
-        if !config.voiceEnabled {
-            voice = nil
-        } else if let device = config.speakerDevice {
-            voice = ALSAVoice(device: device, synthesizer: speech)
-        } else {
-            voice = SimulatedVoice(directory: stateDirectory, synthesizer: speech)
-        }
+    init(config: KioskConfiguration, simulate: Bool, stateDirectory: String, loop: EventLoop) throws(ConfigurationError) {
+        let choices = config.hardware.devices(simulate: simulate)
         var starters: [() -> Void] = []
+        let display: Display = switch choices.display {
+        case let .framebuffer(path, format):
+            FramebufferDisplay(path: path, fallbackWidth: config.screen.width, fallbackHeight: config.screen.height,
+                               assumedFormat: format)
+        case .simulated:
+            PNGDisplay(width: config.screen.width, height: config.screen.height, directory: stateDirectory)
+        }
 
-        if let path = config.touchscreenPath {
-            var axes: [UInt16: AxisRange]?
-            if let description = config.touchscreenAxesPath {
+        let speech = SpeechSynthesizer(wordsPerMinute: config.voice.wordsPerMinute)
+        let voice: Voice?
+        switch (config.voice.enabled, choices.speaker) {
+        case (false, _): voice = nil
+        case let (true, .alsa(device)): voice = ALSAVoice(device: device, synthesizer: speech)
+        case (true, .simulated): voice = SimulatedVoice(directory: stateDirectory, synthesizer: speech)
+        }
+
+        let touchscreen: Touchscreen
+        switch choices.touchscreen {
+        case let .evdev(path, axesFrom, calibration):
+            let axes = try axesFrom.map { description throws(ConfigurationError) in
                 do {
-                    axes = try EvemuRecording(parsing: String(contentsOfFile: description, encoding: .utf8)).axes
+                    return try EvemuRecording(parsing: String(contentsOfFile: description, encoding: .utf8)).axes
                 } catch {
-                    throw .configuration(ConfigurationError(file: configSource, line: nil, key: "hardware.touchscreen_axes",
-                                                            problem: "cannot read \(description): \(error)"))
+                    throw ConfigurationError(file: description, line: nil, key: "hardware.touchscreen_axes",
+                                             problem: "cannot read \(description): \(error)")
                 }
             }
-            let panel = EvdevTouchscreen(path: path, loop: loop, axes: axes, calibration: CalibrationMatrix(config.touchCalibration))
+            let panel = EvdevTouchscreen(path: path, loop: loop, axes: axes, calibration: CalibrationMatrix(calibration))
             starters.append(panel.start)
             touchscreen = panel
-        } else {
+        case .simulated:
             touchscreen = SimulatedTouchscreen(width: display.width, height: display.height)
         }
 
-        if let path = config.presencePath {
+        let presence: PresenceSensor
+        switch choices.presence {
+        case let .evdevSwitch(path):
             let sensor = EvdevPresenceSensor(path: path, loop: loop)
             starters.append(sensor.start)
             presence = sensor
-        } else if let line = config.pirLine {
-            let sensor = GPIOPresenceSensor(source: .line(line, activeLow: config.pirActiveLow), loop: loop,
-                                            debouncer: PIRDebouncer(hold: config.pirHoldSeconds))
+        case let .pir(line, activeLow, hold):
+            let sensor = GPIOPresenceSensor(source: .line(line, activeLow: activeLow), loop: loop, debouncer: PIRDebouncer(hold: hold))
             starters.append(sensor.start)
             presence = sensor
-        } else if let path = config.proximityPath {
-            let sensor = IIOPresenceSensor(path: path, near: config.proximityNear, far: config.proximityFar, loop: loop)
+        case let .proximity(path, near, far):
+            let sensor = IIOPresenceSensor(path: path, near: near, far: far, loop: loop)
             starters.append(sensor.start)
             presence = sensor
-        } else {
+        case .simulated:
             presence = SimulatedPresenceSensor()
         }
 
-        let release = config.turnstileRelease.map {
-            ReleaseLine(target: $0, activeLow: config.turnstileReleaseActiveLow, loop: loop)
-        }
-        if let path = config.turnstilePath {
-            let gate = EvdevTurnstile(path: path, entryKey: UInt16(config.turnstileEntryKey),
-                                      exitKey: UInt16(config.turnstileExitKey), release: release, loop: loop)
+        let release = choices.release.map { ReleaseLine(target: $0.target, activeLow: $0.activeLow, loop: loop) }
+        let turnstile: Turnstile
+        switch choices.turnstile {
+        case let .evdev(path, entryKey, exitKey):
+            let gate = EvdevTurnstile(path: path, entryKey: UInt16(entryKey), exitKey: UInt16(exitKey), release: release, loop: loop)
             starters.append(gate.start)
             turnstile = gate
-        } else if let entry = config.turnstileEntryLine, let exit = config.turnstileExitLine {
-            let activeLow = config.turnstileLinesActiveLow
+        case let .gpio(entry, exit, activeLow):
             let gate = GPIOTurnstile(entry: .line(entry, activeLow: activeLow), exit: .line(exit, activeLow: activeLow),
                                      release: release, loop: loop)
             starters.append(gate.start)
             turnstile = gate
-        } else {
+        case .simulated:
             turnstile = SimulatedTurnstile()
         }
 
-        let keymap = Keymap.named(config.readerLayout) ?? .us
-        if let path = config.readerPath {
-            let scanner = EvdevDoorReader(path: path, keymap: keymap, loop: loop)
+        let reader: DoorReader
+        switch choices.reader {
+        case let .wedge(path, layout):
+            let scanner = EvdevDoorReader(path: path, keymap: Keymap.named(layout) ?? .us, loop: loop)
             starters.append(scanner.start)
             reader = scanner
-        } else if let path = config.serialReaderPath {
+        case let .serial(path):
             let scanner = SerialDoorReader(path: path, loop: loop)
             starters.append(scanner.start)
             reader = scanner
-        } else {
-            reader = SimulatedDoorReader(keymap: keymap)
+        case let .simulated(layout):
+            reader = SimulatedDoorReader(keymap: Keymap.named(layout) ?? .us)
         }
 
+        devices = KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,
+                               reader: reader, voice: voice)
         let all = starters
         start = { for starter in all { starter() } }
     }

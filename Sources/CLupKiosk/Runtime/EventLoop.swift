@@ -7,7 +7,8 @@ import Synchronization
 /// results from worker threads, and runs their handlers one at a time.
 ///
 /// Everything that touches the kiosk's state runs on this loop, so that state needs no
-/// locks. Slow, blocking work (printing) runs on a worker thread through `background`.
+/// locks. Slow, blocking work (layout, cupsd) runs on a small fixed pool of workers through
+/// `background`.
 public final class EventLoop {
     /// A scheduled timer, for cancelling it.
     public struct TimerID: Hashable, Sendable {
@@ -28,14 +29,18 @@ public final class EventLoop {
     private var running = false
     private let wake: (read: Int32, write: Int32)
     private let inbox = Inbox()
+    private let workers: WorkerPool
 
-    public init(clock: any Clock = SystemClock()) {
+    /// A loop reading `clock`, with `workers` threads for `background` work.
+    public init(clock: any Clock = SystemClock(), workers: Int = 2) {
         self.clock = clock
+        self.workers = WorkerPool(size: workers)
         wake = makeWakePipe()
         watch(wake.read) { [unowned self] in self.drainInbox() }
     }
 
     deinit {
+        workers.stop()
         close(wake.read)
         close(wake.write)
     }
@@ -73,21 +78,23 @@ public final class EventLoop {
         if let timer { timers[timer] = nil }
     }
 
-    /// Runs `work` on a worker thread, then `completion` with its result on the loop.
+    /// Runs `work` on a worker, then `completion` with its result on the loop.
     public func background<Result: Sendable>(_ work: @escaping @Sendable () -> Result,
                                              then completion: @escaping (Result) -> Void) {
         let id = takeID()
         continuations[id] = { value in completion(value as! Result) }
         let wake = self.wake.write
         let inbox = self.inbox
-        let thread = Thread {
+        workers.run {
             let result = work()
             inbox.results.withLock { $0.append((id, result)) }
             var one: UInt8 = 1
             _ = write(wake, &one, 1)
         }
-        thread.start()
     }
+
+    /// Whether background work has not come back yet (tests turn the loop until it has).
+    public var hasPendingWork: Bool { !continuations.isEmpty }
 
     /// Wakes the loop from another thread, so it reads its clock again (a test that moves
     /// a `ManualClock` uses it: poll(2) waits in real time).

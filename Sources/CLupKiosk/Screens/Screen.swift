@@ -13,6 +13,11 @@ enum Screen: Equatable {
     /// The touch panel is gone: nobody can use the totem until it is back.
     case outOfOrder
 
+    /// Whether a ticket is on its way out of the printer.
+    var isPrinting: Bool {
+        if case .printing = self { true } else { false }
+    }
+
     /// A short name for the shell and logs.
     var name: String {
         switch self {

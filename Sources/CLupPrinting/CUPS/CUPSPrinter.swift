@@ -14,98 +14,28 @@ public struct CUPSPrinter: Sendable {
 
     var printerURI: String { "ipp://localhost/printers/\(queue)" }
 
-    /// Creates a job, sends the file as its only document and returns the job id.
-    public func submit(file path: String, title: String, format: String = "application/pdf") throws(PrintError) -> Int {
-        let job = try createJob(title: title)
-        try sendDocument(job: job, file: path, title: title, format: format)
-        return job
-    }
-
-    /// Creates an empty job and returns its id. Nothing prints until `sendDocument`, so the
-    /// caller can record the id first and find the job again after a crash.
-    public func createJob(title: String) throws(PrintError) -> Int {
-        let jobID = cupsCreateJob(nil, queue, title, 0, nil)
-        guard jobID > 0 else {
-            let error = lastError()
-            // libcups reports an unknown queue as a local lookup failure; asking the
-            // server about the queue tells the two apart.
-            if case .failure(.noSuchQueue) = Result(catching: { () throws(PrintError) in try status() }) {
-                throw .noSuchQueue(queue)
-            }
-            throw error
+    /// Sends the file at `path` as a one-document job, in one Print-Job request, and returns
+    /// the job's id once cupsd has accepted it. The job is named `title`: after a restart the
+    /// kiosk finds its jobs by their titles (`jobs(includingEnded:)`).
+    public func printFile(_ path: String, title: String, format: String = "application/pdf") throws(PrintError) -> Int {
+        let request = ippNewRequest(IPP_OP_PRINT_JOB)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "job-name", nil, title)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_MIMETYPE, "document-format", nil, format)
+        guard FileManager.default.isReadableFile(atPath: path) else { throw .documentFailed("cannot read \(path)") }
+        guard let response = cupsDoFileRequest(nil, request, "/printers/\(queue)", path) else { throw lastError() }
+        defer { ippDelete(response) }
+        guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
+        guard let id = ippFindAttribute(response, "job-id", IPP_TAG_INTEGER).map({ Int(ippGetInteger($0, 0)) }), id > 0 else {
+            throw .submitFailed("cupsd accepted the job but gave no job id")
         }
-        return Int(jobID)
-    }
-
-    /// Sends the file as the job's only document; on failure the job is cancelled, so
-    /// nothing prints later from a job reported as failed.
-    public func sendDocument(job: Int, file path: String, title: String,
-                             format: String = "application/pdf") throws(PrintError) {
-        let jobID = Int32(job)
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            cupsCancelJob(queue, jobID)
-            throw .documentFailed("cannot read \(path)")
-        }
-        defer { try? file.close() }
-        guard cupsStartDocument(nil, queue, jobID, title, format, 1) == HTTP_STATUS_CONTINUE else {
-            let error = lastError()
-            cupsCancelJob(queue, jobID)
-            throw error
-        }
-        while let chunk = try? file.read(upToCount: 64 * 1024), !chunk.isEmpty {
-            let status = chunk.withUnsafeBytes { buffer in
-                cupsWriteRequestData(nil, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), buffer.count)
-            }
-            guard status == HTTP_STATUS_CONTINUE else {
-                _ = cupsFinishDocument(nil, queue)
-                cupsCancelJob(queue, jobID)
-                throw .submitFailed("sending the document: \(Self.lastErrorString())")
-            }
-        }
-        // Statuses below 0x0400 are successes, some with warnings (attributes ignored).
-        guard cupsFinishDocument(nil, queue).rawValue < 0x0400 else {
-            let error = lastError()
-            cupsCancelJob(queue, jobID)
-            throw error
-        }
+        return id
     }
 
     /// Cancels job `id`; a job that already ended is left as it is.
     public func cancel(job id: Int) {
         cupsCancelJob(queue, Int32(id))
-    }
-
-    /// Follows job `id` until it ends or `timeout` seconds pass.
-    public func follow(job id: Int, timeout: Double, pollInterval: Double = 0.1) -> JobOutcome {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let attributes: (JobState, [String])
-            do {
-                attributes = try jobAttributes(id)
-            } catch {
-                return .failed(job: id, reason: error)
-            }
-            let (state, reasons) = attributes
-            switch state {
-            case .completed:
-                return .completed(job: id)
-            case .aborted, .canceled:
-                let printerReasons = (try? status().reasons) ?? []
-                return .failed(job: id, reason: .from(state: state, reasons: reasons + printerReasons))
-            case .stopped:
-                // The printer stopped under the job (paper out, door open): it will not
-                // finish by itself, and the customer is waiting now.
-                let printerReasons = (try? status().reasons) ?? []
-                cupsCancelJob(queue, Int32(id))
-                return .failed(job: id, reason: .from(state: state, reasons: reasons + printerReasons))
-            case .pending, .held, .processing:
-                if Date() >= deadline {
-                    cupsCancelJob(queue, Int32(id))
-                    return .failed(job: id, reason: .timedOut(seconds: timeout))
-                }
-                Thread.sleep(forTimeInterval: pollInterval)
-            }
-        }
     }
 
     /// The queue's state, its reasons and whether it accepts jobs.
@@ -130,12 +60,13 @@ public struct CUPSPrinter: Sendable {
                 .map { ippGetBoolean($0, 0) != 0 } ?? false)
     }
 
-    /// The jobs of this queue that have not ended (pending, held, processing or stopped).
-    public func unfinishedJobs() throws(PrintError) -> [QueuedJob] {
+    /// The jobs cupsd holds for this queue: those not ended (pending, held, processing or
+    /// stopped), and with `includingEnded` those it keeps the history of.
+    public func jobs(includingEnded: Bool = false) throws(PrintError) -> [QueuedJob] {
         let request = ippNewRequest(IPP_OP_GET_JOBS)
         ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
         ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "which-jobs", nil, "not-completed")
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "which-jobs", nil, includingEnded ? "all" : "not-completed")
         Self.requestJobAttributes(request)
         guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
         defer { ippDelete(response) }
@@ -186,18 +117,6 @@ public struct CUPSPrinter: Sendable {
                 _ = ippAddStrings(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(names.count), nil, values)
             }
         }
-    }
-
-    func jobAttributes(_ id: Int) throws(PrintError) -> (JobState, [String]) {
-        let request = ippNewRequest(IPP_OP_GET_JOB_ATTRIBUTES)
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
-        ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "job-id", Int32(id))
-        guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
-        defer { ippDelete(response) }
-        guard let stateAttribute = ippFindAttribute(response, "job-state", IPP_TAG_ENUM),
-              let state = JobState(rawValue: ippGetInteger(stateAttribute, 0))
-        else { throw lastError() }
-        return (state, Self.strings(response, "job-state-reasons").filter { $0 != "none" })
     }
 
     static func strings(_ response: OpaquePointer, _ name: String) -> [String] {

@@ -1,0 +1,89 @@
+import CLupHardware
+
+/// What `[hardware]` chooses for each device: its backend and that backend's settings.
+/// The daemon builds its devices from these, so a device is one `switch`, never a set of
+/// optionals checked by hand.
+public struct DeviceChoices: Sendable, Equatable {
+    public enum Display: Sendable, Equatable {
+        /// PNG frames in the state directory.
+        case simulated
+        case framebuffer(path: String, assumedFormat: FramebufferFormat?)
+    }
+
+    public enum Speaker: Sendable, Equatable {
+        /// A WAV file of the last utterance in the state directory.
+        case simulated
+        case alsa(device: String)
+    }
+
+    public enum Touchscreen: Sendable, Equatable {
+        case simulated
+        case evdev(path: String, axesFrom: String?, calibration: [Double])
+    }
+
+    public enum Presence: Sendable, Equatable {
+        case simulated
+        case evdevSwitch(path: String)
+        case pir(GPIOLineSpec, activeLow: Bool, hold: Double)
+        case proximity(path: String, near: Int, far: Int)
+    }
+
+    public enum Turnstile: Sendable, Equatable {
+        case simulated
+        case evdev(path: String, entryKey: Int, exitKey: Int)
+        case gpio(entry: GPIOLineSpec, exit: GPIOLineSpec, activeLow: Bool)
+    }
+
+    public enum DoorReader: Sendable, Equatable {
+        case simulated(layout: String)
+        case wedge(path: String, layout: String)
+        case serial(path: String)
+    }
+
+    public var display: Display
+    public var speaker: Speaker
+    public var touchscreen: Touchscreen
+    public var presence: Presence
+    public var turnstile: Turnstile
+    /// The output that unlocks one passage, and whether its relay closes on a low output.
+    public var release: (target: ReleaseLine.Target, activeLow: Bool)?
+    public var reader: DoorReader
+
+    public static func == (lhs: DeviceChoices, rhs: DeviceChoices) -> Bool {
+        (lhs.display, lhs.speaker, lhs.touchscreen, lhs.presence, lhs.turnstile, lhs.reader)
+            == (rhs.display, rhs.speaker, rhs.touchscreen, rhs.presence, rhs.turnstile, rhs.reader)
+            && lhs.release?.target == rhs.release?.target && lhs.release?.activeLow == rhs.release?.activeLow
+    }
+}
+
+extension HardwareSettings {
+    /// What the keys choose. With `mode = "linux"` each device not named is looked for where
+    /// `hardware/udev/70-clup.rules` links it, the screen is the first framebuffer and the
+    /// voice speaks through ALSA's default device; `simulate` (clupd --simulate) keeps them
+    /// simulated whatever the mode.
+    public func devices(simulate: Bool = false) -> DeviceChoices {
+        let standard = mode == .linux && !simulate
+        let display = self.display ?? (standard ? "/dev/fb0" : nil)
+        let speaker = self.speaker ?? (standard ? "default" : nil)
+        let touchscreen = self.touchscreen ?? (standard ? "/dev/clup/touch" : nil)
+        let presenceSwitch = presence ?? (standard && proximity == nil && pir == nil ? "/dev/clup/presence" : nil)
+        let turnstile = self.turnstile ?? (standard && turnstileEntryLine == nil ? "/dev/clup/turnstile" : nil)
+        let reader = self.reader ?? (standard && serialReader == nil ? "/dev/clup/reader" : nil)
+
+        return DeviceChoices(
+            display: display.map { .framebuffer(path: $0, assumedFormat: displayFormat) } ?? .simulated,
+            speaker: speaker.map { .alsa(device: $0) } ?? .simulated,
+            touchscreen: touchscreen.map { .evdev(path: $0, axesFrom: touchscreenAxes, calibration: calibration) } ?? .simulated,
+            presence: presenceSwitch.map { .evdevSwitch(path: $0) }
+                ?? pir.map { .pir($0, activeLow: pirActiveLow, hold: pirHold) }
+                ?? proximity.map { .proximity(path: $0, near: proximityNear, far: proximityFar) }
+                ?? .simulated,
+            turnstile: turnstile.map { .evdev(path: $0, entryKey: turnstileEntryKey, exitKey: turnstileExitKey) }
+                ?? turnstileEntryLine.flatMap { entry in
+                    turnstileExitLine.map { .gpio(entry: entry, exit: $0, activeLow: turnstileLinesActiveLow) }
+                } ?? .simulated,
+            release: turnstileRelease.map { ($0, turnstileReleaseActiveLow) },
+            reader: reader.map { .wedge(path: $0, layout: readerLayout) }
+                ?? serialReader.map { .serial(path: $0) } ?? .simulated(layout: readerLayout))
+    }
+}

@@ -1,0 +1,20 @@
+/// `[screen]`: the touch screen's size and how long screens stay.
+public struct ScreenSettings: ConfigTable {
+    static let table = "screen"
+    static let doc = "The touch screen."
+
+    public var width = 720
+    public var height = 1280
+    public var idleTimeoutSeconds = 30.0
+    /// How long the "take your ticket" or error screen stays before the welcome screen.
+    public var resultSeconds = 8.0
+
+    public init() {}
+
+    static let keys: [ConfigKey<ScreenSettings>] = [
+        .integer("width", \.width, in: 240...7680, doc: "display pixels"),
+        .integer("height", \.height, in: 240...7680, doc: "display pixels"),
+        .seconds("idle_timeout_seconds", \.idleTimeoutSeconds, doc: "nobody present and no touch: the screen sleeps"),
+        .seconds("result_seconds", \.resultSeconds, doc: "\"take your ticket\" or error screen, then back to welcome"),
+    ]
+}

@@ -1,0 +1,101 @@
+import CLupCore
+import CLupDrawing
+import CLupHardware
+import Foundation
+
+/// A frame drawn on a worker, handed to the loop once and never shared.
+private struct DrawnFrame: @unchecked Sendable {
+    let canvas: Result<Canvas, any Error>
+}
+
+/// The screen: the flow's effects, drawing, speaking.
+extension Kiosk {
+    /// Passes `input` to the screen flow and carries out what it says; returns what issuing
+    /// a ticket did, when the input asked for one.
+    @discardableResult
+    func handle(_ input: ScreenFlow.Input) -> KioskOutcome? {
+        let before = flow.screen
+        var issued: KioskOutcome?
+        for effect in flow.handle(input) {
+            switch effect {
+            case .issueTicket:
+                issued = issueTicket(.regular)
+            case .startIdleTimer:
+                loop.cancel(idleTimer)
+                idleTimer = loop.schedule(after: config.screen.idleTimeoutSeconds) { [unowned self] in
+                    idleTimer = nil
+                    handle(.idleTimeUp)
+                }
+            case .stopIdleTimer:
+                loop.cancel(idleTimer)
+                idleTimer = nil
+            case .startResultTimer:
+                loop.cancel(resultTimer)
+                resultTimer = loop.schedule(after: config.screen.resultSeconds) { [unowned self] in
+                    resultTimer = nil
+                    handle(.resultTimeUp)
+                }
+            }
+        }
+        if flow.screen != before { screenChanged(from: before) }
+        return issued
+    }
+
+    /// Draws the new screen and says what it says, once, as it appears.
+    private func screenChanged(from previous: Screen) {
+        let texts = CustomerTexts(language: config.tickets.languages[0])
+        if flow.screen == .asleep {
+            devices.voice?.silence()
+        } else if let line = texts.spoken(flow.screen, after: previous) {
+            devices.voice?.say(line, language: texts.language)
+        }
+        redraw()
+    }
+
+    /// Redraws the welcome screen when the figures it shows may have changed.
+    func refreshScreen() {
+        if flow.screen == .welcome { redraw() }
+    }
+
+    /// Puts the current screen on the display: drawn on a worker, shown on the loop unless a
+    /// newer screen was asked for meanwhile. The kiosk goes on when the display fails (the
+    /// error is logged and in `clupctl status`; the screen is drawn again once it is back).
+    func redraw() {
+        frameRequests += 1
+        let request = frameRequests
+        guard flow.screen != .asleep else {
+            do {
+                try devices.display.sleep()
+            } catch {
+                logger.error("could not darken the display", metadata: ["error": "\(error)"])
+            }
+            return
+        }
+        let (screen, facts, renderer) = (flow.screen, screenFacts, ScreenRenderer(geometry: geometry))
+        loop.background({ DrawnFrame(canvas: Result { try renderer.render(screen, facts: facts) }) }) {
+            [unowned self] frame in
+            guard request == frameRequests else { return }
+            do {
+                try devices.display.show(try frame.canvas.get())
+            } catch {
+                logger.error("could not draw the \(screen.name) screen", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// The current screen as PNG, drawn now (for `clupctl screenshot`).
+    func screenshot() throws -> [UInt8] {
+        guard flow.screen != .asleep else {
+            let black = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
+            black.fill(.black)
+            return try black.pngData()
+        }
+        return try ScreenRenderer(geometry: geometry).render(flow.screen, facts: screenFacts).pngData()
+    }
+
+    private var screenFacts: ScreenFacts {
+        ScreenFacts(storeName: config.store.name, inside: desk.day.inside, capacity: config.queue.capacity,
+                    waiting: desk.day.queueLength,
+                    wait: desk.estimatedWait(for: .regular, defaultMinutes: config.tickets.defaultWaitMinutes).description)
+    }
+}

@@ -1,0 +1,242 @@
+import CLupCore
+import CLupHardware
+import CLupPrinting
+import Crypto
+import Foundation
+import Logging
+
+/// The devices the kiosk drives, whichever backends they have.
+struct KioskDevices {
+    let display: Display
+    let touchscreen: Touchscreen
+    let presence: PresenceSensor
+    let turnstile: Turnstile
+    let reader: DoorReader
+    /// The spoken guidance; nil when `voice.enabled` is false.
+    let voice: Voice?
+}
+
+/// The loop the kiosk runs on, its clock and its log.
+struct KioskRuntime {
+    let loop: EventLoop
+    let clock: any Clock
+    let logger: Logger
+}
+
+/// What a device event or a staff request did: a sentence for the shell, and the ticket it
+/// issued or why it was refused.
+struct KioskOutcome: Equatable {
+    let sentence: String
+    var ticket: TicketNumber?
+    var refusal: CodedError?
+
+    init(_ sentence: String, ticket: TicketNumber? = nil) {
+        self.sentence = sentence
+        self.ticket = ticket
+    }
+
+    init(refused refusal: CodedError) {
+        sentence = refusal.description
+        self.refusal = refusal
+    }
+}
+
+/// The kiosk's application: turns device events into the screen flow, the queue's commands
+/// and their effects (printing, the turnstile, drawing, speaking).
+///
+/// Runs on the event loop. The pieces it joins are each testable alone: the screens
+/// (`ScreenFlow`, pure), the queue and the door (`QueueDesk`, which commits every command
+/// before its result is acted on), the printer (`PrintSpooler`, running `PrintJob`s).
+final class Kiosk {
+    /// The configuration in force; `adopt` replaces it when clupd reloads its file.
+    private(set) var config: KioskConfiguration
+    let devices: KioskDevices
+    let desk: QueueDesk
+    let spooler: PrintSpooler
+    let loop: EventLoop
+    let clock: any Clock
+    let logger: Logger
+    private(set) var issuer: TicketIssuer
+    /// This totem's public key and those of the store's other totems, to check codes at the door.
+    private(set) var keyring: TicketKeyring
+    /// The screen shown, and what it depends on (`handle` passes what happens to it).
+    var flow = ScreenFlow()
+    let geometry: ScreenGeometry
+    var idleTimer: EventLoop.TimerID?
+    var resultTimer: EventLoop.TimerID?
+    /// Counts frames asked for; a frame finished after a newer one was asked for is dropped.
+    var frameRequests = 0
+    /// The wait each ticket on its way to the printer was told, for its "take your ticket" screen.
+    var waits: [TicketNumber: WaitEstimate] = [:]
+
+    init(config: KioskConfiguration, devices: KioskDevices, desk: QueueDesk, spooler: PrintSpooler,
+         key: Curve25519.Signing.PrivateKey, runtime: KioskRuntime) {
+        self.config = config
+        self.devices = devices
+        self.desk = desk
+        self.spooler = spooler
+        loop = runtime.loop
+        clock = runtime.clock
+        logger = runtime.logger
+        issuer = TicketIssuer(store: UInt32(config.store.id), totem: config.totem.letter,
+                              validMinutes: UInt16(config.tickets.validMinutes), key: key)
+        keyring = Self.keyring(config, key: key)
+        geometry = ScreenGeometry(width: Double(devices.display.width), height: Double(devices.display.height))
+    }
+
+    static func keyring(_ config: KioskConfiguration, key: Curve25519.Signing.PrivateKey) -> TicketKeyring {
+        var keys = config.keys.compactMapValues { try? Curve25519.Signing.PublicKey(rawRepresentation: $0) }
+        keys[config.totem.letter] = key.publicKey
+        return TicketKeyring(store: UInt32(config.store.id), keys: keys, ownTotem: config.totem.letter)
+    }
+
+    /// Connects the devices, settles what a restart interrupted and shows the first screen.
+    func start() {
+        devices.presence.onChange = { [unowned self] in logged(presenceChanged($0)) }
+        devices.touchscreen.onGesture = { [unowned self] in logged(touched($0)) }
+        devices.turnstile.onPassage = { [unowned self] in logged(passed($0)) }
+        devices.reader.onRead = { [unowned self] in logged(read($0)) }
+        spooler.onAccepted = { [unowned self] number, job in recordAccepted(number, job: job) }
+        spooler.onEnded = { [unowned self] number, outcome in printEnded(number, outcome) }
+        desk.onSettled = { [unowned self] _ in refreshScreen() }
+        settleInterruptedPrints()
+        desk.settle()
+        desk.watchTheDay()
+        redraw()
+        watchTheDevices()
+    }
+
+    /// Puts a reloaded configuration in force (the caller kept the keys only a restart
+    /// changes): the queue rules, the printer, ticket validity and texts, the other totems'
+    /// keys. Tickets already printed keep what they were given.
+    func adopt(_ next: KioskConfiguration) {
+        config = next
+        issuer = TicketIssuer(store: UInt32(next.store.id), totem: next.totem.letter,
+                              validMinutes: UInt16(next.tickets.validMinutes), key: issuer.key)
+        keyring = Self.keyring(next, key: issuer.key)
+        spooler.printer = CUPSPrinter(queue: next.printer.queue)
+        spooler.model = next.printer.model
+        spooler.timeout = next.printer.timeoutSeconds
+        desk.rules = Self.rules(next)
+    }
+
+    /// The queue's rules and calendar as `config` sets them.
+    static func rules(_ config: KioskConfiguration) -> QueueDesk.Rules {
+        QueueDesk.Rules(policy: config.queue, dayStartMinute: config.store.businessDayStartMinute,
+                        timeZone: config.store.timeZone, ticketValidity: Double(config.tickets.validMinutes) * 60)
+    }
+
+    /// Every second: with the touch panel gone, the screen says the totem is out of order
+    /// (rather than showing buttons nobody can press); when it is back, the kiosk resumes.
+    /// A display that failed is given the current screen again.
+    private func watchTheDevices() {
+        if devices.display.health.state == .missing { redraw() }
+        let working = devices.touchscreen.health.state == .ok
+        if working != flow.panelWorking {
+            if working {
+                logger.notice("the touchscreen is back")
+            } else {
+                logger.error("the touchscreen is gone; out of order", metadata: ["detail": "\(devices.touchscreen.health.detail)"])
+            }
+            handle(.panel(working: working))
+        }
+        loop.schedule(after: 1) { [unowned self] in watchTheDevices() }
+    }
+
+    private func logged(_ outcome: KioskOutcome) {
+        if let refusal = outcome.refusal {
+            logger.warning("device event refused", metadata: ["reason": "\(refusal)"])
+        }
+    }
+
+    // MARK: Device events
+
+    func presenceChanged(_ present: Bool) -> KioskOutcome {
+        handle(.presence(present))
+        return KioskOutcome(present ? "someone approached; screen \(flow.screen.name)"
+                                    : "they left; the screen sleeps after \(Int(config.screen.idleTimeoutSeconds)) s idle")
+    }
+
+    func touched(_ gesture: TouchGesture) -> KioskOutcome {
+        let wasAsleep = flow.screen == .asleep
+        guard gesture.kind == .tap || wasAsleep else {
+            handle(.gesture)
+            return KioskOutcome("a \(gesture.kind.rawValue) does nothing here")
+        }
+        let x = gesture.x1 * geometry.width, y = gesture.y1 * geometry.height
+        let button = geometry.button(on: flow.screen, atX: x, y: y)
+        let issued = handle(.tap(button?.action))
+        if wasAsleep { return KioskOutcome("the touch woke the screen") }
+        if let issued { return issued }
+        return KioskOutcome("the tap at (\(Int(x)), \(Int(y))) hit no button on the \(flow.screen.name) screen")
+    }
+
+    func passed(_ direction: PassageDirection) -> KioskOutcome {
+        do {
+            let events = try desk.perform { day, now in day.pass(direction, door: config.totem.door, at: now) }
+            let holder = events.compactMap { event -> TicketNumber? in
+                if case let .passage(_, _, _, _, ticket, _) = event { return ticket }
+                return nil
+            }.first
+            return KioskOutcome("passage \(direction.rawValue)" + (holder.map { " by ticket \($0)" } ?? "")
+                                + "; \(desk.day.inside) inside")
+        } catch {
+            logger.error("could not record a passage", metadata: ["error": "\(error)"])
+            return KioskOutcome(refused: CodedError(.passageNotRecorded, "passage not recorded: \(error)"))
+        }
+    }
+
+    /// What the door reader delivered: a code to check, or a scan it could not read.
+    func read(_ output: WedgeDecoder.Output) -> KioskOutcome {
+        switch output {
+        case let .code(code):
+            do {
+                let number = try scanned(code)
+                return KioskOutcome("admitted \(number): the turnstile is released")
+            } catch {
+                return KioskOutcome(refused: CodedError(describing: error))
+            }
+        case let .refused(reason):
+            logger.warning("unreadable scan at the door", metadata: ["reason": "\(reason)"])
+            return KioskOutcome(refused: CodedError(.unreadableScan, "unreadable scan: \(reason)"))
+        }
+    }
+
+    /// A code read at the door: admits its ticket once and releases the turnstile.
+    func scanned(_ code: String) throws -> TicketNumber {
+        let events: [DomainEvent]
+        do {
+            events = try desk.perform { day, now in
+                try day.admit(code: code, keyring: keyring, at: now, policy: config.queue)
+            }
+        } catch let refusal as Refusal {
+            logger.warning("scan refused at the door", metadata: ["reason": "\(refusal)"])
+            throw refusal
+        }
+        guard case let .ticketAdmitted(number, _, _, _)? = events.first else {
+            throw CodedError(.internalError, "the door admitted no ticket")
+        }
+        do {
+            try devices.turnstile.release()
+        } catch {
+            // The door stayed shut: give the admission back so the customer can scan again.
+            logger.error("the turnstile did not release", metadata: ["number": "\(number)", "error": "\(error)"])
+            try desk.perform { day, now in day.lapseAdmission(number, at: now) }
+            throw CodedError(.turnstileDidNotOpen, "the turnstile did not open for \(number): \(error)")
+        }
+        logger.info("admitted at the door", metadata: ["number": "\(number)"])
+        return number
+    }
+
+    /// How each device is doing; the voice with what it said last.
+    var deviceHealth: [DeviceHealth] {
+        var health = [devices.display.health, devices.touchscreen.health, devices.presence.health,
+                      devices.turnstile.health, devices.reader.health]
+        if let voice = devices.voice {
+            let said = voice.lastUtterance.map { "; last said \"\($0)\"" } ?? ""
+            health.append(DeviceHealth(role: voice.health.role, backend: voice.health.backend, state: voice.health.state,
+                                       detail: voice.health.detail + said))
+        }
+        return health
+    }
+}

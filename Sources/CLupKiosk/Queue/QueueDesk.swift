@@ -1,0 +1,176 @@
+import CLupCore
+import CLupStore
+import Foundation
+import Logging
+
+/// The day's queue, door and occupancy ledger, kept in the store.
+///
+/// A command runs on a copy of the day; its events and the rows they touch are committed in
+/// one transaction (an fsync of the WAL), and only then does the copy become the day, so
+/// nothing is acted on before it is committed. Commits run here, on the loop, inside the
+/// command that causes them: the order of the event log is the order of the commands, and
+/// the loop waits one fsync per command. Then the queue is settled (no-shows, calls) and
+/// `onSettled` is told what that did.
+final class QueueDesk {
+    /// A command worked out on a copy of the day, not committed yet.
+    struct Pending {
+        let events: [DomainEvent]
+        let next: DayState
+        let at: Moment
+    }
+
+    /// The rules and the calendar in force (a reload may change them).
+    struct Rules {
+        var policy: QueuePolicy
+        var dayStartMinute: Int
+        var timeZone: TimeZone
+        var ticketValidity: TimeInterval
+    }
+
+    let store: TotemStore
+    private let loop: EventLoop
+    private let clock: any Clock
+    private let logger: Logger
+    var rules: Rules {
+        didSet { settle() }
+    }
+    /// Today's tickets, ledgers and exit history, as committed.
+    private(set) var day: DayState
+    /// Stored rows or events that could not be read (the day was rebuilt from the log).
+    private(set) var dataProblems: [String] = []
+    /// Told what each settling did (calls, no-shows, lapsed admissions), and that the day
+    /// changed, so the kiosk can announce and redraw.
+    var onSettled: (([DomainEvent]) -> Void)?
+    private var expiryTimer: EventLoop.TimerID?
+
+    /// Opens today (committing it as opened if it was not), after the last day the store keeps.
+    init(store: TotemStore, rules: Rules, loop: EventLoop, clock: any Clock, logger: Logger) throws {
+        self.store = store
+        self.rules = rules
+        self.loop = loop
+        self.clock = clock
+        self.logger = logger
+        day = DayState(businessDay: BusinessDay("0000-00-00"))
+        day = try openDay(businessDay, after: nil)
+    }
+
+    /// The business day the clock is in.
+    var businessDay: BusinessDay {
+        BusinessDay(containing: clock.now(), startMinute: rules.dayStartMinute, timeZone: rules.timeZone)
+    }
+
+    /// Works `command` out on a copy of the day, without committing it.
+    func prepare(_ command: (inout DayState, Moment) throws -> [DomainEvent]) throws -> Pending {
+        rollOverIfNeeded()
+        let now = clock.moment()
+        var next = day
+        let events = try command(&next, now)
+        return Pending(events: events, next: next, at: now)
+    }
+
+    /// Commits what `prepare` worked out, adopts it, and settles the queue.
+    @discardableResult
+    func commit(_ pending: Pending) throws -> [DomainEvent] {
+        try store.commit(pending.events, state: pending.next, at: pending.at.wall)
+        day = pending.next
+        if !pending.events.isEmpty { settle() }
+        return pending.events
+    }
+
+    /// Runs `command`, commits it and settles the queue.
+    @discardableResult
+    func perform(_ command: (inout DayState, Moment) throws -> [DomainEvent]) throws -> [DomainEvent] {
+        try commit(try prepare(command))
+    }
+
+    /// Ends lapsed admissions and no-shows, calls tickets while there is room, then re-arms
+    /// the expiry timer.
+    func settle() {
+        rollOverIfNeeded()
+        let now = clock.moment()
+        var next = day
+        let events = next.expireWindows(at: now, policy: rules.policy) + next.callWhileRoom(at: now, policy: rules.policy)
+        do {
+            try store.commit(events, state: next, at: now.wall)
+            day = next
+        } catch {
+            logger.error("could not record calls or no-shows", metadata: ["error": "\(error)"])
+        }
+        log(events)
+        armExpiryTimer()
+        onSettled?(events)
+    }
+
+    /// Once a minute, starts the new business day if it has begun.
+    func watchTheDay() {
+        loop.schedule(after: 60) { [unowned self] in
+            settle()   // rolls the day over
+            watchTheDay()
+        }
+    }
+
+    private func log(_ events: [DomainEvent]) {
+        for event in events {
+            switch event {
+            case let .ticketCalled(number, _, _, reason, _):
+                logger.info("ticket called", metadata: ["number": "\(number)", "reason": "\(reason)"])
+            case let .ticketNoShow(number, _, _):
+                logger.info("ticket did not come to the door in time", metadata: ["number": "\(number)"])
+            case let .admissionLapsed(number, _, _):
+                logger.info("nobody passed the released turnstile; the ticket is called again", metadata: ["number": "\(number)"])
+            default:
+                break
+            }
+        }
+    }
+
+    private func armExpiryTimer() {
+        loop.cancel(expiryTimer)
+        expiryTimer = nil
+        // The loop's timers run on the monotonic clock, as the windows do.
+        guard let seconds = day.secondsToNextExpiry(at: clock.moment(), policy: rules.policy) else { return }
+        expiryTimer = loop.schedule(after: seconds) { [unowned self] in
+            expiryTimer = nil
+            settle()
+        }
+    }
+
+    /// At the configured day start a new business day begins: numbers start again, and
+    /// people inside and tickets still in play carry over (`DayState.open`).
+    private func rollOverIfNeeded() {
+        let today = businessDay
+        guard today != day.businessDay else { return }
+        do {
+            day = try openDay(today, after: day)
+            logger.info("new business day", metadata: ["day": "\(today)", "carried tickets": "\(day.tickets.count)",
+                                                       "inside": "\(day.inside)"])
+        } catch {
+            logger.error("could not open the new business day", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// `today` as kept, opened (and committed as opened) if it was not yet, after
+    /// `previous` or else the last day the store holds.
+    private func openDay(_ today: BusinessDay, after previous: DayState?) throws -> DayState {
+        let (stored, problems) = try store.openDay(today)
+        for problem in problems {
+            logger.error("stored data could not be read", metadata: ["problem": "\(problem)"])
+        }
+        dataProblems += problems
+        guard !stored.isOpen else { return stored }
+        var before = previous
+        if before == nil, let last = try store.dayBefore(today) {
+            before = try store.openDay(last).state
+        }
+        let now = clock.moment()
+        var opened = stored
+        let events = opened.open(after: before, at: now, ticketValidity: rules.ticketValidity)
+        try store.commit(events, state: opened, at: now.wall)
+        return opened
+    }
+
+    /// How long a new ticket in `lane` would wait now.
+    func estimatedWait(for lane: Lane, defaultMinutes: Int) -> WaitEstimate {
+        day.estimatedWait(for: lane, at: clock.moment(), policy: rules.policy, defaultMinutes: defaultMinutes)
+    }
+}

@@ -1,0 +1,87 @@
+/// Which screen the customer sees, as a pure state machine over what happens in front of
+/// the totem: someone comes or goes, touches a button, a ticket is recorded or printed,
+/// time runs out. It says which timers to start and when a ticket is asked for; the kiosk
+/// does the rest (drawing, speaking, printing).
+struct ScreenFlow: Equatable {
+    private(set) var screen = Screen.asleep
+    private(set) var someonePresent = false
+    /// Whether the touch panel is there: without it the screen says "out of order", and
+    /// nothing replaces that until it is back.
+    private(set) var panelWorking = true
+
+    /// What happened.
+    enum Input: Equatable {
+        case presence(Bool)
+        /// A tap; the button under it, if any.
+        case tap(Button.Action?)
+        /// A touch that is not a tap (a drag, a long press).
+        case gesture
+        case ticketRecorded(number: String)
+        case ticketNotRecorded(reason: String)
+        case ticketPrinted(number: String, wait: String)
+        case ticketNotPrinted(reason: String)
+        /// The result screen has been shown long enough.
+        case resultTimeUp
+        /// Nobody touched the screen for the idle timeout.
+        case idleTimeUp
+        case panel(working: Bool)
+    }
+
+    /// What the kiosk should do besides showing `screen`.
+    enum Effect: Equatable {
+        case issueTicket
+        case startResultTimer
+        case startIdleTimer
+        case stopIdleTimer
+    }
+
+    /// Takes in what happened; returns what to do.
+    mutating func handle(_ input: Input) -> [Effect] {
+        switch input {
+        case let .presence(present):
+            someonePresent = present
+            guard present else { return [.startIdleTimer] }
+            if screen == .asleep { show(.welcome) }
+            return [.stopIdleTimer]
+        case let .tap(button):
+            guard screen != .asleep else {
+                // The first touch only wakes the screen: the customer has not seen a button yet.
+                show(.welcome)
+                return [.startIdleTimer]
+            }
+            return button == .getTicket && screen == .welcome ? [.startIdleTimer, .issueTicket] : [.startIdleTimer]
+        case .gesture:
+            return [.startIdleTimer]
+        case let .ticketRecorded(number):
+            show(.printing(number: number))
+            return []
+        case let .ticketNotRecorded(reason), let .ticketNotPrinted(reason):
+            show(.printFailed(reason: reason))
+            return [.startResultTimer]
+        case let .ticketPrinted(number, wait):
+            show(.ticketReady(number: number, wait: wait))
+            return [.startResultTimer]
+        case .resultTimeUp:
+            show(someonePresent ? .welcome : .asleep)
+            return []
+        case .idleTimeUp:
+            // While a ticket prints, the result screen's own timer ends it.
+            if !someonePresent, !screen.isPrinting { show(.asleep) }
+            return []
+        case let .panel(working):
+            panelWorking = working
+            if !working {
+                screen = .outOfOrder
+            } else if screen == .outOfOrder {
+                screen = someonePresent ? .welcome : .asleep
+            }
+            return []
+        }
+    }
+
+    /// Nothing replaces "out of order" while the touch panel is gone.
+    private mutating func show(_ next: Screen) {
+        guard panelWorking else { return }
+        screen = next
+    }
+}

@@ -1,0 +1,134 @@
+import CLupCore
+@testable import CLupKiosk
+import CLupPrinting
+import XCTest
+
+/// The kiosk as customers and staff use it, in process: simulated devices, a fake printer,
+/// a manual clock. Each walk runs in milliseconds; the bash tests keep the real processes.
+final class KioskWalkTests: XCTestCase {
+    func test_aTapPrintsATicketWhichIsCalledAtOnceInAnEmptyStore() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        let number = try totem.takeTicket()
+        XCTAssertEqual(number.description, "A-001")
+        XCTAssertEqual(totem.kiosk.flow.screen, .printing(number: "A-001"))
+        XCTAssertEqual(totem.state(number), .printing, "not in the queue until the paper is out")
+        let job = try XCTUnwrap(totem.printer.jobs.first)
+        XCTAssertEqual(job.report.name, "A-001-2026-11-22")
+        XCTAssertEqual(job.format, "application/pdf")
+        XCTAssertEqual(Array(job.document.prefix(5)), Array("%PDF-".utf8))
+        XCTAssertEqual(totem.ticket(number)?.printJob, job.report.id, "the job's id is recorded")
+
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual(totem.state(number), .called, "printed, and the store is empty")
+        guard case .ticketReady(number: "A-001", _) = totem.kiosk.flow.screen else {
+            return XCTFail("\(totem.kiosk.flow.screen)")
+        }
+        totem.pass(totem.kiosk.config.screen.resultSeconds)
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(try totem.kiosk.desk.store.events().map(\.type),
+                       ["day.opened", "ticket.issued", "ticket.submitted", "ticket.printed", "ticket.called"])
+    }
+
+    func test_paperOutIsToldAndStaffReprintOncePaperIsBack() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        let number = try totem.takeTicket()
+        totem.printer.setReasons(["media-empty-error"])
+        totem.printerFinishesTheLastJob(as: .aborted, reasons: ["job-aborted-by-system"])
+        XCTAssertEqual(totem.state(number), .printFailed)
+        XCTAssertEqual(totem.ticket(number)?.failureReason, "E-PRN-003 printer out of paper")
+        XCTAssertEqual(totem.kiosk.flow.screen, .printFailed(reason: "E-PRN-003 printer out of paper"))
+        XCTAssertEqual(totem.kiosk.desk.day.queueLength + totem.kiosk.desk.day.promised, 0, "a failed ticket holds nothing")
+
+        totem.printer.setReasons([])
+        XCTAssertEqual(try totem.kiosk.reprint(number, by: "staff").sentence, "ticket A-001 sent to the printer again")
+        totem.settle()
+        XCTAssertEqual(totem.printer.jobs.count, 2)
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual(totem.state(number), .called)
+        XCTAssertThrowsError(try totem.kiosk.reprint(number, by: "staff")) { error in
+            XCTAssertEqual((error as? Refusal)?.coded.errorCode, .notReprintable)
+        }
+    }
+
+    func test_theDoorAdmitsACalledTicketOnceAndTheTurnstileCountsItsHolder() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        let number = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual(totem.scan(number), KioskOutcome("admitted A-001: the turnstile is released"))
+        XCTAssertEqual(totem.turnstile.releases, 1)
+        XCTAssertEqual(totem.kiosk.passed(.entry).sentence, "passage in by ticket A-001; 1 inside")
+        XCTAssertEqual(totem.state(number), .entered)
+        let again = totem.scan(number)
+        XCTAssertEqual(again.refusal?.errorCode, .alreadyUsed, "a photocopy")
+        XCTAssertEqual(totem.turnstile.releases, 1)
+        XCTAssertEqual(totem.kiosk.read(.code("NOT A TICKET")).refusal?.errorCode, .unreadableCode)
+    }
+
+    func test_aCalledTicketThatDoesNotComeIsANoShowAndTheNextIsCalled() throws {
+        let totem = try KioskHarness { $0.queue.capacity = 1; $0.queue.priorityShare = 0 }
+        totem.approach()
+        let first = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        totem.pass(totem.kiosk.config.screen.resultSeconds)
+        let second = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual([totem.state(first), totem.state(second)], [.called, .waiting], "one place")
+        let left = try XCTUnwrap(totem.kiosk.desk.day.secondsToNextExpiry(at: totem.clock.moment(), policy: totem.kiosk.config.queue))
+        totem.pass(left - 1)
+        XCTAssertEqual(totem.state(first), .called, "the window is not over")
+        totem.pass(1.05)
+        XCTAssertEqual([totem.state(first), totem.state(second)], [.noShow, .called])
+        XCTAssertEqual(totem.scan(first).refusal?.errorCode, .noShow)
+    }
+
+    func test_aFullStoreCallsTheNextOnlyWhenSomeoneLeaves() throws {
+        let totem = try KioskHarness { $0.queue.capacity = 1; $0.queue.priorityShare = 0 }
+        totem.approach()
+        let first = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        totem.pass(totem.kiosk.config.screen.resultSeconds)
+        let second = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        _ = totem.scan(first)
+        _ = totem.kiosk.passed(.entry)
+        XCTAssertEqual(totem.state(second), .waiting, "the one place is taken")
+        XCTAssertEqual(totem.scan(second).refusal?.errorCode, .notCalledYet)
+        _ = totem.kiosk.passed(.exit)
+        XCTAssertEqual(totem.state(second), .called)
+    }
+
+    func test_aPrinterThatNeverFinishesFailsTheTicketAtItsTimeoutAndTheJobIsCancelled() throws {
+        let totem = try KioskHarness { $0.printer.timeoutSeconds = 5 }
+        totem.approach()
+        let number = try totem.takeTicket()
+        totem.pass(4.9)
+        XCTAssertEqual(totem.state(number), .printing)
+        totem.pass(0.2)
+        XCTAssertEqual(totem.state(number), .printFailed)
+        XCTAssertEqual(totem.ticket(number)?.failureReason, "E-PRN-007 the printer did not finish within 5 s")
+        XCTAssertEqual(totem.printer.jobs.last?.report.state, .canceled)
+    }
+
+    func test_aJobTheServerRefusesIsToldAndHoldsNothing() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        totem.printer.refuse(with: .noSuchQueue("fake"))
+        let number = try totem.takeTicket()
+        XCTAssertEqual(totem.state(number), .printFailed)
+        XCTAssertEqual(totem.kiosk.flow.screen, .printFailed(reason: "E-PRN-001 no printer queue named fake"))
+    }
+
+    func test_leavingMidChoiceSleepsTheScreenOnlyOnceNobodyIsThere() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds * 2)
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome, "someone is still in front of it")
+        totem.leave()
+        totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds + 0.1)
+        XCTAssertEqual(totem.kiosk.flow.screen, .asleep)
+    }
+}
