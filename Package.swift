@@ -20,6 +20,7 @@ let package = Package(
     targets: [
         // Thin system-library targets: one per C library, nothing else in them.
         .systemLibrary(name: "CCUPS", path: "Sources/CCUPS"),
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CUSB", path: "Sources/CUSB", pkgConfig: "libusb-1.0",
@@ -50,7 +51,7 @@ let package = Package(
         // The control socket's requests, replies and client: all clupctl needs of clupd.
         .target(name: "CLupProtocol", dependencies: ["CLupCore"]),
         .target(name: "CLupKiosk", dependencies: [
-            "CLupCore", "CLupProtocol", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing",
+            "CLupCore", "CLupProtocol", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -30,6 +30,7 @@ struct Run: ParsableCommand {
     var socket = ControlClient.defaultSocketPath
 
     func run() throws {
+        MemoryPolicy.apply()
         let options = DaemonOptions(stateDirectory: stateDir, configPath: config, socketPath: socket,
                                     simulate: simulate)
         do {

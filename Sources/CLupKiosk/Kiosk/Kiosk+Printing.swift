@@ -6,15 +6,16 @@ import Foundation
 /// (its layout runs meanwhile), and joins the queue only once the printer has finished it.
 extension Kiosk {
     /// Issues a ticket and starts it on its way to the printer. A ticket that cannot be
-    /// recorded is never printed, and the screen says so.
-    func issueTicket(_ request: TicketRequest) -> KioskOutcome {
+    /// recorded is never printed, and the screen says so. `askedAt` is when the tap or the
+    /// request arrived (monotonic seconds; now if nil).
+    func issueTicket(_ request: TicketRequest, askedAt: Double? = nil) -> KioskOutcome {
         let wait = desk.estimatedWait(for: request.lane, defaultMinutes: config.tickets.defaultWaitMinutes)
         do {
             let pending = try desk.prepare { day, now in try day.issue(request, issuer: issuer, at: now, policy: config.queue) }
             guard case let .ticketIssued(ticket)? = pending.events.first else {
                 throw CodedError(.internalError, "no ticket was issued")
             }
-            spooler.start(ticket, content: ticketContent(ticket, wait: wait), committed: false)
+            spooler.start(ticket, content: ticketContent(ticket, wait: wait), committed: false, askedAt: askedAt)
             do {
                 try desk.commit(pending)
             } catch {

@@ -11,15 +11,19 @@ private struct DrawnFrame: @unchecked Sendable {
 /// The screen: the flow's effects, drawing, speaking.
 extension Kiosk {
     /// Passes `input` to the screen flow and carries out what it says; returns what issuing
-    /// a ticket did, when the input asked for one.
+    /// a ticket did, when the input asked for one. `at` is when the input arrived (monotonic
+    /// seconds), from which the ticket's wait is measured.
     @discardableResult
-    func handle(_ input: ScreenFlow.Input) -> KioskOutcome? {
+    func handle(_ input: ScreenFlow.Input, at arrival: Double? = nil) -> KioskOutcome? {
         let before = flow.screen
+        let effects = flow.handle(input)
+        // The input's own screen first: an effect may change it again, and draws that itself.
+        if flow.screen != before { screenChanged(from: before) }
         var issued: KioskOutcome?
-        for effect in flow.handle(input) {
+        for effect in effects {
             switch effect {
             case .issueTicket:
-                issued = issueTicket(.regular)
+                issued = issueTicket(.regular, askedAt: arrival)
             case .startIdleTimer:
                 loop.cancel(idleTimer)
                 idleTimer = loop.schedule(after: config.screen.idleTimeoutSeconds) { [unowned self] in
@@ -37,7 +41,6 @@ extension Kiosk {
                 }
             }
         }
-        if flow.screen != before { screenChanged(from: before) }
         return issued
     }
 
@@ -52,9 +55,16 @@ extension Kiosk {
         redraw()
     }
 
-    /// Redraws the welcome screen when the figures it shows may have changed.
+    /// Redraws the welcome screen when the figures it shows may have changed: once the loop
+    /// is done with what it is doing (a ticket being issued changes the figures, then the
+    /// screen), and not if a frame was asked for meanwhile.
     func refreshScreen() {
-        if flow.screen == .welcome { redraw() }
+        guard refreshAskedAt == nil else { return }
+        refreshAskedAt = frameRequests
+        loop.schedule(after: 0) { [unowned self] in
+            defer { refreshAskedAt = nil }
+            if flow.screen == .welcome, frameRequests == refreshAskedAt { redraw() }
+        }
     }
 
     /// Puts the current screen on the display: drawn on a worker, shown on the loop unless a

@@ -66,6 +66,8 @@ final class Kiosk {
     var resultTimer: EventLoop.TimerID?
     /// Counts frames asked for; a frame finished after a newer one was asked for is dropped.
     var frameRequests = 0
+    /// The frame count when the welcome screen's figures changed, until it is redrawn.
+    var refreshAskedAt: Int?
     /// The wait each ticket on its way to the printer was told, for its "take your ticket" screen.
     var waits: [TicketNumber: WaitEstimate] = [:]
 
@@ -158,6 +160,7 @@ final class Kiosk {
     }
 
     func touched(_ gesture: TouchGesture) -> KioskOutcome {
+        let arrival = clock.monotonic()
         let wasAsleep = flow.screen == .asleep
         guard gesture.kind == .tap || wasAsleep else {
             handle(.gesture)
@@ -165,7 +168,7 @@ final class Kiosk {
         }
         let x = gesture.x1 * geometry.width, y = gesture.y1 * geometry.height
         let button = geometry.button(on: flow.screen, atX: x, y: y)
-        let issued = handle(.tap(button?.action))
+        let issued = handle(.tap(button?.action), at: arrival)
         if wasAsleep { return KioskOutcome("the touch woke the screen") }
         if let issued { return issued }
         return KioskOutcome("the tap at (\(Int(x)), \(Int(y))) hit no button on the \(flow.screen.name) screen")

@@ -21,7 +21,7 @@ final class PrintSpooler {
     /// Called on the loop when a job ended.
     var onEnded: ((TicketNumber, JobOutcome) -> Void)?
     private var jobs: [TicketNumber: PrintJob] = [:]
-    /// When each job started, for the log line `scripts/bench` reads.
+    /// When each job was asked for (the tap), for the log line `scripts/bench` reads.
     private var started: [TicketNumber: Double] = [:]
 
     init(printer: any TicketPrinter, model: PrinterProfile, timeout: Double, spool: String, loop: EventLoop,
@@ -44,12 +44,12 @@ final class PrintSpooler {
     }
 
     /// Starts laying `ticket` out. Unless `committed`, nothing is sent until `committed(_:)`;
-    /// `abandon(_:)` drops it.
-    func start(_ ticket: Ticket, content: TicketContent, committed: Bool) {
+    /// `abandon(_:)` drops it. `askedAt` is when the customer asked (monotonic; now if nil).
+    func start(_ ticket: Ticket, content: TicketContent, committed: Bool, askedAt: Double? = nil) {
         let number = ticket.number
         let now = clock.monotonic()
         jobs[number] = PrintJob(committed: committed, now: now, timeout: timeout)
-        started[number] = now
+        started[number] = min(askedAt ?? now, now)
         let (model, spool, title) = (self.model, self.spool, Self.title(of: ticket))
         run(number, { TicketDocument.layOut(content, title: title, model: model, spool: spool) }) { result in
             switch result {

@@ -89,6 +89,15 @@ final class MemoryDisplay: Display {
     }
 }
 
+/// A voice that keeps what it was asked to say.
+final class RecordingVoice: Voice {
+    private(set) var said: [String] = []
+    var health: DeviceHealth { DeviceHealth(role: "voice", backend: "memory", state: .ok, detail: "\(said.count) said") }
+    var lastUtterance: String? { said.last }
+    func say(_ text: String, language: String) { said.append(text) }
+    func silence() {}
+}
+
 /// The kiosk in process: simulated devices, a fake printer, a manual clock and a real
 /// database in a temporary folder. Time passes only when a test says.
 final class KioskHarness {
@@ -101,6 +110,7 @@ final class KioskHarness {
     let turnstile = SimulatedTurnstile()
     let reader = SimulatedDoorReader()
     let display = MemoryDisplay()
+    let voice = RecordingVoice()
     let kiosk: Kiosk
     nonisolated(unsafe) static let key = try! Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 3, count: 32))
 
@@ -118,7 +128,7 @@ final class KioskHarness {
                                    spool: directory.path, loop: loop, clock: clock, logger: logger)
         kiosk = Kiosk(config: config,
                       devices: KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,
-                                            reader: reader, voice: nil),
+                                            reader: reader, voice: voice),
                       desk: desk, spooler: spooler, key: Self.key, runtime: KioskRuntime(loop: loop, clock: clock, logger: logger))
         kiosk.start()
         settle()

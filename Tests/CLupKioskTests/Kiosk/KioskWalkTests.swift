@@ -31,6 +31,20 @@ final class KioskWalkTests: XCTestCase {
                        ["day.opened", "ticket.issued", "ticket.submitted", "ticket.printed", "ticket.called"])
     }
 
+    func test_aTicketDrawsEachScreenOnceAndSaysItsNumberOnce() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        var (drawn, said) = (totem.kiosk.frameRequests, totem.voice.said.count)
+        try totem.takeTicket()
+        XCTAssertEqual(totem.kiosk.frameRequests - drawn, 1, "one frame drawn: the printing screen")
+        XCTAssertEqual(totem.voice.said.count, said, "the printing screen says nothing")
+        (drawn, said) = (totem.kiosk.frameRequests, totem.voice.said.count)
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual(totem.kiosk.frameRequests - drawn, 1, "one frame drawn: the ticket-ready screen")
+        XCTAssertEqual(totem.voice.said.count - said, 1, "\(totem.voice.said.suffix(2))")
+        XCTAssertEqual(totem.voice.lastUtterance?.contains("A 1"), true, totem.voice.lastUtterance ?? "nothing said")
+    }
+
     func test_paperOutIsToldAndStaffReprintOncePaperIsBack() throws {
         let totem = try KioskHarness()
         totem.approach()
