@@ -27,7 +27,7 @@ public final class EventLoop {
     private var continuations: [Int: (any Sendable) -> Void] = [:]
     private var nextID = 0
     private var running = false
-    private let wake: (read: Int32, write: Int32)
+    private let wake = WakePipe()
     private let inbox = Inbox()
     private let workers: WorkerPool
 
@@ -35,14 +35,12 @@ public final class EventLoop {
     public init(clock: any Clock = SystemClock(), workers: Int = 2) {
         self.clock = clock
         self.workers = WorkerPool(size: workers)
-        wake = makeWakePipe()
         watch(wake.read) { [unowned self] in self.drainInbox() }
     }
 
     deinit {
+        // Workers finish what they were given; the wake pipe stays open until they have.
         workers.stop()
-        close(wake.read)
-        close(wake.write)
     }
 
     /// Calls `handler` on the loop whenever `fd` is readable (or hung up).
@@ -83,13 +81,11 @@ public final class EventLoop {
                                              then completion: @escaping (Result) -> Void) {
         let id = takeID()
         continuations[id] = { value in completion(value as! Result) }
-        let wake = self.wake.write
-        let inbox = self.inbox
+        let (wake, inbox) = (self.wake, self.inbox)
         workers.run {
             let result = work()
             inbox.results.withLock { $0.append((id, result)) }
-            var one: UInt8 = 1
-            _ = write(wake, &one, 1)
+            wake.wake()
         }
     }
 
@@ -99,15 +95,14 @@ public final class EventLoop {
     /// Wakes the loop from another thread, so it reads its clock again (a test that moves
     /// a `ManualClock` uses it: poll(2) waits in real time).
     public struct Waker: Sendable {
-        let fd: Int32
+        let pipe: WakePipe
 
         public func wake() {
-            var one: UInt8 = 1
-            _ = write(fd, &one, 1)
+            pipe.wake()
         }
     }
 
-    public var waker: Waker { Waker(fd: wake.write) }
+    public var waker: Waker { Waker(pipe: wake) }
 
     /// Runs until `stop()`.
     public func run() {
@@ -172,6 +167,28 @@ public final class EventLoop {
     private func takeID() -> Int {
         nextID += 1
         return nextID
+    }
+}
+
+/// The pipe that wakes the loop from other threads. The loop and each piece of work it gave
+/// out hold it, and it is closed when the last of them is done: a worker finishing after
+/// the loop is gone writes to a pipe still open, never to a closed (or reused) descriptor.
+final class WakePipe: Sendable {
+    let read: Int32
+    let write: Int32
+
+    init() {
+        (read, write) = makeWakePipe()
+    }
+
+    deinit {
+        close(read)
+        close(write)
+    }
+
+    func wake() {
+        var one: UInt8 = 1
+        _ = Glibc.write(write, &one, 1)
     }
 }
 
