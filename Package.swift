@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "clupd", targets: ["clupd"]),
         .executable(name: "clupctl", targets: ["clupctl"]),
+        .executable(name: "clup-hub", targets: ["clup-hub"]),
         // For the libFuzzer targets in Fuzz/, which build against these modules.
         .library(name: "CLupCore", targets: ["CLupCore"]),
         .library(name: "CLupHardware", targets: ["CLupHardware"]),
@@ -16,6 +17,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        // The hub: HTTP(S) server, PostgreSQL client, its certificates; the totem's HTTPS client.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Thin system-library targets: one per C library, nothing else in them.
@@ -39,6 +47,8 @@ let package = Package(
         // The framebuffer ioctls, likewise.
         .target(name: "CFramebuffer"),
         .target(name: "CLupCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The TOML subset both configurations are written in, and tables of keys declared once.
+        .target(name: "CLupConfig", dependencies: ["CLupCore"]),
         .target(name: "CLupDrawing", dependencies: ["CLupCore", "CCairo"]),
         .target(name: "CLupStore", dependencies: [
             "CLupCore",
@@ -48,12 +58,30 @@ let package = Package(
             "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CGPIOD", "CEspeak", "CALSA",
         ]),
         .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
-        // The control socket's requests, replies and client: all clupctl needs of clupd.
-        .target(name: "CLupProtocol", dependencies: ["CLupCore"]),
+        // The control socket's requests, replies and client: all clupctl needs of clupd;
+        // and the hub's wire: enrolment, signed requests, event batches.
+        .target(name: "CLupProtocol", dependencies: ["CLupCore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CLupKiosk", dependencies: [
-            "CLupCore", "CLupProtocol", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing", "CMalloc",
+            "CLupCore", "CLupConfig", "CLupProtocol", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
+        .target(name: "CLupHub", dependencies: [
+            "CLupCore", "CLupConfig", "CLupProtocol",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "clup-hub", dependencies: [
+            "CLupHub", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clupd", dependencies: [
             "CLupKiosk", "CLupProtocol", "CLupHardware",
@@ -78,6 +106,8 @@ let package = Package(
         .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting"]),
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupProtocol", "CTestSupport"]),
+        .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport"]),
+        .testTarget(name: "CLupHubTests", dependencies: ["CLupHub", "CLupProtocol"]),
+        .testTarget(name: "CLupConfigTests", dependencies: ["CLupConfig"]),
     ]
 )

@@ -59,6 +59,8 @@ public final class TotemStore: Sendable {
                     if direction == .exit { exits = true }
                 case let .occupancyCorrected(door, _, _, _, _, _):
                     doors.insert(door)
+                case .storeSettingsApplied:
+                    break
                 }
             }
             for number in tickets {

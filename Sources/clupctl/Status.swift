@@ -21,6 +21,8 @@ struct Status: ParsableCommand {
         let reasons = printer.reasons.isEmpty ? "" : " (\(printer.reasons.joined(separator: ", ")))"
         let message = printer.message.isEmpty ? "" : " — \(printer.message)"
         print("printer    \(printer.queue): \(printer.ready ? "ready" : "NOT READY"), \(printer.state)\(reasons)\(message)")
+        if let settings = report.settings { print("settings   \(settings)") }
+        if let sync = report.sync { print("sync       \(sync)") }
         print("ticket key \(report.ticketKey)")
         print("config     \(report.configuration)")
         for problem in report.problems { print("PROBLEM    \(problem)") }

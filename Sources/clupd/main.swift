@@ -6,10 +6,13 @@ import Foundation
 
 /// `clupd`: the CLup totem daemon.
 struct Clupd: ParsableCommand {
+    /// Sent to the hub at enrolment.
+    static let version = "0.11.0"
+
     static let configuration = CommandConfiguration(
         commandName: "clupd",
         abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
-        subcommands: [Run.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
+        subcommands: [Run.self, Enrol.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
         defaultSubcommand: Run.self)
 }
 
@@ -40,6 +43,29 @@ struct Run: ParsableCommand {
         } catch let error as DaemonError {
             FileHandle.standardError.write(Data("clupd: \(error)\n".utf8))
             throw ExitCode(error.exitCode)
+        }
+    }
+}
+
+/// `clupd enrol`: joins the totem to its store at the chain's hub, once, before clupd runs.
+struct Enrol: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Enrol this totem at the chain's hub with a one-time code (run once, before clupd starts).")
+
+    @Option(help: "The hub's address, https://HOST:PORT.") var hub: String
+    @Option(help: "The one-time enrolment code (`clup-hub enrolment-code`).") var code: String
+    @Option(help: "The hub's CA certificate (ca.pem, from `clup-hub init`).") var ca: String
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
+
+    func run() throws {
+        do {
+            let enrolment = try TotemEnrolment.enrol(hub: hub, code: code, caFile: ca, directory: stateDir,
+                                                     softwareVersion: Clupd.version)
+            print("enrolled as \(enrolment.deviceID): store \(enrolment.storeID), totem \(enrolment.letter), door \(enrolment.door)")
+            print("clupd numbers its events under that id and uploads them to \(enrolment.hub)")
+        } catch {
+            FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
+            throw ExitCode(1)
         }
     }
 }

@@ -115,6 +115,35 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case drawingFailed = "E-GFX-001"
     case offThePanel = "E-SIM-001"
 
+    // MARK: The hub (E-HUB), as it answers totems and administrators
+    case enrolmentCodeUnknown = "E-HUB-001"
+    case enrolmentCodeUsed = "E-HUB-002"
+    case enrolmentCodeExpired = "E-HUB-003"
+    case unknownDevice = "E-HUB-004"
+    case revokedDevice = "E-HUB-005"
+    case badSignature = "E-HUB-006"
+    case replayedRequest = "E-HUB-007"
+    case staleRequest = "E-HUB-008"
+    case badHubRequest = "E-HUB-009"
+    case hubDatabaseUnavailable = "E-HUB-010"
+    case unknownStore = "E-HUB-011"
+    case letterTaken = "E-HUB-012"
+    case hubKeysUnusable = "E-HUB-013"
+    case hubInternalError = "E-HUB-014"
+    case storeExists = "E-HUB-015"
+    case hubDatabaseError = "E-HUB-016"
+    case migrationMissing = "E-HUB-017"
+
+    // MARK: The totem's sync with the hub (E-SYNC)
+    case hubUnreachable = "E-SYNC-001"
+    case hubAnswerUnreadable = "E-SYNC-002"
+    case hubError = "E-SYNC-003"
+    case notEnrolled = "E-SYNC-004"
+    case enrolmentUnreadable = "E-SYNC-005"
+    case hubCertificateUnusable = "E-SYNC-006"
+    case alreadyEnrolled = "E-SYNC-007"
+    case databaseOfAnotherDevice = "E-SYNC-008"
+
     /// What the code means, in a sentence, and what a person should do.
     public var entry: (meaning: String, action: String) {
         switch self {
@@ -214,6 +243,31 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .hotplugFailed: ("USB hotplug could not be registered.", "Check /dev/bus/usb and udev.")
         case .drawingFailed: ("Drawing a screen or a ticket failed.", "Report it with clupd's log.")
         case .offThePanel: ("The simulated tap is off the panel.", "Tap within the screen's size.")
+        case .enrolmentCodeUnknown: ("The hub knows no such enrolment code.", "Check the code, or have a new one made (`clup-hub enrolment-code`).")
+        case .enrolmentCodeUsed: ("The enrolment code was already used: a code enrols one totem once.", "Have a new code made.")
+        case .enrolmentCodeExpired: ("The enrolment code has expired.", "Have a new code made.")
+        case .unknownDevice: ("The hub knows no totem of that device id.", "Enrol the totem (`clupd enrol`).")
+        case .revokedDevice: ("The totem was revoked at the hub: it may no longer sync.", "Enrol it again with a new code if it should.")
+        case .badSignature: ("The request's signature is not the totem's.", "Check that the totem's device key is the one it enrolled with.")
+        case .replayedRequest: ("The request was already received once (a replay).", "Nothing to do: a genuine totem signs each request anew.")
+        case .staleRequest: ("The request was signed too far from the hub's time.", "Check the totem's clock; it corrects for the hub's time on the next try.")
+        case .badHubRequest: ("The request is malformed, too large, or not what the API takes.", "Check the request against the hub's OpenAPI document.")
+        case .hubDatabaseUnavailable: ("The hub cannot reach PostgreSQL.", "Check that PostgreSQL runs and [database] in clup-hub.toml.")
+        case .unknownStore: ("The hub has no such store.", "Create it first (`clup-hub store create`).")
+        case .letterTaken: ("Another totem of the store already has that letter.", "Choose a free letter, or revoke the old totem.")
+        case .hubKeysUnusable: ("The hub's certificate or key files cannot be used.", "Run `clup-hub init`, or restore the files named.")
+        case .hubInternalError: ("The hub failed on something it did not expect.", "Report it with clup-hub's log.")
+        case .storeExists: ("A store with that id exists already.", "Use another id.")
+        case .hubDatabaseError: ("PostgreSQL refused the hub's statement.", "Report it with clup-hub's log.")
+        case .migrationMissing: ("The hub's database schema is older than this clup-hub.", "Run `clup-hub migrate`.")
+        case .hubUnreachable: ("The hub cannot be reached (no answer, refused, or TLS failed).", "Nothing is lost: the totem keeps working and retries; check the network.")
+        case .hubAnswerUnreadable: ("The hub's answer is not what the protocol says.", "Check that the hub and totem versions match.")
+        case .hubError: ("The hub answered with an error status.", "The totem retries; check clup-hub's log.")
+        case .notEnrolled: ("This totem is not enrolled at a hub.", "Enrol it: `clupd enrol --hub URL --code CODE --ca FILE`.")
+        case .enrolmentUnreadable: ("The totem's enrolment file cannot be used.", "Enrol the totem again.")
+        case .hubCertificateUnusable: ("The hub's CA certificate cannot be read.", "Use the PEM file `clup-hub init` wrote (ca.pem).")
+        case .alreadyEnrolled: ("This totem is already enrolled.", "Remove enrolment.json from the state directory to enrol it again.")
+        case .databaseOfAnotherDevice: ("The totem's database holds events of another device id.", "Move the database aside before enrolling, or enrol as that totem.")
         }
     }
 

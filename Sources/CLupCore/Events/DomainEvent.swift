@@ -28,6 +28,8 @@ public enum DomainEvent: Hashable, Codable, Sendable {
                  steady: SteadyTime? = nil)
     /// A technician's correction of the count of people inside.
     case occupancyCorrected(door: String, businessDay: BusinessDay, delta: Int, by: String, reason: String, at: Date)
+    /// The hub's store settings (capacity, shares) put in force at this totem.
+    case storeSettingsApplied(StoreSettingsDocument, businessDay: BusinessDay, at: Date)
 
     /// The stable name stored in the event log's `type` column.
     public var type: String {
@@ -44,6 +46,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case .ticketReprinted: "ticket.reprinted"
         case .passage: "occupancy.passage"
         case .occupancyCorrected: "occupancy.corrected"
+        case .storeSettingsApplied: "store.settings-applied"
         }
     }
 
@@ -55,7 +58,8 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case let .ticketSubmitted(_, day, _), let .ticketPrinted(_, day, _), let .ticketPrintFailed(_, day, _),
              let .ticketCalled(_, day, _, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _, _),
              let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _),
-             let .passage(_, _, day, _, _, _), let .occupancyCorrected(_, day, _, _, _, _):
+             let .passage(_, _, day, _, _, _), let .occupancyCorrected(_, day, _, _, _, _),
+             let .storeSettingsApplied(_, day, _):
             day
         }
     }

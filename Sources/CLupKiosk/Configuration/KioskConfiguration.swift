@@ -1,3 +1,4 @@
+import CLupConfig
 import CLupCore
 import Crypto
 import Foundation
@@ -31,52 +32,21 @@ public struct KioskConfiguration: Sendable, Equatable {
     public static let maximumFileBytes = 1 << 20
 }
 
-/// A configuration file that cannot be used: which file, which key, what is wrong.
-public struct ConfigurationError: Error, CodedErrorConvertible, Equatable {
-    public let file: String
-    public let line: Int?
-    public let key: String?
-    public let problem: String
-
-    public var coded: CodedError {
-        let place = [file + (line.map { ":\($0)" } ?? ""), key].compactMap { $0 }.joined(separator: ": ")
-        return CodedError(.badConfiguration, "\(place): \(problem)")
-    }
-}
-
 extension KioskConfiguration {
     /// Reads and checks the file at `path`.
     public static func load(path: String) throws(ConfigurationError) -> KioskConfiguration {
-        let data: Data
-        do {
-            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-            guard size <= maximumFileBytes else {
-                throw ConfigurationError(file: path, line: nil, key: nil,
-                                         problem: "the file has \(size) bytes; a configuration has at most \(maximumFileBytes)")
-            }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as ConfigurationError {
-            throw error
-        } catch {
-            throw ConfigurationError(file: path, line: nil, key: nil, problem: "cannot read the file (\(reason(error)))")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigurationError(file: path, line: nil, key: nil, problem: "the file is not UTF-8 text")
-        }
-        return try parse(text, file: path)
+        var reader = try ConfigReader.load(path: path, maximumBytes: maximumFileBytes)
+        return try read(&reader)
     }
 
     /// Checks TOML `text`; `file` names it in errors, and relative paths in it are read
     /// from its folder.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> KioskConfiguration {
-        let document: TOMLDocument
-        do {
-            document = try TOMLDocument(parsing: text)
-        } catch {
-            throw ConfigurationError(file: file, line: error.line, key: nil, problem: error.message)
-        }
-        var reader = ConfigReader(document: document, file: file,
-                                  context: ConfigKeyContext(folder: (file as NSString).deletingLastPathComponent))
+        var reader = try ConfigReader(parsing: text, file: file)
+        return try read(&reader)
+    }
+
+    private static func read(_ reader: inout ConfigReader) throws(ConfigurationError) -> KioskConfiguration {
         var config = KioskConfiguration()
         try reader.read(&config.store)
         try reader.read(&config.totem)
@@ -88,18 +58,16 @@ extension KioskConfiguration {
         try reader.read(&config.voice)
         try reader.read(&config.control)
         config.keys = try reader.readKeys()
-        if let unknown = reader.unreadKeys.first {
-            throw reader.error(unknown, "unknown key")
-        }
+        try reader.refuseUnknownKeys()
         return config
     }
 
     /// The configuration as TOML that `parse` reads back to the same value; with `comments`,
     /// each table and key says what it is for.
     public func toml(comments: Bool = false) -> String {
-        let tables = [Self.section(store, comments), Self.section(totem, comments), Self.section(printer, comments),
-                      Self.section(screen, comments), Self.section(tickets, comments), Self.section(queue, comments),
-                      Self.section(hardware, comments), Self.section(voice, comments), Self.section(control, comments)]
+        func section<T: ConfigTable>(_ table: T) -> String { ConfigReader.section(table, comments: comments) }
+        let tables = [section(store), section(totem), section(printer), section(screen), section(tickets), section(queue),
+                      section(hardware), section(voice), section(control)]
         let keyLines = keys.sorted { $0.key < $1.key }.map { "\($0.key) = \(TOMLValue.string($0.value.base64EncodedString()).text)" }
         let keysDoc = comments ? ["# The public ticket keys of the store's other totems, by letter (as `clupctl status` shows them):",
                                   "# their doors recognise this totem's tickets as genuine, and this door theirs. Example:",
@@ -117,16 +85,6 @@ extension KioskConfiguration {
 
 
         """ + KioskConfiguration().toml(comments: true)
-    }
-
-    private static func section<T: ConfigTable>(_ table: T, _ comments: Bool) -> String {
-        var lines = comments ? T.doc.split(separator: "\n").map { "# \($0)" } : []
-        lines.append("[\(T.table)]")
-        for key in T.keys {
-            if comments { lines.append("# \(key.doc)") }
-            lines.append("\(key.name) = \(key.write(table).text)")
-        }
-        return lines.joined(separator: "\n")
     }
 
     /// The keys of `other` that differ from this configuration and that a running clupd
@@ -159,48 +117,15 @@ extension KioskConfiguration {
     }
 
     /// Why a file operation failed, in words.
-    static func reason(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
-    }
+    static func reason(_ error: any Error) -> String { fileErrorReason(error) }
 }
 
-/// Reads the tables of a document and remembers which keys were read, to find unknown ones.
-private struct ConfigReader {
-    let document: TOMLDocument
-    let file: String
-    let context: ConfigKeyContext
-    var read: Set<String> = []
-
-    var unreadKeys: [String] { document.values.keys.filter { !read.contains($0) }.sorted() }
-
-    func error(_ key: String, _ problem: String) -> ConfigurationError {
-        ConfigurationError(file: file, line: document.values[key]?.line, key: key, problem: problem)
-    }
-
-    /// Reads `table`'s keys that the document sets, then checks the keys that must agree.
-    mutating func read<T: ConfigTable>(_ table: inout T) throws(ConfigurationError) {
-        for key in T.keys {
-            let name = "\(T.table).\(key.name)"
-            read.insert(name)
-            guard let (value, _) = document.values[name] else { continue }
-            do {
-                try key.read(&table, value, context)
-            } catch {
-                throw self.error(name, error.message)
-            }
-        }
-        try table.validate { key, problem in error("\(T.table).\(key)", problem) }
-    }
-
+extension ConfigReader {
     /// `[keys]`: one base64 Ed25519 public key per totem letter.
     mutating func readKeys() throws(ConfigurationError) -> [Character: Data] {
         var keys: [Character: Data] = [:]
         for name in document.values.keys.filter({ $0.hasPrefix("keys.") }).sorted() {
-            read.insert(name)
+            markRead(name)
             let letter = String(name.dropFirst("keys.".count))
             guard letter.count == 1, let first = letter.first, first.isASCII, first.isUppercase else {
                 throw error(name, "a totem is named by one capital letter A-Z")

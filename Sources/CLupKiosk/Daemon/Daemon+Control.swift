@@ -14,6 +14,13 @@ extension Daemon {
         switch request {
         case .status:
             return try encoder.encode(statusReport())
+        case .sync:
+            return try encoder.encode(syncReport())
+        case .syncNow:
+            guard let sync else { throw CodedError(.notEnrolled, "this totem is not enrolled at a hub, so it has nothing to sync") }
+            sync.syncNow()
+            logger.info("sync asked for", metadata: ["by": "\(peer.userName)"])
+            return try encoder.encode(syncReport())
         case .tickets:
             let lines = day.tickets.values.sorted(by: issueOrder).map { ticket in
                 TicketLine(number: ticket.number.description, lane: ticket.lane.rawValue,
@@ -103,12 +110,18 @@ extension Daemon {
         (a.issuedAt, a.lane.rawValue, a.number.sequence) < (b.issuedAt, b.lane.rawValue, b.number.sequence)
     }
 
+    func syncReport() -> SyncReport {
+        sync?.report() ?? SyncReport(state: .off, hub: nil, deviceID: deviceID, lastSeq: 0, acknowledgedSeq: nil, outboxDepth: nil,
+                                     lastSuccess: nil, lastAttempt: nil, lastError: nil, clockSkew: nil, deadLettered: 0,
+                                     consecutiveFailures: 0, nextAttemptIn: nil)
+    }
+
     func statusReport() throws -> StatusReport {
         let day = kiosk.desk.day
         let devices = (kiosk.deviceHealth + [usb.health]).map(DeviceStatus.init)
         let ledger = day.ledger(door: config.totem.door)
         return StatusReport(
-            store: config.store.name, deviceID: config.deviceID,
+            store: config.store.name, deviceID: deviceID,
             ticketKey: kiosk.issuer.key.publicKey.rawRepresentation.base64EncodedString(),
             businessDay: day.businessDay.date,
             screen: kiosk.flow.screen.name, devices: devices, printer: printerReport(),
@@ -116,7 +129,14 @@ extension Daemon {
             occupancy: OccupancyReport(inside: day.inside, capacity: config.queue.capacity,
                                        entries: ledger.entries, exits: ledger.exits),
             configuration: "\(configSource), read \(configLoadedAt.formatted(.iso8601))",
-            problems: kiosk.desk.dataProblems + (configProblem.map { [$0.description] } ?? []))
+            problems: kiosk.desk.dataProblems + (configProblem.map { [$0.description] } ?? []),
+            settings: hubSettings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
+                + "booking share \($0.bookingShare)" } ?? (enrolment == nil ? "clupd.toml" : "clupd.toml until the hub's first settings arrive"),
+            sync: sync.map { sync in
+                let report = sync.report()
+                return "\(report.state.rawValue), \(report.outboxDepth.map { "\($0) events waiting" } ?? "outbox not known yet")"
+                    + (report.lastError.map { ", last error \($0.code)" } ?? "")
+            })
     }
 
     func queueReport() -> QueueReport {

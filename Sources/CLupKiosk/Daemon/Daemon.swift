@@ -1,3 +1,4 @@
+import CLupConfig
 import CLupCore
 import CLupHardware
 import CLupPrinting
@@ -48,6 +49,15 @@ public final class Daemon {
     /// Why the last reload was refused or partial, until one succeeds, for `status`.
     var configProblem: CodedError?
     var printerStatus: (status: PrinterStatus?, error: PrintError?, at: Double)?
+    /// The outbox's upload to the hub; nil when the totem is not enrolled.
+    let sync: SyncClient?
+    /// Who the hub says this totem is (store, letter, door, device id); nil when not enrolled.
+    let enrolment: TotemEnrolment?
+    /// The store's settings from the hub in force (the last applied, kept in the event log).
+    var hubSettings: StoreSettingsDocument?
+    var settingsFollower: SettingsFollower?
+    /// Keys of clupd.toml that the hub manages once the totem is enrolled.
+    static let hubManagedKeys = ["queue.capacity", "queue.priority_share", "queue.booking_share"]
 
     /// Sets everything up; throws what keeps the daemon from starting.
     public init(options: DaemonOptions, clock: any Clock = SystemClock()) throws(DaemonError) {
@@ -57,7 +67,7 @@ public final class Daemon {
         self.clock = clock
         self.options = options
 
-        let config: KioskConfiguration
+        var config: KioskConfiguration
         do {
             (config, configSource) = try Self.loadConfiguration(options)
         } catch {
@@ -66,6 +76,20 @@ public final class Daemon {
         configLoadedAt = clock.now()
 
         state = try StateDirectory(path: options.stateDirectory)
+        do {
+            enrolment = try TotemEnrolment.load(from: state.path)
+        } catch {
+            throw .data(error)
+        }
+        if let enrolment {
+            config = enrolment.apply(to: config)
+            do {
+                try Self.refuseHubManagedKeys(options, hub: enrolment.hub)
+            } catch {
+                throw .configuration(error)
+            }
+        }
+        let deviceID = enrolment?.deviceID ?? config.deviceID
         let loop = EventLoop(clock: clock)
         self.loop = loop
         do {
@@ -77,13 +101,22 @@ public final class Daemon {
         usb = USBHotplug(loop: loop)
         let runtime = KioskRuntime(loop: loop, clock: clock, logger: logger)
         do {
-            let store = try TotemStore(path: state.databasePath, deviceID: config.deviceID)
+            let store = try TotemStore(path: state.databasePath, deviceID: deviceID)
+            if enrolment != nil, let settings = Self.lastHubSettings(in: store, logger: logger) {
+                hubSettings = settings
+                config.queue = settings.applied(to: config.queue)
+            }
             let key = try TotemKey.loadOrCreate(at: state.keyPath)
             let desk = try QueueDesk(store: store, rules: Kiosk.rules(config), loop: loop, clock: clock, logger: logger)
             let spooler = PrintSpooler(printer: CUPSPrinter(queue: config.printer.queue), model: config.printer.model,
                                        timeout: config.printer.timeoutSeconds, spool: state.spoolPath, loop: loop,
                                        clock: clock, logger: logger)
             kiosk = Kiosk(config: config, devices: devices.devices, desk: desk, spooler: spooler, key: key, runtime: runtime)
+        } catch {
+            throw .data(error)
+        }
+        do {
+            sync = try SyncClient.make(stateDirectory: state.path, databasePath: state.databasePath, logger: logger)
         } catch {
             throw .data(error)
         }
@@ -129,10 +162,20 @@ public final class Daemon {
         }
         checkPrinter()
         startWatchdog()
+        sync?.start()
+        if let sync {
+            let mailbox = loop.mailbox { [unowned self] (settings: StoreSettingsDocument) in self.applyHubSettings(settings) }
+            settingsFollower = SettingsFollower(client: sync.client, deviceID: deviceID, deviceKey: sync.deviceKey,
+                                                knownVersion: hubSettings?.version ?? 0, clockOffset: { [sync] in sync.clockOffset },
+                                                deliver: mailbox, logger: logger)
+            settingsFollower?.start()
+        }
         notifier.notify("READY=1\nSTATUS=kiosk running, store \(config.store.id) totem \(config.totem.letter)")
-        logger.info("clupd ready", metadata: ["device": "\(config.deviceID)", "socket": "\(server.path)",
-                                                "state": "\(state.path)"])
+        logger.info("clupd ready", metadata: ["device": "\(deviceID)", "socket": "\(server.path)",
+                                                "state": "\(state.path)", "hub": "\(enrolment?.hub ?? "none")"])
         loop.run()
+        sync?.stop()
+        settingsFollower?.stop()
         notifier.notify("STOPPING=1")
         server.stopListening()
         return 0
@@ -180,15 +223,71 @@ public final class Daemon {
         return (config, source)
     }
 
+    /// An enrolled totem takes capacity and shares from the hub: a file that sets them is
+    /// refused, naming the hub, rather than silently overridden.
+    static func refuseHubManagedKeys(_ options: DaemonOptions, hub: String) throws(ConfigurationError) {
+        let path = options.configPath ?? KioskConfiguration.defaultPath
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let reader = try ConfigReader.load(path: path, maximumBytes: KioskConfiguration.maximumFileBytes)
+        if let key = hubManagedKeys.first(where: { reader.document.values[$0] != nil }) {
+            throw reader.error(key, "this totem is enrolled at \(hub), which manages \(key) (clup-hub store set); remove it from the file")
+        }
+    }
+
+    /// The store settings last applied from the hub, from the event log; nil if none (or
+    /// unreadable: logged, and the file's settings stay in force).
+    static func lastHubSettings(in store: TotemStore, logger: Logger) -> StoreSettingsDocument? {
+        do {
+            guard let stored = try store.events(ofTypes: ["store.settings-applied"]).last else { return nil }
+            guard case let .storeSettingsApplied(settings, _, _) = try stored.decoded(), settings.problem == nil else { return nil }
+            return settings
+        } catch {
+            logger.error("the hub's last store settings cannot be read; the file's are in force", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Puts a newer version of the store's settings from the hub in force: recorded as an
+    /// event first, then adopted (and the queue settled: more room calls tickets at once).
+    func applyHubSettings(_ settings: StoreSettingsDocument) {
+        guard settings.version > (hubSettings?.version ?? 0) else { return }
+        if let problem = settings.problem {
+            logger.error("the hub's store settings are refused", metadata: ["version": "\(settings.version)", "problem": "\(problem)"])
+            return
+        }
+        do {
+            try kiosk.desk.perform { day, now in [.storeSettingsApplied(settings, businessDay: day.businessDay, at: now.wall)] }
+        } catch {
+            logger.error("the hub's store settings were not recorded; the ones in force stay", metadata: ["error": "\(error)"])
+            return
+        }
+        hubSettings = settings
+        var next = config
+        next.queue = settings.applied(to: next.queue)
+        kiosk.adopt(next)
+        kiosk.desk.settle()
+        logger.notice("store settings from the hub applied", metadata: [
+            "version": "\(settings.version)", "capacity": "\(settings.capacity)",
+            "priority share": "\(settings.priorityShare)", "booking share": "\(settings.bookingShare)"])
+    }
+
+    /// The device id the event log is numbered under: the hub's, once enrolled.
+    var deviceID: String { enrolment?.deviceID ?? config.deviceID }
+
     /// SIGHUP (`systemctl reload clupd`): reads the configuration again and puts it in force.
     /// A file that does not parse changes nothing, and says so in the log and `status`;
     /// keys only a restart can change keep their running values, and `status` says which.
     func reloadConfiguration() {
         notifier.notify("RELOADING=1")
         defer { notifier.notify("READY=1") }
-        let next: KioskConfiguration
+        var next: KioskConfiguration
         do {
             (next, _) = try Self.loadConfiguration(options)
+            if let enrolment {
+                next = enrolment.apply(to: next)
+                try Self.refuseHubManagedKeys(options, hub: enrolment.hub)
+            }
+            if let hubSettings { next.queue = hubSettings.applied(to: next.queue) }
         } catch {
             configProblem = CodedError(.configurationNotReloaded, "the configuration was not reloaded (\(error)); the one read at "
                 + "\(configLoadedAt.formatted(.iso8601)) stays in force")

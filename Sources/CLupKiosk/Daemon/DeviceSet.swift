@@ -1,3 +1,4 @@
+import CLupConfig
 import CLupHardware
 import Foundation
 

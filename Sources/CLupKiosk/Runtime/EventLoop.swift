@@ -25,6 +25,7 @@ public final class EventLoop {
     private var writeWatches: [Int32: () -> Void] = [:]
     private var timers: [TimerID: Timer] = [:]
     private var continuations: [Int: (any Sendable) -> Void] = [:]
+    private var mailboxes: [Int: (any Sendable) -> Void] = [:]
     private var nextID = 0
     private var running = false
     private let wake = WakePipe()
@@ -86,6 +87,25 @@ public final class EventLoop {
             let result = work()
             inbox.results.withLock { $0.append((id, result)) }
             wake.wake()
+        }
+    }
+
+    /// A way for another thread to hand values to the loop: `handler` runs on the loop with
+    /// each value sent, in the order sent.
+    public func mailbox<Value: Sendable>(_ handler: @escaping (Value) -> Void) -> Mailbox<Value> {
+        let id = takeID()
+        mailboxes[id] = { value in handler(value as! Value) }
+        return Mailbox(id: id, pipe: wake, inbox: inbox)
+    }
+
+    public struct Mailbox<Value: Sendable>: Sendable {
+        fileprivate let id: Int
+        fileprivate let pipe: WakePipe
+        fileprivate let inbox: Inbox
+
+        public func send(_ value: Value) {
+            inbox.results.withLock { $0.append((id, value)) }
+            pipe.wake()
         }
     }
 
@@ -160,7 +180,11 @@ public final class EventLoop {
             return pending
         }
         for (id, value) in results {
-            continuations.removeValue(forKey: id)?(value)
+            if let continuation = continuations.removeValue(forKey: id) {
+                continuation(value)
+            } else {
+                mailboxes[id]?(value)
+            }
         }
     }
 
@@ -193,7 +217,7 @@ final class WakePipe: Sendable {
 }
 
 /// Results of worker threads waiting for the loop to pick them up.
-private final class Inbox: Sendable {
+fileprivate final class Inbox: Sendable {
     let results = Mutex<[(Int, any Sendable)]>([])
 }
 

@@ -22,6 +22,10 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case simTap(x: Int, y: Int)
     case simPass(PassageDirection)
     case simScan(code: String)
+    /// The sync with the hub: state, outbox, last success, skew.
+    case sync
+    /// Try the hub now rather than at the next backoff.
+    case syncNow
 }
 
 /// The envelope of every reply: `{"ok":true,"result":…}` or `{"ok":false,"error":…}`,

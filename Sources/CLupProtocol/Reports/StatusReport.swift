@@ -18,8 +18,15 @@ public struct StatusReport: Codable, Sendable {
     public let configuration: String
     /// What staff should know that is wrong with the totem's own data or configuration.
     public let problems: [String]
+    /// Where capacity and shares come from: the hub's settings (their version) or the file.
+    public let settings: String?
+    /// The sync with the hub in one line, when enrolled.
+    public let sync: String?
 
-    public init(store: String, deviceID: String, ticketKey: String, businessDay: String, screen: String, devices: [DeviceStatus], printer: PrinterReport, waiting: Int, promised: Int, occupancy: OccupancyReport, configuration: String, problems: [String]) {
+    public init(store: String, deviceID: String, ticketKey: String, businessDay: String, screen: String, devices: [DeviceStatus], printer: PrinterReport, waiting: Int, promised: Int, occupancy: OccupancyReport, configuration: String, problems: [String],
+                settings: String? = nil, sync: String? = nil) {
+        self.settings = settings
+        self.sync = sync
         self.store = store
         self.deviceID = deviceID
         self.ticketKey = ticketKey

@@ -1,3 +1,4 @@
+import CLupConfig
 import CLupHardware
 
 /// What `[hardware]` chooses for each device: its backend and that backend's settings.

@@ -1,11 +1,12 @@
+import CLupConfig
 import CLupHardware
 
 /// `[hardware]`: which device is which. Each device named here uses its Linux backend; the
 /// others are simulated, unless `mode = "linux"` looks for them where the udev rules put
 /// them. The keys are flat, as an installer writes them; `devices` is what they choose.
 public struct HardwareSettings: ConfigTable {
-    static let table = "hardware"
-    static let doc = """
+    public static let table = "hardware"
+    public static let doc = """
         The devices (hardware/WIRING.md). Each device named here uses its Linux backend; the others are
         simulated, unless mode = "linux", which looks for each device not named at its udev name
         (/dev/clup/…), the screen at /dev/fb0 and the voice at ALSA "default".
@@ -46,7 +47,7 @@ public struct HardwareSettings: ConfigTable {
 
     public init() {}
 
-    static let keys: [ConfigKey<HardwareSettings>] = [
+    public static let keys: [ConfigKey<HardwareSettings>] = [
         .parsed("mode", \.mode, doc: "\"simulated\" or \"linux\" (see above)", expected: "\"simulated\" or \"linux\"",
                 parse: Mode.init(rawValue:), format: \.rawValue),
         .text("display", \.display, doc: "the framebuffer, example: \"/dev/fb0\""),
@@ -90,7 +91,7 @@ public struct HardwareSettings: ConfigTable {
         .path("usb_profiles", \.usbProfiles, doc: "known USB models for `clupctl devices`, example: \"usb-devices.json\""),
     ]
 
-    func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {
+    public func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {
         if reader != nil && serialReader != nil {
             throw problem("serial_reader", "one door reader: set hardware.reader or hardware.serial_reader, not both")
         }

@@ -1,9 +1,10 @@
+import CLupConfig
 import CLupPrinting
 
 /// `[printer]`: the ticket printer.
 public struct PrinterSettings: ConfigTable {
-    static let table = "printer"
-    static let doc = "The ticket printer."
+    public static let table = "printer"
+    public static let doc = "The ticket printer."
 
     public var queue = "clup-ticket"
     public var paper = PaperWidth.mm80
@@ -22,7 +23,7 @@ public struct PrinterSettings: ConfigTable {
             == (rhs.queue, rhs.paper, rhs.profile?.path, rhs.profile?.profile, rhs.timeoutSeconds)
     }
 
-    static let keys: [ConfigKey<PrinterSettings>] = [
+    public static let keys: [ConfigKey<PrinterSettings>] = [
         .string("queue", \.queue, nonEmpty: true, doc: "CUPS queue of the ticket printer"),
         .parsed("paper", \.paper, doc: "\"80mm\" or \"58mm\" roll (a profile's paper wins)", expected: "\"80mm\" or \"58mm\"",
                 parse: PaperWidth.init(rawValue:), format: \.rawValue),

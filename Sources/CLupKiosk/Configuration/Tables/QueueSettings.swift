@@ -1,16 +1,17 @@
+import CLupConfig
 import CLupCore
 
 /// `[queue]`: the store's rules for admitting people, as `QueuePolicy` holds them.
 extension QueuePolicy: ConfigTable {
-    static let table = "queue"
-    static let doc = "The queue: capacity, the shares kept for priority tickets and bookings, the windows."
+    public static let table = "queue"
+    public static let doc = "The queue: capacity, the shares kept for priority tickets and bookings, the windows."
 
     /// The defaults.
-    init() {
+    public init() {
         self.init(capacity: 30)
     }
 
-    static let keys: [ConfigKey<QueuePolicy>] = [
+    public static let keys: [ConfigKey<QueuePolicy>] = [
         .integer("capacity", \.capacity, in: 1...100_000, doc: "most people inside, counting those called and on their way"),
         .fraction("priority_share", \.priorityShare, doc: "share of capacity kept for priority tickets (rounded up)"),
         .minutes("aging_bound_minutes", \.agingBound, doc: "a regular ticket waiting longer goes before priority tickets"),
@@ -21,7 +22,7 @@ extension QueuePolicy: ConfigTable {
         .fraction("booking_share", \.bookingShare, doc: "share of capacity one slot's bookings may take"),
     ]
 
-    func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {
+    public func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {
         if priorityShare + bookingShare > 1 {
             throw problem("booking_share", "priority_share + booking_share is over 1: no place would be left for walk-ins")
         }

@@ -1,7 +1,9 @@
+import CLupConfig
+
 /// `[screen]`: the touch screen's size and how long screens stay.
 public struct ScreenSettings: ConfigTable {
-    static let table = "screen"
-    static let doc = "The touch screen."
+    public static let table = "screen"
+    public static let doc = "The touch screen."
 
     public var width = 720
     public var height = 1280
@@ -11,7 +13,7 @@ public struct ScreenSettings: ConfigTable {
 
     public init() {}
 
-    static let keys: [ConfigKey<ScreenSettings>] = [
+    public static let keys: [ConfigKey<ScreenSettings>] = [
         .integer("width", \.width, in: 240...7680, doc: "display pixels"),
         .integer("height", \.height, in: 240...7680, doc: "display pixels"),
         .seconds("idle_timeout_seconds", \.idleTimeoutSeconds, doc: "nobody present and no touch: the screen sleeps"),

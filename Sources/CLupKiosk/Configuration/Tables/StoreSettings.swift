@@ -1,9 +1,10 @@
+import CLupConfig
 import Foundation
 
 /// `[store]`: which store the totem serves and when its business day starts.
 public struct StoreSettings: ConfigTable {
-    static let table = "store"
-    static let doc = "The store this totem stands in."
+    public static let table = "store"
+    public static let doc = "The store this totem stands in."
 
     /// The chain's number for the store.
     public var id = 1
@@ -18,7 +19,7 @@ public struct StoreSettings: ConfigTable {
     /// The store's time zone (its name was checked when the file was read).
     public var timeZone: TimeZone { TimeZone(identifier: timeZoneName) ?? TimeZone(secondsFromGMT: 0)! }
 
-    static let keys: [ConfigKey<StoreSettings>] = [
+    public static let keys: [ConfigKey<StoreSettings>] = [
         .integer("id", \.id, in: 1...Int(UInt32.max), doc: "the chain's number for this store"),
         .string("name", \.name, nonEmpty: true, doc: "printed on tickets and shown on screen"),
         .parsed("timezone", \.timeZoneName, doc: "the store's time zone, example: \"Europe/Rome\"",

@@ -1,7 +1,9 @@
+import CLupConfig
+
 /// `[tickets]`: what a ticket says and how long it is valid.
 public struct TicketSettings: ConfigTable {
-    static let table = "tickets"
-    static let doc = "The printed tickets."
+    public static let table = "tickets"
+    public static let doc = "The printed tickets."
 
     public var validMinutes = 240
     public var defaultWaitMinutes = 10
@@ -11,14 +13,14 @@ public struct TicketSettings: ConfigTable {
 
     public init() {}
 
-    static let keys: [ConfigKey<TicketSettings>] = [
+    public static let keys: [ConfigKey<TicketSettings>] = [
         .integer("valid_minutes", \.validMinutes, in: 1...Int(UInt16.max), doc: "how long a printed ticket's code stays valid"),
         .integer("default_wait_minutes", \.defaultWaitMinutes, in: 0...1440,
                  doc: "the wait printed until there is exit history to estimate from"),
         .strings("languages", \.languages, doc: "the ticket's languages, the first for the screen and the voice: en, it, de, fr, es"),
     ]
 
-    func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {
+    public func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {
         guard !languages.isEmpty else { throw problem("languages", "name at least one language") }
         if let unknown = languages.first(where: { !CustomerTexts.supported.contains($0) }) {
             throw problem("languages", "no texts for \"\(unknown)\" (have \(CustomerTexts.supported.joined(separator: ", ")))")

@@ -1,4 +1,4 @@
-@testable import CLupKiosk
+@testable import CLupConfig
 import XCTest
 
 final class TOMLDocumentTests: XCTestCase {

@@ -3,38 +3,51 @@ import Foundation
 /// One key of a configuration table, declared once: its name, what it is for (the comment
 /// in `hardware/clupd.example.toml` and in `clupctl config show`), how it is read from TOML
 /// and how the value in force is written back.
-struct ConfigKey<Table>: Sendable {
-    let name: String
-    let doc: String
+public struct ConfigKey<Table>: Sendable {
+    public let name: String
+    public let doc: String
     /// Reads the key's value into the table; throws what is wrong with it, in words.
-    let read: @Sendable (inout Table, TOMLValue, ConfigKeyContext) throws(ConfigKeyProblem) -> Void
+    public let read: @Sendable (inout Table, TOMLValue, ConfigKeyContext) throws(ConfigKeyProblem) -> Void
     /// The value in force, as TOML.
-    let write: @Sendable (Table) -> TOMLValue
+    public let write: @Sendable (Table) -> TOMLValue
+
+    public init(name: String, doc: String,
+                read: @escaping @Sendable (inout Table, TOMLValue, ConfigKeyContext) throws(ConfigKeyProblem) -> Void,
+                write: @escaping @Sendable (Table) -> TOMLValue) {
+        self.name = name
+        self.doc = doc
+        self.read = read
+        self.write = write
+    }
 }
 
 /// Where a configuration is read from, for the keys whose value is a path relative to it.
-struct ConfigKeyContext {
+public struct ConfigKeyContext: Sendable {
     /// The configuration file's folder.
-    let folder: String
+    public let folder: String
+
+    public init(folder: String) {
+        self.folder = folder
+    }
 
     /// `path` as given if absolute, else relative to the configuration file's folder.
-    func resolve(_ path: String) -> String {
+    public func resolve(_ path: String) -> String {
         path.hasPrefix("/") ? path : (folder as NSString).appendingPathComponent(path)
     }
 }
 
 /// What is wrong with a key's value, in words (the reader adds the file, line and key).
-struct ConfigKeyProblem: Error {
-    let message: String
+public struct ConfigKeyProblem: Error {
+    public let message: String
 
-    init(_ message: String) {
+    public init(_ message: String) {
         self.message = message
     }
 }
 
 extension ConfigKey {
     /// A key whose value is a string made into `T` by `parse`: `expected` says what it must be.
-    static func parsed<T>(_ name: String, _ path: WritableKeyPath<Table, T> & Sendable, doc: String, expected: String,
+    public static func parsed<T>(_ name: String, _ path: WritableKeyPath<Table, T> & Sendable, doc: String, expected: String,
                           parse: @escaping @Sendable (String) -> T?, format: @escaping @Sendable (T) -> String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             let text = try value.stringValue()
@@ -44,7 +57,7 @@ extension ConfigKey {
     }
 
     /// A key that may be left empty (`""`, not set), else parsed into `T`.
-    static func optional<T>(_ name: String, _ path: WritableKeyPath<Table, T?> & Sendable, doc: String, expected: String,
+    public static func optional<T>(_ name: String, _ path: WritableKeyPath<Table, T?> & Sendable, doc: String, expected: String,
                             parse: @escaping @Sendable (String) -> T?, format: @escaping @Sendable (T) -> String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             let text = try value.stringValue()
@@ -54,7 +67,7 @@ extension ConfigKey {
         }, write: { .string($0[keyPath: path].map(format) ?? "") })
     }
 
-    static func string(_ name: String, _ path: WritableKeyPath<Table, String> & Sendable, nonEmpty: Bool = false, doc: String) -> ConfigKey {
+    public static func string(_ name: String, _ path: WritableKeyPath<Table, String> & Sendable, nonEmpty: Bool = false, doc: String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             let text = try value.stringValue()
             if nonEmpty && text.trimmingCharacters(in: .whitespaces).isEmpty { throw ConfigKeyProblem("must not be empty") }
@@ -63,7 +76,7 @@ extension ConfigKey {
     }
 
     /// Text that may be left empty (not set): a device node, an ALSA device, a group.
-    static func text(_ name: String, _ path: WritableKeyPath<Table, String?> & Sendable, doc: String) -> ConfigKey {
+    public static func text(_ name: String, _ path: WritableKeyPath<Table, String?> & Sendable, doc: String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             let text = try value.stringValue()
             table[keyPath: path] = text.isEmpty ? nil : text
@@ -71,14 +84,14 @@ extension ConfigKey {
     }
 
     /// A path that may be left empty; relative paths are read from the configuration's folder.
-    static func path(_ name: String, _ path: WritableKeyPath<Table, String?> & Sendable, doc: String) -> ConfigKey {
+    public static func path(_ name: String, _ path: WritableKeyPath<Table, String?> & Sendable, doc: String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, context throws(ConfigKeyProblem) in
             let text = try value.stringValue()
             table[keyPath: path] = text.isEmpty ? nil : context.resolve(text)
         }, write: { .string($0[keyPath: path] ?? "") })
     }
 
-    static func integer(_ name: String, _ path: WritableKeyPath<Table, Int> & Sendable, in range: ClosedRange<Int>, doc: String) -> ConfigKey {
+    public static func integer(_ name: String, _ path: WritableKeyPath<Table, Int> & Sendable, in range: ClosedRange<Int>, doc: String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             guard case let .integer(number) = value else { throw ConfigKeyProblem("expected an integer, got \(value.typeName)") }
             guard range.contains(number) else {
@@ -90,7 +103,7 @@ extension ConfigKey {
 
     /// A number `accepts` takes, kept multiplied by `scale` (minutes kept as seconds);
     /// `refusal` says why one is out of range.
-    static func number(_ name: String, _ path: WritableKeyPath<Table, Double> & Sendable, scale: Double = 1, what: String,
+    public static func number(_ name: String, _ path: WritableKeyPath<Table, Double> & Sendable, scale: Double = 1, what: String,
                        accepts: @escaping @Sendable (Double) -> Bool, refusal: @escaping @Sendable (String) -> String, doc: String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             guard let number = value.number else { throw ConfigKeyProblem("expected \(what), got \(value.typeName)") }
@@ -100,31 +113,31 @@ extension ConfigKey {
     }
 
     /// Seconds, more than 0 and at most a day.
-    static func seconds(_ name: String, _ path: WritableKeyPath<Table, Double> & Sendable, doc: String) -> ConfigKey {
+    public static func seconds(_ name: String, _ path: WritableKeyPath<Table, Double> & Sendable, doc: String) -> ConfigKey {
         number(name, path, what: "a number of seconds", accepts: { $0 > 0 && $0 <= 86_400 },
                refusal: { "\($0) is out of range (0, 86400]" }, doc: doc)
     }
 
     /// Minutes (fractions allowed, for tests and demos) up to a week, kept as seconds.
-    static func minutes(_ name: String, _ path: WritableKeyPath<Table, Double> & Sendable, doc: String) -> ConfigKey {
+    public static func minutes(_ name: String, _ path: WritableKeyPath<Table, Double> & Sendable, doc: String) -> ConfigKey {
         number(name, path, scale: 60, what: "a number of minutes", accepts: { (0...10_080).contains($0) },
                refusal: { "\($0) is out of range 0...10080" }, doc: doc)
     }
 
     /// A share in 0...1.
-    static func fraction(_ name: String, _ path: WritableKeyPath<Table, Double> & Sendable, doc: String) -> ConfigKey {
+    public static func fraction(_ name: String, _ path: WritableKeyPath<Table, Double> & Sendable, doc: String) -> ConfigKey {
         number(name, path, what: "a share between 0 and 1", accepts: { (0...1).contains($0) },
                refusal: { "\($0) is not between 0 and 1" }, doc: doc)
     }
 
-    static func flag(_ name: String, _ path: WritableKeyPath<Table, Bool> & Sendable, doc: String) -> ConfigKey {
+    public static func flag(_ name: String, _ path: WritableKeyPath<Table, Bool> & Sendable, doc: String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             guard case let .boolean(flag) = value else { throw ConfigKeyProblem("expected true or false, got \(value.typeName)") }
             table[keyPath: path] = flag
         }, write: { .boolean($0[keyPath: path]) })
     }
 
-    static func strings(_ name: String, _ path: WritableKeyPath<Table, [String]> & Sendable, doc: String) -> ConfigKey {
+    public static func strings(_ name: String, _ path: WritableKeyPath<Table, [String]> & Sendable, doc: String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             guard case let .array(items) = value else { throw ConfigKeyProblem("expected an array of strings, got \(value.typeName)") }
             table[keyPath: path] = try items.map { item throws(ConfigKeyProblem) in
@@ -134,7 +147,7 @@ extension ConfigKey {
         }, write: { .array($0[keyPath: path].map(TOMLValue.string)) })
     }
 
-    static func numbers(_ name: String, _ path: WritableKeyPath<Table, [Double]> & Sendable, count: Int, what: String, doc: String) -> ConfigKey {
+    public static func numbers(_ name: String, _ path: WritableKeyPath<Table, [Double]> & Sendable, count: Int, what: String, doc: String) -> ConfigKey {
         ConfigKey(name: name, doc: doc, read: { table, value, _ throws(ConfigKeyProblem) in
             guard case let .array(items) = value else { throw ConfigKeyProblem("expected an array of numbers, got \(value.typeName)") }
             let numbers = try items.map { item throws(ConfigKeyProblem) in
@@ -148,14 +161,14 @@ extension ConfigKey {
 }
 
 extension TOMLValue {
-    func stringValue() throws(ConfigKeyProblem) -> String {
+    public func stringValue() throws(ConfigKeyProblem) -> String {
         guard case let .string(text) = self else { throw ConfigKeyProblem("expected a string, got \(typeName)") }
         return text
     }
 
     /// The value as TOML writes it: strings quoted and escaped, whole numbers without a
     /// fraction, arrays on one line.
-    var text: String {
+    public var text: String {
         switch self {
         case let .string(value):
             "\"" + value.unicodeScalars.map { scalar -> String in

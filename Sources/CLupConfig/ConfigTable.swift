@@ -1,5 +1,5 @@
 /// A table of the configuration file (`[store]`, `[queue]`, …): its keys, declared once.
-protocol ConfigTable: Equatable, Sendable {
+public protocol ConfigTable: Equatable, Sendable {
     /// The table's name in the file.
     static var table: String { get }
     static var keys: [ConfigKey<Self>] { get }
@@ -12,5 +12,5 @@ protocol ConfigTable: Equatable, Sendable {
 }
 
 extension ConfigTable {
-    func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {}
+    public func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {}
 }

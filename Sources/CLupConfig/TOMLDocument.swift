@@ -9,7 +9,7 @@ public enum TOMLValue: Equatable, Sendable {
     case array([TOMLValue])
 
     /// An integer or a float as a Double; nil for other types.
-    var number: Double? {
+    public var number: Double? {
         switch self {
         case let .integer(value): Double(value)
         case let .float(value): value
@@ -18,7 +18,7 @@ public enum TOMLValue: Equatable, Sendable {
     }
 
     /// The TOML name of the value's type, for error messages.
-    var typeName: String {
+    public var typeName: String {
         switch self {
         case .string: "a string"
         case .integer: "an integer"

@@ -1,0 +1,108 @@
+import CLupCore
+import CLupProtocol
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// One-time enrolment codes, and a totem joining its store with one.
+///
+/// A code is made by an administrator for one store, one letter and one door; it is stored
+/// only as its SHA-256, expires, and is used once. Enrolling records the totem's device key
+/// (which signs its requests from then on) and its ticket key (which the store's other doors
+/// use to verify its tickets).
+public struct Enrolment: Sendable {
+    let database: HubDatabase
+
+    public init(database: HubDatabase) {
+        self.database = database
+    }
+
+    /// Letters of a code: no 0/O, 1/I/L, so that it can be read aloud and typed.
+    static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+
+    /// A new code for `letter` at `door` of `store`, valid for `lifetime` seconds.
+    public func makeCode(store: String, letter: String, door: String, lifetime: Double, now: Date = Date()) async throws -> String {
+        guard letter.count == 1, let first = letter.first, first.isASCII, first.isUppercase else {
+            throw HubError.badRequest("a totem's letter is one capital letter A-Z, not \"\(letter)\"")
+        }
+        guard (1...32).contains(door.utf8.count) else { throw HubError.badRequest("a door's name has 1 to 32 bytes") }
+        let groups = (0..<3).map { _ in String((0..<4).map { _ in Self.alphabet.randomElement()! }) }
+        let code = groups.joined(separator: "-")
+        let expires = now.addingTimeInterval(lifetime)
+        try await database.transaction { connection in
+            guard try await Self.storeExists(store, connection, database.logger) else {
+                throw HubError(.notFound, .unknownStore, "no store \"\(store)\"")
+            }
+            try await connection.query("""
+                INSERT INTO enrolment_code (code_hash, store_id, letter, door, expires_at)
+                VALUES (\(Self.hash(code)), \(store), \(letter), \(door), \(expires))
+                """, logger: database.logger)
+        }
+        return code
+    }
+
+    /// Enrols the totem asking with `request`: checks the code, records the totem, spends the code.
+    public func enrol(_ request: EnrolmentRequest, now: Date = Date()) async throws -> EnrolmentReply {
+        guard let deviceKey = Data(base64Encoded: request.deviceKey), deviceKey.count == 32,
+              (try? Curve25519.Signing.PublicKey(rawRepresentation: deviceKey)) != nil,
+              let ticketKey = Data(base64Encoded: request.ticketKey), ticketKey.count == 32,
+              (try? Curve25519.Signing.PublicKey(rawRepresentation: ticketKey)) != nil
+        else { throw HubError.badRequest("deviceKey and ticketKey must each be a base64 raw Ed25519 public key (32 bytes)") }
+        guard deviceKey != ticketKey else { throw HubError.badRequest("the device key and the ticket key must be different keys") }
+        guard request.softwareVersion.utf8.count <= 64, request.code.utf8.count <= 64 else {
+            throw HubError.badRequest("code and softwareVersion have at most 64 bytes")
+        }
+        let code = request.code.uppercased()
+        let logger = database.logger
+        return try await database.transaction { connection in
+            let rows = try await connection.query("""
+                SELECT store_id, letter, door, expires_at, used_at FROM enrolment_code
+                WHERE code_hash = \(Self.hash(code)) FOR UPDATE
+                """, logger: logger)
+            var found: (String, String, String, Date, Date?)?
+            for try await row in rows.decode((String, String, String, Date, Date?).self) { found = row }
+            guard let (store, letter, door, expires, used) = found else {
+                throw HubError(.forbidden, .enrolmentCodeUnknown, "no such enrolment code")
+            }
+            if let used { throw HubError(.forbidden, .enrolmentCodeUsed, "the code was used on \(used)") }
+            guard expires > now else { throw HubError(.forbidden, .enrolmentCodeExpired, "the code expired on \(expires)") }
+            let suffix = (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            let deviceID = "store-\(store)-totem-\(letter)-\(suffix)"
+            let taken = try await connection.query("""
+                SELECT device_id FROM totem WHERE store_id = \(store) AND letter = \(letter) AND revoked_at IS NULL
+                """, logger: logger)
+            for try await (holder) in taken.decode(String.self) {
+                throw HubError(.conflict, .letterTaken, "totem \(letter) of store \(store) is \(holder); revoke it first")
+            }
+            try await connection.query("""
+                INSERT INTO totem (device_id, store_id, letter, door, device_key, ticket_key, software_version)
+                VALUES (\(deviceID), \(store), \(letter), \(door), \(deviceKey), \(ticketKey), \(request.softwareVersion))
+                """, logger: logger)
+            try await connection.query("INSERT INTO device_cursor (store_id, device_id) VALUES (\(store), \(deviceID))", logger: logger)
+            try await connection.query("""
+                UPDATE enrolment_code SET used_at = \(now), used_by = \(deviceID) WHERE code_hash = \(Self.hash(code))
+                """, logger: logger)
+            return EnrolmentReply(deviceID: deviceID, storeID: store, letter: letter, door: door)
+        }
+    }
+
+    /// Revokes a totem: it is refused from then on, and its letter is free again.
+    public func revoke(deviceID: String, now: Date = Date()) async throws {
+        try await database.transaction { connection in
+            let rows = try await connection.query("""
+                UPDATE totem SET revoked_at = \(now) WHERE device_id = \(deviceID) AND revoked_at IS NULL RETURNING device_id
+                """, logger: database.logger)
+            var revoked = false
+            for try await _ in rows { revoked = true }
+            guard revoked else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(deviceID) (or revoked already)") }
+        }
+    }
+
+    static func hash(_ code: String) -> Data { Data(SHA256.hash(data: Data(code.utf8))) }
+
+    static func storeExists(_ store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+        let rows = try await connection.query("SELECT 1 FROM store WHERE store_id = \(store)", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+}

@@ -1,0 +1,113 @@
+import CLupCore
+import Foundation
+import PostgresNIO
+
+/// What an administrator does from the hub's shell: stores and the totems enrolled in them.
+public struct HubAdmin: Sendable {
+    let database: HubDatabase
+
+    public init(database: HubDatabase) {
+        self.database = database
+    }
+
+    public func createStore(id: String, name: String, capacity: Int) async throws {
+        guard id.range(of: "^[1-9][0-9]{0,8}$", options: .regularExpression) != nil else {
+            throw HubError.badRequest("a store is numbered 1 to 999999999 (its number is signed into every ticket's code): not \"\(id)\"")
+        }
+        guard (1...100_000).contains(capacity) else { throw HubError.badRequest("capacity \(capacity) is out of range 1...100000") }
+        do {
+            try await database.client.query("INSERT INTO store (store_id, name, capacity) VALUES (\(id), \(name), \(capacity))",
+                                            logger: database.logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw HubError(.conflict, .storeExists, "store \(id) exists already")
+        } catch {
+            throw HubDatabase.hubError(error)
+        }
+    }
+
+    /// One enrolled totem, as `clup-hub totems` lists it.
+    public struct TotemRow: Codable, Sendable {
+        public let deviceID: String
+        public let store: String
+        public let letter: String
+        public let door: String
+        public let enrolledAt: Date
+        public let revokedAt: Date?
+        public let lastContact: Date?
+        public let acknowledged: Int64
+        public let outboxDepth: Int64?
+        public let clockSkew: Double?
+    }
+
+    public func totems(store: String?) async throws -> [TotemRow] {
+        do {
+            let rows = try await database.client.query("""
+                SELECT t.device_id, t.store_id, t.letter, t.door, t.enrolled_at, t.revoked_at, t.last_contact,
+                       coalesce(c.acknowledged, 0), t.last_outbox_depth, t.last_clock_skew
+                FROM totem t LEFT JOIN device_cursor c ON c.device_id = t.device_id
+                WHERE \(store)::text IS NULL OR t.store_id = \(store) ORDER BY t.store_id, t.letter, t.enrolled_at
+                """, logger: database.logger)
+            var result: [TotemRow] = []
+            for try await (device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew)
+                in rows.decode((String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?).self) {
+                result.append(TotemRow(deviceID: device, store: store, letter: letter, door: door, enrolledAt: enrolled,
+                                       revokedAt: revoked, lastContact: contact, acknowledged: acknowledged,
+                                       outboxDepth: depth, clockSkew: skew))
+            }
+            return result
+        } catch {
+            throw HubDatabase.hubError(error)
+        }
+    }
+}
+
+extension HubAdmin {
+    /// Changes a store's settings; each change is a new version the store's totems apply.
+    /// Returns the settings now in force.
+    public func setStore(id: String, capacity: Int?, priorityShare: Double?, bookingShare: Double?) async throws -> StoreSettingsDocument {
+        let logger = database.logger
+        return try await database.transaction { connection in
+            guard var settings = try await StoreSettings.current(store: id, connection, logger, lock: true) else {
+                throw HubError(.notFound, .unknownStore, "no store \"\(id)\"")
+            }
+            settings.capacity = capacity ?? settings.capacity
+            settings.priorityShare = priorityShare ?? settings.priorityShare
+            settings.bookingShare = bookingShare ?? settings.bookingShare
+            settings.version += 1
+            if let problem = settings.problem { throw HubError.badRequest(problem) }
+            try await connection.query("""
+                UPDATE store SET capacity = \(settings.capacity), priority_share = \(settings.priorityShare),
+                    booking_share = \(settings.bookingShare), settings_version = \(settings.version)
+                WHERE store_id = \(id)
+                """, logger: logger)
+            return settings
+        }
+    }
+}
+
+/// The store settings the hub sends down.
+enum StoreSettings {
+    static func current(store: String, _ connection: PostgresConnection, _ logger: Logger, lock: Bool = false) async throws
+        -> StoreSettingsDocument? {
+        let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
+            SELECT settings_version, capacity, priority_share, booking_share FROM store WHERE store_id = $1\(lock ? " FOR UPDATE" : "")
+            """, binds: { var binds = PostgresBindings(); binds.append(store); return binds }()),
+            as: (Int64, Int, Double, Double).self, logger)
+        return rows.first.map { StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3) }
+    }
+
+    /// The settings of `store` once their version is above `after`, waiting up to `wait`
+    /// seconds for a change (a long poll: the hub holds no state, it looks again every
+    /// quarter second); the current settings when nothing changed in that time.
+    static func next(store: String, after: Int64, wait: Double, database: HubDatabase) async throws -> StoreSettingsDocument {
+        let until = ContinuousClock.now + .milliseconds(Int(wait * 1000))
+        while true {
+            let found: StoreSettingsDocument? = try await database.transaction { connection in
+                try await current(store: store, connection, database.logger)
+            }
+            guard let current = found else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
+            if current.version > after || ContinuousClock.now >= until { return current }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import CLupConfig
+import CLupCore
+import Foundation
+
+/// Everything `clup-hub` is told by `/etc/clup/clup-hub.toml`. Every key has a default;
+/// an unknown key is an error, as for clupd.
+public struct HubConfiguration: Sendable, Equatable {
+    public var hub = HubSettings()
+    public var database = DatabaseSettings()
+
+    public init() {}
+
+    public static let defaultPath = "/etc/clup/clup-hub.toml"
+    public static let maximumFileBytes = 1 << 20
+
+    public static func load(path: String) throws(ConfigurationError) -> HubConfiguration {
+        var reader = try ConfigReader.load(path: path, maximumBytes: maximumFileBytes)
+        var config = HubConfiguration()
+        try reader.read(&config.hub)
+        try reader.read(&config.database)
+        try reader.refuseUnknownKeys()
+        return config
+    }
+
+    /// The configuration as TOML, each key with what it is for when `comments`.
+    public func toml(comments: Bool = false) -> String {
+        [ConfigReader.section(hub, comments: comments), ConfigReader.section(database, comments: comments)]
+            .joined(separator: "\n\n") + "\n"
+    }
+}
+
+/// `[hub]`: where the hub listens and keeps its keys.
+public struct HubSettings: ConfigTable {
+    public static let table = "hub"
+    public static let doc = "Where the hub listens (HTTPS only) and keeps its CA, certificate and keys."
+    public var host = "127.0.0.1"
+    public var port = 8443
+    public var stateDirectory: String? = nil
+    /// The names and addresses totems reach the hub by: the certificate is made for them.
+    public var names = ["localhost", "127.0.0.1"]
+    /// How long an enrolment code lasts.
+    public var enrolmentCodeLifetime: Double = 24 * 3600
+
+    public init() {}
+
+    /// The state directory in force.
+    public var stateDirectoryPath: String { stateDirectory ?? "/var/lib/clup-hub" }
+
+    public static let keys: [ConfigKey<HubSettings>] = [
+        .string("host", \.host, nonEmpty: true, doc: "The address to listen on."),
+        .integer("port", \.port, in: 1...65535, doc: "The HTTPS port."),
+        .path("state_directory", \.stateDirectory,
+              doc: "The CA, the server certificate and its key (written by `clup-hub init`); empty: /var/lib/clup-hub."),
+        .strings("names", \.names, doc: "The DNS names and IP addresses totems use to reach the hub; the certificate names them."),
+        .number("enrolment_code_hours", \.enrolmentCodeLifetime, scale: 3600, what: "a number of hours",
+                accepts: { $0 > 0 && $0 <= 720 }, refusal: { "\($0) is out of range (0, 720]" }, doc: "How long an enrolment code may be used, in hours."),
+    ]
+}
+
+/// `[database]`: the PostgreSQL the hub keeps everything in.
+public struct DatabaseSettings: ConfigTable {
+    public static let table = "database"
+    public static let doc = "The PostgreSQL database."
+    /// A Unix socket folder (as `psql -h` takes it); when empty, `host` and `port` are used.
+    public var socketDirectory: String? = "/run/postgresql"
+    public var host = "127.0.0.1"
+    public var port = 5432
+    public var user = "clup"
+    public var name = "clup"
+    /// A file holding the password (first line), for TCP connections that need one.
+    public var passwordFile: String? = nil
+    public var connections = 20
+
+    public init() {}
+
+    public static let keys: [ConfigKey<DatabaseSettings>] = [
+        .path("socket_directory", \.socketDirectory, doc: "The folder of PostgreSQL's Unix socket; empty to connect by host and port."),
+        .string("host", \.host, nonEmpty: true, doc: "PostgreSQL's host, when no socket folder is set."),
+        .integer("port", \.port, in: 1...65535, doc: "PostgreSQL's port (also names the socket file)."),
+        .string("user", \.user, nonEmpty: true, doc: "The database role."),
+        .string("name", \.name, nonEmpty: true, doc: "The database."),
+        .path("password_file", \.passwordFile, doc: "A file whose first line is the role's password; empty for none."),
+        .integer("connections", \.connections, in: 1...500, doc: "At most this many connections from this hub process."),
+    ]
+}

@@ -1,0 +1,170 @@
+import CLupCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The hub's PostgreSQL: one connection pool (`PostgresClient`) per hub process. Nothing
+/// about totems is held in the process: every request reads and writes the database, so
+/// any number of hub processes may serve one database.
+public final class HubDatabase: Sendable {
+    public let client: PostgresClient
+    let logger: Logger
+
+    public init(settings: DatabaseSettings, logger: Logger) throws(HubError) {
+        var configuration: PostgresClient.Configuration
+        var password: String? = nil
+        if let file = settings.passwordFile {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw HubError(.internalServerError, .hubDatabaseUnavailable, "cannot read the password file \(file)")
+            }
+            password = text.split(separator: "\n").first.map(String.init)
+        }
+        if let folder = settings.socketDirectory {
+            configuration = .init(unixSocketPath: "\(folder)/.s.PGSQL.\(settings.port)", username: settings.user,
+                                  password: password, database: settings.name)
+        } else {
+            configuration = .init(host: settings.host, port: settings.port, username: settings.user, password: password,
+                                  database: settings.name, tls: .disable)
+        }
+        configuration.options.maximumConnections = settings.connections
+        configuration.options.connectTimeout = .seconds(5)
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// A request the database does not let finish within this (PostgreSQL down: the pool
+    /// waits for a connection that never comes) is answered 503, so the totem retries
+    /// instead of hanging.
+    static let deadline: Duration = .seconds(8)
+
+    /// Runs `body`, or fails with 503 once `deadline` has passed (cancelling it).
+    func withDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: Self.deadline)
+                throw HubError(.serviceUnavailable, .hubDatabaseUnavailable, "PostgreSQL did not answer within \(Self.deadline)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    /// Runs `body` in one transaction within `deadline`; a failure of PostgreSQL becomes the hub's error.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await withDeadline { [client, logger] in
+                try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            }
+        } catch let error as HubError {
+            throw error
+        } catch let error as PostgresTransactionError {
+            if let hub = error.closureError as? HubError { throw hub }
+            throw Self.hubError(error.closureError ?? error.beginError ?? error.commitError ?? error)
+        } catch {
+            throw Self.hubError(error)
+        }
+    }
+
+    /// A PostgreSQL failure as the hub reports it: unreachable (503, the totem retries) or
+    /// a refused statement (500).
+    public static func hubError(_ error: any Error) -> HubError {
+        if let hub = error as? HubError { return hub }
+        if let psql = error as? PSQLError {
+            switch psql.code {
+            case .server:
+                let message = psql.serverInfo?[.message] ?? "server error"
+                let state = psql.serverInfo?[.sqlState] ?? "?"
+                // 57P01 admin shutdown, 57P02/57P03 crash or starting up, 53300 too many connections.
+                if state.hasPrefix("57P") || state == "53300" {
+                    return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "PostgreSQL is not available (\(state) \(message))")
+                }
+                return HubError(.internalServerError, .hubDatabaseError, "PostgreSQL refused a statement (\(state) \(message))")
+            default:
+                return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "PostgreSQL cannot be reached (\(psql.code))")
+            }
+        }
+        return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "PostgreSQL cannot be reached (\(String(describing: error).prefix(200)))")
+    }
+
+    // MARK: Migrations
+
+    /// Applies the migrations the database lacks, each in its own transaction; returns their names.
+    public func migrate() async throws -> [String] {
+        try await client.query("CREATE TABLE IF NOT EXISTS schema_migration (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())", logger: logger)
+        var applied: [String] = []
+        for migration in HubMigrations.all {
+            let done = try await transaction { [logger] connection -> Bool in
+                // One migrator at a time, whichever hub process runs it.
+                try await connection.query("LOCK TABLE schema_migration IN EXCLUSIVE MODE", logger: logger)
+                let rows = try await connection.query("SELECT 1 FROM schema_migration WHERE version = \(migration.version)", logger: logger)
+                for try await _ in rows { return true }
+                // One statement at a time: the extended protocol takes no more.
+                for statement in HubMigrations.statements(of: migration.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
+                return false
+            }
+            if !done { applied.append("\(migration.version): \(migration.name)") }
+        }
+        return applied
+    }
+
+    /// Refuses to serve a database whose schema is older than this hub.
+    public func checkSchema() async throws {
+        let latest = HubMigrations.all.last!.version
+        var version = 0
+        do {
+            let rows = try await client.query("SELECT coalesce(max(version), 0) FROM schema_migration", logger: logger)
+            for try await (value) in rows.decode(Int.self) { version = value }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
+            version = 0
+        } catch {
+            throw Self.hubError(error)
+        }
+        guard version >= latest else {
+            throw HubError(.internalServerError, .migrationMissing, "the database is at schema \(version), this clup-hub needs \(latest)")
+        }
+    }
+
+    // MARK: Partitions
+
+    /// Creates the daily partitions of the tables partitioned by business day, for `days`
+    /// (each `YYYY-MM-DD`, already checked). Idempotent; safe when another hub process
+    /// creates the same partition at the same moment.
+    func ensurePartitions(for days: Set<String>) async throws {
+        try await withDeadline { [self] in try await createPartitions(for: days) }
+    }
+
+    private func createPartitions(for days: Set<String>) async throws {
+        for day in days.sorted() {
+            guard let next = Self.nextDay(day) else { continue }
+            let suffix = day.replacingOccurrences(of: "-", with: "")
+            for table in ["event", "ticket"] {
+                let sql = "CREATE TABLE IF NOT EXISTS \(table)_\(suffix) PARTITION OF \(table) FOR VALUES FROM ('\(day)') TO ('\(next)')"
+                do {
+                    try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                } catch let error as PSQLError where ["42P07", "23505"].contains(error.serverInfo?[.sqlState] ?? "") {
+                    // Made by another process between IF NOT EXISTS and CREATE.
+                } catch {
+                    throw Self.hubError(error)
+                }
+            }
+        }
+    }
+
+    /// `YYYY-MM-DD` of the day after `day`, or nil if `day` is not such a date.
+    static func nextDay(_ day: String) -> String? {
+        guard let date = dayFormatter.date(from: day), dayFormatter.string(from: date) == day else { return nil }
+        return dayFormatter.string(from: date.addingTimeInterval(86_400))
+    }
+
+    static var dayFormatter: DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter
+    }
+}

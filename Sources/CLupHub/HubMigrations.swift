@@ -1,0 +1,130 @@
+import Foundation
+
+/// The hub's schema, as append-only SQL: a migration once released is never edited, only
+/// followed by another. `clup-hub migrate` applies the missing ones in order, each in its
+/// own transaction, and records it in `schema_migration`.
+///
+/// Tables that grow with traffic (`event`, `ticket`) carry `store_id` first in their
+/// primary key and are partitioned by business day, so that a chain that outgrows one
+/// PostgreSQL distributes them by `store_id` (Citus) without a schema change, and old days
+/// are detached whole. Their daily partitions are made by the hub before it writes into a
+/// day (`HubDatabase.ensurePartitions`).
+enum HubMigrations {
+    static let all: [(version: Int, name: String, sql: String)] = [
+        (1, "stores, totems, enrolment codes, nonces, events, dead letters, projections", """
+            CREATE TABLE store (
+                -- A store is numbered: its number is signed into every ticket's code.
+                store_id text PRIMARY KEY CHECK (store_id ~ '^[1-9][0-9]{0,8}$'),
+                name text NOT NULL,
+                capacity integer NOT NULL CHECK (capacity BETWEEN 1 AND 100000),
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE TABLE totem (
+                device_id text PRIMARY KEY,
+                store_id text NOT NULL REFERENCES store,
+                letter text NOT NULL CHECK (letter ~ '^[A-Z]$'),
+                door text NOT NULL,
+                device_key bytea NOT NULL CHECK (length(device_key) = 32),
+                ticket_key bytea NOT NULL CHECK (length(ticket_key) = 32),
+                software_version text NOT NULL,
+                enrolled_at timestamptz NOT NULL DEFAULT now(),
+                revoked_at timestamptz,
+                last_contact timestamptz,
+                last_outbox_depth bigint,
+                last_clock_skew double precision
+            );
+            CREATE UNIQUE INDEX totem_letter_in_store ON totem (store_id, letter) WHERE revoked_at IS NULL;
+            CREATE TABLE enrolment_code (
+                code_hash bytea PRIMARY KEY,
+                store_id text NOT NULL REFERENCES store,
+                letter text NOT NULL CHECK (letter ~ '^[A-Z]$'),
+                door text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                expires_at timestamptz NOT NULL,
+                used_at timestamptz,
+                used_by text
+            );
+            -- Nonces of signed requests, kept for the replay window (and purged after it).
+            CREATE TABLE request_nonce (
+                device_id text NOT NULL,
+                nonce text NOT NULL,
+                seen_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (device_id, nonce)
+            );
+            CREATE INDEX request_nonce_seen ON request_nonce (seen_at);
+            -- How far each totem's log is held without a gap: the answer to every batch.
+            CREATE TABLE device_cursor (
+                store_id text NOT NULL,
+                device_id text NOT NULL REFERENCES totem,
+                acknowledged bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (store_id, device_id)
+            );
+            -- Every totem event, as the totem stored it, once per (device_id, seq).
+            CREATE TABLE event (
+                store_id text NOT NULL,
+                business_day date NOT NULL,
+                device_id text NOT NULL,
+                seq bigint NOT NULL,
+                wall_time timestamptz NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                type text NOT NULL,
+                payload text NOT NULL,
+                content_hash text NOT NULL,
+                PRIMARY KEY (store_id, device_id, seq, business_day)
+            ) PARTITION BY RANGE (business_day);
+            -- The events the hub could not apply, with why; acknowledged all the same.
+            CREATE TABLE dead_letter (
+                store_id text NOT NULL,
+                device_id text NOT NULL,
+                seq bigint NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                type text NOT NULL,
+                payload text NOT NULL,
+                content_hash text NOT NULL,
+                reason text NOT NULL,
+                -- A seq received twice with different contents is two dead letters.
+                PRIMARY KEY (store_id, device_id, seq, content_hash)
+            );
+            -- Projections, updated in the batch's transaction.
+            CREATE TABLE occupancy (
+                store_id text NOT NULL,
+                business_day date NOT NULL,
+                door text NOT NULL,
+                carried integer NOT NULL DEFAULT 0,
+                entries integer NOT NULL DEFAULT 0,
+                exits integer NOT NULL DEFAULT 0,
+                corrections integer NOT NULL DEFAULT 0,
+                PRIMARY KEY (store_id, business_day, door)
+            );
+            CREATE TABLE ticket (
+                store_id text NOT NULL,
+                business_day date NOT NULL,
+                number text NOT NULL,
+                device_id text NOT NULL,
+                lane text NOT NULL,
+                state text NOT NULL,
+                issued_at timestamptz NOT NULL,
+                called_at timestamptz,
+                admitted_at timestamptz,
+                entered_at timestamptz,
+                PRIMARY KEY (store_id, business_day, number)
+            ) PARTITION BY RANGE (business_day);
+            """),
+        (2, "versioned store settings sent down to the totems", """
+            ALTER TABLE store ADD COLUMN settings_version bigint NOT NULL DEFAULT 1;
+            ALTER TABLE store ADD COLUMN priority_share double precision NOT NULL DEFAULT 0.1
+                CHECK (priority_share BETWEEN 0 AND 1);
+            ALTER TABLE store ADD COLUMN booking_share double precision NOT NULL DEFAULT 0.3
+                CHECK (booking_share BETWEEN 0 AND 1);
+            ALTER TABLE store ADD CONSTRAINT store_shares CHECK (priority_share + booking_share <= 1);
+            ALTER TABLE totem ADD COLUMN applied_settings_version bigint;
+            """),
+    ]
+
+    /// The statements of a migration: split where a line ends with `;` (migrations hold no
+    /// function bodies, whose semicolons would not end a statement).
+    static func statements(of sql: String) -> [String] {
+        sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }.filter { !$0.isEmpty }
+    }
+}

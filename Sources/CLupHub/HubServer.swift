@@ -1,0 +1,200 @@
+import CLupCore
+import CLupProtocol
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTLS
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// A request's context: which totem signed it, once `DeviceAuthenticator` has checked.
+public struct HubRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var device: AuthenticatedDevice?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    public var maxUploadSize: Int { HubWire.maximumBodyBytes }
+}
+
+/// The hub's HTTPS API: enrolment, the hub's time, event batches.
+public struct HubServer: Sendable {
+    let database: HubDatabase
+    let settings: HubSettings
+    let logger: Logger
+
+    public init(database: HubDatabase, settings: HubSettings, logger: Logger) {
+        self.database = database
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public func router() -> Router<HubRequestContext> {
+        let router = Router(context: HubRequestContext.self)
+        router.add(middleware: HubErrorMiddleware(logger: logger))
+        let enrolment = Enrolment(database: database)
+        let ingest = Ingest(database: database)
+        router.get("/v1/health") { _, _ in
+            try await database.withDeadline { try await database.client.query("SELECT 1", logger: logger) }
+            return Self.json(["ok": true])
+        }
+        router.get(RouterPath(HubWire.timePath)) { _, _ in
+            Self.json(HubTime(hubTime: Date().timeIntervalSince1970))
+        }
+        router.post(RouterPath(HubWire.enrolPath)) { request, context in
+            var request = request
+            let body = try await Self.body(of: &request, context: context)
+            let asked = try Self.decode(EnrolmentRequest.self, from: body)
+            let reply = try await enrolment.enrol(asked)
+            logger.info("totem enrolled", metadata: ["device": "\(reply.deviceID)", "store": "\(reply.storeID)", "letter": "\(reply.letter)"])
+            return Self.json(reply, status: .created)
+        }
+        let signed = router.group().add(middleware: DeviceAuthenticator(database: database))
+        signed.post(RouterPath(HubWire.eventsPath)) { request, context in
+            guard let device = context.device else { throw HubError.unauthorized(.badSignature, "unsigned request") }
+            var request = request
+            let body = try await Self.body(of: &request, context: context)
+            let batch = try Self.decode(EventBatch.self, from: body)
+            return Self.json(try await ingest.apply(batch, from: device))
+        }
+        signed.get(RouterPath(HubWire.settingsPath)) { request, context in
+            guard let device = context.device else { throw HubError.unauthorized(.badSignature, "unsigned request") }
+            let after = request.uri.queryParameters.get("after").flatMap { Int64($0) } ?? 0
+            return Self.json(try await StoreSettings.next(store: device.storeID, after: after, wait: HubWire.settingsWait,
+                                                          database: database))
+        }
+        return router
+    }
+
+    /// Serves until SIGTERM or SIGINT: HTTPS on `[hub] host:port`, the pool beside it.
+    public func run(tls: TLSConfiguration) async throws {
+        var app = Application(router: router(), server: try .tls(.http1(), tlsConfiguration: tls),
+                              configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
+                              logger: logger)
+        // The pool runs beside the server rather than as one of its services: on SIGTERM the
+        // server drains and returns, then the pool is cancelled, whether or not PostgreSQL
+        // is there to say goodbye to.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await database.client.run() }
+            defer { group.cancelAll() }
+            try await app.runService()
+        }
+    }
+
+    static func body(of request: inout Request, context: HubRequestContext) async throws -> ByteBuffer {
+        do {
+            return try await request.collectBody(upTo: context.maxUploadSize)
+        } catch {
+            throw HubError(.contentTooLarge, .badHubRequest, "the request body exceeds \(HubWire.maximumBodyBytes) bytes")
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer: body))
+        } catch {
+            throw HubError.badRequest("the body is not a \(T.self) (\(Self.describe(error)))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case let .keyNotFound(key, _)?: "no \"\(key.stringValue)\""
+        case let .typeMismatch(_, context)?, let .valueNotFound(_, context)?, let .dataCorrupted(context)?:
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        default: "not JSON"
+        }
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .iso8601
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Every error leaves the hub as `{"error": {code, message, action}}` with its status; an
+/// error the hub did not expect is logged and answered as an internal error, nothing more.
+struct HubErrorMiddleware: RouterMiddleware {
+    typealias Context = HubRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HubError {
+            if error.status.code >= 500 { logger.error("request failed", metadata: ["error": "\(error.coded)", "path": "\(request.uri.path)"]) }
+            return HubServer.json(["error": error.coded], status: error.status)
+        } catch let error as any HTTPResponseError {
+            return HubServer.json(["error": CodedError(.badHubRequest, "\(error.status.reasonPhrase)")], status: error.status)
+        } catch {
+            let hub = HubDatabase.hubError(error)
+            logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return HubServer.json(["error": hub.coded], status: hub.status)
+        }
+    }
+}
+
+/// Checks a signed request: a known, unrevoked totem, signed with its device key, within the
+/// replay window of the hub's clock, with a nonce never seen before.
+struct DeviceAuthenticator: RouterMiddleware {
+    typealias Context = HubRequestContext
+    let database: HubDatabase
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let deviceID = request.headers[.init(RequestSignature.deviceHeader)!],
+              let timeText = request.headers[.init(RequestSignature.timeHeader)!], let time = Int64(timeText),
+              let nonce = request.headers[.init(RequestSignature.nonceHeader)!],
+              let signature = request.headers[.init(RequestSignature.signatureHeader)!],
+              deviceID.utf8.count <= 64, nonce.utf8.count == 32, signature.utf8.count <= 128
+        else { throw HubError.unauthorized(.badSignature, "the request is not signed (CLup-Device, -Time, -Nonce, -Signature)") }
+        let now = Date()
+        let offset = Double(time) / 1000 - now.timeIntervalSince1970
+        guard abs(offset) <= RequestSignature.replayWindow else {
+            throw HubError.unauthorized(.staleRequest, "signed \(Int(offset)) s from the hub's time; at most \(Int(RequestSignature.replayWindow)) s")
+        }
+        var request = request
+        let body = try await HubServer.body(of: &request, context: context)
+        let logger = database.logger
+        let found = try await database.withDeadline { [database] in
+            let rows = try await database.client.query("""
+                SELECT store_id, letter, device_key, revoked_at FROM totem WHERE device_id = \(deviceID)
+                """, logger: logger)
+            var found: (String, String, Data, Date?)?
+            for try await row in rows.decode((String, String, Data, Date?).self) { found = row }
+            return found
+        }
+        guard let (store, letter, keyData, revoked) = found else {
+            throw HubError.unauthorized(.unknownDevice, "no totem \(deviceID) is enrolled")
+        }
+        if let revoked { throw HubError(.forbidden, .revokedDevice, "totem \(deviceID) was revoked on \(revoked)") }
+        let signed = RequestSignature(deviceID: deviceID, timeMillis: time, nonce: nonce, signature: signature)
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: keyData),
+              signed.verifies(method: request.method.rawValue, path: request.uri.path, body: Data(buffer: body), key: key)
+        else { throw HubError.unauthorized(.badSignature, "the signature is not totem \(deviceID)'s") }
+        let accepted = try await database.withDeadline { [database] in
+            let fresh = try await database.client.query("""
+                INSERT INTO request_nonce (device_id, nonce) VALUES (\(deviceID), \(nonce)) ON CONFLICT DO NOTHING RETURNING nonce
+                """, logger: logger)
+            var accepted = false
+            for try await _ in fresh { accepted = true }
+            return accepted
+        }
+        guard accepted else { throw HubError(.conflict, .replayedRequest, "this request was received before") }
+        // Nonces older than the window can no longer be replayed (the time check refuses them).
+        if UInt8.random(in: 0...99) == 0 {
+            try await database.client.query("""
+                DELETE FROM request_nonce WHERE seen_at < now() - make_interval(secs => \(RequestSignature.replayWindow * 2))
+                """, logger: logger)
+        }
+        var context = context
+        context.device = AuthenticatedDevice(deviceID: deviceID, storeID: store, letter: letter)
+        return try await next(request, context)
+    }
+}

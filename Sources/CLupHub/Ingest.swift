@@ -1,0 +1,175 @@
+import CLupCore
+import CLupProtocol
+import Foundation
+import PostgresNIO
+
+/// The totem that signed a request, as the hub knows it.
+public struct AuthenticatedDevice: Sendable {
+    public let deviceID: String
+    public let storeID: String
+    public let letter: String
+}
+
+/// Applies a totem's batch of events: each stored once by `(device_id, seq)` with the
+/// projections it changes, in one transaction; answers how far the device's log is held
+/// without a gap.
+public struct Ingest: Sendable {
+    let database: HubDatabase
+
+    public init(database: HubDatabase) {
+        self.database = database
+    }
+
+    /// Days an event may be from the hub's today and still be stored: a totem offline for
+    /// more than a year, or one whose clock says 2099, gets its events dead-lettered.
+    static let acceptedDays = -400.0...2.0
+
+    /// What the hub makes of one uploaded event before storing it.
+    enum Checked {
+        case apply(DomainEvent, day: String)
+        case deadLetter(reason: String)
+    }
+
+    static func check(_ event: UploadedEvent, now: Date) -> Checked {
+        guard event.payload.utf8.count <= HubWire.maximumPayloadBytes else {
+            return .deadLetter(reason: "payload of \(event.payload.utf8.count) bytes; at most \(HubWire.maximumPayloadBytes)")
+        }
+        let decoded: DomainEvent
+        do {
+            decoded = try JSONDecoder().decode(DomainEvent.self, from: Data(event.payload.utf8))
+        } catch {
+            return .deadLetter(reason: "not an event this hub knows: \(String(describing: error).prefix(300))")
+        }
+        guard decoded.type == event.type else {
+            return .deadLetter(reason: "type \"\(event.type.prefix(64))\" but the payload is a \(decoded.type)")
+        }
+        let day = decoded.businessDay.date
+        guard HubDatabase.nextDay(day) != nil, let date = HubDatabase.dayFormatter.date(from: day) else {
+            return .deadLetter(reason: "business day \"\(day.prefix(32))\" is not a date")
+        }
+        let offset = date.timeIntervalSince(now) / 86_400
+        guard acceptedDays.contains(offset) else {
+            return .deadLetter(reason: "business day \(day) is outside the days the hub accepts (\(Int(offset)) days from today)")
+        }
+        if case let .occupancyCorrected(_, _, delta, _, _, _) = decoded, abs(delta) > 100_000 {
+            return .deadLetter(reason: "a correction of \(delta) people")
+        }
+        return .apply(decoded, day: day)
+    }
+
+    /// Stores `batch` from `device`; returns the highest seq held without a gap.
+    public func apply(_ batch: EventBatch, from device: AuthenticatedDevice, now: Date = Date()) async throws -> BatchReply {
+        guard batch.events.count <= HubWire.maximumBatchEvents else {
+            throw HubError.badRequest("\(batch.events.count) events in one batch; at most \(HubWire.maximumBatchEvents)")
+        }
+        guard batch.events.allSatisfy({ $0.seq >= 1 }) else { throw HubError.badRequest("an event's seq starts at 1") }
+        guard Set(batch.events.map(\.seq)).count == batch.events.count else {
+            throw HubError.badRequest("a seq appears twice in the batch")
+        }
+        let events = batch.events.sorted { $0.seq < $1.seq }
+        let checked = events.map { Self.check($0, now: now) }
+        var days: Set<String> = []
+        for case let .apply(_, day) in checked { days.insert(day) }
+        try await database.ensurePartitions(for: days)
+        let logger = database.logger
+        let (store, deviceID) = (device.storeID, device.deviceID)
+        return try await database.transaction { connection in
+            // One batch of a device at a time, whichever hub process holds it.
+            var acknowledged = try await connection.all("""
+                SELECT acknowledged FROM device_cursor WHERE store_id = \(store) AND device_id = \(deviceID) FOR UPDATE
+                """, as: Int64.self, logger).first ?? 0
+            var deadLettered = 0
+            for (event, verdict) in zip(events, checked) where event.seq > acknowledged {
+                switch verdict {
+                case let .apply(domain, day):
+                    if let reason = try await Self.store(event, domain, day: day, store: store, device: deviceID, connection, logger) {
+                        deadLettered += try await Self.deadLetter(event, reason: reason, store: store, device: deviceID, connection, logger)
+                    }
+                case let .deadLetter(reason):
+                    deadLettered += try await Self.deadLetter(event, reason: reason, store: store, device: deviceID, connection, logger)
+                }
+            }
+            let held = try await connection.all("""
+                SELECT seq FROM event WHERE store_id = \(store) AND device_id = \(deviceID)
+                    AND seq > \(acknowledged) AND seq <= \(acknowledged + 100_000)
+                UNION SELECT seq FROM dead_letter WHERE store_id = \(store) AND device_id = \(deviceID)
+                    AND seq > \(acknowledged) AND seq <= \(acknowledged + 100_000)
+                ORDER BY seq
+                """, as: Int64.self, logger)
+            for seq in held where seq == acknowledged + 1 {
+                acknowledged = seq
+            }
+            try await connection.query("""
+                UPDATE device_cursor SET acknowledged = \(acknowledged) WHERE store_id = \(store) AND device_id = \(deviceID)
+                """, logger: logger)
+            try await connection.query("""
+                UPDATE totem SET last_contact = \(now), last_outbox_depth = \(batch.outboxDepth), last_clock_skew = \(batch.clockOffset)
+                WHERE device_id = \(deviceID)
+                """, logger: logger)
+            return BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970)
+        }
+    }
+
+    /// Inserts the event and applies it to the projections, under a savepoint; returns why
+    /// it could not be applied (then nothing of it stays), or nil.
+    private static func store(_ event: UploadedEvent, _ domain: DomainEvent, day: String, store: String, device: String,
+                              _ connection: PostgresConnection, _ logger: Logger) async throws -> String? {
+        try await connection.query("SAVEPOINT event_apply", logger: logger)
+        do {
+            let inserted = try await connection.all("""
+                INSERT INTO event (store_id, business_day, device_id, seq, wall_time, type, payload, content_hash)
+                VALUES (\(store), \(day)::date, \(device), \(event.seq), to_timestamp(\(event.wallTime)), \(event.type),
+                        \(event.payload), \(event.contentHash))
+                ON CONFLICT DO NOTHING RETURNING seq
+                """, as: Int64.self, logger)
+            if !inserted.isEmpty {
+                try await Projections.apply(domain, day: day, store: store, device: device, connection, logger)
+            } else {
+                // Held already (a retry of a batch whose answer was lost): the same content, or a
+                // conflict, kept beside the first as a dead letter for the support desk.
+                let hashes = try await connection.all("""
+                    SELECT content_hash FROM event WHERE store_id = \(store) AND device_id = \(device) AND seq = \(event.seq)
+                    """, as: String.self, logger)
+                if let held = hashes.first, held != event.contentHash {
+                    try await connection.query("RELEASE SAVEPOINT event_apply", logger: logger)
+                    _ = try await deadLetter(event, reason: "seq \(event.seq) was received before with different content",
+                                             store: store, device: device, connection, logger)
+                    return nil
+                }
+            }
+            try await connection.query("RELEASE SAVEPOINT event_apply", logger: logger)
+            return nil
+        } catch let error as PSQLError where error.code == .server {
+            try await connection.query("ROLLBACK TO SAVEPOINT event_apply", logger: logger)
+            return "PostgreSQL refused it: \(error.serverInfo?[.sqlState] ?? "?") \(error.serverInfo?[.message] ?? "")"
+        }
+    }
+
+    private static func deadLetter(_ event: UploadedEvent, reason: String, store: String, device: String,
+                                   _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        let rows = try await connection.all("""
+            INSERT INTO dead_letter (store_id, device_id, seq, type, payload, content_hash, reason)
+            VALUES (\(store), \(device), \(event.seq), \(String(event.type.prefix(64))),
+                    \(String(event.payload.prefix(HubWire.maximumPayloadBytes))), \(event.contentHash), \(reason))
+            ON CONFLICT DO NOTHING RETURNING seq
+            """, as: Int64.self, logger)
+        return rows.count
+    }
+}
+
+extension PostgresConnection {
+    /// Every row of `query` as a tuple of columns.
+    func rows<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type,
+                                                         _ logger: Logger) async throws -> [(repeat each Column)] {
+        var rows: [(repeat each Column)] = []
+        for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) { rows.append(row) }
+        return rows
+    }
+
+    /// Every row of `query`, decoded: read to the end before the connection's next statement.
+    func all<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type, _ logger: Logger) async throws -> [T] {
+        var values: [T] = []
+        for try await (value) in try await self.query(query, logger: logger).decode(T.self) { values.append(value) }
+        return values
+    }
+}

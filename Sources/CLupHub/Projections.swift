@@ -1,0 +1,96 @@
+import CLupCore
+import Foundation
+import PostgresNIO
+
+/// What the hub makes of a store's events for people to read: occupancy per door and day
+/// (the totems' ledgers, summed over doors by whoever reads them) and tickets. Each event is
+/// applied once, in the transaction that stores it, with the rules `DayState.apply` uses at
+/// the totem, so the hub's figures equal the totems' once their logs are uploaded.
+enum Projections {
+    static func apply(_ event: DomainEvent, day: String, store: String, device: String,
+                      _ connection: PostgresConnection, _ logger: Logger) async throws {
+        switch event {
+        case let .dayOpened(_, _, inside, carried, _):
+            for (door, count) in inside.sorted(by: { $0.key < $1.key }) {
+                try await connection.query("""
+                    INSERT INTO occupancy (store_id, business_day, door, carried) VALUES (\(store), \(day)::date, \(door), \(count))
+                    ON CONFLICT (store_id, business_day, door) DO UPDATE SET carried = excluded.carried
+                    """, logger: logger)
+            }
+            for ticket in carried { try await upsert(ticket, day: day, store: store, device: device, connection, logger) }
+        case let .ticketIssued(ticket):
+            try await upsert(ticket, day: day, store: store, device: device, connection, logger)
+        case .ticketSubmitted:
+            break
+        case let .ticketPrinted(number, _, _):
+            try await setState(number, "waiting", day: day, store: store, connection, logger)
+        case let .ticketPrintFailed(number, _, _):
+            try await setState(number, "print-failed", day: day, store: store, connection, logger)
+        case let .ticketCalled(number, _, at, _, _):
+            try await connection.query("""
+                UPDATE ticket SET state = 'called', called_at = \(at)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                """, logger: logger)
+        case let .ticketNoShow(number, _, _):
+            try await setState(number, "no-show", day: day, store: store, connection, logger)
+        case let .ticketAdmitted(number, _, at, _):
+            try await connection.query("""
+                UPDATE ticket SET state = 'admitted', admitted_at = \(at)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                """, logger: logger)
+        case let .admissionLapsed(number, _, _):
+            try await connection.query("""
+                UPDATE ticket SET state = CASE WHEN called_at IS NULL THEN 'waiting' ELSE 'called' END, admitted_at = NULL
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                """, logger: logger)
+        case let .ticketReprinted(number, _, _):
+            try await setState(number, "printing", day: day, store: store, connection, logger)
+        case let .passage(direction, door, _, at, ticket, _):
+            let column = direction == .entry ? "entries" : "exits"
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                INSERT INTO occupancy (store_id, business_day, door, \(column)) VALUES ($1, $2::date, $3, 1)
+                ON CONFLICT (store_id, business_day, door) DO UPDATE SET \(column) = occupancy.\(column) + 1
+                """, binds: try binds(store, day, door)), logger: logger)
+            if let ticket {
+                try await connection.query("""
+                    UPDATE ticket SET state = 'entered', entered_at = \(at)
+                    WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.description)
+                    """, logger: logger)
+            }
+        case let .storeSettingsApplied(settings, _, _):
+            try await connection.query("""
+                UPDATE totem SET applied_settings_version = greatest(coalesce(applied_settings_version, 0), \(settings.version))
+                WHERE device_id = \(device)
+                """, logger: logger)
+        case let .occupancyCorrected(door, _, delta, _, _, _):
+            try await connection.query("""
+                INSERT INTO occupancy (store_id, business_day, door, corrections) VALUES (\(store), \(day)::date, \(door), \(delta))
+                ON CONFLICT (store_id, business_day, door) DO UPDATE SET corrections = occupancy.corrections + excluded.corrections
+                """, logger: logger)
+        }
+    }
+
+    private static func upsert(_ ticket: Ticket, day: String, store: String, device: String,
+                               _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO ticket (store_id, business_day, number, device_id, lane, state, issued_at, called_at, admitted_at, entered_at)
+            VALUES (\(store), \(day)::date, \(ticket.number.description), \(device), \(ticket.lane.rawValue), \(ticket.state.rawValue),
+                    \(ticket.issuedAt), \(ticket.calledAt), \(ticket.admittedAt), \(ticket.enteredAt))
+            ON CONFLICT (store_id, business_day, number) DO UPDATE SET state = excluded.state, called_at = excluded.called_at,
+                admitted_at = excluded.admitted_at, entered_at = excluded.entered_at
+            """, logger: logger)
+    }
+
+    private static func setState(_ number: TicketNumber, _ state: String, day: String, store: String,
+                                 _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("""
+            UPDATE ticket SET state = \(state) WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+            """, logger: logger)
+    }
+
+    private static func binds(_ values: String...) throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for value in values { bindings.append(value) }
+        return bindings
+    }
+}

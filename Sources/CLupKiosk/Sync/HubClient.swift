@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import CLupCore
+import CLupProtocol
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// HTTPS to the hub, trusting only the hub's own CA, with bounded time and answer sizes.
+/// Blocking calls, made from the sync thread only (never from the kiosk's loop).
+final class HubClient: Sendable {
+    let base: String
+    private let client: HTTPClient
+    private let group: MultiThreadedEventLoopGroup
+    /// An answer larger than this is refused.
+    static let maximumAnswerBytes = 1 << 20
+
+    /// `caPEM` is the hub's CA certificate (from `clup-hub init`).
+    init(hub: String, caPEM: String) throws(CodedError) {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMBytes(Array(caPEM.utf8))
+        } catch {
+            throw CodedError(.hubCertificateUnusable, "the hub's CA certificate cannot be read: \(error)")
+        }
+        guard !certificates.isEmpty else { throw CodedError(.hubCertificateUnusable, "the hub's CA file holds no certificate") }
+        guard hub.hasPrefix("https://"), URL(string: hub)?.host != nil else {
+            throw CodedError(.hubUnreachable, "the hub's address must be https://HOST[:PORT], not \(hub)")
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(certificates)
+        tls.certificateVerification = .fullVerification
+        tls.minimumTLSVersion = .tlsv12
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: .init(
+            tlsConfiguration: tls, timeout: .init(connect: .seconds(5), read: .seconds(15))))
+        base = hub.hasSuffix("/") ? String(hub.dropLast()) : hub
+    }
+
+    deinit {
+        try? client.syncShutdown()
+        try? group.syncShutdownGracefully()
+    }
+
+    func enrol(_ request: EnrolmentRequest) throws(CodedError) -> EnrolmentReply {
+        try call("POST", HubWire.enrolPath, body: encode(request), signer: nil)
+    }
+
+    func time() throws(CodedError) -> HubTime {
+        try call("GET", HubWire.timePath, body: Data(), signer: nil)
+    }
+
+    func upload(_ batch: EventBatch, signer: Signer) throws(CodedError) -> BatchReply {
+        try call("POST", HubWire.eventsPath, body: encode(batch), signer: signer)
+    }
+
+    /// The store's settings once newer than `after` (the hub holds the request up to
+    /// `HubWire.settingsWait` seconds for a change).
+    func settings(after: Int64, signer: Signer) throws(CodedError) -> StoreSettingsDocument {
+        try call("GET", HubWire.settingsPath, query: "?after=\(after)", body: Data(), signer: signer)
+    }
+
+    /// Who signs requests, and with which estimate of the hub's clock.
+    struct Signer {
+        let deviceID: String
+        let key: Curve25519.Signing.PrivateKey
+        /// The totem's clock minus the hub's, in seconds.
+        let clockOffset: Double
+    }
+
+    private func encode(_ value: some Encodable) throws(CodedError) -> Data {
+        do {
+            return try JSONEncoder().encode(value)
+        } catch {
+            throw CodedError(.internalError, "cannot encode a request: \(error)")
+        }
+    }
+
+    /// `path` is signed; `query` (none of whose values is a secret or an authority) is not.
+    private func call<T: Decodable>(_ method: String, _ path: String, query: String = "", body: Data, signer: Signer?)
+        throws(CodedError) -> T {
+        var headers = HTTPHeaders([("Content-Type", "application/json")])
+        if let signer {
+            let millis = Int64(((Date().timeIntervalSince1970 - signer.clockOffset) * 1000).rounded())
+            do {
+                let signature = try RequestSignature.sign(method: method, path: path, deviceID: signer.deviceID, timeMillis: millis,
+                                                          body: body, key: signer.key)
+                headers.add(contentsOf: signature.headers)
+            } catch {
+                throw CodedError(.internalError, "cannot sign a request: \(error)")
+            }
+        }
+        let response: HTTPClient.Response
+        do {
+            let request = try HTTPClient.Request(url: base + path + query, method: HTTPMethod(rawValue: method), headers: headers,
+                                                 body: method == "GET" ? nil : .bytes(body))
+            let accumulator = ResponseAccumulator(request: request, maxBodySize: Self.maximumAnswerBytes)
+            response = try client.execute(request: request, delegate: accumulator, deadline: .now() + .seconds(20)).futureResult.wait()
+        } catch {
+            throw CodedError(.hubUnreachable, "\(base) cannot be reached: \(Self.describe(error))")
+        }
+        let data = response.body.map { Data($0.readableBytesView) } ?? Data()
+        guard (200..<300).contains(response.status.code) else {
+            if let refusal = try? JSONDecoder().decode(ErrorBody.self, from: data) {
+                throw refusal.error
+            }
+            throw CodedError(.hubError, "\(base)\(path) answered HTTP \(response.status.code)")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw CodedError(.hubAnswerUnreadable, "\(base)\(path) answered what is not a \(T.self)")
+        }
+    }
+
+    private struct ErrorBody: Decodable {
+        let error: CodedError
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}

@@ -1,0 +1,69 @@
+import CLupCore
+import CLupProtocol
+import Crypto
+import Foundation
+import Logging
+import Synchronization
+
+/// Follows the store's settings at the hub with a long poll on a thread of its own, and
+/// hands each newer version to the kiosk's loop, which applies it as an event.
+///
+/// A change made at the hub reaches a connected totem within a quarter second of the
+/// hub's next look (it looks every 250 ms while holding the request). Offline, the last
+/// version applied stays in force (it is in the event log); nothing here is stored.
+final class SettingsFollower: Sendable {
+    private let client: HubClient
+    private let deviceID: String
+    private let deviceKey: Data
+    private let deliver: EventLoop.Mailbox<StoreSettingsDocument>
+    private let logger: Logger
+    private let state = Mutex<(known: Int64, stopping: Bool, failures: Int)>((0, false, 0))
+    private let wakeUp = DispatchSemaphore(value: 0)
+    /// Offset of the totem's clock to the hub's, from the sync (0 until it knows).
+    private let clockOffset: @Sendable () -> Double
+
+    init(client: HubClient, deviceID: String, deviceKey: Data, knownVersion: Int64, clockOffset: @escaping @Sendable () -> Double,
+         deliver: EventLoop.Mailbox<StoreSettingsDocument>, logger: Logger) {
+        self.client = client
+        self.deviceID = deviceID
+        self.deviceKey = deviceKey
+        self.deliver = deliver
+        self.clockOffset = clockOffset
+        self.logger = logger
+        state.withLock { $0.known = knownVersion }
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "clupd-settings"
+        thread.start()
+    }
+
+    func stop() {
+        state.withLock { $0.stopping = true }
+        wakeUp.signal()
+    }
+
+    private func run() {
+        while !state.withLock({ $0.stopping }) {
+            let known = state.withLock { $0.known }
+            do {
+                let key = try Curve25519.Signing.PrivateKey(rawRepresentation: deviceKey)
+                let settings = try client.settings(after: known, signer: .init(deviceID: deviceID, key: key, clockOffset: clockOffset()))
+                state.withLock { $0.failures = 0 }
+                if settings.version > known {
+                    state.withLock { $0.known = settings.version }
+                    deliver.send(settings)
+                }
+            } catch {
+                let failures = state.withLock { state -> Int in
+                    state.failures += 1
+                    return state.failures
+                }
+                if failures == 1 { logger.warning("cannot follow the store's settings at the hub; retrying", metadata: ["error": "\(error)"]) }
+                let ceiling = min(SyncClient.maximumBackoff, SyncClient.firstBackoff * pow(2, Double(min(failures, 20))))
+                _ = wakeUp.wait(timeout: .now() + Double.random(in: 0...ceiling))
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import CLupCore
+import CLupProtocol
+import CLupStore
+import Crypto
+import Foundation
+import Logging
+import Synchronization
+
+/// Uploads the outbox (the events the hub does not hold yet) on a thread of its own, in
+/// batches, oldest first, forever: at-least-once, and the hub stores each `(device_id, seq)`
+/// once, so every event arrives exactly once.
+///
+/// The hub's answer says how far it holds the log without a gap; the next batch starts
+/// there. That position is not stored at the totem: after a restart the first batch asks
+/// the hub again, so nothing the totem believes can skip an event. Failures back off with
+/// full jitter (a random wait up to a doubling ceiling), so a store's totems coming back
+/// from an outage do not hit the hub in step. The kiosk never waits on any of it.
+public final class SyncClient: Sendable {
+    /// Retry ceilings: from 0.5 s, doubling, to at most a minute; a refused totem every 5 minutes.
+    static let firstBackoff = 0.5
+    static let maximumBackoff = 60.0
+    static let refusedRetry = 300.0
+    /// With nothing to send, the outbox is looked at this often.
+    static let idlePoll = 1.0
+    /// Online with events waiting and no progress for this long: the watchdog says stuck.
+    static let stuckAfter = 60.0
+    /// The hub's clock is asked again this often.
+    static let timeCheckInterval = 600.0
+    /// With nothing to send, an empty batch still tells the hub the totem is there this often.
+    static let heartbeat = 30.0
+
+    let enrolment: TotemEnrolment
+    let client: HubClient
+    private let outbox: OutboxReader
+    /// The device key (raw): the key type itself is not Sendable.
+    let deviceKey: Data
+    private let logger: Logger
+    private let status = Mutex(Status())
+    private let wakeUp = DispatchSemaphore(value: 0)
+
+    private struct Status {
+        var state = SyncReport.State.offline
+        var acknowledged: Int64?
+        var lastSuccess: Date?
+        var lastAttempt: Date?
+        var lastError: CodedError?
+        var clockOffset: Double?
+        var timeCheckedAt: Double?
+        var deadLettered = 0
+        var failures = 0
+        var nextAttemptAt: Double?
+        /// When the acknowledged seq last moved (or the outbox was last empty).
+        var progressAt = ProcessInfo.processInfo.systemUptime
+        /// When the hub last answered (monotonic seconds).
+        var answeredAt: Double?
+        var stopping = false
+    }
+
+    /// nil when the state directory holds no enrolment.
+    public static func make(stateDirectory: String, databasePath: String, logger: Logger) throws(CodedError) -> SyncClient? {
+        guard let enrolment = try TotemEnrolment.load(from: stateDirectory) else { return nil }
+        guard let caData = FileManager.default.contents(atPath: TotemEnrolment.caPath(in: stateDirectory)),
+              let caPEM = String(data: caData, encoding: .utf8)
+        else { throw CodedError(.hubCertificateUnusable, "cannot read \(TotemEnrolment.caPath(in: stateDirectory))") }
+        let key: Curve25519.Signing.PrivateKey
+        do {
+            key = try TotemKey.loadOrCreate(at: TotemEnrolment.deviceKeyPath(in: stateDirectory))
+        } catch {
+            throw error.coded
+        }
+        let outbox: OutboxReader
+        do {
+            outbox = try OutboxReader(path: databasePath, deviceID: enrolment.deviceID)
+        } catch {
+            throw CodedError(.databaseUnopenable, "cannot read the outbox in \(databasePath): \(error)")
+        }
+        return SyncClient(enrolment: enrolment, client: try HubClient(hub: enrolment.hub, caPEM: caPEM), outbox: outbox,
+                          key: key, logger: logger)
+    }
+
+    init(enrolment: TotemEnrolment, client: HubClient, outbox: OutboxReader, key: Curve25519.Signing.PrivateKey, logger: Logger) {
+        self.enrolment = enrolment
+        self.client = client
+        self.outbox = outbox
+        deviceKey = key.rawRepresentation
+        self.logger = logger
+    }
+
+    public func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "clupd-sync"
+        thread.start()
+    }
+
+    public func stop() {
+        status.withLock { $0.stopping = true }
+        wakeUp.signal()
+    }
+
+    /// Tries the hub now instead of at the end of the current wait.
+    public func syncNow() {
+        status.withLock { $0.nextAttemptAt = nil }
+        wakeUp.signal()
+    }
+
+    /// The totem's clock minus the hub's, as last measured (0 before).
+    var clockOffset: Double { status.withLock { $0.clockOffset ?? 0 } }
+
+    public func report() -> SyncReport {
+        let lastSeq = Int64((try? outbox.lastSeq()) ?? 0)
+        let now = ProcessInfo.processInfo.systemUptime
+        return status.withLock { status in
+            let depth = status.acknowledged.map { max(0, lastSeq - $0) }
+            var state = status.state
+            if state == .online, let depth, depth > 0, now - status.progressAt > Self.stuckAfter { state = .stuck }
+            return SyncReport(state: state, hub: enrolment.hub, deviceID: enrolment.deviceID, lastSeq: lastSeq,
+                              acknowledgedSeq: status.acknowledged, outboxDepth: depth, lastSuccess: status.lastSuccess,
+                              lastAttempt: status.lastAttempt, lastError: status.lastError, clockSkew: status.clockOffset,
+                              deadLettered: status.deadLettered, consecutiveFailures: status.failures,
+                              nextAttemptIn: status.nextAttemptAt.map { max(0, $0 - now) })
+        }
+    }
+
+    private func run() {
+        while true {
+            let wait = attempt()
+            let until = ProcessInfo.processInfo.systemUptime + wait
+            status.withLock { $0.nextAttemptAt = until }
+            while ProcessInfo.processInfo.systemUptime < until {
+                if status.withLock({ $0.stopping }) { return }
+                let left = until - ProcessInfo.processInfo.systemUptime
+                if wakeUp.wait(timeout: .now() + max(0, left)) == .success, status.withLock({ $0.nextAttemptAt == nil || $0.stopping }) {
+                    break
+                }
+            }
+            if status.withLock({ $0.stopping }) { return }
+        }
+    }
+
+    /// One round: learn the hub's time if due, send the next batch; returns how long to wait.
+    private func attempt() -> Double {
+        let now = ProcessInfo.processInfo.systemUptime
+        let (acknowledged, offset, timeCheckedAt, answeredAt) = status.withLock {
+            ($0.acknowledged, $0.clockOffset, $0.timeCheckedAt, $0.answeredAt)
+        }
+        do {
+            // Nothing new and the hub heard from us lately: nothing to say.
+            if let acknowledged, let answeredAt, now - answeredAt < Self.heartbeat,
+               Int64(try outbox.lastSeq()) <= acknowledged {
+                return Self.idlePoll
+            }
+            var clockOffset = offset ?? 0
+            if offset == nil || now - (timeCheckedAt ?? 0) > Self.timeCheckInterval {
+                let asked = Date()
+                let hub = try client.time()
+                let answered = Date()
+                // The hub read its clock about halfway through the round trip.
+                clockOffset = asked.addingTimeInterval(answered.timeIntervalSince(asked) / 2).timeIntervalSince1970 - hub.hubTime
+                status.withLock {
+                    $0.clockOffset = clockOffset
+                    $0.timeCheckedAt = now
+                }
+                if abs(clockOffset) > 5 {
+                    logger.warning("the totem's clock is off the hub's", metadata: ["seconds": "\(Int(clockOffset))"])
+                }
+            }
+            // Unknown position (just started): an empty batch asks the hub where it stands.
+            let stored = try acknowledged.map { try outbox.events(after: Int($0), limit: HubWire.maximumBatchEvents) } ?? []
+            let lastSeq = Int64(try outbox.lastSeq())
+            let events = stored.map {
+                UploadedEvent(seq: Int64($0.seq), wallTime: $0.wallTime.timeIntervalSince1970, type: $0.type, payload: $0.payload)
+            }
+            let depth = max(0, lastSeq - (events.last?.seq ?? acknowledged ?? 0))
+            status.withLock { $0.lastAttempt = Date() }
+            let key = try Curve25519.Signing.PrivateKey(rawRepresentation: deviceKey)
+            let reply = try client.upload(EventBatch(events: events, outboxDepth: depth, clockOffset: clockOffset),
+                                          signer: .init(deviceID: enrolment.deviceID, key: key, clockOffset: clockOffset))
+            let more = status.withLock { status -> Bool in
+                if reply.acknowledged != status.acknowledged || reply.acknowledged >= lastSeq {
+                    status.progressAt = ProcessInfo.processInfo.systemUptime
+                }
+                status.acknowledged = reply.acknowledged
+                status.answeredAt = ProcessInfo.processInfo.systemUptime
+                status.deadLettered += reply.deadLettered
+                status.state = .online
+                status.lastSuccess = Date()
+                status.lastError = nil
+                status.failures = 0
+                return reply.acknowledged < lastSeq && (events.isEmpty || reply.acknowledged >= events.last!.seq)
+            }
+            if reply.deadLettered > 0 {
+                logger.error("the hub kept events as dead letters", metadata: ["count": "\(reply.deadLettered)"])
+            }
+            // More waiting: straight on. A batch the hub took only in part: after a pause (a gap
+            // it cannot close by itself is shown as stuck, never skipped).
+            if more { return 0 }
+            return reply.acknowledged < lastSeq && !events.isEmpty ? Self.firstBackoff : Self.idlePoll
+        } catch {
+            let coded = CodedError(describing: error)
+            let refused = [ErrorCode.unknownDevice, .revokedDevice, .badSignature].contains(coded.errorCode)
+            if coded.errorCode == .staleRequest { status.withLock { $0.timeCheckedAt = nil; $0.clockOffset = nil } }
+            let failures = status.withLock { status -> Int in
+                status.failures += 1
+                status.lastError = coded
+                status.state = refused ? .refused : .offline
+                return status.failures
+            }
+            if failures == 1 || failures % 20 == 0 {
+                logger.warning("sync with the hub failed; retrying", metadata: ["error": "\(coded)", "failures": "\(failures)"])
+            }
+            if refused { return Self.refusedRetry }
+            let ceiling = min(Self.maximumBackoff, Self.firstBackoff * pow(2, Double(min(failures, 20))))
+            return Double.random(in: 0...ceiling)
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import CLupCore
+import Crypto
+import Foundation
+
+/// What a totem and the hub say to each other over HTTPS, as JSON.
+///
+/// A totem enrols once with a one-time code (`EnrolmentRequest`); afterwards each request
+/// carries the device id, the time, a nonce and an Ed25519 signature over them and the body
+/// (`RequestSignature`), and the hub refuses a request it has seen or that is too old.
+public enum HubWire {
+    /// The paths of the hub's API.
+    public static let enrolPath = "/v1/enrol"
+    public static let timePath = "/v1/time"
+    public static let eventsPath = "/v1/events"
+    /// `GET /v1/settings?after=VERSION`: the store's settings once newer than VERSION
+    /// (a long poll of at most `settingsWait` seconds; the current ones after that).
+    public static let settingsPath = "/v1/settings"
+    public static let settingsWait = 10.0
+
+    /// At most this many events in one batch.
+    public static let maximumBatchEvents = 500
+    /// A request body larger than this is refused unread (500 events of at most 4 KiB).
+    public static let maximumBodyBytes = 2 << 20
+    /// An event's payload larger than this is dead-lettered, not stored.
+    public static let maximumPayloadBytes = 4096
+}
+
+/// A totem asks to join a store.
+public struct EnrolmentRequest: Codable, Sendable, Equatable {
+    /// The one-time code a chain administrator made (`clup-hub enrolment-code`).
+    public var code: String
+    /// The totem's device key (raw Ed25519, base64): it signs every later request.
+    public var deviceKey: String
+    /// The totem's ticket key (raw Ed25519, base64): the store's other doors verify its tickets with it.
+    public var ticketKey: String
+    public var softwareVersion: String
+
+    public init(code: String, deviceKey: String, ticketKey: String, softwareVersion: String) {
+        self.code = code
+        self.deviceKey = deviceKey
+        self.ticketKey = ticketKey
+        self.softwareVersion = softwareVersion
+    }
+}
+
+/// The store a totem joined, and who it is there.
+public struct EnrolmentReply: Codable, Sendable, Equatable {
+    public var deviceID: String
+    public var storeID: String
+    public var letter: String
+    public var door: String
+
+    public init(deviceID: String, storeID: String, letter: String, door: String) {
+        self.deviceID = deviceID
+        self.storeID = storeID
+        self.letter = letter
+        self.door = door
+    }
+}
+
+/// One event of a totem's log, as uploaded.
+public struct UploadedEvent: Codable, Sendable, Equatable {
+    public var seq: Int64
+    /// The totem's wall clock when the event was recorded (seconds since 1970).
+    public var wallTime: Double
+    public var type: String
+    /// The event as the totem stored it (JSON text, sorted keys): hashed as sent.
+    public var payload: String
+
+    public init(seq: Int64, wallTime: Double, type: String, payload: String) {
+        self.seq = seq
+        self.wallTime = wallTime
+        self.type = type
+        self.payload = payload
+    }
+
+    /// SHA-256 of the type and payload: what the hub and the totem compare.
+    public var contentHash: String { Self.contentHash(type: type, payload: payload) }
+
+    public static func contentHash(type: String, payload: String) -> String {
+        SHA256.hash(data: Data((type + "\n" + payload).utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A batch of the outbox, oldest first.
+public struct EventBatch: Codable, Sendable, Equatable {
+    public var events: [UploadedEvent]
+    /// The events the totem still holds after this batch, for the hub's fleet view.
+    public var outboxDepth: Int64
+    /// The totem's clock minus the hub's (seconds), as the totem last measured it: the hub
+    /// records it, and keeps its own receive time for every event.
+    public var clockOffset: Double?
+
+    public init(events: [UploadedEvent], outboxDepth: Int64, clockOffset: Double?) {
+        self.events = events
+        self.outboxDepth = outboxDepth
+        self.clockOffset = clockOffset
+    }
+}
+
+/// What the hub holds of a totem's log after a batch.
+public struct BatchReply: Codable, Sendable, Equatable {
+    /// The highest seq below which the hub holds every event of the device: the totem
+    /// uploads from the next one. A gap is never skipped.
+    public var acknowledged: Int64
+    /// Events of this batch the hub kept as dead letters (stored with the reason, not applied).
+    public var deadLettered: Int
+    /// The hub's clock when it answered (seconds since 1970).
+    public var hubTime: Double
+
+    public init(acknowledged: Int64, deadLettered: Int, hubTime: Double) {
+        self.acknowledged = acknowledged
+        self.deadLettered = deadLettered
+        self.hubTime = hubTime
+    }
+}
+
+/// The hub's clock, asked before signing so that a totem whose clock is wrong still signs
+/// with a time the hub accepts (and reports how far off it is).
+public struct HubTime: Codable, Sendable, Equatable {
+    public var hubTime: Double
+
+    public init(hubTime: Double) {
+        self.hubTime = hubTime
+    }
+}
+
+/// The headers of a signed request, and the text signed.
+public struct RequestSignature: Sendable, Equatable {
+    public static let deviceHeader = "CLup-Device"
+    public static let timeHeader = "CLup-Time"
+    public static let nonceHeader = "CLup-Nonce"
+    public static let signatureHeader = "CLup-Signature"
+    /// A request signed further than this from the hub's clock is refused; nonces are kept as long.
+    public static let replayWindow: Double = 300
+
+    public var deviceID: String
+    /// Milliseconds since 1970 on the hub's clock, as the totem estimates it.
+    public var timeMillis: Int64
+    /// 16 random bytes, hex: a request is accepted once.
+    public var nonce: String
+    /// Ed25519 over `signedText`, base64.
+    public var signature: String
+
+    public init(deviceID: String, timeMillis: Int64, nonce: String, signature: String) {
+        self.deviceID = deviceID
+        self.timeMillis = timeMillis
+        self.nonce = nonce
+        self.signature = signature
+    }
+
+    /// What is signed: method, path, device, time, nonce and the body's SHA-256, one per line.
+    public static func signedText(method: String, path: String, deviceID: String, timeMillis: Int64,
+                                  nonce: String, body: some DataProtocol) -> Data {
+        let bodyHash = SHA256.hash(data: Data(body)).map { String(format: "%02x", $0) }.joined()
+        return Data([method, path, deviceID, String(timeMillis), nonce, bodyHash].joined(separator: "\n").utf8)
+    }
+
+    /// Signs a request with the device key.
+    public static func sign(method: String, path: String, deviceID: String, timeMillis: Int64,
+                            body: some DataProtocol, key: Curve25519.Signing.PrivateKey) throws -> RequestSignature {
+        let nonce = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let text = signedText(method: method, path: path, deviceID: deviceID, timeMillis: timeMillis, nonce: nonce, body: body)
+        return RequestSignature(deviceID: deviceID, timeMillis: timeMillis, nonce: nonce,
+                                signature: try key.signature(for: text).base64EncodedString())
+    }
+
+    /// Whether the signature is the device's over this request.
+    public func verifies(method: String, path: String, body: some DataProtocol, key: Curve25519.Signing.PublicKey) -> Bool {
+        guard let raw = Data(base64Encoded: signature) else { return false }
+        let text = Self.signedText(method: method, path: path, deviceID: deviceID, timeMillis: timeMillis, nonce: nonce, body: body)
+        return key.isValidSignature(raw, for: text)
+    }
+
+    public var headers: [(String, String)] {
+        [(Self.deviceHeader, deviceID), (Self.timeHeader, String(timeMillis)), (Self.nonceHeader, nonce),
+         (Self.signatureHeader, signature)]
+    }
+}
+
+/// The totem's sync as `clupctl sync` shows it.
+public struct SyncReport: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable {
+        /// No hub configured, or the totem not enrolled.
+        case off
+        /// The last attempt reached the hub.
+        case online
+        /// The hub could not be reached (or answered an error); retrying with backoff.
+        case offline
+        /// Online but the outbox has not moved for a while: the watchdog's finding.
+        case stuck
+        /// The hub refused this totem (revoked or unknown): nothing is sent until it is enrolled again.
+        case refused
+    }
+
+    public var state: State
+    public var hub: String?
+    public var deviceID: String
+    /// The last event the totem recorded, and the last one the hub holds contiguously.
+    public var lastSeq: Int64
+    public var acknowledgedSeq: Int64?
+    public var outboxDepth: Int64?
+    public var lastSuccess: Date?
+    public var lastAttempt: Date?
+    public var lastError: CodedError?
+    /// The hub's clock minus the totem's, in seconds, as of the last reply.
+    public var clockSkew: Double?
+    /// Events the hub kept as dead letters since clupd started.
+    public var deadLettered: Int
+    public var consecutiveFailures: Int
+    /// When the next attempt is due, in seconds from now.
+    public var nextAttemptIn: Double?
+
+    public init(state: State, hub: String?, deviceID: String, lastSeq: Int64, acknowledgedSeq: Int64?, outboxDepth: Int64?,
+                lastSuccess: Date?, lastAttempt: Date?, lastError: CodedError?, clockSkew: Double?, deadLettered: Int,
+                consecutiveFailures: Int, nextAttemptIn: Double?) {
+        self.state = state
+        self.hub = hub
+        self.deviceID = deviceID
+        self.lastSeq = lastSeq
+        self.acknowledgedSeq = acknowledgedSeq
+        self.outboxDepth = outboxDepth
+        self.lastSuccess = lastSuccess
+        self.lastAttempt = lastAttempt
+        self.lastError = lastError
+        self.clockSkew = clockSkew
+        self.deadLettered = deadLettered
+        self.consecutiveFailures = consecutiveFailures
+        self.nextAttemptIn = nextAttemptIn
+    }
+}

@@ -1,0 +1,245 @@
+import ArgumentParser
+import CLupConfig
+import CLupCore
+import CLupHub
+import Foundation
+import Logging
+
+/// `clup-hub`: the chain's central server, and its administrator's commands.
+@main
+struct ClupHub: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clup-hub",
+        abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
+        subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
+                      ExampleConfig.self])
+}
+
+struct ConfigOption: ParsableArguments {
+    @Option(name: .long, help: "The configuration file.")
+    var config = HubConfiguration.defaultPath
+
+    func load() throws -> HubConfiguration {
+        do {
+            return FileManager.default.fileExists(atPath: config) || config != HubConfiguration.defaultPath
+                ? try HubConfiguration.load(path: config) : HubConfiguration()
+        } catch {
+            throw Refusal(error.coded, exitCode: 78)
+        }
+    }
+}
+
+/// An error printed as one line with its code and what to do, and the exit status.
+struct Refusal: Error, CustomStringConvertible {
+    let coded: CodedError
+    let exitCode: Int32
+
+    init(_ coded: CodedError, exitCode: Int32 = 1) {
+        self.coded = coded
+        self.exitCode = exitCode
+    }
+
+    var description: String { "\(coded.code) \(coded.message) (\(coded.action))" }
+}
+
+/// Runs `body` with the database's pool running beside it; errors become one line.
+func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (HubDatabase) async throws -> T) async throws -> T {
+    var logger = Logger(label: "clup-hub")
+    logger.logLevel = .warning
+    let database = try HubDatabase(settings: config.database, logger: logger)
+    do {
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await database.client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await body(database)
+        }
+    } catch let error as HubError {
+        throw Refusal(error.coded)
+    } catch {
+        throw Refusal(HubDatabase.hubError(error).coded)
+    }
+}
+
+func fail(_ refusal: Refusal) -> ExitCode {
+    FileHandle.standardError.write(Data("clup-hub: \(refusal)\n".utf8))
+    return ExitCode(refusal.exitCode)
+}
+
+extension AsyncParsableCommand {
+    /// Runs `body`, printing a refusal as one line on standard error with its exit status.
+    func refusing(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let refusal as Refusal {
+            throw fail(refusal)
+        } catch let error as HubError {
+            throw fail(Refusal(error.coded))
+        }
+    }
+}
+
+struct Init: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Make the hub's CA and certificate, and migrate the database.")
+    @OptionGroup var options: ConfigOption
+
+    func run() async throws {
+        try await refusing {
+            let config = try options.load()
+            let certificates = HubCertificates(directory: config.hub.stateDirectoryPath)
+            if certificates.exist {
+                print("init: certificates in \(config.hub.stateDirectoryPath) kept")
+            } else {
+                try certificates.create(names: config.hub.names)
+                print("init: CA \(certificates.caPath) (give it to totems with their enrolment codes)")
+                print("init: certificate \(certificates.certificatePath) for \(config.hub.names.joined(separator: ", "))")
+            }
+            let applied = try await withDatabase(config) { try await $0.migrate() }
+            print(applied.isEmpty ? "init: database schema up to date" : applied.map { "init: migrated \($0)" }.joined(separator: "\n"))
+        }
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply the database migrations this hub has and the database lacks.")
+    @OptionGroup var options: ConfigOption
+
+    func run() async throws {
+        try await refusing {
+            let applied = try await withDatabase(try options.load()) { try await $0.migrate() }
+            print(applied.isEmpty ? "migrate: up to date" : applied.map { "migrate: \($0)" }.joined(separator: "\n"))
+        }
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve totems over HTTPS until SIGTERM.")
+    @OptionGroup var options: ConfigOption
+
+    func run() async throws {
+        try await refusing {
+            let config = try options.load()
+            LoggingSystem.bootstrap(StreamLogHandler.standardError)
+            var logger = Logger(label: "clup-hub")
+            logger.logLevel = .info
+            let tls = try HubCertificates(directory: config.hub.stateDirectoryPath).serverTLS()
+            let database = try HubDatabase(settings: config.database, logger: logger)
+            // The schema is checked once with a pool of its own, before serving.
+            try await withDatabase(config) { try await $0.checkSchema() }
+            logger.info("clup-hub serving", metadata: ["address": "\(config.hub.host):\(config.hub.port)"])
+            try await HubServer(database: database, settings: config.hub, logger: logger).run(tls: tls)
+        }
+    }
+}
+
+struct StoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "store", abstract: "Stores of the chain.",
+                                                    subcommands: [Create.self, Set.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a store.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number (as in clupd.toml's store.id).") var id: String
+        @Option(help: "The store's name.") var name: String
+        @Option(help: "How many people may be inside at once.") var capacity: Int
+
+        func run() async throws {
+            try await refusing {
+                try await withDatabase(try options.load()) { try await HubAdmin(database: $0).createStore(id: id, name: name, capacity: capacity) }
+                print("store \(id) created")
+            }
+        }
+    }
+}
+
+extension StoreCommand {
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a store's capacity or shares: a new version, applied by its totems within seconds.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var id: String
+        @Option(help: "How many people may be inside at once.") var capacity: Int?
+        @Option(help: "The share of capacity kept for priority tickets (0 to 1).") var priorityShare: Double?
+        @Option(help: "The share of capacity one slot's bookings may take (0 to 1).") var bookingShare: Double?
+
+        func run() async throws {
+            try await refusing {
+                let settings = try await withDatabase(try options.load()) {
+                    try await HubAdmin(database: $0).setStore(id: id, capacity: capacity, priorityShare: priorityShare,
+                                                              bookingShare: bookingShare)
+                }
+                print("store \(id) settings version \(settings.version): capacity \(settings.capacity), "
+                    + "priority share \(settings.priorityShare), booking share \(settings.bookingShare)")
+            }
+        }
+    }
+}
+
+struct EnrolmentCode: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "enrolment-code",
+                                                    abstract: "Make a one-time code that enrols one totem at a store's door.")
+    @OptionGroup var options: ConfigOption
+    @Option(help: "The store.") var store: String
+    @Option(help: "The totem's letter in the store (A-Z).") var letter: String
+    @Option(help: "The door it stands at.") var door = "main"
+
+    func run() async throws {
+        try await refusing {
+            let config = try options.load()
+            let code = try await withDatabase(config) {
+                try await Enrolment(database: $0).makeCode(store: store, letter: letter, door: door,
+                                                           lifetime: config.hub.enrolmentCodeLifetime)
+            }
+            print(code)
+        }
+    }
+}
+
+struct Totems: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the enrolled totems.")
+    @OptionGroup var options: ConfigOption
+    @Option(help: "Only this store's.") var store: String?
+    @Flag(help: "As JSON.") var json = false
+
+    func run() async throws {
+        try await refusing {
+            let rows = try await withDatabase(try options.load()) { try await HubAdmin(database: $0).totems(store: store) }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                encoder.dateEncodingStrategy = .iso8601
+                print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+                return
+            }
+            for row in rows {
+                let state = row.revokedAt == nil ? "enrolled" : "revoked"
+                print("\(row.deviceID)  store \(row.store) totem \(row.letter) door \(row.door)  \(state)  acknowledged \(row.acknowledged)"
+                    + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced"))
+            }
+        }
+    }
+}
+
+struct Revoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Revoke a totem: the hub refuses it from now on.")
+    @OptionGroup var options: ConfigOption
+    @Argument(help: "The totem's device id (as `clup-hub totems` lists it).") var device: String
+
+    func run() async throws {
+        try await refusing {
+            try await withDatabase(try options.load()) { try await Enrolment(database: $0).revoke(deviceID: device) }
+            print("\(device) revoked")
+        }
+    }
+}
+
+struct ExampleConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "example-config", abstract: "Print a configuration with every key and its default.")
+
+    func run() {
+        print("# /etc/clup/clup-hub.toml: the configuration of a CLup hub. Every key is optional.\n")
+        print(HubConfiguration().toml(comments: true), terminator: "")
+    }
+}

@@ -1,0 +1,81 @@
+@testable import CLupHub
+import CLupCore
+import CLupProtocol
+import Crypto
+import Foundation
+import XCTest
+
+/// The hub's rules that need no database: what it refuses to apply, what a signature covers.
+final class HubRulesTests: XCTestCase {
+    let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
+
+    func upload(_ event: DomainEvent, seq: Int64 = 1) throws -> UploadedEvent {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return UploadedEvent(seq: seq, wallTime: now.timeIntervalSince1970, type: event.type,
+                             payload: String(decoding: try encoder.encode(event), as: UTF8.self))
+    }
+
+    func reason(_ event: UploadedEvent) -> String? {
+        if case let .deadLetter(reason) = Ingest.check(event, now: now) { return reason }
+        return nil
+    }
+
+    func test_anEventOfToday_isApplied_andWhatCannotBeIsDeadLetteredWithItsReason() throws {
+        let today = BusinessDay("2026-11-18")
+        let passage = DomainEvent.passage(direction: .entry, door: "main", businessDay: today, at: now, ticket: nil)
+        XCTAssertNil(reason(try upload(passage)))
+
+        var garbage = try upload(passage)
+        garbage.payload = "{\"not\":\"an event\"}"
+        XCTAssertEqual(reason(garbage).map { $0.hasPrefix("not an event this hub knows") }, true)
+
+        var mislabelled = try upload(passage)
+        mislabelled.type = "ticket.issued"
+        XCTAssertEqual(reason(mislabelled), "type \"ticket.issued\" but the payload is a occupancy.passage")
+
+        let future = DomainEvent.passage(direction: .entry, door: "main", businessDay: BusinessDay("2099-01-01"), at: now, ticket: nil)
+        XCTAssertEqual(reason(try upload(future)).map { $0.hasPrefix("business day 2099-01-01 is outside") }, true)
+
+        let notADate = DomainEvent.passage(direction: .entry, door: "main", businessDay: BusinessDay("2026-13-45"), at: now, ticket: nil)
+        XCTAssertEqual(reason(try upload(notADate)), "business day \"2026-13-45\" is not a date")
+
+        let absurd = DomainEvent.occupancyCorrected(door: "main", businessDay: today, delta: Int.max, by: "x", reason: "y", at: now)
+        XCTAssertEqual(reason(try upload(absurd)), "a correction of \(Int.max) people")
+
+        var huge = try upload(passage)
+        huge.payload = String(repeating: " ", count: HubWire.maximumPayloadBytes + 1)
+        XCTAssertEqual(reason(huge), "payload of \(HubWire.maximumPayloadBytes + 1) bytes; at most \(HubWire.maximumPayloadBytes)")
+    }
+
+    func test_aSignatureCoversTheMethodPathTimeNonceAndBody() throws {
+        let key = Curve25519.Signing.PrivateKey()
+        let body = Data("{\"events\":[]}".utf8)
+        let signed = try RequestSignature.sign(method: "POST", path: "/v1/events", deviceID: "store-7-totem-A-1",
+                                               timeMillis: 1_795_000_000_000, body: body, key: key)
+        XCTAssertTrue(signed.verifies(method: "POST", path: "/v1/events", body: body, key: key.publicKey))
+        XCTAssertFalse(signed.verifies(method: "POST", path: "/v1/events", body: Data("{\"events\":[1]}".utf8), key: key.publicKey))
+        XCTAssertFalse(signed.verifies(method: "POST", path: "/v1/enrol", body: body, key: key.publicKey))
+        XCTAssertFalse(signed.verifies(method: "POST", path: "/v1/events", body: body, key: Curve25519.Signing.PrivateKey().publicKey))
+        var later = signed
+        later.timeMillis += 1
+        XCTAssertFalse(later.verifies(method: "POST", path: "/v1/events", body: body, key: key.publicKey))
+        var otherNonce = signed
+        otherNonce.nonce = String(repeating: "0", count: 32)
+        XCTAssertFalse(otherNonce.verifies(method: "POST", path: "/v1/events", body: body, key: key.publicKey))
+        var otherDevice = signed
+        otherDevice.deviceID = "store-7-totem-B-1"
+        XCTAssertFalse(otherDevice.verifies(method: "POST", path: "/v1/events", body: body, key: key.publicKey))
+    }
+
+    func test_daysAreCheckedDates() {
+        XCTAssertEqual(HubDatabase.nextDay("2026-12-31"), "2027-01-01")
+        XCTAssertEqual(HubDatabase.nextDay("2028-02-28"), "2028-02-29")
+        XCTAssertNil(HubDatabase.nextDay("2026-02-30"))
+        XCTAssertNil(HubDatabase.nextDay("2026-11-18'; DROP TABLE event; --"))
+    }
+
+    func test_theMigrationsAreNumberedInOrderOnce() {
+        XCTAssertEqual(HubMigrations.all.map(\.version), Array(1...HubMigrations.all.count))
+    }
+}

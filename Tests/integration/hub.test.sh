@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# The chain's hub with real processes: a private PostgreSQL, clup-hub over HTTPS, totems
+# (clupd --simulate) enrolled with one-time codes, and faults: processes killed mid-batch,
+# PostgreSQL crashed mid-ingest, forged, replayed and revoked requests.
+# Needs ROOT and BIN (set by scripts/test).
+set -uo pipefail
+source "$ROOT/Tests/integration/harness.sh"
+source "$ROOT/scripts/lib/kiosk.sh"
+source "$ROOT/scripts/lib/hub.sh"
+
+BUTTON_X=360 BUTTON_Y=640
+
+# Stops the kiosk (as the harness does), a second totem, the hubs and PostgreSQL.
+stop_everything() {
+  kiosk_stop
+  if [ -n "${SECOND_PID:-}" ]; then kill -TERM "$SECOND_PID" 2>/dev/null || true; wait "$SECOND_PID" 2>/dev/null || true; fi
+  if [ -n "${PROXY_PID:-}" ]; then kill -TERM "$PROXY_PID" 2>/dev/null || true; wait "$PROXY_PID" 2>/dev/null || true; fi
+  hub_stop_all
+}
+
+# A private PostgreSQL, the hub's CA and schema, hub "hub" serving on HUB_PORT, store 7.
+hub_up() {
+  trap stop_everything EXIT
+  hub_start_postgres
+  HUB_PORT=$(free_port)
+  hub_write_config hub "$HUB_PORT"
+  hub_init
+  hub_serve hub "$HUB_PORT"
+  HUB_URL="https://127.0.0.1:$HUB_PORT"
+  clup_hub store create 7 --name "CLup Market" --capacity 30 >/dev/null
+}
+
+# Enrols the totem whose state is $WORK/state as LETTER at DOOR of store 7.
+enrol() {
+  local letter=$1 door=$2 code
+  code=$(clup_hub enrolment-code --store 7 --letter "$letter" --door "$door")
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state"
+}
+
+# A field of `clupctl sync --json`.
+sync_field() {
+  clupctl sync --json | python3 -c "import json, sys; v = json.load(sys.stdin).get('$1'); print('' if v is None else v)"
+}
+
+# Waits until the hub holds every event the totem recorded (up to TIMEOUT s, default 60).
+wait_synced() {
+  local last ack
+  for _ in $(seq 1 $((${1:-60} * 10))); do
+    last=$(sync_field lastSeq); ack=$(sync_field acknowledgedSeq)
+    [ -n "$ack" ] && [ "$ack" = "$last" ] && [ "$last" -gt 0 ] && return 0
+    sleep 0.1
+  done
+  echo "not synced: $(clupctl sync)" >&2
+  return 1
+}
+
+# Takes a ticket at the totem and waits for it to print.
+take_ticket() {
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  wait_for_print "$1" >/dev/null
+}
+
+test_a_totem_enrols_and_every_event_reaches_the_hub_exactly_once() {
+  hub_up
+  out=$(enrol A north)
+  assert_contains "$out" "store 7, totem A, door north"
+  kiosk_start
+  assert_contains "$(clupctl status)" "store-7-totem-A-"
+  take_ticket A-001
+  clupctl sim pass in >/dev/null
+  clupctl sim pass in >/dev/null
+  clupctl sim pass out >/dev/null
+  clupctl ledger correct --delta -1 --reason "counted at the door" >/dev/null
+  wait_synced
+  out=$(clupctl sync)
+  assert_contains "$out" "state        online ($HUB_URL)"
+  assert_contains "$out" "0 events waiting"
+  assert_contains "$out" "clock skew"
+  figures=$(python3 "$ROOT/Tests/integration/tools/sync-figures.py" 7 "$WORK/state/clup.sqlite") || fail "$figures"
+  echo "$figures" | sed 's/^/report: /'
+  # The door's ledger arrived as the totem keeps it: 2 in, 1 out, corrected by -1.
+  assert_eq "$(hub_psql -c "SELECT door, entries, exits, corrections FROM occupancy WHERE store_id = '7'")" "north|2|1|-1"
+  assert_contains "$(clup_hub totems --store 7)" "totem A door north  enrolled"
+}
+
+test_enrolment_codes_are_single_use_expire_and_unknown_ones_are_refused() {
+  HUB_CODE_HOURS=0.0005 hub_up   # codes last 1.8 s
+  code=$(clup_hub enrolment-code --store 7 --letter A --door main)
+  sleep 2.5
+  rc=0; out=$("$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" 2>&1) || rc=$?
+  assert_status $rc 1 "an expired code"
+  assert_contains "$out" "E-HUB-003"
+  rc=0; out=$("$BIN/clupd" enrol --hub "$HUB_URL" --code ABCD-EFGH-JKMN --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" 2>&1) || rc=$?
+  assert_status $rc 1 "an unknown code"
+  assert_contains "$out" "E-HUB-001"
+  rc=0; out=$(clup_hub enrolment-code --store 8 --letter A 2>&1) || rc=$?
+  assert_status $rc 1 "a code for a store the hub does not have"
+  assert_contains "$out" "E-HUB-011"
+  # A code used once cannot enrol a second totem, and a totem enrols once.
+  sed -i 's/^enrolment_code_hours = .*/enrolment_code_hours = 1/' "$WORK/hub.toml"
+  code=$(clup_hub enrolment-code --store 7 --letter A --door main)
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" >/dev/null
+  rc=0; out=$("$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/other" 2>&1) || rc=$?
+  assert_status $rc 1 "a used code"
+  assert_contains "$out" "E-HUB-002"
+  rc=0; out=$("$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" 2>&1) || rc=$?
+  assert_contains "$out" "E-SYNC-007"
+  # A hub whose certificate is not signed by the CA given is not talked to.
+  "$ROOT/scripts/private-postgres" stop "$WORK/pg" >/dev/null
+  mkdir -p "$WORK/other-hub"
+  sed "s#state_directory = .*#state_directory = \"$WORK/other-hub\"#" "$WORK/hub.toml" > "$WORK/other.toml"
+  "$BIN/clup-hub" init --config "$WORK/other.toml" >/dev/null 2>&1 || true
+  rc=0; out=$("$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/other-hub/ca.pem" --state-dir "$WORK/third" 2>&1) || rc=$?
+  assert_status $rc 1 "a hub the CA does not vouch for"
+  assert_contains "$out" "E-SYNC-001"
+}
+
+test_forged_replayed_stale_unknown_and_revoked_requests_are_refused() {
+  hub_up
+  enrol A main >/dev/null
+  device=$(python3 -c "import json; print(json.load(open('$WORK/state/enrolment.json'))['deviceID'])")
+  signed() { python3 "$ROOT/Tests/integration/tools/signed-request.py" "$HUB_URL" "$WORK/hub/ca.pem" "$@"; }
+  key="$WORK/state/device.key"
+  assert_eq "$(signed "$key" "$device" ok)" "200 acknowledged=0"
+  assert_eq "$(signed "$key" "$device" replay)" "200 then 409 E-HUB-007"
+  assert_eq "$(signed "$key" "$device" stale)" "401 E-HUB-008"
+  assert_eq "$(signed "$key" "$device" tampered)" "401 E-HUB-006"
+  assert_eq "$(signed "$WORK/state/totem.key" "$device" ok)" "401 E-HUB-006"
+  assert_eq "$(signed "$key" store-7-totem-Z-00000000 ok)" "401 E-HUB-004"
+  assert_eq "$(signed "$key" "$device" unsigned)" "401 E-HUB-006"
+  clup_hub revoke "$device" >/dev/null
+  assert_eq "$(signed "$key" "$device" ok)" "403 E-HUB-005"
+  # The revoked totem's clupd says so and keeps serving.
+  kiosk_start
+  for _ in $(seq 1 100); do [ "$(sync_field state)" = refused ] && break; sleep 0.1; done
+  assert_contains "$(clupctl sync)" "E-HUB-005"
+  take_ticket A-001
+}
+
+test_kill_9_of_the_hub_and_of_clupd_mid_upload_and_a_postgres_crash_lose_and_duplicate_nothing() {
+  hub_up
+  enrol A main >/dev/null
+  kiosk_start
+  # The hub is away while the store works: 600 passages pile up in the outbox.
+  hub_kill hub KILL
+  for _ in $(seq 1 300); do clupctl sim pass in >/dev/null; clupctl sim pass out >/dev/null; done
+  take_ticket A-001
+  last=$(sync_field lastSeq)
+  [ "$last" -gt 600 ] || fail "expected more than 600 events, got $last"
+  assert_contains "$(clupctl sync)" "E-SYNC-001"
+  # Back; killed with SIGKILL while batches flow, twice.
+  kills="" ack=0
+  for round in 1 2; do
+    hub_serve hub "$HUB_PORT"
+    clupctl sync now >/dev/null
+    # Killed as soon as the hub has taken something new: the next batch is then on its way.
+    before=${ack:-0}
+    for _ in $(seq 1 300); do
+      ack=$(sync_field acknowledgedSeq)
+      [ -n "$ack" ] && [ "$ack" -gt "$before" ] && break
+      sleep 0.05
+    done
+    hub_kill hub KILL; kills="$kills, at acknowledged ${ack:-?} of $last"
+  done
+  hub_serve hub "$HUB_PORT"
+  # clupd killed with SIGKILL during the upload, and started again.
+  clupctl sync now >/dev/null
+  kill -KILL "$CLUPD_PID"; wait "$CLUPD_PID" 2>/dev/null || true
+  kiosk_start_daemon
+  # PostgreSQL crashes (immediate shutdown) while the store goes on, and comes back: the
+  # hub answers 503 meanwhile and the totem keeps its outbox.
+  "$ROOT/scripts/private-postgres" crash "$WORK/pg"
+  for _ in $(seq 1 200); do clupctl sim pass in >/dev/null; done
+  clupctl sync now >/dev/null
+  # The hub answers 503 once its pool has waited 8 s for PostgreSQL.
+  for _ in $(seq 1 300); do clupctl sync | grep -q E-HUB-010 && break; sleep 0.1; done
+  error=$(clupctl sync | sed -n 's/^last error *//p')
+  assert_contains "$error" "E-HUB-010"
+  "$ROOT/scripts/private-postgres" start "$WORK/pg" >/dev/null
+  clupctl sync now >/dev/null
+  wait_synced 120
+  figures=$(python3 "$ROOT/Tests/integration/tools/sync-figures.py" 7 "$WORK/state/clup.sqlite") || fail "$figures"
+  echo "$figures" | sed 's/^/report: /'
+  echo "report: hub killed with SIGKILL during the upload${kills}; clupd killed once; PostgreSQL crashed once (the totem saw: ${error:0:60})"
+}
+
+test_a_hub_answering_500s_timing_out_and_dropping_connections_loses_and_duplicates_nothing() {
+  hub_up
+  proxy_port=$(free_port)
+  python3 "$ROOT/Tests/integration/tools/fault-proxy.py" "$proxy_port" "$HUB_URL" "$WORK/hub/server.pem" "$WORK/hub/server.key" \
+    "$WORK/hub/ca.pem" 0.5 "$WORK/faults.json" >"$WORK/proxy.log" 2>&1 &
+  PROXY_PID=$!
+  for _ in $(seq 1 100); do grep -q ready "$WORK/proxy.log" && break; sleep 0.1; done
+  HUB_URL="https://127.0.0.1:$proxy_port" enrol A main >/dev/null
+  kiosk_start
+  # Twelve rounds of passages, each synced before the next, so that many requests meet the proxy.
+  for round in $(seq 1 12); do
+    for _ in $(seq 1 5); do clupctl sim pass in >/dev/null; clupctl sim pass out >/dev/null; done
+    clupctl sync now >/dev/null
+    wait_synced 120
+  done
+  figures=$(python3 "$ROOT/Tests/integration/tools/sync-figures.py" 7 "$WORK/state/clup.sqlite") || fail "$figures"
+  echo "$figures" | sed 's/^/report: /'
+  echo "report: requests through the fault proxy: $(cat "$WORK/faults.json")"
+  faults=$(python3 -c "import json; c = json.load(open('$WORK/faults.json')); print(sum(v for k, v in c.items() if k != 'passed'))")
+  [ "$faults" -gt 3 ] || fail "too few faults were injected ($faults) for the test to mean anything"
+}
+
+test_two_hub_processes_serve_one_database() {
+  hub_up
+  second=$(free_port)
+  hub_write_config hub2 "$second"
+  hub_serve hub2 "$second"
+  # Totem A syncs with the first hub, totem B with the second.
+  enrol A north >/dev/null
+  code=$(clup_hub enrolment-code --store 7 --letter B --door south)
+  "$BIN/clupd" enrol --hub "https://127.0.0.1:$second" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/b/state" >/dev/null
+  kiosk_start
+  clupctl sim pass in >/dev/null
+  first_work=$WORK first_pid=$CLUPD_PID
+  WORK="$WORK/b"
+  cp "$first_work/clupd.toml" "$WORK/clupd.toml"
+  kiosk_start_daemon
+  SECOND_PID=$CLUPD_PID
+  clupctl sim pass in >/dev/null
+  clupctl sim pass in >/dev/null
+  wait_synced
+  WORK=$first_work CLUPD_PID=$first_pid
+  wait_synced
+  figures=$(python3 "$ROOT/Tests/integration/tools/sync-figures.py" 7 "$WORK/state/clup.sqlite" "$WORK/b/state/clup.sqlite") \
+    || fail "$figures"
+  echo "$figures" | sed 's/^/report: /'
+  assert_eq "$(hub_psql -c "SELECT sum(entries) FROM occupancy WHERE store_id = '7'")" 3
+}
+
+test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline() {
+  hub_up
+  enrol A main >/dev/null
+  kiosk_start
+  for _ in $(seq 1 300); do clupctl status | grep -q "^settings   hub version 1:" && break; sleep 0.1; done
+  assert_contains "$(clupctl status)" "settings   hub version 1: capacity 30"
+  start=$(date +%s%N)
+  assert_contains "$(clup_hub store set 7 --capacity 45 --priority-share 0.2)" "version 2: capacity 45"
+  for _ in $(seq 1 300); do clupctl status | grep -q "inside of 45" && break; sleep 0.02; done
+  elapsed=$((($(date +%s%N) - start) / 1000000))
+  assert_contains "$(clupctl status)" "0 inside of 45"
+  assert_contains "$(clupctl status)" "settings   hub version 2: capacity 45, priority share 0.2"
+  echo "report: capacity changed at the hub was in force at the totem after $elapsed ms (the run of \`clup-hub store set\` included)"
+  # Applied as an event, uploaded like any other.
+  wait_synced
+  assert_eq "$(hub_psql -c "SELECT applied_settings_version FROM totem")" 2
+  # Offline, and restarted: the hub's last settings stay in force.
+  hub_kill hub KILL
+  kiosk_stop
+  kiosk_start_cups
+  kiosk_start_daemon
+  assert_contains "$(clupctl status)" "settings   hub version 2: capacity 45"
+  assert_contains "$(clupctl status)" "inside of 45"
+  # An enrolled totem's file may not set what the hub manages.
+  kiosk_stop
+  printf '[queue]\ncapacity = 10\n' >> "$WORK/clupd.toml"
+  rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/control.sock" --config "$WORK/clupd.toml" 2>&1) || rc=$?
+  assert_status $rc 78 "a file setting a key the hub manages"
+  assert_contains "$out" "queue.capacity: this totem is enrolled at $HUB_URL, which manages queue.capacity"
+}
+
+test_the_hub_unit_verifies_and_is_hardened() {
+  mkdir -p "$WORK/unit"
+  sed "s|/usr/local/bin/clup-hub|$BIN/clup-hub|" "$ROOT/systemd/clup-hub.service" > "$WORK/unit/clup-hub.service"
+  rc=0; out=$(systemd-analyze verify "$WORK/unit/clup-hub.service" 2>&1) || rc=$?
+  assert_status $rc 0 "systemd-analyze verify: $out"
+  systemd-analyze security --offline=true --threshold=25 "$WORK/unit/clup-hub.service" >"$WORK/security.txt" 2>&1 \
+    || fail "exposure above 2.5: $(tail -n 1 "$WORK/security.txt")"
+  echo "report: $(tail -n 1 "$WORK/security.txt" | sed 's/→ //')"
+}
+
+run_tests

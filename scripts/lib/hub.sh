@@ -1,0 +1,90 @@
+# Shared by the hub's tests and demo: a private PostgreSQL and clup-hub processes in one
+# work directory. Source it after scripts/lib/kiosk.sh, with WORK and BIN set.
+#
+#   hub_start_postgres            private cluster in $WORK/pg (exports PGHOST PGUSER …)
+#   hub_write_config NAME PORT    $WORK/NAME.toml: that port, state in $WORK/hub, the cluster
+#   hub_init                      clup-hub init (CA, certificate, schema) with $WORK/hub.toml
+#   hub_serve NAME PORT           starts clup-hub serve; waits until /v1/health answers
+#   hub_kill NAME [SIGNAL]        stops (SIGTERM) or kills that hub
+#   hub_stop_all                  every hub, then PostgreSQL
+
+# A free TCP port on loopback.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+clup_hub() { "$BIN/clup-hub" "$@" --config "$WORK/hub.toml"; }
+
+# psql on the private cluster, unaligned, tuples only.
+hub_psql() { psql -X -v ON_ERROR_STOP=1 -Atq "$@"; }
+
+hub_start_postgres() {
+  eval "$("$ROOT/scripts/private-postgres" start "$WORK/pg")"
+  export PGHOST PGPORT PGUSER PGDATABASE
+}
+
+hub_write_config() {
+  local name=$1 port=$2
+  cat > "$WORK/$name.toml" <<TOML
+[hub]
+host = "127.0.0.1"
+port = $port
+state_directory = "$WORK/hub"
+names = ["localhost", "127.0.0.1"]
+enrolment_code_hours = ${HUB_CODE_HOURS:-24}
+[database]
+socket_directory = "$PGHOST"
+port = $PGPORT
+user = "$PGUSER"
+name = "$PGDATABASE"
+TOML
+}
+
+hub_init() {
+  "$BIN/clup-hub" init --config "$WORK/hub.toml" >"$WORK/hub-init.log" 2>&1 || { cat "$WORK/hub-init.log" >&2; return 1; }
+}
+
+# Starts hub NAME on PORT (config $WORK/NAME.toml, written if missing) and waits until it
+# serves; its pid is in HUB_PID_NAME.
+hub_serve() {
+  local name=$1 port=$2
+  [ -f "$WORK/$name.toml" ] || hub_write_config "$name" "$port"
+  "$BIN/clup-hub" serve --config "$WORK/$name.toml" >>"$WORK/$name.log" 2>&1 &
+  local pid=$!
+  eval "HUB_PID_$name=$pid"
+  echo "$pid" >> "$WORK/hub-pids"
+  for _ in $(seq 1 300); do
+    curl -sf --cacert "$WORK/hub/ca.pem" "https://127.0.0.1:$port/v1/health" >/dev/null 2>&1 && return 0
+    kill -0 "$pid" 2>/dev/null || { echo "clup-hub $name exited; its log:" >&2; cat "$WORK/$name.log" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "clup-hub $name did not answer within 30 s" >&2
+  return 1
+}
+
+# Sends SIGNAL to PID and waits for it to end; after 15 s, SIGKILL (and says so).
+stop_pid() {
+  local pid=$1 signal=${2:-TERM}
+  kill "-$signal" "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "pid $pid ignored SIG$signal for 15 s; killed" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+hub_kill() {
+  local name=$1 signal=${2:-TERM} var="HUB_PID_$1"
+  local pid=${!var:-}
+  [ -n "$pid" ] || return 0
+  stop_pid "$pid" "$signal"
+  eval "HUB_PID_$name="
+}
+
+hub_stop_all() {
+  if [ -f "$WORK/hub-pids" ]; then
+    while read -r pid; do stop_pid "$pid"; done < "$WORK/hub-pids"
+  fi
+  [ -d "$WORK/pg" ] && "$ROOT/scripts/private-postgres" stop "$WORK/pg" 2>/dev/null || true
+}
