@@ -74,10 +74,15 @@ public struct Enrolment: Sendable {
             for try await (holder) in taken.decode(String.self) {
                 throw HubError(.conflict, .letterTaken, "totem \(letter) of store \(store) is \(holder); revoke it first")
             }
-            try await connection.query("""
-                INSERT INTO totem (device_id, store_id, letter, door, device_key, ticket_key, software_version)
-                VALUES (\(deviceID), \(store), \(letter), \(door), \(deviceKey), \(ticketKey), \(request.softwareVersion))
-                """, logger: logger)
+            do {
+                try await connection.query("""
+                    INSERT INTO totem (device_id, store_id, letter, door, device_key, ticket_key, software_version)
+                    VALUES (\(deviceID), \(store), \(letter), \(door), \(deviceKey), \(ticketKey), \(request.softwareVersion))
+                    """, logger: logger)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                // Another totem took the letter at the same moment.
+                throw HubError(.conflict, .letterTaken, "totem \(letter) of store \(store) was enrolled a moment ago")
+            }
             try await connection.query("INSERT INTO device_cursor (store_id, device_id) VALUES (\(store), \(deviceID))", logger: logger)
             try await connection.query("""
                 UPDATE enrolment_code SET used_at = \(now), used_by = \(deviceID) WHERE code_hash = \(Self.hash(code))

@@ -266,6 +266,23 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   assert_contains "$out" "queue.capacity: this totem is enrolled at $HUB_URL, which manages queue.capacity"
 }
 
+test_the_hub_answers_as_its_openapi_document_says_under_schemathesis() {
+  hub_up
+  st="$ROOT/.venv-tools/bin/st"
+  [ -x "$st" ] || fail "schemathesis is not installed (scripts/setup installs it into .venv-tools)"
+  rc=0
+  # Run from the work folder: schemathesis keeps a .schemathesis/ folder where it runs.
+  (cd "$WORK" && "$st" run "$ROOT/docs/hub-openapi.yaml" --url "$HUB_URL" --tls-verify "$WORK/hub/ca.pem" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection \
+    --max-examples 40 --generation-deterministic --workers 2 --suppress-health-check all \
+    >"$WORK/schemathesis.txt" 2>&1) || rc=$?
+  [ $rc -eq 0 ] || { tail -n 60 "$WORK/schemathesis.txt"; fail "schemathesis found problems (exit $rc)"; }
+  echo "report: schemathesis: $(grep -E "test cases|passed|Test cases" "$WORK/schemathesis.txt" | tail -n 2 | tr -s ' ' | tr '\n' ' ')"
+  # Nothing schemathesis sent may have left a 5xx in the hub's log either.
+  grep -q "request failed" "$WORK/hub.log" && fail "the hub logged a failed request: $(grep "request failed" "$WORK/hub.log" | head -n 3)"
+  true
+}
+
 test_the_hub_unit_verifies_and_is_hardened() {
   mkdir -p "$WORK/unit"
   sed "s|/usr/local/bin/clup-hub|$BIN/clup-hub|" "$ROOT/systemd/clup-hub.service" > "$WORK/unit/clup-hub.service"

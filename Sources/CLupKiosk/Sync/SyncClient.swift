@@ -53,6 +53,8 @@ public final class SyncClient: Sendable {
         var progressAt = ProcessInfo.processInfo.systemUptime
         /// When the hub last answered (monotonic seconds).
         var answeredAt: Double?
+        /// `sync now` was asked for since the last attempt began.
+        var asked = false
         var stopping = false
     }
 
@@ -99,7 +101,7 @@ public final class SyncClient: Sendable {
 
     /// Tries the hub now instead of at the end of the current wait.
     public func syncNow() {
-        status.withLock { $0.nextAttemptAt = nil }
+        status.withLock { $0.asked = true }
         wakeUp.signal()
     }
 
@@ -123,15 +125,13 @@ public final class SyncClient: Sendable {
 
     private func run() {
         while true {
+            status.withLock { $0.asked = false }
             let wait = attempt()
             let until = ProcessInfo.processInfo.systemUptime + wait
             status.withLock { $0.nextAttemptAt = until }
-            while ProcessInfo.processInfo.systemUptime < until {
-                if status.withLock({ $0.stopping }) { return }
-                let left = until - ProcessInfo.processInfo.systemUptime
-                if wakeUp.wait(timeout: .now() + max(0, left)) == .success, status.withLock({ $0.nextAttemptAt == nil || $0.stopping }) {
-                    break
-                }
+            // Until the wait is over, or `sync now` (asked during the attempt too), or stop.
+            while ProcessInfo.processInfo.systemUptime < until, !status.withLock({ $0.asked || $0.stopping }) {
+                _ = wakeUp.wait(timeout: .now() + max(0, until - ProcessInfo.processInfo.systemUptime))
             }
             if status.withLock({ $0.stopping }) { return }
         }

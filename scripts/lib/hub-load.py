@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Load for scripts/bench-hub: many simulated totems uploading signed event batches to one
+clup-hub at once, as clupd does (the same JSON, the same signature), over HTTPS keep-alive.
+
+usage: hub-load.py setup TOTEMS KEYS_FILE [FIRST_STORE]   prints SQL enrolling TOTEMS totems, one per store
+                                                         (stores FIRST_STORE and up, default 100000)
+       hub-load.py run HUB_URL CA KEYS_FILE EVENTS BATCH WORKERS [DAY]
+       hub-load.py floor KEYS_FILE EVENTS [DAY]         prints the same rows as 500-row
+                                                         INSERT … ON CONFLICT DO NOTHING (PostgreSQL's floor)
+
+`run` sends EVENTS passages per totem in batches of BATCH, WORKERS totems at a time, and
+prints events/s and the batch latencies (median, p99)."""
+import base64
+import hashlib
+import http.client
+import json
+import secrets
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+
+def raw_public(key):
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def payload(seq, day, now):
+    direction = "in" if seq % 2 else "out"
+    event = {"passage": {"at": now - 978307200 + seq / 1000, "businessDay": {"date": day}, "direction": direction, "door": "main"}}
+    return json.dumps(event, separators=(",", ":"), sort_keys=True)
+
+
+def setup(totems, keys_file, first_store):
+    keys = []
+    print("BEGIN;")
+    for index in range(totems):
+        store = first_store + index
+        device = f"store-{store}-totem-A-bench"
+        key = Ed25519PrivateKey.generate()
+        seed = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+        keys.append((device, base64.b64encode(seed).decode(), store))
+        print(f"INSERT INTO store (store_id, name, capacity) VALUES ('{store}', 'bench {index}', 100000);")
+        print(f"INSERT INTO totem (device_id, store_id, letter, door, device_key, ticket_key, software_version) VALUES "
+              f"('{device}', '{store}', 'A', 'main', '\\x{raw_public(key).hex()}', '\\x{secrets.token_bytes(32).hex()}', 'bench');")
+        print(f"INSERT INTO device_cursor (store_id, device_id) VALUES ('{store}', '{device}');")
+    print("COMMIT;")
+    with open(keys_file, "w") as f:
+        json.dump(keys, f)
+
+
+def run(hub, ca, keys_file, events, batch, workers, day):
+    keys = json.load(open(keys_file))
+    url = urllib.parse.urlparse(hub)
+    context = ssl.create_default_context(cafile=ca)
+    latencies, lock = [], threading.Lock()
+    now = time.time()
+
+    def totem(entry):
+        device, seed, _ = entry
+        key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(seed))
+        connection = http.client.HTTPSConnection(url.hostname, url.port, context=context, timeout=60)
+        for start in range(1, events + 1, batch):
+            seqs = range(start, min(start + batch, events + 1))
+            body = json.dumps({"events": [{"seq": s, "wallTime": now, "type": "occupancy.passage", "payload": payload(s, day, now)}
+                                          for s in seqs], "outboxDepth": 0}).encode()
+            millis = int(time.time() * 1000)
+            nonce = secrets.token_hex(16)
+            text = "\n".join(["POST", "/v1/events", device, str(millis), nonce, hashlib.sha256(body).hexdigest()]).encode()
+            headers = {"Content-Type": "application/json", "CLup-Device": device, "CLup-Time": str(millis), "CLup-Nonce": nonce,
+                       "CLup-Signature": base64.b64encode(key.sign(text)).decode()}
+            began = time.perf_counter()
+            connection.request("POST", "/v1/events", body=body, headers=headers)
+            response = connection.getresponse()
+            answer = json.loads(response.read())
+            took = time.perf_counter() - began
+            if response.status != 200 or answer["acknowledged"] != seqs[-1]:
+                raise SystemExit(f"{device}: {response.status} {answer}")
+            with lock:
+                latencies.append(took * 1000)
+        connection.close()
+
+    began = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(totem, keys))
+    elapsed = time.perf_counter() - began
+    latencies.sort()
+    total = events * len(keys)
+    p = lambda q: latencies[min(len(latencies) - 1, int(len(latencies) * q))]
+    print(f"{total} events from {len(keys)} totems in {elapsed:.2f} s: {total / elapsed:.0f} events/s; "
+          f"batch of {batch} median {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms")
+
+
+def floor(keys_file, events, day):
+    keys = json.load(open(keys_file))
+    now = time.time()
+    rows = []
+    for device, _, store in keys:
+        for seq in range(1, events + 1):
+            text = payload(seq, day, now)
+            digest = hashlib.sha256(f"occupancy.passage\n{text}".encode()).hexdigest()
+            rows.append(f"('{store}', '{day}', '{device}', {seq}, to_timestamp({now}), 'occupancy.passage', '{text}', '{digest}')")
+    for start in range(0, len(rows), 500):
+        print("INSERT INTO event_floor (store_id, business_day, device_id, seq, wall_time, type, payload, content_hash) VALUES "
+              + ",\n".join(rows[start:start + 500]) + " ON CONFLICT DO NOTHING;")
+
+
+command = sys.argv[1]
+if command == "setup":
+    setup(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 100000)
+elif command == "run":
+    run(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]),
+        sys.argv[8] if len(sys.argv) > 8 else time.strftime("%Y-%m-%d", time.gmtime()))
+elif command == "floor":
+    floor(sys.argv[2], int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else time.strftime("%Y-%m-%d", time.gmtime()))
