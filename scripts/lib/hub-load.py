@@ -93,7 +93,7 @@ def run(hub, ca, keys_file, events, batch, workers, day):
     total = events * len(keys)
     p = lambda q: latencies[min(len(latencies) - 1, int(len(latencies) * q))]
     print(f"{total} events from {len(keys)} totems in {elapsed:.2f} s: {total / elapsed:.0f} events/s; "
-          f"batch of {batch} median {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms")
+          f"{len(latencies)} batches of up to {min(batch, events)} events: median {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms")
 
 
 def floor(keys_file, events, day):
