@@ -55,23 +55,21 @@ public struct Enrolment: Sendable {
         let code = request.code.uppercased()
         let logger = database.logger
         return try await database.transaction { connection in
-            let rows = try await connection.query("""
+            let found = try await connection.rows("""
                 SELECT store_id, letter, door, expires_at, used_at FROM enrolment_code
                 WHERE code_hash = \(Self.hash(code)) FOR UPDATE
-                """, logger: logger)
-            var found: (String, String, String, Date, Date?)?
-            for try await row in rows.decode((String, String, String, Date, Date?).self) { found = row }
-            guard let (store, letter, door, expires, used) = found else {
+                """, as: (String, String, String, Date, Date?).self, logger)
+            guard let (store, letter, door, expires, used) = found.first else {
                 throw HubError(.forbidden, .enrolmentCodeUnknown, "no such enrolment code")
             }
             if let used { throw HubError(.forbidden, .enrolmentCodeUsed, "the code was used on \(used)") }
             guard expires > now else { throw HubError(.forbidden, .enrolmentCodeExpired, "the code expired on \(expires)") }
             let suffix = (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
             let deviceID = "store-\(store)-totem-\(letter)-\(suffix)"
-            let taken = try await connection.query("""
+            let holders = try await connection.all("""
                 SELECT device_id FROM totem WHERE store_id = \(store) AND letter = \(letter) AND revoked_at IS NULL
-                """, logger: logger)
-            for try await (holder) in taken.decode(String.self) {
+                """, as: String.self, logger)
+            if let holder = holders.first {
                 throw HubError(.conflict, .letterTaken, "totem \(letter) of store \(store) is \(holder); revoke it first")
             }
             do {
@@ -94,20 +92,16 @@ public struct Enrolment: Sendable {
     /// Revokes a totem: it is refused from then on, and its letter is free again.
     public func revoke(deviceID: String, now: Date = Date()) async throws {
         try await database.transaction { connection in
-            let rows = try await connection.query("""
+            let revoked = try await connection.all("""
                 UPDATE totem SET revoked_at = \(now) WHERE device_id = \(deviceID) AND revoked_at IS NULL RETURNING device_id
-                """, logger: database.logger)
-            var revoked = false
-            for try await _ in rows { revoked = true }
-            guard revoked else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(deviceID) (or revoked already)") }
+                """, as: String.self, database.logger)
+            guard !revoked.isEmpty else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(deviceID) (or revoked already)") }
         }
     }
 
     static func hash(_ code: String) -> Data { Data(SHA256.hash(data: Data(code.utf8))) }
 
     static func storeExists(_ store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
-        let rows = try await connection.query("SELECT 1 FROM store WHERE store_id = \(store)", logger: logger)
-        for try await _ in rows { return true }
-        return false
+        try await !connection.all("SELECT 1 FROM store WHERE store_id = \(store)", as: Int.self, logger).isEmpty
     }
 }

@@ -41,20 +41,17 @@ public struct HubAdmin: Sendable {
 
     public func totems(store: String?) async throws -> [TotemRow] {
         do {
-            let rows = try await database.client.query("""
-                SELECT t.device_id, t.store_id, t.letter, t.door, t.enrolled_at, t.revoked_at, t.last_contact,
-                       coalesce(c.acknowledged, 0), t.last_outbox_depth, t.last_clock_skew
-                FROM totem t LEFT JOIN device_cursor c ON c.device_id = t.device_id
-                WHERE \(store)::text IS NULL OR t.store_id = \(store) ORDER BY t.store_id, t.letter, t.enrolled_at
-                """, logger: database.logger)
-            var result: [TotemRow] = []
-            for try await (device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew)
-                in rows.decode((String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?).self) {
-                result.append(TotemRow(deviceID: device, store: store, letter: letter, door: door, enrolledAt: enrolled,
-                                       revokedAt: revoked, lastContact: contact, acknowledged: acknowledged,
-                                       outboxDepth: depth, clockSkew: skew))
+            return try await database.client.withConnection { [logger = database.logger] connection in
+                try await connection.rows("""
+                    SELECT t.device_id, t.store_id, t.letter, t.door, t.enrolled_at, t.revoked_at, t.last_contact,
+                           coalesce(c.acknowledged, 0), t.last_outbox_depth, t.last_clock_skew
+                    FROM totem t LEFT JOIN device_cursor c ON c.device_id = t.device_id
+                    WHERE \(store)::text IS NULL OR t.store_id = \(store) ORDER BY t.store_id, t.letter, t.enrolled_at
+                    """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?).self, logger)
+            }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew in
+                TotemRow(deviceID: device, store: store, letter: letter, door: door, enrolledAt: enrolled, revokedAt: revoked,
+                         lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew)
             }
-            return result
         } catch {
             throw HubDatabase.hubError(error)
         }

@@ -97,8 +97,9 @@ public final class HubDatabase: Sendable {
             let done = try await transaction { [logger] connection -> Bool in
                 // One migrator at a time, whichever hub process runs it.
                 try await connection.query("LOCK TABLE schema_migration IN EXCLUSIVE MODE", logger: logger)
-                let rows = try await connection.query("SELECT 1 FROM schema_migration WHERE version = \(migration.version)", logger: logger)
-                for try await _ in rows { return true }
+                let applied = try await connection.all("SELECT 1 FROM schema_migration WHERE version = \(migration.version)",
+                                                       as: Int.self, logger)
+                if !applied.isEmpty { return true }
                 // One statement at a time: the extended protocol takes no more.
                 for statement in HubMigrations.statements(of: migration.sql) {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
@@ -116,8 +117,9 @@ public final class HubDatabase: Sendable {
         let latest = HubMigrations.all.last!.version
         var version = 0
         do {
-            let rows = try await client.query("SELECT coalesce(max(version), 0) FROM schema_migration", logger: logger)
-            for try await (value) in rows.decode(Int.self) { version = value }
+            version = try await client.withConnection { [logger] connection in
+                try await connection.all("SELECT coalesce(max(version), 0) FROM schema_migration", as: Int.self, logger).first ?? 0
+            }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
             version = 0
         } catch {

@@ -163,12 +163,11 @@ struct DeviceAuthenticator: RouterMiddleware {
         let body = try await HubServer.body(of: &request, context: context)
         let logger = database.logger
         let found = try await database.withDeadline { [database] in
-            let rows = try await database.client.query("""
-                SELECT store_id, letter, device_key, revoked_at FROM totem WHERE device_id = \(deviceID)
-                """, logger: logger)
-            var found: (String, String, Data, Date?)?
-            for try await row in rows.decode((String, String, Data, Date?).self) { found = row }
-            return found
+            try await database.client.withConnection { connection in
+                try await connection.rows("""
+                    SELECT store_id, letter, device_key, revoked_at FROM totem WHERE device_id = \(deviceID)
+                    """, as: (String, String, Data, Date?).self, logger).first
+            }
         }
         guard let (store, letter, keyData, revoked) = found else {
             throw HubError.unauthorized(.unknownDevice, "no totem \(deviceID) is enrolled")
@@ -179,12 +178,11 @@ struct DeviceAuthenticator: RouterMiddleware {
               signed.verifies(method: request.method.rawValue, path: request.uri.path, body: Data(buffer: body), key: key)
         else { throw HubError.unauthorized(.badSignature, "the signature is not totem \(deviceID)'s") }
         let accepted = try await database.withDeadline { [database] in
-            let fresh = try await database.client.query("""
-                INSERT INTO request_nonce (device_id, nonce) VALUES (\(deviceID), \(nonce)) ON CONFLICT DO NOTHING RETURNING nonce
-                """, logger: logger)
-            var accepted = false
-            for try await _ in fresh { accepted = true }
-            return accepted
+            try await database.client.withConnection { connection in
+                try await !connection.all("""
+                    INSERT INTO request_nonce (device_id, nonce) VALUES (\(deviceID), \(nonce)) ON CONFLICT DO NOTHING RETURNING nonce
+                    """, as: String.self, logger).isEmpty
+            }
         }
         guard accepted else { throw HubError(.conflict, .replayedRequest, "this request was received before") }
         // Nonces older than the window can no longer be replayed (the time check refuses them).

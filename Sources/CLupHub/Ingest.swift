@@ -156,20 +156,3 @@ public struct Ingest: Sendable {
         return rows.count
     }
 }
-
-extension PostgresConnection {
-    /// Every row of `query` as a tuple of columns.
-    func rows<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type,
-                                                         _ logger: Logger) async throws -> [(repeat each Column)] {
-        var rows: [(repeat each Column)] = []
-        for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) { rows.append(row) }
-        return rows
-    }
-
-    /// Every row of `query`, decoded: read to the end before the connection's next statement.
-    func all<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type, _ logger: Logger) async throws -> [T] {
-        var values: [T] = []
-        for try await (value) in try await self.query(query, logger: logger).decode(T.self) { values.append(value) }
-        return values
-    }
-}

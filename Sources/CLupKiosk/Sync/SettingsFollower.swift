@@ -61,8 +61,7 @@ final class SettingsFollower: Sendable {
                     return state.failures
                 }
                 if failures == 1 { logger.warning("cannot follow the store's settings at the hub; retrying", metadata: ["error": "\(error)"]) }
-                let ceiling = min(SyncClient.maximumBackoff, SyncClient.firstBackoff * pow(2, Double(min(failures, 20))))
-                _ = wakeUp.wait(timeout: .now() + Double.random(in: 0...ceiling))
+                _ = wakeUp.wait(timeout: .now() + SyncClient.backoff(afterFailures: failures))
             }
         }
     }

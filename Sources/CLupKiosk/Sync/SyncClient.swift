@@ -88,6 +88,11 @@ public final class SyncClient: Sendable {
         self.logger = logger
     }
 
+    /// Full jitter: a random wait up to a ceiling that doubles with each failure in a row.
+    static func backoff(afterFailures failures: Int) -> Double {
+        Double.random(in: 0...min(maximumBackoff, firstBackoff * pow(2, Double(min(failures, 20)))))
+    }
+
     public func start() {
         let thread = Thread { [self] in run() }
         thread.name = "clupd-sync"
@@ -208,9 +213,7 @@ public final class SyncClient: Sendable {
             if failures == 1 || failures % 20 == 0 {
                 logger.warning("sync with the hub failed; retrying", metadata: ["error": "\(coded)", "failures": "\(failures)"])
             }
-            if refused { return Self.refusedRetry }
-            let ceiling = min(Self.maximumBackoff, Self.firstBackoff * pow(2, Double(min(failures, 20))))
-            return Double.random(in: 0...ceiling)
+            return refused ? Self.refusedRetry : Self.backoff(afterFailures: failures)
         }
     }
 }

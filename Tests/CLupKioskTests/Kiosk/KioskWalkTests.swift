@@ -82,7 +82,9 @@ final class KioskWalkTests: XCTestCase {
         XCTAssertEqual(totem.kiosk.read(.code("NOT A TICKET")).refusal?.errorCode, .unreadableCode)
     }
 
-    func test_aCalledTicketThatDoesNotComeIsANoShowAndTheNextIsCalled() throws {
+    /// A store of one place (none kept for priority) and two printed tickets: the first
+    /// called, the second waiting.
+    func onePlaceTwoTickets() throws -> (KioskHarness, first: TicketNumber, second: TicketNumber) {
         let totem = try KioskHarness { $0.queue.capacity = 1; $0.queue.priorityShare = 0 }
         totem.approach()
         let first = try totem.takeTicket()
@@ -90,6 +92,11 @@ final class KioskWalkTests: XCTestCase {
         totem.pass(totem.kiosk.config.screen.resultSeconds)
         let second = try totem.takeTicket()
         totem.printerFinishesTheLastJob()
+        return (totem, first, second)
+    }
+
+    func test_aCalledTicketThatDoesNotComeIsANoShowAndTheNextIsCalled() throws {
+        let (totem, first, second) = try onePlaceTwoTickets()
         XCTAssertEqual([totem.state(first), totem.state(second)], [.called, .waiting], "one place")
         let left = try XCTUnwrap(totem.kiosk.desk.day.secondsToNextExpiry(at: totem.clock.moment(), policy: totem.kiosk.config.queue))
         totem.pass(left - 1)
@@ -100,13 +107,7 @@ final class KioskWalkTests: XCTestCase {
     }
 
     func test_aFullStoreCallsTheNextOnlyWhenSomeoneLeaves() throws {
-        let totem = try KioskHarness { $0.queue.capacity = 1; $0.queue.priorityShare = 0 }
-        totem.approach()
-        let first = try totem.takeTicket()
-        totem.printerFinishesTheLastJob()
-        totem.pass(totem.kiosk.config.screen.resultSeconds)
-        let second = try totem.takeTicket()
-        totem.printerFinishesTheLastJob()
+        let (totem, first, second) = try onePlaceTwoTickets()
         _ = totem.scan(first)
         _ = totem.kiosk.passed(.entry)
         XCTAssertEqual(totem.state(second), .waiting, "the one place is taken")
