@@ -85,17 +85,24 @@ public struct Enrolment: Sendable {
             try await connection.query("""
                 UPDATE enrolment_code SET used_at = \(now), used_by = \(deviceID) WHERE code_hash = \(Self.hash(code))
                 """, logger: logger)
+            // The store's other totems learn its ticket key; the doors share the capacity anew.
+            try await DoorShares.replan(store: store, bump: .always, connection, logger)
             return EnrolmentReply(deviceID: deviceID, storeID: store, letter: letter, door: door)
         }
     }
 
-    /// Revokes a totem: it is refused from then on, and its letter is free again.
+    /// Revokes a totem: it is refused from then on, its letter is free again, the store's
+    /// other totems no longer admit its tickets, and the places it held go to the other doors.
     public func revoke(deviceID: String, now: Date = Date()) async throws {
         try await database.transaction { connection in
             let revoked = try await connection.all("""
                 UPDATE totem SET revoked_at = \(now) WHERE device_id = \(deviceID) AND revoked_at IS NULL RETURNING device_id
                 """, as: String.self, database.logger)
             guard !revoked.isEmpty else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(deviceID) (or revoked already)") }
+            // Its ticket key is withdrawn from the store's other totems, and its places released.
+            let stores = try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: String.self,
+                                                  database.logger)
+            for store in stores { try await DoorShares.replan(store: store, bump: .always, connection, database.logger) }
         }
     }
 

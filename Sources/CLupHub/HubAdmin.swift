@@ -59,51 +59,81 @@ public struct HubAdmin: Sendable {
 }
 
 extension HubAdmin {
-    /// Changes a store's settings; each change is a new version the store's totems apply.
-    /// Returns the settings now in force.
+    /// Changes a store's settings; each change is a new version the store's totems apply
+    /// (the doors' limits planned again for the new capacity). Returns the settings now in force.
     public func setStore(id: String, capacity: Int?, priorityShare: Double?, bookingShare: Double?) async throws -> StoreSettingsDocument {
         let logger = database.logger
         return try await database.transaction { connection in
-            guard var settings = try await StoreSettings.current(store: id, connection, logger, lock: true) else {
+            guard var settings = try await StoreSettings.current(store: id, device: nil, connection, logger, lock: true) else {
                 throw HubError(.notFound, .unknownStore, "no store \"\(id)\"")
             }
             settings.capacity = capacity ?? settings.capacity
             settings.priorityShare = priorityShare ?? settings.priorityShare
             settings.bookingShare = bookingShare ?? settings.bookingShare
-            settings.version += 1
             if let problem = settings.problem { throw HubError.badRequest(problem) }
             try await connection.query("""
                 UPDATE store SET capacity = \(settings.capacity), priority_share = \(settings.priorityShare),
-                    booking_share = \(settings.bookingShare), settings_version = \(settings.version)
+                    booking_share = \(settings.bookingShare)
                 WHERE store_id = \(id)
                 """, logger: logger)
+            settings.version = try await DoorShares.replan(store: id, bump: .always, connection, logger) ?? settings.version
             return settings
         }
     }
 }
 
-/// The store settings the hub sends down.
+/// The store settings the hub sends down: one document per totem, at the store's version.
 enum StoreSettings {
-    static func current(store: String, _ connection: PostgresConnection, _ logger: Logger, lock: Bool = false) async throws
-        -> StoreSettingsDocument? {
+    /// The settings of `store` as `device` is to have them (nil device: the store's alone).
+    static func current(store: String, device: String?, _ connection: PostgresConnection, _ logger: Logger,
+                        lock: Bool = false) async throws -> StoreSettingsDocument? {
         let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
             SELECT settings_version, capacity, priority_share, booking_share FROM store WHERE store_id = $1\(lock ? " FOR UPDATE" : "")
             """, binds: { var binds = PostgresBindings(); binds.append(store); return binds }()),
             as: (Int64, Int, Double, Double).self, logger)
-        return rows.first.map { StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3) }
+        guard var settings = rows.first.map({ StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3) })
+        else { return nil }
+        guard let device else { return settings }
+        settings.doorLimit = try await connection.all("""
+            SELECT issued_limit FROM door_grant WHERE store_id = \(store) AND device_id = \(device) AND issued_version > 0
+            """, as: Int.self, logger).first
+        let keys = try await connection.rows("""
+            SELECT letter, ticket_key FROM totem WHERE store_id = \(store) AND revoked_at IS NULL ORDER BY letter
+            """, as: (String, Data).self, logger)
+        settings.totemKeys = Dictionary(keys.map { ($0.0, $0.1.base64EncodedString()) }, uniquingKeysWith: { first, _ in first })
+        // Today's tickets and yesterday's (a store open across midnight), newest first.
+        settings.calledAtOtherDoors = try await connection.all("""
+            SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
+                AND state = 'called' AND device_id <> \(device)
+            ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: String.self, logger)
+        settings.usedAtOtherDoors = try await connection.all("""
+            SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
+                AND device_id = \(device) AND admitted_by IS NOT NULL AND admitted_by <> \(device)
+            ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: String.self, logger)
+        return settings
     }
 
-    /// The settings of `store` once their version is above `after`, waiting up to `wait`
-    /// seconds for a change (a long poll: the hub holds no state, it looks again every
-    /// quarter second); the current settings when nothing changed in that time.
-    static func next(store: String, after: Int64, wait: Double, database: HubDatabase) async throws -> StoreSettingsDocument {
+    /// The settings of `store` for `device` once their version is above `after`, waiting up
+    /// to `wait` seconds for a change (a long poll: the hub holds no state, it looks again
+    /// every quarter second); the current settings when nothing changed in that time.
+    static func next(store: String, device: String, after: Int64, wait: Double, database: HubDatabase) async throws
+        -> StoreSettingsDocument {
         let until = ContinuousClock.now + .milliseconds(Int(wait * 1000))
         while true {
-            let found: StoreSettingsDocument? = try await database.transaction { connection in
-                try await current(store: store, connection, database.logger)
+            let version = try await database.transaction { connection in
+                try await connection.all("SELECT settings_version FROM store WHERE store_id = \(store)", as: Int64.self,
+                                         database.logger).first
             }
-            guard let current = found else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
-            if current.version > after || ContinuousClock.now >= until { return current }
+            guard let version else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
+            if version > after || ContinuousClock.now >= until {
+                let found = try await database.transaction { connection in
+                    try await current(store: store, device: device, connection, database.logger)
+                }
+                guard let found else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
+                return found
+            }
             try await Task.sleep(for: .milliseconds(250))
         }
     }

@@ -119,6 +119,25 @@ enum HubMigrations {
             ALTER TABLE store ADD CONSTRAINT store_shares CHECK (priority_share + booking_share <= 1);
             ALTER TABLE totem ADD COLUMN applied_settings_version bigint;
             """),
+        (3, "the store's capacity shared among its doors; tickets admitted at another door", """
+            -- What the hub knows of each door's totem for CapacityEscrow: its last report and
+            -- the limits sent to it and confirmed by it.
+            CREATE TABLE door_grant (
+                store_id text NOT NULL,
+                device_id text NOT NULL REFERENCES totem,
+                held integer NOT NULL DEFAULT 0,
+                held_seq bigint NOT NULL DEFAULT 0,
+                waiting integer NOT NULL DEFAULT 0,
+                issued_limit integer NOT NULL DEFAULT 0,
+                issued_version bigint NOT NULL DEFAULT 0,
+                outstanding_max integer NOT NULL DEFAULT 0,
+                confirmed_limit integer NOT NULL DEFAULT 0,
+                confirmed_version bigint NOT NULL DEFAULT 0,
+                confirmed_seq bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (store_id, device_id)
+            );
+            ALTER TABLE ticket ADD COLUMN admitted_by text;
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

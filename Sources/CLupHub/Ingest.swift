@@ -66,6 +66,7 @@ public struct Ingest: Sendable {
         guard Set(batch.events.map(\.seq)).count == batch.events.count else {
             throw HubError.badRequest("a seq appears twice in the batch")
         }
+        if let problem = batch.door?.problem { throw HubError.badRequest("door report: \(problem)") }
         let events = batch.events.sorted { $0.seq < $1.seq }
         let checked = events.map { Self.check($0, now: now) }
         var days: Set<String> = []
@@ -106,6 +107,12 @@ public struct Ingest: Sendable {
                 UPDATE totem SET last_contact = \(now), last_outbox_depth = \(batch.outboxDepth), last_clock_skew = \(batch.clockOffset)
                 WHERE device_id = \(deviceID)
                 """, logger: logger)
+            // The doors' shares of the capacity, planned again with this door's news.
+            if let report = batch.door {
+                try await DoorShares.report(report, store: store, device: deviceID, connection, logger)
+            }
+            let news = events.contains { DoorShares.changesOtherDoors($0.type) }
+            try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, connection, logger)
             return BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970)
         }
     }
@@ -123,7 +130,7 @@ public struct Ingest: Sendable {
                 ON CONFLICT DO NOTHING RETURNING seq
                 """, as: Int64.self, logger)
             if !inserted.isEmpty {
-                try await Projections.apply(domain, day: day, store: store, device: device, connection, logger)
+                try await Projections.apply(domain, seq: event.seq, day: day, store: store, device: device, connection, logger)
             } else {
                 // Held already (a retry of a batch whose answer was lost): the same content, or a
                 // conflict, kept beside the first as a dead letter for the support desk.

@@ -7,7 +7,7 @@ import PostgresNIO
 /// applied once, in the transaction that stores it, with the rules `DayState.apply` uses at
 /// the totem, so the hub's figures equal the totems' once their logs are uploaded.
 enum Projections {
-    static func apply(_ event: DomainEvent, day: String, store: String, device: String,
+    static func apply(_ event: DomainEvent, seq: Int64, day: String, store: String, device: String,
                       _ connection: PostgresConnection, _ logger: Logger) async throws {
         switch event {
         case let .dayOpened(_, _, inside, carried, _):
@@ -20,7 +20,7 @@ enum Projections {
             for ticket in carried { try await upsert(ticket, day: day, store: store, device: device, connection, logger) }
         case let .ticketIssued(ticket):
             try await upsert(ticket, day: day, store: store, device: device, connection, logger)
-        case .ticketSubmitted:
+        case .ticketSubmitted, .ticketFromOtherDoor:
             break
         case let .ticketPrinted(number, _, _):
             try await setState(number, "waiting", day: day, store: store, connection, logger)
@@ -32,10 +32,14 @@ enum Projections {
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
         case let .ticketNoShow(number, _, _):
-            try await setState(number, "no-show", day: day, store: store, connection, logger)
+            // Not over an admission at another door (which may reach the hub first).
+            try await connection.query("""
+                UPDATE ticket SET state = 'no-show'
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description) AND state = 'called'
+                """, logger: logger)
         case let .ticketAdmitted(number, _, at, _):
             try await connection.query("""
-                UPDATE ticket SET state = 'admitted', admitted_at = \(at)
+                UPDATE ticket SET state = 'admitted', admitted_at = \(at), admitted_by = \(device)
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
         case let .admissionLapsed(number, _, _):
@@ -62,6 +66,10 @@ enum Projections {
                 UPDATE totem SET applied_settings_version = greatest(coalesce(applied_settings_version, 0), \(settings.version))
                 WHERE device_id = \(device)
                 """, logger: logger)
+            if let limit = settings.doorLimit {
+                try await DoorShares.confirm(limit: limit, version: settings.version, seq: seq, store: store, device: device,
+                                             connection, logger)
+            }
         case let .occupancyCorrected(door, _, delta, _, _, _):
             try await connection.query("""
                 INSERT INTO occupancy (store_id, business_day, door, corrections) VALUES (\(store), \(day)::date, \(door), \(delta))

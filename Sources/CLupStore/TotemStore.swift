@@ -20,6 +20,13 @@ public final class TotemStore: Sendable {
         database = try TotemDatabase.open(path: path)
     }
 
+    /// The last seq of the event log, 0 when empty.
+    public func lastSeq() throws -> Int64 {
+        try database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM event WHERE device_id = ?", arguments: [deviceID]) ?? 0
+        }
+    }
+
     /// Appends `events` to the log and writes the tickets, ledgers and exit history they
     /// touched, as `state` (which has them applied) now holds them. All or nothing.
     public func commit(_ events: [DomainEvent], state: DayState, at wallTime: Date) throws {
@@ -47,7 +54,7 @@ public final class TotemStore: Sendable {
                                    arguments: [day.date, at.storedValue, after?.date])
                     doors.formUnion(inside.keys)
                     tickets.formUnion(carried.map(\.number))
-                case let .ticketIssued(ticket): tickets.insert(ticket.number)
+                case let .ticketIssued(ticket), let .ticketFromOtherDoor(ticket, _): tickets.insert(ticket.number)
                 case let .ticketSubmitted(number, _, _), let .ticketPrinted(number, _, _),
                      let .ticketPrintFailed(number, _, _), let .ticketCalled(number, _, _, _, _),
                      let .ticketNoShow(number, _, _), let .ticketAdmitted(number, _, _, _),

@@ -219,7 +219,7 @@ public struct QueueWalk: Sendable {
 
 extension Curve25519.Signing.PrivateKey {
     /// A key made from `seed`, so a walk signs the same codes every time it is replayed.
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
         let bytes = (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
         // 32 bytes always make an Ed25519 key.

@@ -12,9 +12,10 @@ BUTTON_X=360 BUTTON_Y=640
 
 # Stops the kiosk (as the harness does), a second totem, the hubs and PostgreSQL.
 stop_everything() {
+  if [ -n "${A_WORK:-}" ]; then WORK=$A_WORK CLUPD_PID=$A_PID; fi
   kiosk_stop
   if [ -n "${SECOND_PID:-}" ]; then kill -TERM "$SECOND_PID" 2>/dev/null || true; wait "$SECOND_PID" 2>/dev/null || true; fi
-  if [ -n "${PROXY_PID:-}" ]; then kill -TERM "$PROXY_PID" 2>/dev/null || true; wait "$PROXY_PID" 2>/dev/null || true; fi
+  for pid in ${PROXY_PID:-} ${PROXY_PIDS[@]+"${PROXY_PIDS[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   hub_stop_all
 }
 
@@ -239,24 +240,26 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   hub_up
   enrol A main >/dev/null
   kiosk_start
-  for _ in $(seq 1 300); do clupctl status | grep -q "^settings   hub version 1:" && break; sleep 0.1; done
-  assert_contains "$(clupctl status)" "settings   hub version 1: capacity 30"
+  # The store's only door gets the whole capacity.
+  wait_until 30 "clupctl status | grep -q \"^settings   hub version [0-9]*: capacity 30, .*this door's places 30 \""
   start=$(date +%s%N)
-  assert_contains "$(clup_hub store set 7 --capacity 45 --priority-share 0.2)" "version 2: capacity 45"
+  assert_contains "$(clup_hub store set 7 --capacity 45 --priority-share 0.2)" ": capacity 45"
   for _ in $(seq 1 300); do clupctl status | grep -q "inside of 45" && break; sleep 0.02; done
   elapsed=$((($(date +%s%N) - start) / 1000000))
   assert_contains "$(clupctl status)" "0 inside of 45"
-  assert_contains "$(clupctl status)" "settings   hub version 2: capacity 45, priority share 0.2"
+  assert_contains "$(clupctl status)" "capacity 45, priority share 0.2"
   echo "report: capacity changed at the hub was in force at the totem after $elapsed ms (the run of \`clup-hub store set\` included)"
-  # Applied as an event, uploaded like any other.
+  # Applied as an event, uploaded like any other; the door's part follows the capacity.
+  wait_until 30 "clupctl status | grep -q \"this door's places 45 \""
   wait_synced
-  assert_eq "$(hub_psql -c "SELECT applied_settings_version FROM totem")" 2
+  version=$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")
+  wait_until 30 "[ \"\$(hub_psql -c 'SELECT applied_settings_version FROM totem')\" = $version ]"
   # Offline, and restarted: the hub's last settings stay in force.
   hub_kill hub KILL
   kiosk_stop
   kiosk_start_cups
   kiosk_start_daemon
-  assert_contains "$(clupctl status)" "settings   hub version 2: capacity 45"
+  assert_contains "$(clupctl status)" "settings   hub version $version: capacity 45"
   assert_contains "$(clupctl status)" "inside of 45"
   # An enrolled totem's file may not set what the hub manages.
   kiosk_stop
@@ -264,6 +267,152 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/control.sock" --config "$WORK/clupd.toml" 2>&1) || rc=$?
   assert_status $rc 78 "a file setting a key the hub manages"
   assert_contains "$out" "queue.capacity: this totem is enrolled at $HUB_URL, which manages queue.capacity"
+}
+
+# Runs CONDITION (a shell command) until it succeeds, up to SECONDS.
+wait_until() {
+  local seconds=$1 condition=$2
+  for _ in $(seq 1 $((seconds * 10))); do
+    eval "$condition" && return 0
+    sleep 0.1
+  done
+  fail "not within $seconds s: $condition"
+}
+
+# This door's places and what it holds, from `clupctl status`: "LIMIT HELD".
+door_places() {
+  clupctl status | sed -n "s/.*this door's places \(-\{0,1\}[0-9]*\) (holding \(-\{0,1\}[0-9]*\)).*/\1 \2/p"
+}
+
+# "N waiting, M called" of this door's queue.
+door_queue() {
+  clupctl status | sed -n 's/^queue *\([0-9]*\) waiting, \([0-9]*\) called or at the door.*/\1 waiting, \2 called/p'
+}
+
+# A fault proxy (no random faults) in front of the hub for door NAME, cut off while
+# $WORK/NAME.cut exists; its port goes in DOOR_PROXY_PORT.
+door_proxy() {
+  local name=$1
+  DOOR_PROXY_PORT=$(free_port)
+  python3 "$ROOT/Tests/integration/tools/fault-proxy.py" "$DOOR_PROXY_PORT" "$HUB_URL" "$WORK/hub/server.pem" \
+    "$WORK/hub/server.key" "$WORK/hub/ca.pem" 0 "$WORK/$name" >"$WORK/proxy-$name.log" 2>&1 &
+  PROXY_PIDS+=($!)
+  for _ in $(seq 1 100); do grep -q ready "$WORK/proxy-$name.log" && break; sleep 0.1; done
+}
+
+# Waits until both doors hold the store's current settings version and the hub holds all
+# their events, with no new version meanwhile.
+wait_quiet() {
+  local version
+  for _ in $(seq 1 60); do
+    version=$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")
+    as_a; wait_until 30 "clupctl status | grep -q \"^settings   hub version $version:\""; wait_synced
+    as_b; wait_until 30 "clupctl status | grep -q \"^settings   hub version $version:\""; wait_synced
+    as_a
+    [ "$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")" = "$version" ] && return 0
+  done
+  fail "the store's settings never stopped changing"
+}
+
+as_a() { WORK=$A_WORK CLUPD_PID=$A_PID; }
+as_b() { WORK=$A_WORK/b CLUPD_PID=$SECOND_PID; }
+
+# Both doors' places and holdings: "A: LIMIT HELD, B: LIMIT HELD".
+both_doors() {
+  local a b
+  as_a; a=$(door_places); as_b; b=$(door_places); as_a
+  echo "A: $a, B: $b"
+}
+
+# The capacity bound, checked at both doors: what they hold together is at most 6.
+assert_within_capacity() {
+  local a b
+  as_a; a=$(door_places); as_b; b=$(door_places); as_a
+  [ $(( ${a#* } + ${b#* } )) -le 6 ] || fail "the doors hold more than the capacity of 6: A $a, B $b"
+  [ "${a#* }" -le "${a% *}" ] || [ "$1" = loose ] || fail "door A holds more than its places: $a"
+  [ "${b#* }" -le "${b% *}" ] || [ "$1" = loose ] || fail "door B holds more than its places: $b"
+}
+
+test_two_doors_share_one_capacity_through_an_outage_and_admit_each_others_tickets() {
+  hub_up
+  PROXY_PIDS=()
+  clup_hub store set 7 --capacity 6 --priority-share 0 >/dev/null
+  door_proxy A; port_a=$DOOR_PROXY_PORT
+  door_proxy B; port_b=$DOOR_PROXY_PORT
+  HUB_URL="https://127.0.0.1:$port_a" enrol A north >/dev/null
+  code=$(clup_hub enrolment-code --store 7 --letter B --door south)
+  "$BIN/clupd" enrol --hub "https://127.0.0.1:$port_b" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/b/state" >/dev/null
+  kiosk_start
+  A_WORK=$WORK A_PID=$CLUPD_PID
+  mkdir -p "$WORK/b"
+  cp "$WORK/clupd.toml" "$WORK/b/clupd.toml"
+  WORK="$A_WORK/b"
+  kiosk_start_daemon
+  SECOND_PID=$CLUPD_PID
+  as_a
+  # Nobody waiting: the six places are shared evenly.
+  wait_until 60 '[ "$(both_doors)" = "A: 3 0, B: 3 0" ]'
+  echo "report: online, nobody waiting: $(both_doors)"
+
+  # Four customers at door A: three are called at once, and the hub moves places from B
+  # (where nobody waits) to A for the fourth, in two steps (B confirms first).
+  for n in 1 2 3 4; do take_ticket "A-00$n"; done
+  wait_until 60 '[ "$(door_queue)" = "0 waiting, 4 called" ]'
+  assert_within_capacity
+  echo "report: four waiting at A: $(both_doors)"
+
+  # Both doors cut off from the hub.
+  touch "$A_WORK/A.cut" "$A_WORK/B.cut"
+  as_b; wait_until 60 '[ "$(sync_field state)" = offline ]'
+  as_a; wait_until 60 '[ "$(sync_field state)" = offline ]'
+  # Each door keeps serving within its places: two more at A, two at B.
+  take_ticket A-005; take_ticket A-006
+  as_b; take_ticket B-001; take_ticket B-002; as_a
+  assert_within_capacity
+  echo "report: cut off, two more at each door: $(both_doors); A $(door_queue); B $(as_b; door_queue; as_a)"
+  # Three of A's called customers go in at A; two people leave by B, which frees places at B.
+  for n in 1 2 3; do
+    clupctl sim scan "$(printed_qr_text "A-00$n")" >/dev/null || fail "A-00$n refused at door A"
+    clupctl sim pass in >/dev/null
+  done
+  as_b
+  clupctl sim pass out >/dev/null
+  clupctl sim pass out >/dev/null
+  wait_until 30 '[ "$(door_queue)" = "0 waiting, 2 called" ]'
+  as_a
+  assert_within_capacity
+  echo "report: cut off, three in by A, two out by B: $(both_doors)"
+
+  # Back in touch. The last customer waiting at A is called once B's spare place has moved.
+  rm "$A_WORK/A.cut" "$A_WORK/B.cut"
+  wait_until 120 '[ "$(door_queue)" = "0 waiting, 3 called" ]'
+  assert_within_capacity
+  echo "report: back online: $(both_doors)"
+  # Once both doors hold the hub's last settings and have uploaded everything, every event
+  # of both is at the hub once, and the totals agree.
+  wait_quiet
+  figures=$(python3 "$ROOT/Tests/integration/tools/sync-figures.py" 7 "$A_WORK/state/clup.sqlite" "$A_WORK/b/state/clup.sqlite") \
+    || fail "$figures"
+  echo "$figures" | sed 's/^/report: /'
+  inside=$(hub_psql -c "SELECT sum(carried + entries - exits + corrections) FROM occupancy WHERE store_id = '7'")
+  assert_eq "$inside" 1 "people inside by the hub's count (3 in, 2 out)"
+
+  # A ticket A called is admitted at door B, once B has heard it is called; then it is
+  # used at A too. First a place at B: one more leaves by B.
+  as_b
+  clupctl sim pass out >/dev/null
+  code=$(WORK=$A_WORK printed_qr_text A-004)
+  wait_until 60 'clupctl sim scan "$code" >/dev/null 2>&1'
+  clupctl sim pass in >/dev/null
+  wait_synced
+  as_a
+  version=$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")
+  wait_until 30 "clupctl status | grep -q \"^settings   hub version $version:\""
+  rc=0; out=$(clupctl sim scan "$code" 2>&1) || rc=$?
+  assert_status $rc 1 "A-004 scanned at A after it was used at B"
+  assert_contains "$out" "A-004 (at another door)"
+  echo "report: A-004, called at A, went in at B; scanned again at A: $out"
+  echo "report: requests dropped while cut off: A $(cat "$A_WORK/A"), B $(cat "$A_WORK/B")"
 }
 
 test_the_hub_answers_as_its_openapi_document_says_under_schemathesis() {

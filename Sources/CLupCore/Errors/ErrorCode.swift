@@ -167,7 +167,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
                                 "Put that totem's key under [keys] (or let the hub send it).")
         case .expiredTicket: ("The ticket's validity has run out.", "The customer takes a new ticket.")
         case .unreadableScan: ("The door reader could not read a whole code.", "Scan again; check the reader if it keeps happening.")
-        case .otherTotemsTicket: ("A genuine ticket of another totem, which calls it.", "The customer uses that totem's door.")
+        case .otherTotemsTicket: ("A genuine ticket of another totem that this door has not heard is called (from the hub).", "The customer uses that totem's door, or waits to be called.")
         case .correctionBelowZero: ("The correction would make the count of people inside negative.", "Correct by less, or set the count.")
         case .correctionWithoutReason: ("A correction needs a reason.", "Give --reason.")
         case .zeroCorrection: ("The correction changes nothing.", "Nothing to do.")

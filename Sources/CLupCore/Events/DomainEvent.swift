@@ -30,6 +30,9 @@ public enum DomainEvent: Hashable, Codable, Sendable {
     case occupancyCorrected(door: String, businessDay: BusinessDay, delta: Int, by: String, reason: String, at: Date)
     /// The hub's store settings (capacity, shares) put in force at this totem.
     case storeSettingsApplied(StoreSettingsDocument, businessDay: BusinessDay, at: Date)
+    /// A ticket another door of the store called was read at this door: it joins this
+    /// door's day as called (and is admitted by the next event).
+    case ticketFromOtherDoor(Ticket, at: Date)
 
     /// The stable name stored in the event log's `type` column.
     public var type: String {
@@ -47,6 +50,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case .passage: "occupancy.passage"
         case .occupancyCorrected: "occupancy.corrected"
         case .storeSettingsApplied: "store.settings-applied"
+        case .ticketFromOtherDoor: "ticket.from-other-door"
         }
     }
 
@@ -54,7 +58,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
     public var businessDay: BusinessDay {
         switch self {
         case let .dayOpened(day, _, _, _, _): day
-        case let .ticketIssued(ticket): ticket.businessDay
+        case let .ticketIssued(ticket), let .ticketFromOtherDoor(ticket, _): ticket.businessDay
         case let .ticketSubmitted(_, day, _), let .ticketPrinted(_, day, _), let .ticketPrintFailed(_, day, _),
              let .ticketCalled(_, day, _, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _, _),
              let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _),

@@ -108,7 +108,7 @@ extension DayState {
     /// longer than the aging bound goes first, then priority, then regular tickets in
     /// arrival order.
     public func nextCall(at now: Moment, policy: QueuePolicy) -> (ticket: Ticket, reason: String)? {
-        let free = policy.capacity.subtractingSaturating(occupied).subtractingSaturating(expectedBookings(at: now.wall, policy: policy))
+        let free = policy.placesHere.subtractingSaturating(placesTaken(policy)).subtractingSaturating(expectedBookings(at: now.wall, policy: policy))
         guard free > 0 else { return nil }
         let reserve = priorityReserve(policy)
         let priority = waiting(in: .priority).first
@@ -132,7 +132,7 @@ extension DayState {
     public mutating func callNext(at now: Moment, policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
         guard let (ticket, reason) = nextCall(at: now, policy: policy) else {
             if queueLength == 0 { throw .nobodyWaiting }
-            throw .storeFull(occupied: occupied, capacity: policy.capacity, reserved: priorityReserve(policy))
+            throw .storeFull(occupied: placesTaken(policy), capacity: policy.placesHere, reserved: priorityReserve(policy))
         }
         return applying([called(ticket, reason: reason, at: now)])
     }
@@ -189,13 +189,30 @@ extension DayState {
 
     /// A code read at the door: verified offline against the store's keys, then admitted
     /// once if the rules allow; else says why.
+    ///
+    /// In a store with several doors, `otherDoors` is what the hub last said of the other
+    /// doors: a ticket one of them called is admitted here too (if this door has a place),
+    /// and one of this door's tickets already admitted at another door is used.
     @discardableResult
     public mutating func admit(code: String, keyring: TicketKeyring, at now: Moment,
-                               policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
+                               policy: QueuePolicy, otherDoors: OtherDoors = OtherDoors()) throws(Refusal) -> [DomainEvent] {
         let payload = try keyring.verify(code, at: now.wall)
+        if otherDoors.used.contains(payload.number) { throw .alreadyUsed("\(payload.number) (at another door)") }
         guard let ticket = tickets[payload.number], ticket.code == code else {
             if payload.number.totem != keyring.ownTotem {
-                throw .otherTotemsTicket(payload.number.description, totem: payload.number.totem)
+                guard otherDoors.called.contains(payload.number) else {
+                    throw .otherTotemsTicket(payload.number.description, totem: payload.number.totem)
+                }
+                guard placesTaken(policy) < policy.placesHere else {
+                    throw .storeFull(occupied: placesTaken(policy), capacity: policy.placesHere, reserved: priorityReserve(policy))
+                }
+                var arrived = Ticket(number: payload.number, businessDay: businessDay, issuedAt: payload.issuedAt,
+                                     state: .called, code: code)
+                arrived.calledAt = now.wall
+                arrived.calledSteady = now.steady
+                arrived.callReason = "called at totem \(payload.number.totem)'s door"
+                return applying([.ticketFromOtherDoor(arrived, at: now.wall),
+                                 .ticketAdmitted(arrived.number, businessDay: businessDay, at: now.wall, steady: now.steady)])
             }
             throw .unknownTicket("\(payload.number) (not issued here today)")
         }
@@ -207,8 +224,8 @@ extension DayState {
             guard isInBookingWindow(ticket, at: now.wall, policy: policy) else { throw .outsideBookingWindow(number) }
             // Its place was kept while its window was open, so a free place is there
             // unless the store was filled by hand.
-            guard occupied < policy.capacity else {
-                throw .storeFull(occupied: occupied, capacity: policy.capacity, reserved: priorityReserve(policy))
+            guard placesTaken(policy) < policy.placesHere else {
+                throw .storeFull(occupied: placesTaken(policy), capacity: policy.placesHere, reserved: priorityReserve(policy))
             }
         case .waiting:
             throw .notCalledYet(number)
@@ -279,12 +296,25 @@ extension DayState {
     public func estimatedWait(for lane: Lane, at now: Moment, policy: QueuePolicy, defaultMinutes: Int) -> WaitEstimate {
         let reserve = lane == .priority ? 0 : priorityReserve(policy) + expectedBookings(at: now.wall, policy: policy)
         let ahead = lane == .priority ? waiting(in: .priority).count : queueLength
-        return wait.estimate(ahead: ahead, free: policy.capacity.subtractingSaturating(occupied).subtractingSaturating(reserve),
-                             occupied: occupied, capacity: policy.capacity, defaultMinutes: defaultMinutes)
+        return wait.estimate(ahead: ahead, free: policy.placesHere.subtractingSaturating(placesTaken(policy)).subtractingSaturating(reserve),
+                             occupied: occupied, capacity: policy.placesHere, defaultMinutes: defaultMinutes)
     }
 
     private mutating func applying(_ events: [DomainEvent]) -> [DomainEvent] {
         for event in events { apply(event) }
         return events
+    }
+}
+
+/// What the hub last said of a store's other doors, for admitting at this one.
+public struct OtherDoors: Hashable, Sendable {
+    /// Tickets of other totems called now.
+    public var called: Set<TicketNumber>
+    /// This totem's tickets admitted at another door.
+    public var used: Set<TicketNumber>
+
+    public init(called: Set<TicketNumber> = [], used: Set<TicketNumber> = []) {
+        self.called = called
+        self.used = used
     }
 }

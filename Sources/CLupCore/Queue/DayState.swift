@@ -48,6 +48,17 @@ public struct DayState: Hashable, Codable, Sendable {
     /// Places taken or promised.
     public var occupied: Int { inside.addingSaturating(promised) }
 
+    /// The places this door's totem holds of a store with several doors: people in by its
+    /// doors less those out by them (below zero where more leave by it than come in), plus
+    /// its tickets called or admitted. The doors' figures add up to the store's.
+    public var heldHere: Int { ledgers.values.map(\.count).saturatingSum().addingSaturating(promised) }
+
+    /// The places taken, as `policy` counts them against `placesHere`: this door's own where
+    /// the hub shares the capacity among doors, else everyone's.
+    public func placesTaken(_ policy: QueuePolicy) -> Int {
+        policy.doorLimit == nil ? occupied : heldHere
+    }
+
     /// The ledger of `door` (empty if nobody passed there yet).
     public func ledger(door: String) -> OccupancyLedger {
         ledgers[door] ?? OccupancyLedger(door: door)
@@ -78,7 +89,7 @@ public struct DayState: Hashable, Codable, Sendable {
             isOpen = true
             for (door, count) in inside { ledgers[door] = OccupancyLedger(door: door, carried: count) }
             for ticket in carried { tickets[ticket.number] = ticket }
-        case let .ticketIssued(ticket):
+        case let .ticketIssued(ticket), let .ticketFromOtherDoor(ticket, _):
             tickets[ticket.number] = ticket
         case let .ticketSubmitted(number, _, job):
             tickets[number]?.printJob = job

@@ -21,6 +21,9 @@ public struct QueuePolicy: Hashable, Codable, Sendable {
     public var slotLength: TimeInterval
     /// The share of capacity that bookings of one slot may take (0...1).
     public var bookingShare: Double
+    /// In a store with several doors, the places this door may fill, granted by the hub
+    /// (`CapacityEscrow`); nil where the totem is the store's only door.
+    public var doorLimit: Int?
 
     public init(capacity: Int = 30, priorityShare: Double = 0.1, agingBound: TimeInterval = 30 * 60,
                 presentationWindow: TimeInterval = 5 * 60, passWindow: TimeInterval = 20, bookingEarly: TimeInterval = 10 * 60,
@@ -37,9 +40,17 @@ public struct QueuePolicy: Hashable, Codable, Sendable {
         self.bookingShare = bookingShare
     }
 
-    /// Places only a priority ticket may take: the priority share of capacity, rounded up.
+    /// The most places this door may fill: the capacity, or the hub's grant to this door,
+    /// counted against the door's own places (`DayState.heldHere`): below zero at a door
+    /// more people left by than came in, and above capacity at the door they came in by.
+    public var placesHere: Int {
+        doorLimit ?? capacity
+    }
+
+    /// Places only a priority ticket may take: the priority share of the places this door
+    /// may fill, rounded up.
     public var reservedForPriority: Int {
-        min(capacity, Int(saturating: (Double(capacity) * priorityShare).rounded(.up)))
+        max(0, min(placesHere, Int(saturating: (Double(placesHere) * priorityShare).rounded(.up))))
     }
 
     /// How many bookings one slot may hold.

@@ -45,7 +45,7 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
         case let .unknownTotem(letter): CodedError(.unknownTotemKey, "issued by totem \(letter), whose key this totem does not know")
         case let .expired(number): CodedError(.expiredTicket, "ticket \(number) has expired")
         case let .otherTotemsTicket(number, totem):
-            CodedError(.otherTotemsTicket, "ticket \(number) is genuine, but totem \(totem) issued it and calls it: please use totem \(totem)'s door")
+            CodedError(.otherTotemsTicket, "ticket \(number) is genuine, but totem \(totem) issued it and has not called it (as far as this door has heard from the hub): please use totem \(totem)'s door")
         case let .correctionBelowZero(count, delta):
             CodedError(.correctionBelowZero, "a correction of \(delta) would make the count \(count.addingSaturating(delta)), below zero")
         case .correctionWithoutReason: CodedError(.correctionWithoutReason, "a correction needs a reason")

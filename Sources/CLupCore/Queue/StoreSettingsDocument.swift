@@ -1,18 +1,45 @@
+import Foundation
+
 /// The store's settings as the hub keeps them, versioned: the hub's word on capacity and
-/// shares for every totem of the store, applied at the totem as an event and kept in force
-/// offline until a newer version arrives.
+/// shares for every totem of the store, on this door's part of the capacity, on the store's
+/// totems' ticket keys and on the tickets called at its other doors. Applied at the totem
+/// as an event and kept in force offline until a newer version arrives.
+///
+/// The hub writes one document per totem (the door's limit and the other doors' tickets
+/// differ); the version is the store's, and grows by one with every change to any of them.
 public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// Grows by one with every change at the hub.
     public var version: Int64
     public var capacity: Int
     public var priorityShare: Double
     public var bookingShare: Double
+    /// This door's part of the capacity (`CapacityEscrow`); nil from a hub that sent none.
+    public var doorLimit: Int?
+    /// The ticket keys of the store's totems that are not revoked: letter → Ed25519 public
+    /// key (32 bytes, base64). A door admits the tickets of these totems only.
+    public var totemKeys: [String: String]?
+    /// Tickets of the store's other doors that are called now: this door admits them too.
+    public var calledAtOtherDoors: [String]?
+    /// This totem's tickets that were admitted at another door: used.
+    public var usedAtOtherDoors: [String]?
 
-    public init(version: Int64, capacity: Int, priorityShare: Double, bookingShare: Double) {
+    /// The largest door limit either way: twice the largest capacity (a door people leave
+    /// by holds fewer than none, the one they come in by more than the capacity).
+    public static let maximumDoorLimit = 200_000
+
+    /// Most entries in a list or key set: a store does not have more.
+    public static let maximumListCount = 10_000
+
+    public init(version: Int64, capacity: Int, priorityShare: Double, bookingShare: Double, doorLimit: Int? = nil,
+                totemKeys: [String: String]? = nil, calledAtOtherDoors: [String]? = nil, usedAtOtherDoors: [String]? = nil) {
         self.version = version
         self.capacity = capacity
         self.priorityShare = priorityShare
         self.bookingShare = bookingShare
+        self.doorLimit = doorLimit
+        self.totemKeys = totemKeys
+        self.calledAtOtherDoors = calledAtOtherDoors
+        self.usedAtOtherDoors = usedAtOtherDoors
     }
 
     /// Why the settings cannot be used, or nil: the same bounds the local file has.
@@ -21,8 +48,29 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         if !(0...1).contains(priorityShare) || !(0...1).contains(bookingShare) { return "a share is outside 0...1" }
         if priorityShare + bookingShare > 1 { return "priority and booking shares together are over 1" }
         if version < 1 { return "version \(version)" }
+        if let doorLimit, !(-Self.maximumDoorLimit...Self.maximumDoorLimit).contains(doorLimit) {
+            return "door limit \(doorLimit) is outside ±\(Self.maximumDoorLimit)"
+        }
+        if let totemKeys {
+            if totemKeys.count > 26 { return "\(totemKeys.count) totem keys; a store has at most 26 totems" }
+            for (letter, key) in totemKeys {
+                guard letter.count == 1, let character = letter.first, character.isASCII, character.isUppercase else {
+                    return "totem key for \"\(letter.prefix(8))\", which is not a totem letter"
+                }
+                guard Data(base64Encoded: key)?.count == 32 else { return "totem \(letter)'s key is not 32 bytes of base64" }
+            }
+        }
+        for list in [calledAtOtherDoors, usedAtOtherDoors] {
+            guard let list else { continue }
+            if list.count > Self.maximumListCount { return "\(list.count) tickets in a list; at most \(Self.maximumListCount)" }
+            if let bad = list.first(where: { TicketNumber($0) == nil }) { return "\"\(bad.prefix(16))\" is not a ticket number" }
+        }
         return nil
     }
+
+    /// The tickets of the other doors, parsed (`problem` refused any that do not parse).
+    public var calledElsewhere: Set<TicketNumber> { Set((calledAtOtherDoors ?? []).compactMap { TicketNumber($0) }) }
+    public var usedElsewhere: Set<TicketNumber> { Set((usedAtOtherDoors ?? []).compactMap { TicketNumber($0) }) }
 
     /// `policy` with these settings in force.
     public func applied(to policy: QueuePolicy) -> QueuePolicy {
@@ -30,6 +78,7 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         policy.capacity = capacity
         policy.priorityShare = priorityShare
         policy.bookingShare = bookingShare
+        policy.doorLimit = doorLimit
         return policy
     }
 }

@@ -131,7 +131,10 @@ extension Daemon {
             configuration: "\(configSource), read \(configLoadedAt.formatted(.iso8601))",
             problems: kiosk.desk.dataProblems + (configProblem.map { [$0.description] } ?? []),
             settings: hubSettings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
-                + "booking share \($0.bookingShare)" } ?? (enrolment == nil ? "clupd.toml" : "clupd.toml until the hub's first settings arrive"),
+                + "booking share \($0.bookingShare)"
+                + ($0.doorLimit.map { ", this door's places \($0) (holding \(day.heldHere))" } ?? "")
+                + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "") }
+                ?? (enrolment == nil ? "clupd.toml" : "none from the hub yet: nobody is called until they arrive"),
             sync: sync.map { sync in
                 let report = sync.report()
                 return "\(report.state.rawValue), \(report.outboxDepth.map { "\($0) events waiting" } ?? "outbox not known yet")"

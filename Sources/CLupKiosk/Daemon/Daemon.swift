@@ -1,5 +1,6 @@
 import CLupConfig
 import CLupCore
+import CLupProtocol
 import CLupHardware
 import CLupPrinting
 import CLupStore
@@ -104,7 +105,10 @@ public final class Daemon {
             let store = try TotemStore(path: state.databasePath, deviceID: deviceID)
             if enrolment != nil, let settings = Self.lastHubSettings(in: store, logger: logger) {
                 hubSettings = settings
-                config.queue = settings.applied(to: config.queue)
+                config = config.applying(settings)
+            } else if enrolment != nil {
+                // The store's other doors may hold every place: none here until the hub says.
+                config.queue.doorLimit = 0
             }
             let key = try TotemKey.loadOrCreate(at: state.keyPath)
             let desk = try QueueDesk(store: store, rules: Kiosk.rules(config), loop: loop, clock: clock, logger: logger)
@@ -112,6 +116,7 @@ public final class Daemon {
                                        timeout: config.printer.timeoutSeconds, spool: state.spoolPath, loop: loop,
                                        clock: clock, logger: logger)
             kiosk = Kiosk(config: config, devices: devices.devices, desk: desk, spooler: spooler, key: key, runtime: runtime)
+            kiosk.otherDoors = hubSettings?.otherDoors ?? OtherDoors()
         } catch {
             throw .data(error)
         }
@@ -162,6 +167,18 @@ public final class Daemon {
         }
         checkPrinter()
         startWatchdog()
+        if let sync {
+            let store = kiosk.desk.store
+            let report = { [logger] (day: DayState) in
+                do {
+                    sync.report(DoorReport(held: day.heldHere, waiting: day.queueLength, seq: try store.lastSeq()))
+                } catch {
+                    logger.error("the door's figures for the hub could not be read", metadata: ["error": "\(error)"])
+                }
+            }
+            kiosk.desk.onCommitted = report
+            report(kiosk.desk.day)
+        }
         sync?.start()
         if let sync {
             let mailbox = loop.mailbox { [unowned self] (settings: StoreSettingsDocument) in self.applyHubSettings(settings) }
@@ -262,13 +279,13 @@ public final class Daemon {
             return
         }
         hubSettings = settings
-        var next = config
-        next.queue = settings.applied(to: next.queue)
-        kiosk.adopt(next)
+        kiosk.adopt(config.applying(settings))
+        kiosk.otherDoors = settings.otherDoors
         kiosk.desk.settle()
         logger.notice("store settings from the hub applied", metadata: [
             "version": "\(settings.version)", "capacity": "\(settings.capacity)",
-            "priority share": "\(settings.priorityShare)", "booking share": "\(settings.bookingShare)"])
+            "priority share": "\(settings.priorityShare)", "booking share": "\(settings.bookingShare)",
+            "door limit": "\(settings.doorLimit.map(String.init) ?? "none")", "totem keys": "\(settings.totemKeys?.count ?? 0)"])
     }
 
     /// The device id the event log is numbered under: the hub's, once enrolled.
@@ -287,7 +304,11 @@ public final class Daemon {
                 next = enrolment.apply(to: next)
                 try Self.refuseHubManagedKeys(options, hub: enrolment.hub)
             }
-            if let hubSettings { next.queue = hubSettings.applied(to: next.queue) }
+            if let hubSettings {
+                next = next.applying(hubSettings)
+            } else if enrolment != nil {
+                next.queue.doorLimit = 0
+            }
         } catch {
             configProblem = CodedError(.configurationNotReloaded, "the configuration was not reloaded (\(error)); the one read at "
                 + "\(configLoadedAt.formatted(.iso8601)) stays in force")

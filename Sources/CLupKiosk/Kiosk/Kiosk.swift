@@ -59,6 +59,9 @@ final class Kiosk {
     private(set) var issuer: TicketIssuer
     /// This totem's public key and those of the store's other totems, to check codes at the door.
     private(set) var keyring: TicketKeyring
+    /// What the hub last said of the store's other doors: tickets they called (admitted here
+    /// too) and this totem's tickets they admitted (used).
+    var otherDoors = OtherDoors()
     /// The screen shown, and what it depends on (`handle` passes what happens to it).
     var flow = ScreenFlow()
     let geometry: ScreenGeometry
@@ -210,7 +213,7 @@ final class Kiosk {
         let events: [DomainEvent]
         do {
             events = try desk.perform { day, now in
-                try day.admit(code: code, keyring: keyring, at: now, policy: config.queue)
+                try day.admit(code: code, keyring: keyring, at: now, policy: config.queue, otherDoors: otherDoors)
             }
         } catch let refusal as Refusal {
             logger.warning("scan refused at the door", metadata: ["reason": "\(refusal)"])

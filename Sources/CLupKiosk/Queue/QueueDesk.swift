@@ -41,6 +41,8 @@ final class QueueDesk {
     /// Told what each settling did (calls, no-shows, lapsed admissions), and that the day
     /// changed, so the kiosk can announce and redraw.
     var onSettled: (([DomainEvent]) -> Void)?
+    /// Told the day after each commit that recorded something.
+    var onCommitted: ((DayState) -> Void)?
     private var expiryTimer: EventLoop.TimerID?
 
     /// Opens today (committing it as opened if it was not), after the last day the store keeps.
@@ -73,6 +75,7 @@ final class QueueDesk {
     func commit(_ pending: Pending) throws -> [DomainEvent] {
         try store.commit(pending.events, state: pending.next, at: pending.at.wall)
         day = pending.next
+        if !pending.events.isEmpty { onCommitted?(day) }
         if !pending.events.isEmpty { settle() }
         return pending.events
     }
@@ -93,6 +96,7 @@ final class QueueDesk {
         do {
             try store.commit(events, state: next, at: now.wall)
             day = next
+            if !events.isEmpty { onCommitted?(day) }
         } catch {
             logger.error("could not record calls or no-shows", metadata: ["error": "\(error)"])
         }
@@ -142,6 +146,7 @@ final class QueueDesk {
         guard today != day.businessDay else { return }
         do {
             day = try openDay(today, after: day)
+            onCommitted?(day)
             logger.info("new business day", metadata: ["day": "\(today)", "carried tickets": "\(day.tickets.count)",
                                                        "inside": "\(day.inside)"])
         } catch {

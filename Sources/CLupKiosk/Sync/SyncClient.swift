@@ -36,6 +36,8 @@ public final class SyncClient: Sendable {
     let deviceKey: Data
     private let logger: Logger
     private let status = Mutex(Status())
+    /// The door's figures as of the log's last seq, sent with every batch (`CapacityEscrow`).
+    private let door = Mutex<DoorReport?>(nil)
     private let wakeUp = DispatchSemaphore(value: 0)
 
     private struct Status {
@@ -113,6 +115,11 @@ public final class SyncClient: Sendable {
     /// The totem's clock minus the hub's, as last measured (0 before).
     var clockOffset: Double { status.withLock { $0.clockOffset ?? 0 } }
 
+    /// The door's figures changed (from the loop, after a commit): the next batch carries them.
+    func report(_ figures: DoorReport) {
+        door.withLock { $0 = figures }
+    }
+
     public func report() -> SyncReport {
         let lastSeq = Int64((try? outbox.lastSeq()) ?? 0)
         let now = ProcessInfo.processInfo.systemUptime
@@ -178,7 +185,8 @@ public final class SyncClient: Sendable {
             let depth = max(0, lastSeq - (events.last?.seq ?? acknowledged ?? 0))
             status.withLock { $0.lastAttempt = Date() }
             let key = try Curve25519.Signing.PrivateKey(rawRepresentation: deviceKey)
-            let reply = try client.upload(EventBatch(events: events, outboxDepth: depth, clockOffset: clockOffset),
+            let batch = EventBatch(events: events, outboxDepth: depth, clockOffset: clockOffset, door: door.withLock { $0 })
+            let reply = try client.upload(batch,
                                           signer: .init(deviceID: enrolment.deviceID, key: key, clockOffset: clockOffset))
             let more = status.withLock { status -> Bool in
                 if reply.acknowledged != status.acknowledged || reply.acknowledged >= lastSeq {

@@ -90,11 +90,38 @@ public struct EventBatch: Codable, Sendable, Equatable {
     /// The totem's clock minus the hub's (seconds), as the totem last measured it: the hub
     /// records it, and keeps its own receive time for every event.
     public var clockOffset: Double?
+    /// The door's figures now, for sharing the store's capacity among its doors.
+    public var door: DoorReport?
 
-    public init(events: [UploadedEvent], outboxDepth: Int64, clockOffset: Double?) {
+    public init(events: [UploadedEvent], outboxDepth: Int64, clockOffset: Double?, door: DoorReport? = nil) {
         self.events = events
         self.outboxDepth = outboxDepth
         self.clockOffset = clockOffset
+        self.door = door
+    }
+}
+
+/// What a door's totem holds, as of one point of its log (`CapacityEscrow`).
+public struct DoorReport: Codable, Sendable, Equatable {
+    /// People in by this door less those out by it, plus its tickets called or admitted.
+    public var held: Int
+    /// Tickets waiting in its queue.
+    public var waiting: Int
+    /// The last seq of its log when these figures were taken.
+    public var seq: Int64
+
+    public init(held: Int, waiting: Int, seq: Int64) {
+        self.held = held
+        self.waiting = waiting
+        self.seq = seq
+    }
+
+    /// Why the hub cannot use the report, or nil.
+    public var problem: String? {
+        if abs(held) > StoreSettingsDocument.maximumDoorLimit { return "a door holding \(held) places" }
+        if !(0...1_000_000).contains(waiting) { return "\(waiting) people waiting at one door" }
+        if seq < 0 { return "seq \(seq)" }
+        return nil
     }
 }
 

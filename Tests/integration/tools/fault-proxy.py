@@ -10,9 +10,13 @@ meets one fault, chosen at random (a hang a third as often as each other):
   500-after   forwards, the hub commits, then answers 500 (the answer is lost)
   hang-after  forwards, then says nothing for 30 s and closes (the totem times out)
   drop-before closes the connection without a word
-Enrolment and the hub's time pass untouched. Counts of each outcome go to COUNTS_FILE as JSON."""
+Enrolment and the hub's time pass untouched. Counts of each outcome go to COUNTS_FILE as JSON.
+
+While a file COUNTS_FILE.cut exists the totem is cut off: every request, and every answer
+still on its way, is dropped ("cut"), as in a partition."""
 import http.server
 import json
+import os
 import random
 import socket
 import ssl
@@ -24,7 +28,7 @@ import urllib.request
 
 port, hub, cert, key, ca, rate, counts_file = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6]), sys.argv[7]
 upstream = ssl.create_default_context(cafile=ca)
-counts = {"passed": 0, "500-before": 0, "500-after": 0, "hang-after": 0, "drop-before": 0}
+counts = {"passed": 0, "500-before": 0, "500-after": 0, "hang-after": 0, "drop-before": 0, "cut": 0}
 lock = threading.Lock()
 
 
@@ -33,7 +37,6 @@ def count(outcome):
         counts[outcome] += 1
         with open(counts_file + ".new", "w") as f:
             json.dump(counts, f)
-        import os
         os.replace(counts_file + ".new", counts_file)
 
 
@@ -60,21 +63,27 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def drop(self, outcome):
+        count(outcome)
+        self.connection.shutdown(socket.SHUT_RDWR)
+        self.close_connection = True
+
     def handle_any(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if os.path.exists(counts_file + ".cut"):
+            return self.drop("cut")
         fault = None
         if self.path.startswith("/v1/events") and random.random() < rate:
             # Hangs cost the totem its whole read timeout (15 s), so they are rarer.
             fault = random.choices(["500-before", "500-after", "hang-after", "drop-before"], weights=[3, 3, 1, 3])[0]
         if fault == "drop-before":
-            count(fault)
-            self.connection.shutdown(socket.SHUT_RDWR)
-            self.close_connection = True
-            return
+            return self.drop(fault)
         if fault == "500-before":
             count(fault)
             return self.answer(500, b'{"oops": "injected"}')
         status, answer = self.forward(body)
+        if os.path.exists(counts_file + ".cut"):
+            return self.drop("cut")
         if fault == "500-after":
             count(fault)
             return self.answer(500, b'{"oops": "injected"}')

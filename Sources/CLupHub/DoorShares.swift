@@ -1,0 +1,95 @@
+import CLupCore
+import CLupProtocol
+import Foundation
+import PostgresNIO
+
+/// The store's capacity shared among its doors (`CapacityEscrow`), kept in `door_grant`:
+/// each door's reports and confirmations go in as its batches arrive, and the limits are
+/// planned again in the same transaction, under the store's row lock, so two hub processes
+/// never hand out the same free place twice.
+enum DoorShares {
+    /// Records the figures a door reported with its batch.
+    static func report(_ report: DoorReport, store: String, device: String, _ connection: PostgresConnection,
+                       _ logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO door_grant (store_id, device_id, held, held_seq, waiting)
+            VALUES (\(store), \(device), \(report.held), \(report.seq), \(report.waiting))
+            ON CONFLICT (store_id, device_id) DO UPDATE SET held = excluded.held, held_seq = excluded.held_seq,
+                waiting = excluded.waiting
+            WHERE door_grant.held_seq <= excluded.held_seq
+            """, logger: logger)
+    }
+
+    /// A door's log says it put `limit` of `version` in force at `seq`.
+    static func confirm(limit: Int, version: Int64, seq: Int64, store: String, device: String,
+                        _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO door_grant (store_id, device_id, confirmed_limit, confirmed_version, confirmed_seq)
+            VALUES (\(store), \(device), \(limit), \(version), \(seq))
+            ON CONFLICT (store_id, device_id) DO UPDATE SET confirmed_limit = excluded.confirmed_limit,
+                confirmed_version = excluded.confirmed_version, confirmed_seq = excluded.confirmed_seq
+            WHERE door_grant.confirmed_version < excluded.confirmed_version
+            """, logger: logger)
+    }
+
+    /// When the store's settings get a new version even if no limit changes.
+    enum Bump {
+        case no
+        /// Tickets were called or used: news for the other doors, if there are any.
+        case ifSeveralDoors
+        /// The settings or the totems' keys changed.
+        case always
+    }
+
+    /// Plans the doors' limits again; when any changes, or as `bump` says, the store's
+    /// settings get a new version, which the totems' long polls pick up. Returns the
+    /// store's settings version (nil: no such store).
+    @discardableResult
+    static func replan(store: String, bump: Bump, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
+        let stores = try await connection.rows("""
+            SELECT settings_version, capacity FROM store WHERE store_id = \(store) FOR UPDATE
+            """, as: (Int64, Int).self, logger)
+        guard let (version, capacity) = stores.first else { return nil }
+        try await connection.query("""
+            INSERT INTO door_grant (store_id, device_id)
+            SELECT store_id, device_id FROM totem WHERE store_id = \(store) AND revoked_at IS NULL
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+        // A revoked totem's places are released: revoke only a totem that is switched off.
+        let rows = try await connection.rows("""
+            SELECT g.device_id, g.held, g.held_seq, g.waiting, g.issued_limit, g.issued_version, g.outstanding_max,
+                   g.confirmed_limit, g.confirmed_version, g.confirmed_seq
+            FROM door_grant g JOIN totem t ON t.device_id = g.device_id
+            WHERE g.store_id = \(store) AND t.revoked_at IS NULL ORDER BY g.device_id
+            """, as: (String, Int, Int64, Int, Int, Int64, Int, Int, Int64, Int64).self, logger)
+        let doors = rows.map {
+            CapacityEscrow.Door(name: $0.0, held: $0.1, heldSeq: $0.2, waiting: $0.3, issuedLimit: $0.4, issuedVersion: $0.5,
+                                outstandingMax: $0.6, confirmedLimit: $0.7, confirmedVersion: $0.8, confirmedSeq: $0.9)
+        }
+        let plan = CapacityEscrow.plan(capacity: capacity, doors: doors)
+        let news = switch bump {
+        case .no: false
+        case .ifSeveralDoors: doors.count > 1
+        case .always: true
+        }
+        guard news || plan.contains(where: { $0 != nil }) else { return version }
+        let next = version + 1
+        for (var door, limit) in zip(doors, plan) {
+            guard let limit else { continue }
+            door.issue(limit, version: next)
+            try await connection.query("""
+                UPDATE door_grant SET issued_limit = \(door.issuedLimit), issued_version = \(door.issuedVersion),
+                    outstanding_max = \(door.outstandingMax)
+                WHERE store_id = \(store) AND device_id = \(door.name)
+                """, logger: logger)
+        }
+        try await connection.query("UPDATE store SET settings_version = \(next) WHERE store_id = \(store)", logger: logger)
+        return next
+    }
+
+    /// Whether an event changes what the store's other doors are told of tickets (called
+    /// ones they may admit, used ones the issuing door must refuse).
+    static func changesOtherDoors(_ type: String) -> Bool {
+        ["ticket.called", "ticket.no-show", "ticket.admitted", "ticket.admission-lapsed", "ticket.from-other-door"].contains(type)
+    }
+}
