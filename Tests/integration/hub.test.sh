@@ -412,6 +412,15 @@ test_two_doors_share_one_capacity_through_an_outage_and_admit_each_others_ticket
   assert_status $rc 1 "A-004 scanned at A after it was used at B"
   assert_contains "$out" "A-004 (at another door)"
   echo "report: A-004, called at A, went in at B; scanned again at A: $out"
+
+  # Totem B is revoked: its ticket key is withdrawn from A, which refuses B's tickets.
+  as_b; device_b=$(clupctl status | sed -n 's/.* — \(store-7-totem-B-[0-9a-f]*\) — .*/\1/p'); as_a
+  clup_hub revoke "$device_b" >/dev/null
+  wait_until 30 "clupctl status | grep -q 'keys of totems A\$'"
+  rc=0; out=$(clupctl sim scan "$(printed_qr_text B-001)" 2>&1) || rc=$?
+  assert_status $rc 1 "a ticket of a revoked totem"
+  assert_contains "$out" "issued by totem B, whose key this totem does not know"
+  echo "report: B revoked; B-001 scanned at A: $out"
   echo "report: requests dropped while cut off: A $(cat "$A_WORK/A"), B $(cat "$A_WORK/B")"
 }
 
