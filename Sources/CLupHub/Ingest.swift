@@ -79,15 +79,27 @@ public struct Ingest: Sendable {
             var acknowledged = try await connection.all("""
                 SELECT acknowledged FROM device_cursor WHERE store_id = \(store) AND device_id = \(deviceID) FOR UPDATE
                 """, as: Int64.self, logger).first ?? 0
-            var deadLettered = 0
-            for (event, verdict) in zip(events, checked) where event.seq > acknowledged {
-                switch verdict {
-                case let .apply(domain, day):
-                    if let reason = try await Self.store(event, domain, day: day, store: store, device: deviceID, connection, logger) {
+            let fresh = zip(events, checked).filter { $0.0.seq > acknowledged }
+            // The whole batch in a few statements; if PostgreSQL refuses any of it, again one
+            // event at a time, so that only what it refuses becomes a dead letter.
+            var deadLettered: Int
+            try await connection.query("SAVEPOINT batch_apply", logger: logger)
+            do {
+                deadLettered = try await Self.storeAll(fresh, store: store, device: deviceID, connection, logger)
+                try await connection.query("RELEASE SAVEPOINT batch_apply", logger: logger)
+            } catch let error as PSQLError where error.code == .server {
+                try await connection.query("ROLLBACK TO SAVEPOINT batch_apply", logger: logger)
+                deadLettered = 0
+                for (event, verdict) in fresh {
+                    switch verdict {
+                    case let .apply(domain, day):
+                        if let reason = try await Self.store(event, domain, day: day, store: store, device: deviceID, connection, logger) {
+                            deadLettered += try await Self.deadLetter(event, reason: reason, store: store, device: deviceID,
+                                                                      connection, logger)
+                        }
+                    case let .deadLetter(reason):
                         deadLettered += try await Self.deadLetter(event, reason: reason, store: store, device: deviceID, connection, logger)
                     }
-                case let .deadLetter(reason):
-                    deadLettered += try await Self.deadLetter(event, reason: reason, store: store, device: deviceID, connection, logger)
                 }
             }
             let held = try await connection.all("""
@@ -115,6 +127,58 @@ public struct Ingest: Sendable {
             try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, connection, logger)
             return BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970)
         }
+    }
+
+    /// Stores a batch's new events at once: one insert for all, the projections in seq
+    /// order, the occupancy counts added up per door and day; a seq held before with other
+    /// content is kept as a dead letter. Returns the dead letters kept. Throws what
+    /// PostgreSQL refused (the caller goes again one event at a time).
+    private static func storeAll(_ fresh: [(UploadedEvent, Checked)], store: String, device: String,
+                                 _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        var deadLettered = 0
+        var applying: [(event: UploadedEvent, domain: DomainEvent, day: String)] = []
+        for (event, verdict) in fresh {
+            switch verdict {
+            case let .apply(domain, day): applying.append((event, domain, day))
+            case let .deadLetter(reason):
+                deadLettered += try await deadLetter(event, reason: reason, store: store, device: device, connection, logger)
+            }
+        }
+        guard !applying.isEmpty else { return deadLettered }
+        let inserted = Set(try await connection.all("""
+            INSERT INTO event (store_id, business_day, device_id, seq, wall_time, type, payload, content_hash)
+            SELECT \(store), u.day::date, \(device), u.seq, to_timestamp(u.wall), u.type, u.payload, u.hash
+            FROM unnest(\(applying.map(\.day))::text[], \(applying.map(\.event.seq))::int8[],
+                        \(applying.map(\.event.wallTime))::float8[], \(applying.map(\.event.type))::text[],
+                        \(applying.map(\.event.payload))::text[], \(applying.map(\.event.contentHash))::text[])
+                AS u(day, seq, wall, type, payload, hash)
+            ON CONFLICT DO NOTHING RETURNING seq
+            """, as: Int64.self, logger))
+        // Held already (a retry of a batch whose answer was lost): the same content, or a
+        // conflict, kept beside the first as a dead letter for the support desk.
+        let again = applying.filter { !inserted.contains($0.event.seq) }
+        if !again.isEmpty {
+            let held = Dictionary(try await connection.rows("""
+                SELECT seq, content_hash FROM event WHERE store_id = \(store) AND device_id = \(device)
+                    AND seq = ANY(\(again.map(\.event.seq))::int8[])
+                """, as: (Int64, String).self, logger), uniquingKeysWith: { first, _ in first })
+            for (event, _, _) in again where held[event.seq].map({ $0 != event.contentHash }) ?? false {
+                deadLettered += try await deadLetter(event, reason: "seq \(event.seq) was received before with different content",
+                                                     store: store, device: device, connection, logger)
+            }
+        }
+        var counts: [Projections.OccupancyCounts.Key: Projections.OccupancyCounts] = [:]
+        for (event, domain, day) in applying where inserted.contains(event.seq) {
+            if let delta = Projections.OccupancyCounts(domain, day: day) {
+                if counts[delta.key] == nil { counts[delta.key] = delta } else { counts[delta.key]?.merge(delta) }
+            }
+            try await Projections.apply(domain, seq: event.seq, day: day, store: store, device: device, counting: false,
+                                        connection, logger)
+        }
+        for delta in counts.values.sorted(by: { ($0.key.day, $0.key.door) < ($1.key.day, $1.key.door) }) {
+            try await delta.add(store: store, connection, logger)
+        }
+        return deadLettered
     }
 
     /// Inserts the event and applies it to the projections, under a savepoint; returns why

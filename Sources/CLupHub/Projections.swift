@@ -7,7 +7,10 @@ import PostgresNIO
 /// applied once, in the transaction that stores it, with the rules `DayState.apply` uses at
 /// the totem, so the hub's figures equal the totems' once their logs are uploaded.
 enum Projections {
-    static func apply(_ event: DomainEvent, seq: Int64, day: String, store: String, device: String,
+    ///
+    /// With `counting` false, passages and corrections leave the occupancy counts to the
+    /// caller, which adds a batch's up at once (`OccupancyCounts`).
+    static func apply(_ event: DomainEvent, seq: Int64, day: String, store: String, device: String, counting: Bool = true,
                       _ connection: PostgresConnection, _ logger: Logger) async throws {
         switch event {
         case let .dayOpened(_, _, inside, carried, _):
@@ -49,12 +52,8 @@ enum Projections {
                 """, logger: logger)
         case let .ticketReprinted(number, _, _):
             try await setState(number, "printing", day: day, store: store, connection, logger)
-        case let .passage(direction, door, _, at, ticket, _):
-            let column = direction == .entry ? "entries" : "exits"
-            try await connection.query(PostgresQuery(unsafeSQL: """
-                INSERT INTO occupancy (store_id, business_day, door, \(column)) VALUES ($1, $2::date, $3, 1)
-                ON CONFLICT (store_id, business_day, door) DO UPDATE SET \(column) = occupancy.\(column) + 1
-                """, binds: try binds(store, day, door)), logger: logger)
+        case let .passage(_, _, _, at, ticket, _):
+            if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(store: store, connection, logger) }
             if let ticket {
                 try await connection.query("""
                     UPDATE ticket SET state = 'entered', entered_at = \(at)
@@ -70,10 +69,43 @@ enum Projections {
                 try await DoorShares.confirm(limit: limit, version: settings.version, seq: seq, store: store, device: device,
                                              connection, logger)
             }
-        case let .occupancyCorrected(door, _, delta, _, _, _):
+        case .occupancyCorrected:
+            if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(store: store, connection, logger) }
+        }
+    }
+
+    /// What passages and corrections add to a door's day: sums, so a batch's can be added
+    /// in one statement per door and day, in any order.
+    struct OccupancyCounts: Hashable {
+        struct Key: Hashable { let day: String, door: String }
+        var entries = 0, exits = 0, corrections = 0
+        let key: Key
+
+        init?(_ event: DomainEvent, day: String) {
+            switch event {
+            case let .passage(direction, door, _, _, _, _):
+                key = Key(day: day, door: door)
+                if direction == .entry { entries = 1 } else { exits = 1 }
+            case let .occupancyCorrected(door, _, delta, _, _, _):
+                key = Key(day: day, door: door)
+                corrections = delta
+            default:
+                return nil
+            }
+        }
+
+        mutating func merge(_ other: OccupancyCounts) {
+            entries += other.entries
+            exits += other.exits
+            corrections += other.corrections
+        }
+
+        func add(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
             try await connection.query("""
-                INSERT INTO occupancy (store_id, business_day, door, corrections) VALUES (\(store), \(day)::date, \(door), \(delta))
-                ON CONFLICT (store_id, business_day, door) DO UPDATE SET corrections = occupancy.corrections + excluded.corrections
+                INSERT INTO occupancy (store_id, business_day, door, entries, exits, corrections)
+                VALUES (\(store), \(key.day)::date, \(key.door), \(entries), \(exits), \(corrections))
+                ON CONFLICT (store_id, business_day, door) DO UPDATE SET entries = occupancy.entries + excluded.entries,
+                    exits = occupancy.exits + excluded.exits, corrections = occupancy.corrections + excluded.corrections
                 """, logger: logger)
         }
     }
@@ -94,11 +126,5 @@ enum Projections {
         try await connection.query("""
             UPDATE ticket SET state = \(state) WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
             """, logger: logger)
-    }
-
-    private static func binds(_ values: String...) throws -> PostgresBindings {
-        var bindings = PostgresBindings()
-        for value in values { bindings.append(value) }
-        return bindings
     }
 }
