@@ -84,6 +84,7 @@ enum DoorShares {
                 """, logger: logger)
         }
         try await connection.query("UPDATE store SET settings_version = \(next) WHERE store_id = \(store)", logger: logger)
+        HubMetrics.settingsVersionMade()
         return next
     }
 

@@ -40,6 +40,8 @@ public struct HubSettings: ConfigTable {
     public var names = ["localhost", "127.0.0.1"]
     /// How long an enrolment code lasts.
     public var enrolmentCodeLifetime: Double = 24 * 3600
+    /// The bearer token Prometheus presents for `/metrics`; none: no metrics are served.
+    public var metricsToken: String? = nil
 
     public init() {}
 
@@ -54,6 +56,8 @@ public struct HubSettings: ConfigTable {
         .strings("names", \.names, doc: "The DNS names and IP addresses totems use to reach the hub; the certificate names them."),
         .number("enrolment_code_hours", \.enrolmentCodeLifetime, scale: 3600, what: "a number of hours",
                 accepts: { $0 > 0 && $0 <= 720 }, refusal: { "\($0) is out of range (0, 720]" }, doc: "How long an enrolment code may be used, in hours."),
+        .text("metrics_token", \.metricsToken,
+              doc: "The bearer token Prometheus sends to GET /metrics (16 characters or more); empty: no metrics."),
     ]
 }
 

@@ -26,9 +26,12 @@ public struct HubServer: Sendable {
     let settings: HubSettings
     let logger: Logger
 
-    public init(database: HubDatabase, settings: HubSettings, logger: Logger) {
+    let metrics: HubMetrics?
+
+    public init(database: HubDatabase, settings: HubSettings, metrics: HubMetrics? = nil, logger: Logger) {
         self.database = database
         self.settings = settings
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -51,6 +54,17 @@ public struct HubServer: Sendable {
             let reply = try await enrolment.enrol(asked)
             logger.info("totem enrolled", metadata: ["device": "\(reply.deviceID)", "store": "\(reply.storeID)", "letter": "\(reply.letter)"])
             return Self.json(reply, status: .created)
+        }
+        router.get("/metrics") { [metrics, settings] request, _ in
+            guard let metrics, let token = settings.metricsToken, token.utf8.count >= 16 else {
+                throw HubError(.notFound, .badHubRequest, "metrics are off: set [hub] metrics_token (16 characters or more)")
+            }
+            let presented = request.headers[.authorization] ?? ""
+            guard Data(SHA256.hash(data: Data(presented.utf8))) == Data(SHA256.hash(data: Data("Bearer \(token)".utf8))) else {
+                throw HubError.unauthorized(.badSignature, "metrics need the bearer token of [hub] metrics_token")
+            }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(string: try await metrics.scrape(database))))
         }
         let signed = router.group().add(middleware: DeviceAuthenticator(database: database))
         signed.post(RouterPath(HubWire.eventsPath)) { request, context in

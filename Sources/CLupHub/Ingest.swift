@@ -74,7 +74,21 @@ public struct Ingest: Sendable {
         try await database.ensurePartitions(for: days)
         let logger = database.logger
         let (store, deviceID) = (device.storeID, device.deviceID)
-        return try await database.transaction { connection in
+        let started = ContinuousClock.now
+        do {
+            let (reply, received) = try await storeBatch(events, checked, batch, store: store, device: deviceID, now: now, logger)
+            HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started)
+            return reply
+        } catch {
+            HubMetrics.batchFailed()
+            throw error
+        }
+    }
+
+    /// The batch's transaction; returns the reply and how many of its events were new to the hub.
+    private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, store: String, device deviceID: String,
+                       now: Date, _ logger: Logger) async throws -> (BatchReply, Int) {
+        try await database.transaction { connection in
             // One batch of a device at a time, whichever hub process holds it.
             var acknowledged = try await connection.all("""
                 SELECT acknowledged FROM device_cursor WHERE store_id = \(store) AND device_id = \(deviceID) FOR UPDATE
@@ -125,7 +139,7 @@ public struct Ingest: Sendable {
             }
             let news = events.contains { DoorShares.changesOtherDoors($0.type) }
             try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, connection, logger)
-            return BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970)
+            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count)
         }
     }
 

@@ -129,7 +129,7 @@ struct Serve: AsyncParsableCommand {
             // The schema is checked once with a pool of its own, before serving.
             try await withDatabase(config) { try await $0.checkSchema() }
             logger.info("clup-hub serving", metadata: ["address": "\(config.hub.host):\(config.hub.port)"])
-            try await HubServer(database: database, settings: config.hub, logger: logger).run(tls: tls)
+            try await HubServer(database: database, settings: config.hub, metrics: HubMetrics.bootstrap(), logger: logger).run(tls: tls)
         }
     }
 }

@@ -10,7 +10,7 @@ struct Clupctl: ParsableCommand {
         abstract: "Maintenance shell for the CLup totem daemon.",
         subcommands: [Status.self, Tickets.self, QueueCommand.self, CallNext.self, LedgerCommand.self,
                       ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, Devices.self, Screenshot.self,
-                      Sim.self, SyncCommand.self, Errors.self])
+                      Sim.self, SyncCommand.self, Metrics.self, Errors.self])
 }
 
 /// The socket option every command takes.

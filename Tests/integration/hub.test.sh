@@ -84,6 +84,21 @@ test_a_totem_enrols_and_every_event_reaches_the_hub_exactly_once() {
   # The door's ledger arrived as the totem keeps it: 2 in, 1 out, corrected by -1.
   assert_eq "$(hub_psql -c "SELECT door, entries, exits, corrections FROM occupancy WHERE store_id = '7'")" "north|2|1|-1"
   assert_contains "$(clup_hub totems --store 7)" "totem A door north  enrolled"
+  # Metrics: the totem's from clupctl, the hub's with its bearer token (and not without).
+  metrics=$(clupctl metrics)
+  assert_contains "$metrics" 'clup_totem_sync_state{state="online"} 1'
+  assert_contains "$metrics" 'clup_totem_events_total{type="occupancy.passage"} 3'
+  assert_contains "$metrics" 'clup_totem_outbox_depth 0'
+  device=$(clupctl sync --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["deviceID"])')
+  metrics=$(curl -sf --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_METRICS_TOKEN" "$HUB_URL/metrics") \
+    || fail "the hub's /metrics did not answer with the token"
+  assert_contains "$metrics" "clup_hub_totem_outbox_depth{device=\"$device\",store=\"7\"} 0"
+  assert_contains "$metrics" 'clup_hub_store_inside{store="7"} 0'
+  assert_contains "$metrics" 'clup_hub_batches_total{result="stored"}'
+  events=$(echo "$metrics" | sed -n 's/^clup_hub_events_received_total \([0-9]*\)$/\1/p')
+  assert_eq "$events" "$(sync_field lastSeq)" "events the hub counts as received"
+  status=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer wrong-token-0123456789" "$HUB_URL/metrics")
+  assert_eq "$status" 401 "/metrics with a wrong token"
 }
 
 test_enrolment_codes_are_single_use_expire_and_unknown_ones_are_refused() {

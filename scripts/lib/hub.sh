@@ -15,6 +15,9 @@ free_port() {
 
 clup_hub() { "$BIN/clup-hub" "$@" --config "$WORK/hub.toml"; }
 
+# The bearer token for the hub's /metrics in the hubs these scripts start.
+HUB_METRICS_TOKEN=${HUB_METRICS_TOKEN:-$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')}
+
 # psql on the private cluster, unaligned, tuples only.
 hub_psql() { psql -X -v ON_ERROR_STOP=1 -Atq "$@"; }
 
@@ -32,6 +35,7 @@ port = $port
 state_directory = "$WORK/hub"
 names = ["localhost", "127.0.0.1"]
 enrolment_code_hours = ${HUB_CODE_HOURS:-24}
+metrics_token = "$HUB_METRICS_TOKEN"
 [database]
 socket_directory = "$PGHOST"
 port = $PGPORT

@@ -16,6 +16,8 @@ extension Daemon {
             return try encoder.encode(statusReport())
         case .sync:
             return try encoder.encode(syncReport())
+        case .metrics:
+            return try encoder.encode(metricsText())
         case .syncNow:
             guard let sync else { throw CodedError(.notEnrolled, "this totem is not enrolled at a hub, so it has nothing to sync") }
             sync.syncNow()

@@ -75,6 +75,7 @@ final class QueueDesk {
     func commit(_ pending: Pending) throws -> [DomainEvent] {
         try store.commit(pending.events, state: pending.next, at: pending.at.wall)
         day = pending.next
+        KioskMetrics.recorded(pending.events)
         if !pending.events.isEmpty { onCommitted?(day) }
         if !pending.events.isEmpty { settle() }
         return pending.events
@@ -96,6 +97,7 @@ final class QueueDesk {
         do {
             try store.commit(events, state: next, at: now.wall)
             day = next
+            KioskMetrics.recorded(events)
             if !events.isEmpty { onCommitted?(day) }
         } catch {
             logger.error("could not record calls or no-shows", metadata: ["error": "\(error)"])

@@ -188,6 +188,7 @@ public final class SyncClient: Sendable {
             let batch = EventBatch(events: events, outboxDepth: depth, clockOffset: clockOffset, door: door.withLock { $0 })
             let reply = try client.upload(batch,
                                           signer: .init(deviceID: enrolment.deviceID, key: key, clockOffset: clockOffset))
+            KioskMetrics.batchSent(ok: true)
             let more = status.withLock { status -> Bool in
                 if reply.acknowledged != status.acknowledged || reply.acknowledged >= lastSeq {
                     status.progressAt = ProcessInfo.processInfo.systemUptime
@@ -209,6 +210,7 @@ public final class SyncClient: Sendable {
             if more { return 0 }
             return reply.acknowledged < lastSeq && !events.isEmpty ? Self.firstBackoff : Self.idlePoll
         } catch {
+            KioskMetrics.batchSent(ok: false)
             let coded = CodedError(describing: error)
             let refused = [ErrorCode.unknownDevice, .revokedDevice, .badSignature].contains(coded.errorCode)
             if coded.errorCode == .staleRequest { status.withLock { $0.timeCheckedAt = nil; $0.clockOffset = nil } }

@@ -26,6 +26,8 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case sync
     /// Try the hub now rather than at the next backoff.
     case syncNow
+    /// clupd's figures as Prometheus text.
+    case metrics
 }
 
 /// The envelope of every reply: `{"ok":true,"result":…}` or `{"ok":false,"error":…}`,
