@@ -2,7 +2,8 @@
 # work directory. Source it after scripts/lib/kiosk.sh, with WORK and BIN set.
 #
 #   hub_start_postgres            private cluster in $WORK/pg (exports PGHOST PGUSER …)
-#   hub_write_config NAME PORT    $WORK/NAME.toml: that port, state in $WORK/hub, the cluster
+#   hub_write_config NAME PORT    $WORK/NAME.toml: that port (on HUB_HOST, default 127.0.0.1),
+#                                 state in $WORK/hub, the cluster
 #   hub_init                      clup-hub init (CA, certificate, schema) with $WORK/hub.toml
 #   hub_serve NAME PORT           starts clup-hub serve; waits until /v1/health answers
 #   hub_kill NAME [SIGNAL]        stops (SIGTERM) or kills that hub
@@ -27,13 +28,14 @@ hub_start_postgres() {
 }
 
 hub_write_config() {
-  local name=$1 port=$2
+  local name=$1 port=$2 extra_name=""
+  [ -n "${HUB_HOST:-}" ] && extra_name=", \"$HUB_HOST\""
   cat > "$WORK/$name.toml" <<TOML
 [hub]
-host = "127.0.0.1"
+host = "${HUB_HOST:-127.0.0.1}"
 port = $port
 state_directory = "$WORK/hub"
-names = ["localhost", "127.0.0.1"]
+names = ["localhost", "127.0.0.1"$extra_name]
 enrolment_code_hours = ${HUB_CODE_HOURS:-24}
 metrics_token = "$HUB_METRICS_TOKEN"
 [database]
@@ -58,7 +60,7 @@ hub_serve() {
   eval "HUB_PID_$name=$pid"
   echo "$pid" >> "$WORK/hub-pids"
   for _ in $(seq 1 300); do
-    curl -sf --cacert "$WORK/hub/ca.pem" "https://127.0.0.1:$port/v1/health" >/dev/null 2>&1 && return 0
+    curl -sf --cacert "$WORK/hub/ca.pem" "https://${HUB_HOST:-127.0.0.1}:$port/v1/health" >/dev/null 2>&1 && return 0
     kill -0 "$pid" 2>/dev/null || { echo "clup-hub $name exited; its log:" >&2; cat "$WORK/$name.log" >&2; return 1; }
     sleep 0.1
   done

@@ -40,7 +40,8 @@ kiosk_start_ipp_printer() {
 kiosk_start_daemon() {
   local simulate=(--simulate)
   [ "${KIOSK_MODE:-}" = config ] && simulate=()
-  "$BIN/clupd" "${simulate[@]}" --state-dir "$WORK/state" --socket "$WORK/control.sock" \
+  # KIOSK_WRAP: a command clupd runs under (nsenter into a network namespace, say).
+  ${KIOSK_WRAP:-} "$BIN/clupd" "${simulate[@]}" --state-dir "$WORK/state" --socket "$WORK/control.sock" \
     --config "$WORK/clupd.toml" >>"$WORK/clupd.log" 2>&1 &
   CLUPD_PID=$!
   for _ in $(seq 1 100); do
