@@ -61,24 +61,55 @@ public struct HubAdmin: Sendable {
 extension HubAdmin {
     /// Changes a store's settings; each change is a new version the store's totems apply
     /// (the doors' limits planned again for the new capacity). Returns the settings now in force.
-    public func setStore(id: String, capacity: Int?, priorityShare: Double?, bookingShare: Double?) async throws -> StoreSettingsDocument {
+    public func setStore(id: String, _ change: StoreSettingsChange) async throws -> StoreSettingsDocument {
         let logger = database.logger
         return try await database.transaction { connection in
-            guard var settings = try await StoreSettings.current(store: id, device: nil, connection, logger, lock: true) else {
+            guard var settings = try await StoreSettings.current(store: id, device: nil, connection, logger, lock: true),
+                  var windows = settings.windows
+            else {
                 throw HubError(.notFound, .unknownStore, "no store \"\(id)\"")
             }
-            settings.capacity = capacity ?? settings.capacity
-            settings.priorityShare = priorityShare ?? settings.priorityShare
-            settings.bookingShare = bookingShare ?? settings.bookingShare
+            settings.capacity = change.capacity ?? settings.capacity
+            settings.priorityShare = change.priorityShare ?? settings.priorityShare
+            settings.bookingShare = change.bookingShare ?? settings.bookingShare
+            windows.presentationMinutes = change.presentationMinutes ?? windows.presentationMinutes
+            windows.bookingEarlyMinutes = change.bookingEarlyMinutes ?? windows.bookingEarlyMinutes
+            windows.bookingLateMinutes = change.bookingLateMinutes ?? windows.bookingLateMinutes
+            windows.slotMinutes = change.slotMinutes ?? windows.slotMinutes
+            settings.windows = windows
             if let problem = settings.problem { throw HubError.badRequest(problem) }
             try await connection.query("""
                 UPDATE store SET capacity = \(settings.capacity), priority_share = \(settings.priorityShare),
-                    booking_share = \(settings.bookingShare)
+                    booking_share = \(settings.bookingShare), presentation_minutes = \(windows.presentationMinutes),
+                    booking_early_minutes = \(windows.bookingEarlyMinutes), booking_late_minutes = \(windows.bookingLateMinutes),
+                    slot_minutes = \(windows.slotMinutes)
                 WHERE store_id = \(id)
                 """, logger: logger)
             settings.version = try await DoorShares.replan(store: id, bump: .always, connection, logger) ?? settings.version
             return settings
         }
+    }
+}
+
+/// What `clup-hub store set` changes; nil leaves a setting as it is.
+public struct StoreSettingsChange: Sendable {
+    public var capacity: Int?
+    public var priorityShare: Double?
+    public var bookingShare: Double?
+    public var presentationMinutes: Double?
+    public var bookingEarlyMinutes: Double?
+    public var bookingLateMinutes: Double?
+    public var slotMinutes: Double?
+
+    public init(capacity: Int? = nil, priorityShare: Double? = nil, bookingShare: Double? = nil, presentationMinutes: Double? = nil,
+                bookingEarlyMinutes: Double? = nil, bookingLateMinutes: Double? = nil, slotMinutes: Double? = nil) {
+        self.capacity = capacity
+        self.priorityShare = priorityShare
+        self.bookingShare = bookingShare
+        self.presentationMinutes = presentationMinutes
+        self.bookingEarlyMinutes = bookingEarlyMinutes
+        self.bookingLateMinutes = bookingLateMinutes
+        self.slotMinutes = slotMinutes
     }
 }
 
@@ -88,11 +119,16 @@ enum StoreSettings {
     static func current(store: String, device: String?, _ connection: PostgresConnection, _ logger: Logger,
                         lock: Bool = false) async throws -> StoreSettingsDocument? {
         let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
-            SELECT settings_version, capacity, priority_share, booking_share FROM store WHERE store_id = $1\(lock ? " FOR UPDATE" : "")
+            SELECT settings_version, capacity, priority_share, booking_share, presentation_minutes, booking_early_minutes,
+                   booking_late_minutes, slot_minutes
+            FROM store WHERE store_id = $1\(lock ? " FOR UPDATE" : "")
             """, binds: { var binds = PostgresBindings(); binds.append(store); return binds }()),
-            as: (Int64, Int, Double, Double).self, logger)
-        guard var settings = rows.first.map({ StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3) })
-        else { return nil }
+            as: (Int64, Int, Double, Double, Double, Double, Double, Double).self, logger)
+        guard var settings = rows.first.map({
+            StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3,
+                                  windows: .init(presentationMinutes: $0.4, bookingEarlyMinutes: $0.5, bookingLateMinutes: $0.6,
+                                                 slotMinutes: $0.7))
+        }) else { return nil }
         guard let device else { return settings }
         settings.doorLimit = try await connection.all("""
             SELECT issued_limit FROM door_grant WHERE store_id = \(store) AND device_id = \(device) AND issued_version > 0

@@ -138,6 +138,15 @@ enum HubMigrations {
             );
             ALTER TABLE ticket ADD COLUMN admitted_by text;
             """),
+        (4, "the windows and the slot length among the store settings", """
+            ALTER TABLE store ADD COLUMN presentation_minutes double precision NOT NULL DEFAULT 5
+                CHECK (presentation_minutes BETWEEN 0.5 AND 240);
+            ALTER TABLE store ADD COLUMN booking_early_minutes double precision NOT NULL DEFAULT 10
+                CHECK (booking_early_minutes BETWEEN 0.5 AND 240);
+            ALTER TABLE store ADD COLUMN booking_late_minutes double precision NOT NULL DEFAULT 15
+                CHECK (booking_late_minutes BETWEEN 0.5 AND 240);
+            ALTER TABLE store ADD COLUMN slot_minutes double precision NOT NULL DEFAULT 30 CHECK (slot_minutes BETWEEN 5 AND 240);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -163,15 +163,23 @@ extension StoreCommand {
         @Option(help: "How many people may be inside at once.") var capacity: Int?
         @Option(help: "The share of capacity kept for priority tickets (0 to 1).") var priorityShare: Double?
         @Option(help: "The share of capacity one slot's bookings may take (0 to 1).") var bookingShare: Double?
+        @Option(help: "Minutes a called ticket has to reach the door.") var presentationMinutes: Double?
+        @Option(help: "Minutes before its slot a booking is admitted.") var bookingEarlyMinutes: Double?
+        @Option(help: "Minutes after its slot starts a booking is still admitted.") var bookingLateMinutes: Double?
+        @Option(help: "The length of a booking slot, in minutes.") var slotMinutes: Double?
 
         func run() async throws {
             try await refusing {
-                let settings = try await withDatabase(try options.load()) {
-                    try await HubAdmin(database: $0).setStore(id: id, capacity: capacity, priorityShare: priorityShare,
-                                                              bookingShare: bookingShare)
-                }
+                let change = StoreSettingsChange(capacity: capacity, priorityShare: priorityShare, bookingShare: bookingShare,
+                                                 presentationMinutes: presentationMinutes, bookingEarlyMinutes: bookingEarlyMinutes,
+                                                 bookingLateMinutes: bookingLateMinutes, slotMinutes: slotMinutes)
+                let settings = try await withDatabase(try options.load()) { try await HubAdmin(database: $0).setStore(id: id, change) }
+                let windows = settings.windows.map {
+                    ", presentation window \($0.presentationMinutes) min, bookings \($0.bookingEarlyMinutes) min early to "
+                        + "\($0.bookingLateMinutes) min late, slots of \($0.slotMinutes) min"
+                } ?? ""
                 print("store \(id) settings version \(settings.version): capacity \(settings.capacity), "
-                    + "priority share \(settings.priorityShare), booking share \(settings.bookingShare)")
+                    + "priority share \(settings.priorityShare), booking share \(settings.bookingShare)\(windows)")
             }
         }
     }

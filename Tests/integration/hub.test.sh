@@ -266,6 +266,10 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   assert_contains "$(clupctl status)" "0 inside of 45"
   assert_contains "$(clupctl status)" "capacity 45, priority share 0.2"
   echo "report: capacity changed at the hub was in force at the totem after $elapsed ms (the run of \`clup-hub store set\` included)"
+  # The windows and the slot length too.
+  assert_contains "$(clup_hub store set 7 --presentation-minutes 2 --slot-minutes 15)" "presentation window 2.0 min"
+  wait_until 30 "clupctl config show | grep -q '^presentation_window_minutes = 2\b'"
+  assert_contains "$(clupctl config show)" "slot_minutes = 15"
   # Applied as an event, uploaded like any other; the door's part follows the capacity.
   wait_until 30 "clupctl status | grep -q \"this door's places 45 \""
   wait_synced

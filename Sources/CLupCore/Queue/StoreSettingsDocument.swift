@@ -13,6 +13,9 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     public var capacity: Int
     public var priorityShare: Double
     public var bookingShare: Double
+    /// The windows and the slot length, in minutes (nil from a hub that sent none: the
+    /// file's stay in force).
+    public var windows: Windows?
     /// This door's part of the capacity (`CapacityEscrow`); nil from a hub that sent none.
     public var doorLimit: Int?
     /// The ticket keys of the store's totems that are not revoked: letter → Ed25519 public
@@ -27,15 +30,45 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// by holds fewer than none, the one they come in by more than the capacity).
     public static let maximumDoorLimit = 200_000
 
+    /// How long a called ticket has to reach the door, and a booking around its slot; the
+    /// length of a booking slot. Minutes.
+    public struct Windows: Codable, Hashable, Sendable {
+        public var presentationMinutes: Double
+        public var bookingEarlyMinutes: Double
+        public var bookingLateMinutes: Double
+        public var slotMinutes: Double
+
+        public init(presentationMinutes: Double, bookingEarlyMinutes: Double, bookingLateMinutes: Double, slotMinutes: Double) {
+            self.presentationMinutes = presentationMinutes
+            self.bookingEarlyMinutes = bookingEarlyMinutes
+            self.bookingLateMinutes = bookingLateMinutes
+            self.slotMinutes = slotMinutes
+        }
+
+        /// The bounds the hub keeps them in.
+        public static let windowRange = 0.5...240.0
+        public static let slotRange = 5.0...240.0
+
+        var problem: String? {
+            for (name, value) in [("presentation window", presentationMinutes), ("booking early window", bookingEarlyMinutes),
+                                  ("booking late window", bookingLateMinutes)] where !Self.windowRange.contains(value) {
+                return "\(name) of \(value) minutes is outside 0.5...240"
+            }
+            if !Self.slotRange.contains(slotMinutes) { return "slot of \(slotMinutes) minutes is outside 5...240" }
+            return nil
+        }
+    }
+
     /// Most entries in a list or key set: a store does not have more.
     public static let maximumListCount = 10_000
 
-    public init(version: Int64, capacity: Int, priorityShare: Double, bookingShare: Double, doorLimit: Int? = nil,
+    public init(version: Int64, capacity: Int, priorityShare: Double, bookingShare: Double, windows: Windows? = nil, doorLimit: Int? = nil,
                 totemKeys: [String: String]? = nil, calledAtOtherDoors: [String]? = nil, usedAtOtherDoors: [String]? = nil) {
         self.version = version
         self.capacity = capacity
         self.priorityShare = priorityShare
         self.bookingShare = bookingShare
+        self.windows = windows
         self.doorLimit = doorLimit
         self.totemKeys = totemKeys
         self.calledAtOtherDoors = calledAtOtherDoors
@@ -48,6 +81,7 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         if !(0...1).contains(priorityShare) || !(0...1).contains(bookingShare) { return "a share is outside 0...1" }
         if priorityShare + bookingShare > 1 { return "priority and booking shares together are over 1" }
         if version < 1 { return "version \(version)" }
+        if let problem = windows?.problem { return problem }
         if let doorLimit, !(-Self.maximumDoorLimit...Self.maximumDoorLimit).contains(doorLimit) {
             return "door limit \(doorLimit) is outside ±\(Self.maximumDoorLimit)"
         }
@@ -79,6 +113,12 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         policy.priorityShare = priorityShare
         policy.bookingShare = bookingShare
         policy.doorLimit = doorLimit
+        if let windows {
+            policy.presentationWindow = windows.presentationMinutes * 60
+            policy.bookingEarly = windows.bookingEarlyMinutes * 60
+            policy.bookingLate = windows.bookingLateMinutes * 60
+            policy.slotLength = windows.slotMinutes * 60
+        }
         return policy
     }
 }

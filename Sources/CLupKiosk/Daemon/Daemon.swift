@@ -58,7 +58,8 @@ public final class Daemon {
     var hubSettings: StoreSettingsDocument?
     var settingsFollower: SettingsFollower?
     /// Keys of clupd.toml that the hub manages once the totem is enrolled.
-    static let hubManagedKeys = ["queue.capacity", "queue.priority_share", "queue.booking_share"]
+    static let hubManagedKeys = ["queue.capacity", "queue.priority_share", "queue.booking_share", "queue.presentation_window_minutes",
+                                 "queue.booking_early_minutes", "queue.booking_late_minutes", "queue.slot_minutes"]
 
     /// Sets everything up; throws what keeps the daemon from starting.
     public init(options: DaemonOptions, clock: any Clock = SystemClock()) throws(DaemonError) {
