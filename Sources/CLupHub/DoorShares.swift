@@ -84,6 +84,7 @@ enum DoorShares {
                 """, logger: logger)
         }
         try await connection.query("UPDATE store SET settings_version = \(next) WHERE store_id = \(store)", logger: logger)
+        try await SettingsSignals.notify(store: store, connection, logger)
         HubMetrics.settingsVersionMade()
         return next
     }

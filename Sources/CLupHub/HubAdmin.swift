@@ -152,12 +152,15 @@ enum StoreSettings {
     }
 
     /// The settings of `store` for `device` once their version is above `after`, waiting up
-    /// to `wait` seconds for a change (a long poll: the hub holds no state, it looks again
-    /// every quarter second); the current settings when nothing changed in that time.
-    static func next(store: String, device: String, after: Int64, wait: Double, database: HubDatabase) async throws
-        -> StoreSettingsDocument {
+    /// to `wait` seconds for a change (a long poll, woken by `signals`; the hub holds no
+    /// state); the current settings when nothing changed in that time.
+    static func next(store: String, device: String, after: Int64, wait: Double, database: HubDatabase,
+                     signals: SettingsSignals) async throws -> StoreSettingsDocument {
         let until = ContinuousClock.now + .milliseconds(Int(wait * 1000))
         while true {
+            // Registered before looking, so that a change committed meanwhile wakes it.
+            let waiter = signals.waiter(for: store)
+            defer { waiter.done() }
             let version = try await database.transaction { connection in
                 try await connection.all("SELECT settings_version FROM store WHERE store_id = \(store)", as: Int64.self,
                                          database.logger).first
@@ -170,7 +173,8 @@ enum StoreSettings {
                 guard let found else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
                 return found
             }
-            try await Task.sleep(for: .milliseconds(250))
+            await waiter.wait(upTo: min(.seconds(1), until - ContinuousClock.now))
+            try Task.checkCancellation()
         }
     }
 }

@@ -27,6 +27,7 @@ public struct HubServer: Sendable {
     let logger: Logger
 
     let metrics: HubMetrics?
+    let signals = SettingsSignals()
 
     public init(database: HubDatabase, settings: HubSettings, metrics: HubMetrics? = nil, logger: Logger) {
         self.database = database
@@ -77,8 +78,8 @@ public struct HubServer: Sendable {
         signed.get(RouterPath(HubWire.settingsPath)) { request, context in
             guard let device = context.device else { throw HubError.unauthorized(.badSignature, "unsigned request") }
             let after = request.uri.queryParameters.get("after").flatMap { Int64($0) } ?? 0
-            return Self.json(try await StoreSettings.next(store: device.storeID, device: device.deviceID, after: after, wait: HubWire.settingsWait,
-                                                          database: database))
+            return Self.json(try await StoreSettings.next(store: device.storeID, device: device.deviceID, after: after,
+                                                          wait: HubWire.settingsWait, database: database, signals: signals))
         }
         return router
     }
@@ -93,6 +94,7 @@ public struct HubServer: Sendable {
         // is there to say goodbye to.
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await database.client.run() }
+            group.addTask { [signals, database, logger] in await signals.listen(on: database.client, logger: logger) }
             defer { group.cancelAll() }
             try await app.runService()
         }
