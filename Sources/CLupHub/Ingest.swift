@@ -44,10 +44,10 @@ public struct Ingest: Sendable {
             return .deadLetter(reason: "type \"\(event.type.prefix(64))\" but the payload is a \(decoded.type)")
         }
         let day = decoded.businessDay.date
-        guard HubDatabase.nextDay(day) != nil, let date = HubDatabase.dayFormatter.date(from: day) else {
+        guard let number = HubDatabase.dayNumber(day) else {
             return .deadLetter(reason: "business day \"\(day.prefix(32))\" is not a date")
         }
-        let offset = date.timeIntervalSince(now) / 86_400
+        let offset = Double(number) - now.timeIntervalSince1970 / 86_400
         guard acceptedDays.contains(offset) else {
             return .deadLetter(reason: "business day \(day) is outside the days the hub accepts (\(Int(offset)) days from today)")
         }
