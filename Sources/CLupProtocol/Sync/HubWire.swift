@@ -8,6 +8,17 @@ import Foundation
 /// carries the device id, the time, a nonce and an Ed25519 signature over them and the body
 /// (`RequestSignature`), and the hub refuses a request it has seen or that is too old.
 public enum HubWire {
+    /// Lowercase hex of `bytes` (by hand: `String(format:)` goes through ICU for every byte).
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// The paths of the hub's API.
     public static let enrolPath = "/v1/enrol"
     public static let timePath = "/v1/time"
@@ -78,7 +89,7 @@ public struct UploadedEvent: Codable, Sendable, Equatable {
     public var contentHash: String { Self.contentHash(type: type, payload: payload) }
 
     public static func contentHash(type: String, payload: String) -> String {
-        SHA256.hash(data: Data((type + "\n" + payload).utf8)).map { String(format: "%02x", $0) }.joined()
+        HubWire.hex(SHA256.hash(data: Data((type + "\n" + payload).utf8)))
     }
 }
 
@@ -179,7 +190,7 @@ public struct RequestSignature: Sendable, Equatable {
     /// What is signed: method, path, device, time, nonce and the body's SHA-256, one per line.
     public static func signedText(method: String, path: String, deviceID: String, timeMillis: Int64,
                                   nonce: String, body: some DataProtocol) -> Data {
-        let bodyHash = SHA256.hash(data: Data(body)).map { String(format: "%02x", $0) }.joined()
+        let bodyHash = HubWire.hex(SHA256.hash(data: Data(body)))
         return Data([method, path, deviceID, String(timeMillis), nonce, bodyHash].joined(separator: "\n").utf8)
     }
 
