@@ -324,15 +324,20 @@ door_proxy() {
 # Waits until both doors hold the store's current settings version and the hub holds all
 # their events, with no new version meanwhile.
 wait_quiet() {
-  local version
-  for _ in $(seq 1 60); do
+  local version quiet door
+  for _ in $(seq 1 1200); do
     version=$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")
-    as_a; wait_until 30 "clupctl status | grep -q \"^settings   hub version $version:\""; wait_synced
-    as_b; wait_until 30 "clupctl status | grep -q \"^settings   hub version $version:\""; wait_synced
+    quiet=1
+    for door in as_a as_b; do
+      $door
+      clupctl status | grep -q "^settings   hub version $version:" || quiet=0
+      [ "$(sync_field lastSeq)" = "$(sync_field acknowledgedSeq)" ] || quiet=0
+    done
     as_a
-    [ "$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")" = "$version" ] && return 0
+    [ $quiet = 1 ] && [ "$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")" = "$version" ] && return 0
+    sleep 0.1
   done
-  fail "the store's settings never stopped changing"
+  fail "the doors never settled on the store's settings with everything uploaded"
 }
 
 as_a() { WORK=$A_WORK CLUPD_PID=$A_PID; }
