@@ -64,7 +64,7 @@ public struct Enrolment: Sendable {
             }
             if let used { throw HubError(.forbidden, .enrolmentCodeUsed, "the code was used on \(used)") }
             guard expires > now else { throw HubError(.forbidden, .enrolmentCodeExpired, "the code expired on \(expires)") }
-            let suffix = (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            let suffix = HubWire.hex((0..<4).map { _ in UInt8.random(in: 0...255) })
             let deviceID = "store-\(store)-totem-\(letter)-\(suffix)"
             let holders = try await connection.all("""
                 SELECT device_id FROM totem WHERE store_id = \(store) AND letter = \(letter) AND revoked_at IS NULL

@@ -11,6 +11,20 @@ assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected [$2], got [
 assert_contains() { case "$1" in *"$2"*) ;; *) fail "${3:-missing text}: [$2] not in [$1]" ;; esac; }
 assert_status() { [ "$1" -eq "$2" ] || fail "${3:-exit status}: expected $2, got $1"; }
 
+# Checks the unit file systemd/NAME.service, pointed at $BIN's NAME: it verifies, and its
+# exposure (`systemd-analyze security`, out of 10) is 2.5 or lower ("OK" or better).
+# Prints systemd's verdict as a report line.
+assert_unit_hardened() {
+  local name=$1 out rc=0
+  mkdir -p "$WORK/unit"
+  sed "s|/usr/local/bin/$name|$BIN/$name|" "$ROOT/systemd/$name.service" > "$WORK/unit/$name.service"
+  out=$(systemd-analyze verify "$WORK/unit/$name.service" 2>&1) || rc=$?
+  assert_status $rc 0 "systemd-analyze verify: $out"
+  systemd-analyze security --offline=true --threshold=25 "$WORK/unit/$name.service" >"$WORK/security.txt" 2>&1 \
+    || fail "exposure above 2.5: $(tail -n 1 "$WORK/security.txt")"
+  echo "report: $(tail -n 1 "$WORK/security.txt" | sed 's/→ //')"
+}
+
 run_tests() {
   local passed=0 failed=0 name
   for name in $(declare -F | awk '{print $3}' | grep '^test_' | grep -E -- "${ONLY:-.}"); do

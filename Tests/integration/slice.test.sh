@@ -452,13 +452,7 @@ test_sigterm_stops_cleanly_and_state_survives_restart() {
 }
 
 test_systemd_unit_verifies_and_is_hardened() {
-  mkdir -p "$WORK/unit"
-  sed "s|/usr/local/bin/clupd|$BIN/clupd|" "$ROOT/systemd/clupd.service" > "$WORK/unit/clupd.service"
-  rc=0; out=$(systemd-analyze verify "$WORK/unit/clupd.service" 2>&1) || rc=$?
-  assert_status $rc 0 "systemd-analyze verify: $out"
-  # Exposure is out of 10 (100 here); 2.5 or lower rates "OK" or better.
-  systemd-analyze security --offline=true --threshold=25 "$WORK/unit/clupd.service" >"$WORK/security.txt" 2>&1 \
-    || fail "exposure above 2.5: $(tail -n 1 "$WORK/security.txt")"
+  assert_unit_hardened clupd
 }
 
 # Takes a ticket on the welcome screen and waits for the printer; prints its number.

@@ -197,7 +197,7 @@ public struct RequestSignature: Sendable, Equatable {
     /// Signs a request with the device key.
     public static func sign(method: String, path: String, deviceID: String, timeMillis: Int64,
                             body: some DataProtocol, key: Curve25519.Signing.PrivateKey) throws -> RequestSignature {
-        let nonce = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let nonce = HubWire.hex((0..<16).map { _ in UInt8.random(in: 0...255) })
         let text = signedText(method: method, path: path, deviceID: deviceID, timeMillis: timeMillis, nonce: nonce, body: body)
         return RequestSignature(deviceID: deviceID, timeMillis: timeMillis, nonce: nonce,
                                 signature: try key.signature(for: text).base64EncodedString())
