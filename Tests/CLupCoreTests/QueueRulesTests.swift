@@ -193,6 +193,78 @@ final class QueueRulesTests: XCTestCase {
                       "the one free place is the booking's, whose window is open")
     }
 
+    /// A booking made through the hub for the slot at `slot`, signed with `key`.
+    func hubBooking(_ sequence: Int, slot: Date, key: Curve25519.Signing.PrivateKey) -> String {
+        TicketCode.make(TicketPayload(store: 7, hubBooking: sequence, slotStart: slot, slotMinutes: 30), signedWith: key)
+    }
+
+    func test_aHubBookingIsAdmittedOnceWithinItsWindowOnly() throws {
+        let hub = Curve25519.Signing.PrivateKey()
+        let keyring = TicketKeyring(store: 7, keys: ["A": Self.key.publicKey, "Z": hub.publicKey], ownTotem: "A")
+        var state = DayState(businessDay: day)
+        let code = hubBooking(3, slot: wall(60), key: hub)
+        for minutes: Double in [49, 75.5, 60 * 24] {
+            XCTAssertThrowsError(try state.admit(code: code, keyring: keyring, at: at(minutes), policy: policy)) { error in
+                guard case .outsideBookingWindow? = error as? Refusal else { return XCTFail("\(minutes) min: \(error)") }
+            }
+        }
+        let events = try state.admit(code: code, keyring: keyring, at: at(55), policy: policy)
+        XCTAssertEqual(events.map(\.type), ["ticket.from-other-door", "ticket.admitted"])
+        XCTAssertEqual(state.tickets[TicketNumber("ZB-003")!]?.slotStart, wall(60))
+        XCTAssertEqual(state.occupied, 1, "an admitted booking holds its place until the pass")
+        XCTAssertThrowsError(try state.admit(code: code, keyring: keyring, at: at(56), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .alreadyUsed("ZB-003"))
+        }
+        // The turnstile did not turn: within its window the booking may try again.
+        state.lapseAdmission(TicketNumber("ZB-003")!, at: at(57))
+        XCTAssertNoThrow(try state.admit(code: code, keyring: keyring, at: at(70), policy: policy))
+    }
+
+    func test_aHubBookingCancelledForgedOrUsedElsewhereIsRefused() throws {
+        let hub = Curve25519.Signing.PrivateKey()
+        let keyring = TicketKeyring(store: 7, keys: ["A": Self.key.publicKey, "Z": hub.publicKey], ownTotem: "A")
+        var state = DayState(businessDay: day)
+        let cancelled = OtherDoors(cancelled: [TicketNumber("ZB-001")!])
+        XCTAssertThrowsError(try state.admit(code: hubBooking(1, slot: wall(60), key: hub), keyring: keyring, at: at(60),
+                                             policy: policy, otherDoors: cancelled)) { error in
+            XCTAssertEqual(error as? Refusal, .bookingCancelled("ZB-001"))
+        }
+        let used = OtherDoors(used: [TicketNumber("ZB-002")!])
+        XCTAssertThrowsError(try state.admit(code: hubBooking(2, slot: wall(60), key: hub), keyring: keyring, at: at(60),
+                                             policy: policy, otherDoors: used)) { error in
+            XCTAssertEqual(error as? Refusal, .alreadyUsed("ZB-002 (at another door)"))
+        }
+        XCTAssertThrowsError(try state.admit(code: hubBooking(4, slot: wall(60), key: Curve25519.Signing.PrivateKey()),
+                                             keyring: keyring, at: at(60), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .forged, "signed by anyone but the hub")
+        }
+        // The slot moved an hour later in the signed bytes: the signature no longer matches.
+        var bytes = try Base45.decode(hubBooking(5, slot: wall(60), key: hub))
+        let moved = UInt32(wall(120).timeIntervalSince1970)
+        bytes.replaceSubrange(9..<13, with: withUnsafeBytes(of: moved.bigEndian) { Array($0) })
+        XCTAssertThrowsError(try state.admit(code: Base45.encode(bytes), keyring: keyring, at: at(120), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .forged)
+        }
+        XCTAssertThrowsError(try state.admit(code: hubBooking(6, slot: wall(60), key: hub), keyring: TicketKeyring(store: 7,
+                             keys: ["A": Self.key.publicKey], ownTotem: "A"), at: at(60), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .unknownTotem("Z"), "a door that never heard the hub's booking key")
+        }
+        XCTAssertTrue(state.tickets.isEmpty, "no refused booking joined the day")
+    }
+
+    func test_aHubBookingNeedsAFreePlace() throws {
+        let hub = Curve25519.Signing.PrivateKey()
+        let keyring = TicketKeyring(store: 7, keys: ["A": Self.key.publicKey, "Z": hub.publicKey], ownTotem: "A")
+        var state = DayState(businessDay: day)
+        for _ in 0..<3 { state.pass(.entry, door: "main", at: at(50)) }
+        XCTAssertThrowsError(try state.admit(code: hubBooking(1, slot: wall(60), key: hub), keyring: keyring, at: at(55),
+                                             policy: policy)) { error in
+            guard case .storeFull? = error as? Refusal else { return XCTFail("\(error)") }
+        }
+        state.pass(.exit, door: "main", at: at(56))
+        XCTAssertNoThrow(try state.admit(code: hubBooking(1, slot: wall(60), key: hub), keyring: keyring, at: at(57), policy: policy))
+    }
+
     func test_aSlotTakesNoMoreBookingsThanItsShare() throws {
         var state = DayState(businessDay: day)
         try printed(&state, .booking, slot: wall(60))

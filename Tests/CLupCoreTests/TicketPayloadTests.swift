@@ -57,4 +57,24 @@ final class TicketPayloadTests: XCTestCase {
         let payload = try TicketPayload(decoding: Array(Base45.decode(ticket.code).prefix(TicketPayload.encodedCount)))
         XCTAssertEqual(payload, TicketPayload(store: 7, number: ticket.number, issuedAt: issued, validMinutes: 120))
     }
+
+    func test_aHubBookingCarriesItsSlotAndOnlyTheHubsLetter() throws {
+        let slot = Date(timeIntervalSince1970: 1_795_000_000)
+        let booking = TicketPayload(store: 7, hubBooking: 12, slotStart: slot, slotMinutes: 30)
+        XCTAssertEqual(booking.number.description, "ZB-012")
+        let bytes = booking.encoded()
+        XCTAssertEqual(bytes[0], TicketPayload.hubBookingVersion)
+        let decoded = try TicketPayload(decoding: bytes)
+        XCTAssertEqual(decoded, booking)
+        XCTAssertEqual(decoded.slotStart, slot)
+        func refusal(_ bytes: [UInt8]) -> TicketPayload.DecodingError? {
+            do { _ = try TicketPayload(decoding: bytes); return nil } catch { return error }
+        }
+        var wrong = bytes; wrong[5] = UInt8(ascii: "A")
+        XCTAssertEqual(refusal(wrong), .letterOfTheOtherIssuer, "a hub booking under a totem's letter")
+        wrong = bytes; wrong[6] = Lane.regular.wireCode
+        XCTAssertEqual(refusal(wrong), .letterOfTheOtherIssuer, "a hub booking in another lane")
+        wrong = bytes; wrong[0] = TicketPayload.currentVersion
+        XCTAssertEqual(refusal(wrong), .letterOfTheOtherIssuer, "a totem's ticket under the hub's letter")
+    }
 }

@@ -26,6 +26,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case expiredTicket = "E-DOOR-005"
     case unreadableScan = "E-DOOR-006"
     case otherTotemsTicket = "E-DOOR-007"
+    case bookingCancelled = "E-DOOR-008"
 
     // MARK: Occupancy (E-OCC)
     case correctionBelowZero = "E-OCC-001"
@@ -133,6 +134,10 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case storeExists = "E-HUB-015"
     case hubDatabaseError = "E-HUB-016"
     case migrationMissing = "E-HUB-017"
+    case unknownBooking = "E-HUB-018"
+    case bookingSlotFull = "E-HUB-019"
+    case bookingClosed = "E-HUB-020"
+    case bookingsOff = "E-HUB-021"
 
     // MARK: The totem's sync with the hub (E-SYNC)
     case hubUnreachable = "E-SYNC-001"
@@ -167,6 +172,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
                                 "Put that totem's key under [keys] (or let the hub send it).")
         case .expiredTicket: ("The ticket's validity has run out.", "The customer takes a new ticket.")
         case .unreadableScan: ("The door reader could not read a whole code.", "Scan again; check the reader if it keeps happening.")
+        case .bookingCancelled: ("A genuine booking that was cancelled (as far as this door has heard from the hub).", "The customer books again, or takes a ticket at the totem.")
         case .otherTotemsTicket: ("A genuine ticket of another totem that this door has not heard is called (from the hub).", "The customer uses that totem's door, or waits to be called.")
         case .correctionBelowZero: ("The correction would make the count of people inside negative.", "Correct by less, or set the count.")
         case .correctionWithoutReason: ("A correction needs a reason.", "Give --reason.")
@@ -260,6 +266,10 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .storeExists: ("A store with that id exists already.", "Use another id.")
         case .hubDatabaseError: ("PostgreSQL refused the hub's statement.", "Report it with clup-hub's log.")
         case .migrationMissing: ("The hub's database schema is older than this clup-hub.", "Run `clup-hub migrate`.")
+        case .unknownBooking: ("No booking of that store has that number and customer reference.", "Check the number and the reference the booking was made with.")
+        case .bookingSlotFull: ("Every booking place of that slot is taken (the slot's share of the capacity).", "Choose another slot; GET the store's slots for the free ones.")
+        case .bookingClosed: ("That slot cannot be booked or cancelled any more: its window has passed, or it is not one of the store's slots that day.", "Choose a later slot among the store's slots.")
+        case .bookingsOff: ("The hub takes no bookings: no app token is configured.", "Set [hub] app_token (32 characters or more) and restart clup-hub.")
         case .hubUnreachable: ("The hub cannot be reached (no answer, refused, or TLS failed).", "Nothing is lost: the totem keeps working and retries; check the network.")
         case .hubAnswerUnreadable: ("The hub's answer is not what the protocol says.", "Check that the hub and totem versions match.")
         case .hubError: ("The hub answered with an error status.", "The totem retries; check clup-hub's log.")

@@ -198,6 +198,9 @@ extension DayState {
                                policy: QueuePolicy, otherDoors: OtherDoors = OtherDoors()) throws(Refusal) -> [DomainEvent] {
         let payload = try keyring.verify(code, at: now.wall)
         if otherDoors.used.contains(payload.number) { throw .alreadyUsed("\(payload.number) (at another door)") }
+        if let slot = payload.slotStart {
+            return try admitHubBooking(payload.number, slot: slot, code: code, at: now, policy: policy, otherDoors: otherDoors)
+        }
         guard let ticket = tickets[payload.number], ticket.code == code else {
             if payload.number.totem != keyring.ownTotem {
                 guard otherDoors.called.contains(payload.number) else {
@@ -240,6 +243,33 @@ extension DayState {
             throw .noShow(number)
         }
         return applying([.ticketAdmitted(ticket.number, businessDay: businessDay, at: now.wall, steady: now.steady)])
+    }
+
+    /// A booking made through the hub (its code verified): admitted once within the window
+    /// around its slot, unless the hub said it was cancelled. It joins the day here, like a
+    /// ticket of another door.
+    private mutating func admitHubBooking(_ number: TicketNumber, slot: Date, code: String, at now: Moment, policy: QueuePolicy,
+                                          otherDoors: OtherDoors) throws(Refusal) -> [DomainEvent] {
+        if otherDoors.cancelled.contains(number) { throw .bookingCancelled(number.description) }
+        let known = tickets[number]
+        if known?.state == .admitted || known?.state == .entered { throw .alreadyUsed(number.description) }
+        guard now.wall >= slot.addingTimeInterval(-policy.bookingEarly), now.wall <= slot.addingTimeInterval(policy.bookingLate) else {
+            throw .outsideBookingWindow("\(number) (slot at \(slot.formatted(.iso8601)))")
+        }
+        guard placesTaken(policy) < policy.placesHere else {
+            throw .storeFull(occupied: placesTaken(policy), capacity: policy.placesHere, reserved: priorityReserve(policy))
+        }
+        if known != nil {
+            // Admitted before, but the turnstile did not turn (and its presentation window
+            // may have passed since): the booking's window is still open.
+            return applying([.ticketAdmitted(number, businessDay: businessDay, at: now.wall, steady: now.steady)])
+        }
+        var arrived = Ticket(number: number, businessDay: businessDay, issuedAt: slot, state: .called, code: code, slotStart: slot)
+        arrived.calledAt = now.wall
+        arrived.calledSteady = now.steady
+        arrived.callReason = "booked through the hub for the slot at \(slot.formatted(.iso8601))"
+        return applying([.ticketFromOtherDoor(arrived, at: now.wall),
+                         .ticketAdmitted(number, businessDay: businessDay, at: now.wall, steady: now.steady)])
     }
 
     /// The turnstile did not open for an admitted ticket: its admission is given back.
@@ -310,11 +340,15 @@ extension DayState {
 public struct OtherDoors: Hashable, Sendable {
     /// Tickets of other totems called now.
     public var called: Set<TicketNumber>
-    /// This totem's tickets admitted at another door.
+    /// This totem's tickets admitted at another door, and bookings made through the hub
+    /// admitted at another door.
     public var used: Set<TicketNumber>
+    /// Bookings made through the hub and cancelled since.
+    public var cancelled: Set<TicketNumber>
 
-    public init(called: Set<TicketNumber> = [], used: Set<TicketNumber> = []) {
+    public init(called: Set<TicketNumber> = [], used: Set<TicketNumber> = [], cancelled: Set<TicketNumber> = []) {
         self.called = called
         self.used = used
+        self.cancelled = cancelled
     }
 }

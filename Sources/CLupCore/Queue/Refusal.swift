@@ -16,6 +16,7 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
     case otherStore(UInt32)
     case unknownTotem(Character)
     case otherTotemsTicket(String, totem: Character)
+    case bookingCancelled(String)
     case expired(String)
     case correctionBelowZero(count: Int, delta: Int)
     case correctionWithoutReason
@@ -44,6 +45,7 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
         case let .otherStore(store): CodedError(.otherStoresTicket, "a ticket of another store (\(store))")
         case let .unknownTotem(letter): CodedError(.unknownTotemKey, "issued by totem \(letter), whose key this totem does not know")
         case let .expired(number): CodedError(.expiredTicket, "ticket \(number) has expired")
+        case let .bookingCancelled(number): CodedError(.bookingCancelled, "booking \(number) was cancelled")
         case let .otherTotemsTicket(number, totem):
             CodedError(.otherTotemsTicket, "ticket \(number) is genuine, but totem \(totem) issued it and has not called it (as far as this door has heard from the hub): please use totem \(totem)'s door")
         case let .correctionBelowZero(count, delta):

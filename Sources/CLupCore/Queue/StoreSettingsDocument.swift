@@ -25,6 +25,9 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     public var calledAtOtherDoors: [String]?
     /// This totem's tickets that were admitted at another door: used.
     public var usedAtOtherDoors: [String]?
+    /// Bookings made through the hub (letter `TicketPayload.hubLetter`) for today or
+    /// tomorrow that were cancelled: refused at the door. Their key is among `totemKeys`.
+    public var cancelledBookings: [String]?
 
     /// The largest door limit either way: twice the largest capacity (a door people leave
     /// by holds fewer than none, the one they come in by more than the capacity).
@@ -63,7 +66,8 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     public static let maximumListCount = 10_000
 
     public init(version: Int64, capacity: Int, priorityShare: Double, bookingShare: Double, windows: Windows? = nil, doorLimit: Int? = nil,
-                totemKeys: [String: String]? = nil, calledAtOtherDoors: [String]? = nil, usedAtOtherDoors: [String]? = nil) {
+                totemKeys: [String: String]? = nil, calledAtOtherDoors: [String]? = nil, usedAtOtherDoors: [String]? = nil,
+                cancelledBookings: [String]? = nil) {
         self.version = version
         self.capacity = capacity
         self.priorityShare = priorityShare
@@ -73,6 +77,7 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         self.totemKeys = totemKeys
         self.calledAtOtherDoors = calledAtOtherDoors
         self.usedAtOtherDoors = usedAtOtherDoors
+        self.cancelledBookings = cancelledBookings
     }
 
     /// Why the settings cannot be used, or nil: the same bounds the local file has.
@@ -94,7 +99,7 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
                 guard Data(base64Encoded: key)?.count == 32 else { return "totem \(letter)'s key is not 32 bytes of base64" }
             }
         }
-        for list in [calledAtOtherDoors, usedAtOtherDoors] {
+        for list in [calledAtOtherDoors, usedAtOtherDoors, cancelledBookings] {
             guard let list else { continue }
             if list.count > Self.maximumListCount { return "\(list.count) tickets in a list; at most \(Self.maximumListCount)" }
             if let bad = list.first(where: { TicketNumber($0) == nil }) { return "\"\(bad.prefix(16))\" is not a ticket number" }
@@ -105,6 +110,7 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// The tickets of the other doors, parsed (`problem` refused any that do not parse).
     public var calledElsewhere: Set<TicketNumber> { Set((calledAtOtherDoors ?? []).compactMap { TicketNumber($0) }) }
     public var usedElsewhere: Set<TicketNumber> { Set((usedAtOtherDoors ?? []).compactMap { TicketNumber($0) }) }
+    public var cancelledBookingNumbers: Set<TicketNumber> { Set((cancelledBookings ?? []).compactMap { TicketNumber($0) }) }
 
     /// `policy` with these settings in force.
     public func applied(to policy: QueuePolicy) -> QueuePolicy {

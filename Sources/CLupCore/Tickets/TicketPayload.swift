@@ -5,20 +5,41 @@ import Foundation
 /// Layout, big-endian, 15 bytes: version (1), store (4), totem letter (1, ASCII), lane (1),
 /// sequence (2), issue time in Unix seconds (4), validity in minutes (2). The business day
 /// is not carried: it follows from the issue time and the store's day start.
+///
+/// Version 2 is a booking made through the hub (in the app): the same layout, signed by the
+/// hub with the store's booking key, numbered with the letter `hubLetter` in the booking
+/// lane, and its time is the start of the booked slot (when it was booked is not carried).
 public struct TicketPayload: Hashable, Sendable {
     public static let currentVersion: UInt8 = 1
+    public static let hubBookingVersion: UInt8 = 2
     public static let encodedCount = 15
+    /// The letter of bookings made through the hub; no totem is enrolled with it.
+    public static let hubLetter: Character = "Z"
 
     public let store: UInt32
     public let number: TicketNumber
+    /// When a totem issued it; for a booking made through the hub, the start of its slot.
     public let issuedAt: Date
     public let validMinutes: UInt16
+    /// For a booking made through the hub: the start of its slot (`issuedAt` too); else nil.
+    public let slotStart: Date?
 
     public init(store: UInt32, number: TicketNumber, issuedAt: Date, validMinutes: UInt16) {
         self.store = store
         self.number = number
         self.issuedAt = issuedAt
         self.validMinutes = validMinutes
+        slotStart = nil
+    }
+
+    /// A booking made through the hub: booking `sequence` of the slot's day, for the slot
+    /// starting at `slotStart` (whole seconds), lasting `slotMinutes`.
+    public init(store: UInt32, hubBooking sequence: Int, slotStart: Date, slotMinutes: UInt16) {
+        self.store = store
+        number = TicketNumber(totem: Self.hubLetter, lane: .booking, sequence: sequence)
+        issuedAt = slotStart
+        validMinutes = slotMinutes
+        self.slotStart = slotStart
     }
 
     /// Why bytes are not a ticket payload.
@@ -28,10 +49,13 @@ public struct TicketPayload: Hashable, Sendable {
         case badTotemLetter(UInt8)
         case unknownLane(UInt8)
         case zeroSequence
+        /// The hub's letter on a totem's ticket, a totem's letter on a hub's booking, or a
+        /// hub's booking in another lane.
+        case letterOfTheOtherIssuer
     }
 
     public func encoded() -> [UInt8] {
-        var bytes: [UInt8] = [Self.currentVersion]
+        var bytes: [UInt8] = [slotStart == nil ? Self.currentVersion : Self.hubBookingVersion]
         bytes.append(contentsOf: store.bigEndianBytes)
         bytes.append(number.totem.asciiValue ?? 0)
         bytes.append(number.lane.wireCode)
@@ -43,16 +67,19 @@ public struct TicketPayload: Hashable, Sendable {
 
     public init(decoding bytes: [UInt8]) throws(DecodingError) {
         guard bytes.count == Self.encodedCount else { throw .wrongLength(bytes.count) }
-        guard bytes[0] == Self.currentVersion else { throw .unknownVersion(bytes[0]) }
+        guard bytes[0] == Self.currentVersion || bytes[0] == Self.hubBookingVersion else { throw .unknownVersion(bytes[0]) }
         let letter = bytes[5]
         guard letter >= UInt8(ascii: "A"), letter <= UInt8(ascii: "Z") else { throw .badTotemLetter(letter) }
         guard let lane = Lane(wireCode: bytes[6]) else { throw .unknownLane(bytes[6]) }
         let sequence = Int(UInt16(bigEndianBytes: bytes[7..<9]))
         guard sequence > 0 else { throw .zeroSequence }
+        let fromHub = bytes[0] == Self.hubBookingVersion
+        guard fromHub == (letter == Self.hubLetter.asciiValue), !fromHub || lane == .booking else { throw .letterOfTheOtherIssuer }
         store = UInt32(bigEndianBytes: bytes[1..<5])
         number = TicketNumber(totem: Character(Unicode.Scalar(letter)), lane: lane, sequence: sequence)
         issuedAt = Date(timeIntervalSince1970: Double(UInt32(bigEndianBytes: bytes[9..<13])))
         validMinutes = UInt16(bigEndianBytes: bytes[13..<15])
+        slotStart = fromHub ? issuedAt : nil
     }
 }
 

@@ -22,6 +22,6 @@ extension KioskConfiguration {
 extension StoreSettingsDocument {
     /// What the hub said of the store's other doors, for the door reader.
     var otherDoors: OtherDoors {
-        OtherDoors(called: calledElsewhere, used: usedElsewhere)
+        OtherDoors(called: calledElsewhere, used: usedElsewhere, cancelled: cancelledBookingNumbers)
     }
 }
