@@ -1,4 +1,5 @@
 import CLupCore
+import Crypto
 import Foundation
 import PostgresNIO
 
@@ -91,6 +92,37 @@ extension HubAdmin {
     }
 }
 
+extension HubAdmin {
+    /// Sets when a store opens and closes (minutes after midnight in `timeZone`): the hours
+    /// its booking slots are offered in.
+    public func setHours(id: String, opens: String, closes: String, timeZone: String) async throws {
+        guard let opensMinute = Self.minute(of: opens, upTo: 1439), let closesMinute = Self.minute(of: closes, upTo: 1440) else {
+            throw HubError.badRequest("opening and closing are times HH:MM (closing may be 24:00): not \"\(opens)\", \"\(closes)\"")
+        }
+        guard opensMinute < closesMinute else { throw HubError.badRequest("the store closes (\(closes)) before it opens (\(opens))") }
+        guard TimeZone(identifier: timeZone) != nil else {
+            throw HubError.badRequest("\"\(timeZone.prefix(40))\" is not a time zone this machine knows (e.g. Europe/Rome, UTC)")
+        }
+        let updated = try await database.transaction { [logger = database.logger] connection in
+            try await connection.all("""
+                UPDATE store SET opens_minute = \(opensMinute), closes_minute = \(closesMinute), time_zone = \(timeZone)
+                WHERE store_id = \(id) RETURNING store_id
+                """, as: String.self, logger)
+        }
+        guard !updated.isEmpty else { throw HubError(.notFound, .unknownStore, "no store \"\(id)\"") }
+    }
+
+    /// Minutes after midnight of `HH:MM`, at most `limit`.
+    static func minute(of text: String, upTo limit: Int) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+              let hours = Int(parts[0]), let minutes = Int(parts[1]), (0...24).contains(hours), (0...59).contains(minutes)
+        else { return nil }
+        let minute = hours * 60 + minutes
+        return minute <= limit ? minute : nil
+    }
+}
+
 /// What `clup-hub store set` changes; nil leaves a setting as it is.
 public struct StoreSettingsChange: Sendable {
     public var capacity: Int?
@@ -137,6 +169,16 @@ enum StoreSettings {
             SELECT letter, ticket_key FROM totem WHERE store_id = \(store) AND revoked_at IS NULL ORDER BY letter
             """, as: (String, Data).self, logger)
         settings.totemKeys = Dictionary(keys.map { ($0.0, $0.1.base64EncodedString()) }, uniquingKeysWith: { first, _ in first })
+        // Bookings made through the hub are signed with the store's booking key, letter Z.
+        if let raw = try await connection.all("SELECT booking_key FROM store WHERE store_id = \(store) AND booking_key IS NOT NULL",
+                                              as: Data.self, logger).first,
+           let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) {
+            settings.totemKeys?[String(TicketPayload.hubLetter)] = key.publicKey.rawRepresentation.base64EncodedString()
+        }
+        settings.cancelledBookings = try await connection.all("""
+            SELECT number FROM booking WHERE store_id = \(store) AND cancelled_at IS NOT NULL AND slot_day >= current_date - 1
+            ORDER BY slot_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: String.self, logger)
         // Today's tickets and yesterday's (a store open across midnight), newest first.
         settings.calledAtOtherDoors = try await connection.all("""
             SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
@@ -145,7 +187,7 @@ enum StoreSettings {
             """, as: String.self, logger)
         settings.usedAtOtherDoors = try await connection.all("""
             SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
-                AND device_id = \(device) AND admitted_by IS NOT NULL AND admitted_by <> \(device)
+                AND (device_id = \(device) OR number LIKE 'Z%') AND admitted_by IS NOT NULL AND admitted_by <> \(device)
             ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: String.self, logger)
         return settings

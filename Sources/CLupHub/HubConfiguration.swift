@@ -42,6 +42,8 @@ public struct HubSettings: ConfigTable {
     public var enrolmentCodeLifetime: Double = 24 * 3600
     /// The bearer token Prometheus presents for `/metrics`; none: no metrics are served.
     public var metricsToken: String? = nil
+    /// The bearer token the chain's phone app presents to the bookings API; none: no bookings.
+    public var appToken: String? = nil
 
     public init() {}
 
@@ -58,6 +60,8 @@ public struct HubSettings: ConfigTable {
                 accepts: { $0 > 0 && $0 <= 720 }, refusal: { "\($0) is out of range (0, 720]" }, doc: "How long an enrolment code may be used, in hours."),
         .text("metrics_token", \.metricsToken,
               doc: "The bearer token Prometheus sends to GET /metrics (16 characters or more); empty: no metrics."),
+        .text("app_token", \.appToken,
+              doc: "The bearer token the chain's phone app sends to the bookings API (32 characters or more); empty: no bookings."),
     ]
 }
 

@@ -147,6 +147,44 @@ enum HubMigrations {
                 CHECK (booking_late_minutes BETWEEN 0.5 AND 240);
             ALTER TABLE store ADD COLUMN slot_minutes double precision NOT NULL DEFAULT 30 CHECK (slot_minutes BETWEEN 5 AND 240);
             """),
+        (5, "bookings made through the hub, the store's opening hours, notices for an SMS gateway", """
+            -- The store's booking key (an Ed25519 private key's 32 bytes), made with its first
+            -- booking; its public half is sent to the store's totems as the key of letter Z.
+            ALTER TABLE store ADD COLUMN booking_key bytea CHECK (length(booking_key) = 32);
+            -- Slots are offered from opening to closing, in the store's time zone.
+            ALTER TABLE store ADD COLUMN opens_minute integer NOT NULL DEFAULT 480 CHECK (opens_minute BETWEEN 0 AND 1439);
+            ALTER TABLE store ADD COLUMN closes_minute integer NOT NULL DEFAULT 1200 CHECK (closes_minute BETWEEN 1 AND 1440);
+            ALTER TABLE store ADD CONSTRAINT store_hours CHECK (opens_minute < closes_minute);
+            ALTER TABLE store ADD COLUMN time_zone text NOT NULL DEFAULT 'UTC';
+            -- A booking: numbered per store and slot day (ZB-001 ...); nothing personal, only
+            -- the opaque reference the app gave.
+            CREATE TABLE booking (
+                store_id text NOT NULL REFERENCES store,
+                slot_day date NOT NULL,
+                seq integer NOT NULL CHECK (seq BETWEEN 1 AND 65535),
+                number text NOT NULL,
+                slot_start timestamptz NOT NULL,
+                customer_ref text NOT NULL,
+                for_someone_else boolean NOT NULL DEFAULT false,
+                code text NOT NULL,
+                booked_at timestamptz NOT NULL DEFAULT now(),
+                cancelled_at timestamptz,
+                PRIMARY KEY (store_id, slot_day, seq)
+            );
+            CREATE INDEX booking_slot ON booking (store_id, slot_start) WHERE cancelled_at IS NULL;
+            -- Notices to customers (a booking cancelled, a store running late) for an SMS
+            -- gateway, which marks them sent.
+            CREATE TABLE notice (
+                notice_id bigserial PRIMARY KEY,
+                store_id text NOT NULL REFERENCES store,
+                customer_ref text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('cancelled', 'delayed')),
+                booking_number text NOT NULL,
+                slot_start timestamptz NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                sent_at timestamptz
+            );
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

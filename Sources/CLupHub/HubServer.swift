@@ -56,16 +56,31 @@ public struct HubServer: Sendable {
             logger.info("totem enrolled", metadata: ["device": "\(reply.deviceID)", "store": "\(reply.storeID)", "letter": "\(reply.letter)"])
             return Self.json(reply, status: .created)
         }
-        router.get("/metrics") { [metrics, settings] request, _ in
-            guard let metrics, let token = settings.metricsToken, token.utf8.count >= 16 else {
-                throw HubError(.notFound, .badHubRequest, "metrics are off: set [hub] metrics_token (16 characters or more)")
-            }
-            let presented = request.headers[.authorization] ?? ""
-            guard Data(SHA256.hash(data: Data(presented.utf8))) == Data(SHA256.hash(data: Data("Bearer \(token)".utf8))) else {
-                throw HubError.unauthorized(.badSignature, "metrics need the bearer token of [hub] metrics_token")
-            }
+        let scraped = router.group().add(middleware: BearerToken(token: metrics == nil ? nil : settings.metricsToken, minimumLength: 16,
+                                                                 what: "metrics", key: "metrics_token", whenMissing: .badHubRequest))
+        scraped.get("/metrics") { [metrics] _, _ in
+            guard let metrics else { throw HubError(.notFound, .badHubRequest, "metrics are off") }
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: try await metrics.scrape(database))))
+        }
+        let bookings = Bookings(database: database)
+        let app = router.group("/v1/stores/:store").add(middleware: BearerToken(token: settings.appToken, minimumLength: 32,
+                                                                                 what: "the bookings API", key: "app_token",
+                                                                                 whenMissing: .bookingsOff))
+        app.get("slots") { request, context in
+            Self.json(try await bookings.slots(store: try context.parameters.require("store"),
+                                               day: request.uri.queryParameters.get("day")))
+        }
+        app.post("bookings") { request, context in
+            var request = request
+            let asked = try Self.decode(Bookings.Request.self, from: try await Self.body(of: &request, context: context), isoDates: true)
+            return Self.json(try await bookings.book(store: try context.parameters.require("store"), asked), status: .created)
+        }
+        app.post("bookings/:number/cancel") { request, context in
+            var request = request
+            let asked = try Self.decode(Bookings.Cancellation.self, from: try await Self.body(of: &request, context: context))
+            return Self.json(try await bookings.cancel(store: try context.parameters.require("store"),
+                                                       number: try context.parameters.require("number"), reference: asked.customerRef))
         }
         let signed = router.group().add(middleware: DeviceAuthenticator(database: database))
         signed.post(RouterPath(HubWire.eventsPath)) { request, context in
@@ -108,9 +123,12 @@ public struct HubServer: Sendable {
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
+    /// `body` as a `T`; the app's dates are ISO 8601 text, the totems' are numbers.
+    static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer, isoDates: Bool = false) throws -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: body))
+            let decoder = JSONDecoder()
+            if isoDates { decoder.dateDecodingStrategy = .iso8601 }
+            return try decoder.decode(T.self, from: Data(buffer: body))
         } catch {
             throw HubError.badRequest("the body is not a \(T.self) (\(Self.describe(error)))")
         }
@@ -154,6 +172,28 @@ struct HubErrorMiddleware: RouterMiddleware {
             logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return HubServer.json(["error": hub.coded], status: hub.status)
         }
+    }
+}
+
+/// Lets through only the bearer of a configured token (compared as digests, so the time
+/// taken says nothing of how much of it matched); with no token configured, the API is off.
+struct BearerToken: RouterMiddleware {
+    typealias Context = HubRequestContext
+    let token: String?
+    let minimumLength: Int
+    let what: String
+    let key: String
+    let whenMissing: ErrorCode
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let token, token.utf8.count >= minimumLength else {
+            throw HubError(.notFound, whenMissing, "no \(what) on this hub: set [hub] \(key) (\(minimumLength) characters or more)")
+        }
+        let presented = request.headers[.authorization] ?? ""
+        guard Data(SHA256.hash(data: Data(presented.utf8))) == Data(SHA256.hash(data: Data("Bearer \(token)".utf8))) else {
+            throw HubError.unauthorized(.badSignature, "\(what): only for the bearer of [hub] \(key)")
+        }
+        return try await next(request, context)
     }
 }
 

@@ -23,6 +23,9 @@ enum Projections {
             for ticket in carried { try await upsert(ticket, day: day, store: store, device: device, connection, logger) }
         case let .ticketIssued(ticket):
             try await upsert(ticket, day: day, store: store, device: device, connection, logger)
+        case let .ticketFromOtherDoor(ticket, _) where ticket.number.totem == TicketPayload.hubLetter:
+            // A booking made through the hub has no issuing totem: its row is the door's.
+            try await upsert(ticket, day: day, store: store, device: device, connection, logger)
         case .ticketSubmitted, .ticketFromOtherDoor:
             break
         case let .ticketPrinted(number, _, _):

@@ -136,7 +136,7 @@ struct Serve: AsyncParsableCommand {
 
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "store", abstract: "Stores of the chain.",
-                                                    subcommands: [Create.self, Set.self])
+                                                    subcommands: [Create.self, Set.self, Hours.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a store.")
@@ -180,6 +180,27 @@ extension StoreCommand {
                 } ?? ""
                 print("store \(id) settings version \(settings.version): capacity \(settings.capacity), "
                     + "priority share \(settings.priorityShare), booking share \(settings.bookingShare)\(windows)")
+            }
+        }
+    }
+}
+
+extension StoreCommand {
+    struct Hours: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set when a store opens and closes: the hours its booking slots are offered in.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var id: String
+        @Option(help: "Opening time, HH:MM.") var opens: String
+        @Option(help: "Closing time, HH:MM (24:00 for midnight).") var closes: String
+        @Option(help: "The store's time zone (e.g. Europe/Rome).") var timeZone = "UTC"
+
+        func run() async throws {
+            try await refusing {
+                try await withDatabase(try options.load()) {
+                    try await HubAdmin(database: $0).setHours(id: id, opens: opens, closes: closes, timeZone: timeZone)
+                }
+                print("store \(id) opens \(opens) to \(closes) (\(timeZone))")
             }
         }
     }

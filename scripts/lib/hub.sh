@@ -18,6 +18,8 @@ clup_hub() { "$BIN/clup-hub" "$@" --config "$WORK/hub.toml"; }
 
 # The bearer token for the hub's /metrics in the hubs these scripts start.
 HUB_METRICS_TOKEN=${HUB_METRICS_TOKEN:-$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')}
+# The bearer token of the phone app, for the bookings API.
+HUB_APP_TOKEN=${HUB_APP_TOKEN:-$(head -c 30 /dev/urandom | base64 | tr '+/' '-_')}
 
 # psql on the private cluster, unaligned, tuples only.
 hub_psql() { psql -X -v ON_ERROR_STOP=1 -Atq "$@"; }
@@ -38,6 +40,7 @@ state_directory = "$WORK/hub"
 names = ["localhost", "127.0.0.1"$extra_name]
 enrolment_code_hours = ${HUB_CODE_HOURS:-24}
 metrics_token = "$HUB_METRICS_TOKEN"
+app_token = "$HUB_APP_TOKEN"
 [database]
 socket_directory = "$PGHOST"
 port = $PGPORT

@@ -219,7 +219,10 @@ final class Kiosk {
             logger.warning("scan refused at the door", metadata: ["reason": "\(refusal)"])
             throw refusal
         }
-        guard case let .ticketAdmitted(number, _, _, _)? = events.first else {
+        // A ticket of another door, or a booking made through the hub, first joins the day.
+        guard let number = events.lazy.compactMap({ event -> TicketNumber? in
+            if case let .ticketAdmitted(number, _, _, _) = event { number } else { nil }
+        }).first else {
             throw CodedError(.internalError, "the door admitted no ticket")
         }
         do {

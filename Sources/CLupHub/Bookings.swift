@@ -1,0 +1,304 @@
+import CLupCore
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// Bookings made through the hub, for the chain's phone app (R6, R7, R13, R14): a store's
+/// free slots, a booking for oneself or someone else, a cancellation.
+///
+/// Bookings are numbered ZB-001, ZB-002, … on from the live ones, over days. A booking's
+/// code is a ticket code (`TicketPayload`, version 2, letter Z) signed with the
+/// store's booking key, so a door verifies it offline like a totem's ticket and admits it
+/// within the window around its slot. A slot takes bookings up to the store's booking share
+/// of its capacity; two customers racing for its last place are served one after the other
+/// under the store's row lock, and exactly one gets it. Nothing personal is kept: the app
+/// names its customer by an opaque reference.
+public struct Bookings: Sendable {
+    let database: HubDatabase
+
+    public init(database: HubDatabase) {
+        self.database = database
+    }
+
+    /// How far ahead a slot may be booked.
+    static let daysAhead = 7.0
+
+    /// A slot of a store's day, as the app sees it.
+    public struct Slot: Codable, Sendable, Equatable {
+        public let start: Date
+        public let end: Date
+        /// Booking places of the slot, and how many are taken.
+        public let places: Int
+        public let booked: Int
+        public var free: Int { max(0, places - booked) }
+        /// Whether it can still be booked (its window has not closed).
+        public let bookable: Bool
+
+        enum CodingKeys: String, CodingKey { case start, end, places, booked, free, bookable }
+
+        public init(start: Date, end: Date, places: Int, booked: Int, bookable: Bool) {
+            self.start = start
+            self.end = end
+            self.places = places
+            self.booked = booked
+            self.bookable = bookable
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(start: try container.decode(Date.self, forKey: .start), end: try container.decode(Date.self, forKey: .end),
+                      places: try container.decode(Int.self, forKey: .places), booked: try container.decode(Int.self, forKey: .booked),
+                      bookable: try container.decode(Bool.self, forKey: .bookable))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(start, forKey: .start)
+            try container.encode(end, forKey: .end)
+            try container.encode(places, forKey: .places)
+            try container.encode(booked, forKey: .booked)
+            try container.encode(free, forKey: .free)
+            try container.encode(bookable, forKey: .bookable)
+        }
+    }
+
+    public struct DaySlots: Codable, Sendable {
+        public let store: String
+        public let day: String
+        public let timeZone: String
+        public let slotMinutes: Double
+        public let slots: [Slot]
+    }
+
+    /// What the app asks to book.
+    public struct Request: Codable, Sendable {
+        public let slotStart: Date
+        public let customerRef: String
+        public let forSomeoneElse: Bool?
+    }
+
+    /// A booking made: what the app shows and turns into a QR code.
+    public struct Made: Codable, Sendable {
+        public let store: String
+        public let number: String
+        public let slotStart: Date
+        public let slotEnd: Date
+        /// The door admits it from `windowOpens` to `windowCloses`.
+        public let windowOpens: Date
+        public let windowCloses: Date
+        public let code: String
+    }
+
+    public struct Cancellation: Codable, Sendable {
+        public let customerRef: String
+    }
+
+    public struct Cancelled: Codable, Sendable {
+        public let store: String
+        public let number: String
+        public let cancelledAt: Date
+    }
+
+    /// The app's reference for its customer: opaque, short, no spaces (never a name or a phone number).
+    static func checkReference(_ reference: String) throws {
+        guard (8...64).contains(reference.utf8.count),
+              reference.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
+        else { throw HubError.badRequest("customerRef is the app's opaque reference: 8 to 64 letters, digits, - or _") }
+    }
+
+    /// The store's calendar: its time zone and opening hours, the slot length and the places.
+    struct Calendar {
+        let zone: TimeZone
+        let opensMinute: Int
+        let closesMinute: Int
+        let settings: StoreSettingsDocument
+
+        var slotSeconds: Double { (settings.windows?.slotMinutes ?? 30) * 60 }
+        var placesPerSlot: Int { settings.applied(to: QueuePolicy()).bookingsPerSlot }
+        var early: Double { (settings.windows?.bookingEarlyMinutes ?? 10) * 60 }
+        var late: Double { (settings.windows?.bookingLateMinutes ?? 15) * 60 }
+
+        var gregorian: Foundation.Calendar {
+            var calendar = Foundation.Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            return calendar
+        }
+
+        /// The day (YYYY-MM-DD) `date` falls on in the store's zone.
+        func day(of date: Date) -> String {
+            let parts = gregorian.dateComponents([.year, .month, .day], from: date)
+            return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        }
+
+        /// The slot starts of `day` (on the store's clock, from opening to closing): whole
+        /// multiples of the slot length, as the totems issue them.
+        func starts(of day: String) -> [Date] {
+            guard let number = HubDatabase.dayNumber(day) else { return [] }
+            let parts = day.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 3, number >= 0,
+                  let midnight = gregorian.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+            else { return [] }
+            let opens = midnight.addingTimeInterval(Double(opensMinute) * 60).timeIntervalSince1970
+            let closes = midnight.addingTimeInterval(Double(closesMinute) * 60).timeIntervalSince1970
+            var start = (opens / slotSeconds).rounded(.up) * slotSeconds
+            var starts: [Date] = []
+            while start + slotSeconds <= closes, starts.count < 24 * 60 {
+                starts.append(Date(timeIntervalSince1970: start))
+                start += slotSeconds
+            }
+            return starts
+        }
+    }
+
+    static func calendar(store: String, _ connection: PostgresConnection, _ logger: Logger, lock: Bool) async throws -> Calendar {
+        guard let settings = try await StoreSettings.current(store: store, device: nil, connection, logger, lock: lock),
+              let (opens, closes, zoneName) = try await connection.rows("""
+                  SELECT opens_minute, closes_minute, time_zone FROM store WHERE store_id = \(store)
+                  """, as: (Int, Int, String).self, logger).first
+        else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
+        guard let zone = TimeZone(identifier: zoneName) else {
+            throw HubError(.internalServerError, .hubInternalError, "store \(store)'s time zone \"\(zoneName)\" is unknown to this hub")
+        }
+        return Calendar(zone: zone, opensMinute: opens, closesMinute: closes, settings: settings)
+    }
+
+    /// The slots of `day` (YYYY-MM-DD; nil: today on the store's clock) with their free places.
+    public func slots(store: String, day: String?, now: Date = Date()) async throws -> DaySlots {
+        let logger = database.logger
+        return try await database.transaction { connection in
+            let calendar = try await Self.calendar(store: store, connection, logger, lock: false)
+            let day = day ?? calendar.day(of: now)
+            guard HubDatabase.dayNumber(day) != nil else { throw HubError.badRequest("day is a date, YYYY-MM-DD: not \"\(day.prefix(16))\"") }
+            let starts = calendar.starts(of: day)
+            let counts = Dictionary(try await connection.rows("""
+                SELECT slot_start, count(*)::integer FROM booking
+                WHERE store_id = \(store) AND cancelled_at IS NULL AND slot_start >= \(starts.first ?? now)
+                    AND slot_start <= \(starts.last ?? now)
+                GROUP BY slot_start
+                """, as: (Date, Int).self, logger).map { ($0.0.timeIntervalSince1970, $0.1) }, uniquingKeysWith: +)
+            let slots = starts.map { start in
+                Slot(start: start, end: start.addingTimeInterval(calendar.slotSeconds), places: calendar.placesPerSlot,
+                     booked: counts[start.timeIntervalSince1970] ?? 0, bookable: now <= start.addingTimeInterval(calendar.late))
+            }
+            return DaySlots(store: store, day: day, timeZone: calendar.zone.identifier,
+                            slotMinutes: calendar.slotSeconds / 60, slots: slots)
+        }
+    }
+
+    /// Books a place in the slot starting at `request.slotStart`, if it has one free.
+    public func book(store: String, _ request: Request, now: Date = Date()) async throws -> Made {
+        try Self.checkReference(request.customerRef)
+        guard let storeNumber = UInt32(store) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
+        let logger = database.logger
+        return try await database.transaction { connection in
+            // The store's row lock serves bookings of one store one at a time: the count
+            // below is not changed by another hub process before this one commits.
+            let calendar = try await Self.calendar(store: store, connection, logger, lock: true)
+            let start = request.slotStart
+            let day = calendar.day(of: start)
+            guard calendar.starts(of: day).contains(start) else {
+                throw HubError(.unprocessableContent, .bookingClosed,
+                               "\(start.formatted(.iso8601)) is not the start of one of store \(store)'s slots (GET its slots)")
+            }
+            guard now <= start.addingTimeInterval(calendar.late) else {
+                throw HubError(.unprocessableContent, .bookingClosed, "the slot at \(start.formatted(.iso8601)) is over")
+            }
+            let booked = try await connection.all("""
+                SELECT count(*)::integer FROM booking WHERE store_id = \(store) AND slot_start = \(start) AND cancelled_at IS NULL
+                """, as: Int.self, logger).first ?? 0
+            guard booked < calendar.placesPerSlot else {
+                throw HubError(.conflict, .bookingSlotFull,
+                               "the slot at \(start.formatted(.iso8601)) holds \(booked) of \(calendar.placesPerSlot) bookings")
+            }
+            guard start <= now.addingTimeInterval(Self.daysAhead * 86_400) else {
+                throw HubError(.unprocessableContent, .bookingClosed, "bookings are taken up to \(Int(Self.daysAhead)) days ahead")
+            }
+            // Numbered on from the bookings still live (from the day before yesterday on), so
+            // that no number a door may still hear of (cancelled, used) is given twice.
+            let sequence = (try await connection.all("""
+                SELECT coalesce(max(seq), 0) + 1 FROM booking WHERE store_id = \(store) AND slot_day >= current_date - 2
+                """, as: Int.self, logger).first ?? 1)
+            guard sequence <= TicketNumber.maximumSequence else {
+                throw HubError(.conflict, .bookingSlotFull, "store \(store) holds \(TicketNumber.maximumSequence) live bookings")
+            }
+            let key = try await Self.bookingKey(store: store, connection, logger)
+            let payload = TicketPayload(store: storeNumber, hubBooking: sequence, slotStart: start,
+                                        slotMinutes: UInt16(clamping: Int(calendar.slotSeconds / 60)))
+            let code = TicketCode.make(payload, signedWith: key)
+            let number = payload.number.description
+            try await connection.query("""
+                INSERT INTO booking (store_id, slot_day, seq, number, slot_start, customer_ref, for_someone_else, code)
+                VALUES (\(store), \(day)::date, \(sequence), \(number), \(start), \(request.customerRef),
+                        \(request.forSomeoneElse ?? false), \(code))
+                """, logger: logger)
+            return Made(store: store, number: number, slotStart: start, slotEnd: start.addingTimeInterval(calendar.slotSeconds),
+                        windowOpens: start.addingTimeInterval(-calendar.early), windowCloses: start.addingTimeInterval(calendar.late),
+                        code: code)
+        }
+    }
+
+    /// Cancels booking `number` of the store made with `reference`: its place is free again,
+    /// the store's doors hear it with the next settings, and a notice waits for the SMS gateway.
+    public func cancel(store: String, number: String, reference: String, now: Date = Date()) async throws -> Cancelled {
+        try Self.checkReference(reference)
+        guard let parsed = TicketNumber(number), parsed.totem == TicketPayload.hubLetter, parsed.lane == .booking else {
+            throw HubError(.notFound, .unknownBooking, "\"\(number.prefix(16))\" is not the number of a booking (ZB-…)")
+        }
+        let logger = database.logger
+        return try await database.transaction { connection in
+            let calendar = try await Self.calendar(store: store, connection, logger, lock: true)
+            // The newest booking with that number (numbers restart each day).
+            guard let (day, start, cancelledAt) = try await connection.rows("""
+                SELECT slot_day::text, slot_start, cancelled_at FROM booking
+                WHERE store_id = \(store) AND number = \(parsed.description) AND customer_ref = \(reference)
+                ORDER BY slot_day DESC LIMIT 1
+                """, as: (String, Date, Date?).self, logger).first
+            else { throw HubError(.notFound, .unknownBooking, "store \(store) has no booking \(parsed) made with that reference") }
+            if let cancelledAt { return Cancelled(store: store, number: parsed.description, cancelledAt: cancelledAt) }
+            guard now <= start.addingTimeInterval(calendar.late) else {
+                throw HubError(.unprocessableContent, .bookingClosed, "booking \(parsed)'s slot at \(start.formatted(.iso8601)) is over")
+            }
+            let admitted = try await connection.all("""
+                SELECT count(*)::integer FROM ticket WHERE store_id = \(store) AND number = \(parsed.description)
+                    AND business_day >= \(day)::date - 1 AND admitted_at IS NOT NULL
+                """, as: Int.self, logger).first ?? 0
+            guard admitted == 0 else {
+                throw HubError(.unprocessableContent, .bookingClosed, "booking \(parsed) was already used at the door")
+            }
+            try await connection.query("""
+                UPDATE booking SET cancelled_at = \(now) WHERE store_id = \(store) AND slot_day = \(day)::date AND number = \(parsed.description)
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO notice (store_id, customer_ref, kind, booking_number, slot_start)
+                VALUES (\(store), \(reference), 'cancelled', \(parsed.description), \(start))
+                """, logger: logger)
+            // The doors refuse it from their next settings on.
+            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            return Cancelled(store: store, number: parsed.description, cancelledAt: now)
+        }
+    }
+
+    /// The store's booking key, made (and the store's settings given a new version, so that
+    /// its doors learn the public half) the first time it is needed.
+    static func bookingKey(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> Curve25519.Signing.PrivateKey {
+        if let raw = try await connection.all("SELECT booking_key FROM store WHERE store_id = \(store) AND booking_key IS NOT NULL",
+                                              as: Data.self, logger).first {
+            guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
+                throw HubError(.internalServerError, .hubKeysUnusable, "store \(store)'s booking key is not an Ed25519 key")
+            }
+            return key
+        }
+        let key = Curve25519.Signing.PrivateKey()
+        try await connection.query("UPDATE store SET booking_key = \(key.rawRepresentation) WHERE store_id = \(store)", logger: logger)
+        _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+        return key
+    }
+}
+
+extension UInt8 {
+    var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+    }
+}
