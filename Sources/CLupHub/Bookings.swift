@@ -231,6 +231,8 @@ public struct Bookings: Sendable {
                 VALUES (\(store), \(day)::date, \(sequence), \(number), \(start), \(request.customerRef),
                         \(request.forSomeoneElse ?? false), \(code))
                 """, logger: logger)
+            // The doors keep its place while its window is open: they hear of it with the settings.
+            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
             return Made(store: store, number: number, slotStart: start, slotEnd: start.addingTimeInterval(calendar.slotSeconds),
                         windowOpens: start.addingTimeInterval(-calendar.early), windowCloses: start.addingTimeInterval(calendar.late),
                         code: code)
@@ -278,8 +280,8 @@ public struct Bookings: Sendable {
         }
     }
 
-    /// The store's booking key, made (and the store's settings given a new version, so that
-    /// its doors learn the public half) the first time it is needed.
+    /// The store's booking key, made the first time it is needed (its doors learn the public
+    /// half with the new settings version the booking makes).
     static func bookingKey(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> Curve25519.Signing.PrivateKey {
         if let raw = try await connection.all("SELECT booking_key FROM store WHERE store_id = \(store) AND booking_key IS NOT NULL",
@@ -291,7 +293,6 @@ public struct Bookings: Sendable {
         }
         let key = Curve25519.Signing.PrivateKey()
         try await connection.query("UPDATE store SET booking_key = \(key.rawRepresentation) WHERE store_id = \(store)", logger: logger)
-        _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
         return key
     }
 }

@@ -179,6 +179,15 @@ enum StoreSettings {
             SELECT number FROM booking WHERE store_id = \(store) AND cancelled_at IS NOT NULL AND slot_day >= current_date - 1
             ORDER BY slot_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: String.self, logger)
+        // Bookings not cancelled nor admitted yet whose window may be open today or tomorrow.
+        settings.bookings = try await connection.rows("""
+            SELECT b.number, extract(epoch FROM b.slot_start)::double precision FROM booking b
+            WHERE b.store_id = \(store) AND b.cancelled_at IS NULL
+                AND b.slot_start >= now() - interval '1 day' AND b.slot_start < now() + interval '2 days'
+                AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = b.store_id AND t.number = b.number
+                                AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
+            ORDER BY b.slot_start, b.number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: (String, Double).self, logger).map { StoreSettingsDocument.HubBooking(number: $0.0, slotStart: $0.1) }
         // Today's tickets and yesterday's (a store open across midnight), newest first.
         settings.calledAtOtherDoors = try await connection.all("""
             SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1

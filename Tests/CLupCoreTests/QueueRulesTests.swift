@@ -252,6 +252,27 @@ final class QueueRulesTests: XCTestCase {
         XCTAssertTrue(state.tickets.isEmpty, "no refused booking joined the day")
     }
 
+    func test_aHubBookingKeepsItsPlaceWhileItsWindowIsOpen() throws {
+        let hub = Curve25519.Signing.PrivateKey()
+        let keyring = TicketKeyring(store: 7, keys: ["A": Self.key.publicKey, "Z": hub.publicKey], ownTotem: "A")
+        var policy = policy
+        var settings = StoreSettingsDocument(version: 2, capacity: 3, priorityShare: 0, bookingShare: 0.5)
+        settings.bookings = [.init(number: "ZB-001", slotStart: wall(30).timeIntervalSince1970)]
+        XCTAssertNil(settings.problem)
+        policy = settings.applied(to: policy)
+        var early = DayState(businessDay: day)
+        for minute in 0..<4 { try printed(&early, .regular, minutes: Double(minute)) }
+        XCTAssertEqual(calledNumbers(early.callWhileRoom(at: at(10), policy: policy)).count, 3, "before its window")
+        var state = DayState(businessDay: day)
+        for minute in 0..<4 { try printed(&state, .regular, minutes: Double(minute)) }
+        XCTAssertEqual(calledNumbers(state.callWhileRoom(at: at(25), policy: policy)), ["A-001", "A-002"],
+                       "one of the three places is kept for the booking whose window is open")
+        try state.admit(code: hubBooking(1, slot: wall(30), key: hub), keyring: keyring, at: at(26), policy: policy)
+        XCTAssertEqual(state.occupied, 3)
+        settings.bookings = [.init(number: "AB-001", slotStart: 0)]
+        XCTAssertNotNil(settings.problem, "a totem's number among the hub's bookings")
+    }
+
     func test_aHubBookingNeedsAFreePlace() throws {
         let hub = Curve25519.Signing.PrivateKey()
         let keyring = TicketKeyring(store: 7, keys: ["A": Self.key.publicKey, "Z": hub.publicKey], ownTotem: "A")

@@ -89,9 +89,14 @@ extension DayState {
         return max(0, policy.reservedForPriority - held)
     }
 
-    /// Bookings whose window is open now and who have not come in yet: their places are kept.
+    /// Bookings whose window is open now and who have not come in yet: their places are
+    /// kept. The totem's own, and those made through the hub that have not reached a door.
     func expectedBookings(at now: Date, policy: QueuePolicy) -> Int {
-        tickets.values.filter { $0.state == .waiting && isInBookingWindow($0, at: now, policy: policy) }.count
+        let own = tickets.values.filter { $0.state == .waiting && isInBookingWindow($0, at: now, policy: policy) }.count
+        let fromHub = (policy.hubBookings ?? [:]).filter { number, slot in
+            tickets[number] == nil && now >= slot.addingTimeInterval(-policy.bookingEarly) && now <= slot.addingTimeInterval(policy.bookingLate)
+        }.count
+        return own + fromHub
     }
 
     /// Whether a booking's window (around its slot, on the wall clock like the slot) is open.

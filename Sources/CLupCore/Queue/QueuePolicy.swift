@@ -24,6 +24,9 @@ public struct QueuePolicy: Hashable, Codable, Sendable {
     /// In a store with several doors, the places this door may fill, granted by the hub
     /// (`CapacityEscrow`); nil where the totem is the store's only door.
     public var doorLimit: Int?
+    /// Bookings made through the hub that have not come in yet, with their slots: a place
+    /// is kept for each while its window is open. Nil where there is no hub.
+    public var hubBookings: [TicketNumber: Date]?
 
     public init(capacity: Int = 30, priorityShare: Double = 0.1, agingBound: TimeInterval = 30 * 60,
                 presentationWindow: TimeInterval = 5 * 60, passWindow: TimeInterval = 20, bookingEarly: TimeInterval = 10 * 60,

@@ -28,6 +28,20 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// Bookings made through the hub (letter `TicketPayload.hubLetter`) for today or
     /// tomorrow that were cancelled: refused at the door. Their key is among `totemKeys`.
     public var cancelledBookings: [String]?
+    /// Bookings made through the hub for today or tomorrow, neither cancelled nor used yet:
+    /// the door keeps a place for each while its window is open.
+    public var bookings: [HubBooking]?
+
+    /// A booking made through the hub: its number and its slot's start (Unix seconds).
+    public struct HubBooking: Codable, Hashable, Sendable {
+        public var number: String
+        public var slotStart: Double
+
+        public init(number: String, slotStart: Double) {
+            self.number = number
+            self.slotStart = slotStart
+        }
+    }
 
     /// The largest door limit either way: twice the largest capacity (a door people leave
     /// by holds fewer than none, the one they come in by more than the capacity).
@@ -104,6 +118,15 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
             if list.count > Self.maximumListCount { return "\(list.count) tickets in a list; at most \(Self.maximumListCount)" }
             if let bad = list.first(where: { TicketNumber($0) == nil }) { return "\"\(bad.prefix(16))\" is not a ticket number" }
         }
+        if let bookings {
+            if bookings.count > Self.maximumListCount { return "\(bookings.count) bookings; at most \(Self.maximumListCount)" }
+            for booking in bookings {
+                guard let number = TicketNumber(booking.number), number.totem == TicketPayload.hubLetter, number.lane == .booking else {
+                    return "\"\(booking.number.prefix(16))\" is not the number of a booking made through the hub"
+                }
+                guard (0...Double(UInt32.max)).contains(booking.slotStart) else { return "booking \(number) has no slot time" }
+            }
+        }
         return nil
     }
 
@@ -119,6 +142,11 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         policy.priorityShare = priorityShare
         policy.bookingShare = bookingShare
         policy.doorLimit = doorLimit
+        policy.hubBookings = bookings.map { bookings in
+            Dictionary(bookings.compactMap { booking in
+                TicketNumber(booking.number).map { ($0, Date(timeIntervalSince1970: booking.slotStart)) }
+            }, uniquingKeysWith: { first, _ in first })
+        }
         if let windows {
             policy.presentationWindow = windows.presentationMinutes * 60
             policy.bookingEarly = windows.bookingEarlyMinutes * 60
