@@ -62,7 +62,8 @@ public struct HubAdmin: Sendable {
 extension HubAdmin {
     /// Changes a store's settings; each change is a new version the store's totems apply
     /// (the doors' limits planned again for the new capacity). Returns the settings now in force.
-    public func setStore(id: String, _ change: StoreSettingsChange) async throws -> StoreSettingsDocument {
+    public func setStore(id: String, _ change: StoreSettingsChange, by who: String = "clup-hub (shell)") async throws
+        -> StoreSettingsDocument {
         let logger = database.logger
         return try await database.transaction { connection in
             guard var settings = try await StoreSettings.current(store: id, device: nil, connection, logger, lock: true),
@@ -70,6 +71,7 @@ extension HubAdmin {
             else {
                 throw HubError(.notFound, .unknownStore, "no store \"\(id)\"")
             }
+            let before = Self.describe(settings)
             settings.capacity = change.capacity ?? settings.capacity
             settings.priorityShare = change.priorityShare ?? settings.priorityShare
             settings.bookingShare = change.bookingShare ?? settings.bookingShare
@@ -87,6 +89,8 @@ extension HubAdmin {
                 WHERE store_id = \(id)
                 """, logger: logger)
             settings.version = try await DoorShares.replan(store: id, bump: .always, connection, logger) ?? settings.version
+            try await PanelAccounts.audit(who: who, store: id, action: "store settings changed", before: before,
+                                          after: Self.describe(settings), connection, logger)
             return settings
         }
     }
@@ -120,6 +124,18 @@ extension HubAdmin {
         else { return nil }
         let minute = hours * 60 + minutes
         return minute <= limit ? minute : nil
+    }
+}
+
+extension HubAdmin {
+    /// A store's settings in a line, for the audit.
+    static func describe(_ settings: StoreSettingsDocument) -> String {
+        let booking = settings.applied(to: QueuePolicy()).bookingsPerSlot
+        let windows = settings.windows.map {
+            ", slots \(Int($0.slotMinutes)) min, presentation \(Int($0.presentationMinutes)) min, bookings \(Int($0.bookingEarlyMinutes)) min early to \(Int($0.bookingLateMinutes)) min late"
+        } ?? ""
+        return "capacity \(settings.capacity), walk-in \(settings.capacity - booking), booking \(booking), "
+            + "priority share \(settings.priorityShare)\(windows)"
     }
 }
 

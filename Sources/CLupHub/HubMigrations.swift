@@ -185,6 +185,38 @@ enum HubMigrations {
                 sent_at timestamptz
             );
             """),
+        (6, "the managers of the web panel, their sessions, the audit of changes", """
+            CREATE TABLE manager (
+                name text PRIMARY KEY CHECK (name ~ '^[a-z][a-z0-9._-]{1,31}$'),
+                -- bcrypt; the password itself is never kept.
+                password_hash text NOT NULL,
+                role text NOT NULL CHECK (role IN ('chain-admin', 'store-manager')),
+                store_id text REFERENCES store,
+                failed_logins integer NOT NULL DEFAULT 0,
+                locked_until timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                CHECK ((role = 'store-manager') = (store_id IS NOT NULL))
+            );
+            -- A session: the SHA-256 of the cookie's token, and the CSRF token of its forms.
+            CREATE TABLE manager_session (
+                token_hash bytea PRIMARY KEY,
+                manager text NOT NULL REFERENCES manager ON DELETE CASCADE,
+                csrf_token text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                last_seen timestamptz NOT NULL DEFAULT now()
+            );
+            -- Who changed what, when, before and after.
+            CREATE TABLE audit (
+                audit_id bigserial PRIMARY KEY,
+                at timestamptz NOT NULL DEFAULT now(),
+                who text NOT NULL,
+                store_id text,
+                action text NOT NULL,
+                before text,
+                after text
+            );
+            CREATE INDEX audit_store ON audit (store_id, at);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -11,7 +11,7 @@ struct ClupHub: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
-        subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
+        subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
                       ExampleConfig.self])
 }
 
@@ -201,6 +201,35 @@ extension StoreCommand {
                     try await HubAdmin(database: $0).setHours(id: id, opens: opens, closes: closes, timeZone: timeZone)
                 }
                 print("store \(id) opens \(opens) to \(closes) (\(timeZone))")
+            }
+        }
+    }
+}
+
+struct ManagerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "manager", abstract: "The managers of the web panel.",
+                                                    subcommands: [Add.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a manager (or set a new password): the password is read from standard input, first line.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The manager's name (small letters, digits, . _ -).") var name: String
+        @Option(help: "chain-admin (every store) or store-manager (one store).") var role: String
+        @Option(help: "A store manager's store.") var store: String?
+
+        func run() async throws {
+            try await refusing {
+                guard let role = PanelAccounts.Role(rawValue: role) else {
+                    throw Refusal(CodedError(.badHubRequest, "--role is chain-admin or store-manager, not \"\(role)\""))
+                }
+                guard let password = readLine(strippingNewline: true), !password.isEmpty else {
+                    throw Refusal(CodedError(.badHubRequest, "no password on standard input"))
+                }
+                try await withDatabase(try options.load()) {
+                    try await PanelAccounts(database: $0).add(name: name, password: password, role: role, store: store)
+                }
+                print("manager \(name): \(role.rawValue)\(store.map { " of store \($0)" } ?? "")")
             }
         }
     }

@@ -11,6 +11,16 @@ assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected [$2], got [
 assert_contains() { case "$1" in *"$2"*) ;; *) fail "${3:-missing text}: [$2] not in [$1]" ;; esac; }
 assert_status() { [ "$1" -eq "$2" ] || fail "${3:-exit status}: expected $2, got $1"; }
 
+# Runs CONDITION (a shell command) until it succeeds, up to SECONDS.
+wait_until() {
+  local seconds=$1 condition=$2
+  for _ in $(seq 1 $((seconds * 10))); do
+    eval "$condition" && return 0
+    sleep 0.1
+  done
+  fail "not within $seconds s: $condition"
+}
+
 # Checks the unit file systemd/NAME.service, pointed at $BIN's NAME: it verifies, and its
 # exposure (`systemd-analyze security`, out of 10) is 2.5 or lower ("OK" or better).
 # Prints systemd's verdict as a report line.

@@ -291,15 +291,6 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   assert_contains "$out" "queue.capacity: this totem is enrolled at $HUB_URL, which manages queue.capacity"
 }
 
-# Runs CONDITION (a shell command) until it succeeds, up to SECONDS.
-wait_until() {
-  local seconds=$1 condition=$2
-  for _ in $(seq 1 $((seconds * 10))); do
-    eval "$condition" && return 0
-    sleep 0.1
-  done
-  fail "not within $seconds s: $condition"
-}
 
 # This door's places and what it holds, from `clupctl status`: "LIMIT HELD".
 door_places() {
@@ -426,8 +417,12 @@ test_two_doors_share_one_capacity_through_an_outage_and_admit_each_others_ticket
   assert_eq "$inside" 1 "people inside by the hub's count (3 in, 2 out)"
 
   # A ticket A called is admitted at door B, once B has heard it is called; then it is
-  # used at A too. First a place at B: one more leaves by B.
+  # used at A too. First a place at B. A place freed at B goes to A while a ticket waits
+  # there, so: one leaves by B and A calls its last waiting ticket with that place; then
+  # one more leaves by B, and that place stays at B (nobody waits anywhere).
   as_b
+  clupctl sim pass out >/dev/null
+  as_a; wait_until 60 'door_queue | grep -q "^0 waiting"'; as_b
   clupctl sim pass out >/dev/null
   code=$(WORK=$A_WORK printed_qr_text A-004)
   wait_until 60 'clupctl sim scan "$code" >/dev/null 2>&1'

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The managers' web panel of the hub, in a real browser (Debian's headless Chromium through
+# chromedriver) and with curl for what a browser would not send: a private PostgreSQL,
+# clup-hub over HTTPS, a totem enrolled at store 7.
+# Needs ROOT and BIN (set by scripts/test). Screenshots go to $CLUP_SCREENSHOTS/panel
+# (default: test-screenshots/panel in the checkout), kept after the run to be looked at.
+set -uo pipefail
+source "$ROOT/Tests/integration/harness.sh"
+source "$ROOT/scripts/lib/kiosk.sh"
+source "$ROOT/scripts/lib/hub.sh"
+
+SHOTS="${CLUP_SCREENSHOTS:-$ROOT/test-screenshots}/panel"
+ADA_PASSWORD="walk-in-places-ada-7"
+ROOT_PASSWORD="chain-admin-secret-1"
+
+stop_everything() {
+  kiosk_stop
+  hub_stop_all
+}
+
+# A hub with stores 7 and 8, Ada managing store 7, an administrator for the chain, and the
+# totem of store 7 enrolled and running.
+panel_up() {
+  trap stop_everything EXIT
+  hub_start_postgres
+  HUB_PORT=$(free_port)
+  hub_write_config hub "$HUB_PORT"
+  hub_init
+  hub_serve hub "$HUB_PORT"
+  HUB_URL="https://127.0.0.1:$HUB_PORT"
+  clup_hub store create 7 --name "CLup Market" --capacity 30 >/dev/null
+  clup_hub store create 8 --name "CLup Corner" --capacity 12 >/dev/null
+  printf '%s\n' "$ADA_PASSWORD" | clup_hub manager add ada --role store-manager --store 7 >/dev/null
+  printf '%s\n' "$ROOT_PASSWORD" | clup_hub manager add root --role chain-admin >/dev/null
+}
+
+# curl with a cookie jar of its own: panel_curl JAR [curl options…] URL-PATH
+panel_curl() {
+  local jar=$1; shift
+  curl -s --cacert "$WORK/hub/ca.pem" -b "$WORK/$jar" -c "$WORK/$jar" "$@"
+}
+status_of() { panel_curl "$@" -o /dev/null -w '%{http_code}'; }
+login_as() {  # login_as JAR NAME PASSWORD: prints the status
+  status_of "$1" --data-urlencode "name=$2" --data-urlencode "password=$3" "$HUB_URL/panel/login"
+}
+csrf_of() {  # the CSRF token on a page of JAR's session
+  panel_curl "$1" "$HUB_URL/panel/stores/7" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n 1
+}
+
+test_a_manager_changes_the_split_in_a_browser_and_the_totem_shows_it() {
+  panel_up
+  code=$(clup_hub enrolment-code --store 7 --letter A --door main)
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" >/dev/null
+  kiosk_start
+  # Something for the statistics: a ticket taken, called and used, one person still in,
+  # and a booking in the next hour's first slot.
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  clupctl sim tap 360 640 >/dev/null
+  wait_for_print A-001 >/dev/null
+  wait_until 60 'clupctl sim scan "$(printed_qr_text A-001)" >/dev/null 2>&1'
+  clupctl sim pass in >/dev/null; clupctl sim pass in >/dev/null; clupctl sim pass out >/dev/null
+  slot=$(python3 -c 'import datetime, time; print(datetime.datetime.fromtimestamp((int(time.time()) // 3600 + 1) * 3600, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))')
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 >/dev/null
+  curl -sf --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_APP_TOKEN" -H 'Content-Type: application/json' \
+    --data "{\"slotStart\": \"$slot\", \"customerRef\": \"app-customer-1\"}" "$HUB_URL/v1/stores/7/bookings" >/dev/null \
+    || fail "booking the slot at $slot"
+  wait_until 60 '[ "$(hub_psql -c "SELECT sum(entries) FROM occupancy WHERE store_id = '"'7'"'")" = 2 ]'
+  assert_contains "$(clupctl status)" "booking share 0.3"
+  rm -rf "$SHOTS"
+  # 25 walk-in places of 30 leave 5 for bookings: a booking share of 5/30.
+  seen=$(PANEL_SAVED_CHECK="CLUP_SOCKET='$WORK/control.sock' '$BIN/clupctl' status | grep -q 'booking share 0.1666'" \
+    python3 "$ROOT/Tests/integration/tools/panel-walk.py" "$HUB_URL" ada "$ADA_PASSWORD" 7 25 8 "$SHOTS") \
+    || fail "the browser walk failed: $seen"
+  field() { python3 -c "import json, sys; print(json.loads(sys.argv[1])$2)" "$seen"; }
+  assert_eq "$(field "" "['after_login']")" "$HUB_URL/panel" "where the login leads"
+  assert_eq "$(field "" "['cookie']")" "{'secure': True, 'httpOnly': True, 'sameSite': 'Strict', 'path': '/panel'}" "the session cookie"
+  assert_eq "$(field "" "['booking_places_before']")" 9 "booking places of 30 at a share of 0.3"
+  assert_eq "$(field "" "['booking_places_after']")" 5 "booking places once walk-in places are 25"
+  assert_contains "$(field "" "['store_page']")" "Saved."
+  assert_contains "$(field "" "['store_page']")" "People inside at the end of each hour"
+  # The lane table: A-001 issued, called and admitted; the booked slot: 1 of 5 taken.
+  assert_contains "$(field "" "['store_page']")" "regular 1 1 1 0 0"
+  assert_contains "$(field "" "['store_page']")" "${slot%Z} 1 4"
+  assert_contains "$(field "" "['fleet_page']")" "store-7-totem-A-"
+  assert_contains "$(field "" "['other_store_page']")" "ada manages store 7 only"
+  assert_eq "$(field "" "['after_logout_store']")" "$HUB_URL/panel/login" "the store page after logging out"
+  # The totem has the new split: 5 booking places of 30.
+  after=$(field "" ".get('split_at_the_totem_after')")
+  [ "$after" != None ] || fail "the totem did not show the new split within 60 s of the save"
+  echo "report: the totem's clupctl status showed the new split $after s after the click on Save"
+  echo "report: $(clupctl status | grep '^settings')"
+  assert_contains "$(hub_psql -c "SELECT who, action, before, after FROM audit WHERE store_id = '7' AND who = 'ada'")" \
+    "ada|store settings changed|capacity 30, walk-in 21, booking 9"
+  echo "report: audit: $(hub_psql -c "SELECT who, action, before, after FROM audit WHERE who = 'ada' AND store_id = '7'")"
+  for png in "$SHOTS"/*.png; do
+    [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] || fail "$png is not a PNG"
+  done
+  echo "report: screenshots: $(ls "$SHOTS" | tr '\n' ' ') in $SHOTS"
+}
+
+test_a_store_manager_cannot_see_or_change_another_store() {
+  panel_up
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  assert_eq "$(status_of ada "$HUB_URL/panel/stores/7")" 200 "Ada's own store"
+  assert_eq "$(status_of ada "$HUB_URL/panel/stores/8")" 403 "another store's page"
+  assert_eq "$(status_of ada "$HUB_URL/panel/stores/8/days.csv")" 403 "another store's figures"
+  csrf=$(csrf_of ada)
+  [ -n "$csrf" ] || fail "no CSRF token on Ada's page"
+  assert_eq "$(status_of ada --data "csrf=$csrf&capacity=99" "$HUB_URL/panel/stores/8/settings")" 403 "changing another store"
+  assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '8'")" 12 "store 8's capacity"
+  # The chain's administrator sees both.
+  assert_eq "$(login_as root root "$ROOT_PASSWORD")" 303 "the administrator's login"
+  assert_eq "$(status_of root "$HUB_URL/panel/stores/8")" 200 "the administrator at store 8"
+  stores=$(panel_curl ada "$HUB_URL/panel")
+  assert_contains "$stores" "Store 7"
+  case "$stores" in *"Store 8"*) fail "Ada's list of stores shows store 8" ;; esac
+  # The bookings API is not the panel: a session cookie opens nothing there.
+  assert_eq "$(status_of ada "$HUB_URL/v1/stores/8/slots")" 401 "the bookings API with a panel session"
+}
+
+test_csrf_and_session_fixation_fail() {
+  panel_up
+  # Fixation: a token planted in the browser before the login is not the session after it.
+  printf '127.0.0.1\tFALSE\t/panel\tTRUE\t0\tclup_panel\tplanted-token-0123456789abcdef\n' > "$WORK/victim"
+  assert_eq "$(login_as victim ada "$ADA_PASSWORD")" 303 "Ada's login"
+  token=$(awk '$6 == "clup_panel" { print $7 }' "$WORK/victim")
+  [ -n "$token" ] && [ "$token" != "planted-token-0123456789abcdef" ] || fail "the login kept the planted token: $token"
+  printf '127.0.0.1\tFALSE\t/panel\tTRUE\t0\tclup_panel\tplanted-token-0123456789abcdef\n' > "$WORK/attacker"
+  assert_eq "$(status_of attacker "$HUB_URL/panel/stores/7")" 303 "the attacker with the planted token"
+  # CSRF: a form posted without the page's token, or with another session's, changes nothing.
+  assert_eq "$(status_of victim --data "capacity=99" "$HUB_URL/panel/stores/7/settings")" 403 "a post without the CSRF token"
+  assert_eq "$(login_as other ada "$ADA_PASSWORD")" 303 "a second session"
+  assert_eq "$(status_of victim --data "csrf=$(csrf_of other)&capacity=99" "$HUB_URL/panel/stores/7/settings")" 403 \
+    "a post with another session's token"
+  assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '7'")" 30 "store 7's capacity"
+  assert_eq "$(status_of victim --data "csrf=$(csrf_of victim)&capacity=40" "$HUB_URL/panel/stores/7/settings")" 303 \
+    "the page's own form"
+  assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '7'")" 40 "store 7's capacity"
+  out=$(panel_curl victim -D - "$HUB_URL/panel/stores/7" -o /dev/null)
+  assert_contains "$out" "Content-Security-Policy: default-src 'none'"
+}
+
+test_wrong_passwords_lock_the_name_and_no_password_is_stored_or_logged() {
+  panel_up
+  for n in 1 2 3 4; do assert_eq "$(login_as x ada "wrong-password-$n")" 401 "wrong password $n"; done
+  assert_eq "$(login_as x nobody "wrong-password-0")" 401 "an unknown name"
+  assert_eq "$(login_as x ada "wrong-password-5")" 429 "the fifth wrong password"
+  out=$(panel_curl x --data-urlencode "name=ada" --data-urlencode "password=$ADA_PASSWORD" "$HUB_URL/panel/login")
+  assert_contains "$out" "this name is locked until"
+  assert_eq "$(status_of x "$HUB_URL/panel")" 303 "the panel after a refused login"
+  assert_contains "$(hub_psql -c "SELECT action FROM audit WHERE who = 'ada'")" "locked after 5 wrong passwords"
+  # The right password of the other manager still works: the lock is per name.
+  assert_eq "$(login_as y root "$ROOT_PASSWORD")" 303 "the administrator during Ada's lockout"
+  # Only bcrypt hashes are kept; no password is in the database or the hub's log.
+  assert_contains "$(hub_psql -c "SELECT password_hash FROM manager WHERE name = 'ada'")" '$2b$11$'
+  pg_dump -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" "$PGDATABASE" > "$WORK/dump.sql" || fail "pg_dump failed"
+  for secret in "$ADA_PASSWORD" "$ROOT_PASSWORD" wrong-password-3; do
+    grep -q -- "$secret" "$WORK/dump.sql" "$WORK/hub.log" && fail "a password is in the database or the log"
+  done
+  true
+}
+
+run_tests

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""A manager's walk through the hub's web panel in a real browser.
+
+Debian's headless Chromium, driven through chromedriver's W3C WebDriver protocol (plain
+HTTP, no client library): log in, change a store's walk-in places, look at its statistics
+and at the fleet, and try another store. Screenshots go into SHOTS.
+
+usage: panel-walk.py HUB_URL NAME PASSWORD STORE WALK_IN OTHER_STORE SHOTS
+With PANEL_SAVED_CHECK set, a shell command, also measures how long after the save it
+first succeeds. Prints one JSON object: what the browser saw.
+"""
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Browser:
+    def __init__(self, workdir):
+        self.port = free_port()
+        self.driver = subprocess.Popen(["chromedriver", f"--port={self.port}"], stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+        self.base = f"http://127.0.0.1:{self.port}"
+        for _ in range(300):  # chromedriver answers /status once it listens
+            try:
+                urllib.request.urlopen(self.base + "/status", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise SystemExit("chromedriver did not start")
+        # The hub's certificate is made by its own CA, which this throwaway profile does not
+        # know: certificate errors are accepted for this session only.
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome", "acceptInsecureCerts": True,
+            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1600",
+                f"--user-data-dir={workdir}/chromium-profile", "--disable-dev-shm-usage"]}}}}
+        self.session = self.call("POST", "/session", caps)["sessionId"]
+
+    def call(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return json.load(answer)["value"]
+
+    def s(self, method, path, body=None):
+        return self.call(method, f"/session/{self.session}{path}", body)
+
+    def go(self, url):
+        self.s("POST", "/url", {"url": url})
+
+    def find(self, css):
+        found = self.s("POST", "/element", {"using": "css selector", "value": css})
+        return next(iter(found.values()))
+
+    def type(self, css, text):
+        element = self.find(css)
+        self.s("POST", f"/element/{element}/clear", {})
+        self.s("POST", f"/element/{element}/value", {"text": text})
+
+    def click(self, css):
+        self.s("POST", f"/element/{self.find(css)}/click", {})
+
+    def text(self, css="body"):
+        return self.s("GET", f"/element/{self.find(css)}/text")
+
+    def url(self):
+        return self.s("GET", "/url")
+
+    def cookies(self):
+        return self.s("GET", "/cookie")
+
+    def shot(self, path):
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(self.s("GET", "/screenshot")))
+
+    def close(self):
+        try:
+            self.s("DELETE", "")
+        finally:
+            self.driver.terminate()
+            self.driver.wait(timeout=30)
+
+
+def main():
+    hub, name, password, store, walk_in, other, shots = sys.argv[1:8]
+    os.makedirs(shots, exist_ok=True)
+    seen = {}
+    browser = Browser(os.path.dirname(os.path.abspath(shots)))
+    try:
+        browser.go(hub + "/panel/login")
+        browser.shot(f"{shots}/1-login.png")
+        browser.type("#name", name)
+        browser.type("#password", password)
+        browser.click("#login")
+        seen["after_login"] = browser.url()
+        cookie = next((c for c in browser.cookies() if c["name"] == "clup_panel"), {})
+        seen["cookie"] = {k: cookie.get(k) for k in ("secure", "httpOnly", "sameSite", "path")}
+        browser.go(f"{hub}/panel/stores/{store}")
+        seen["booking_places_before"] = browser.text("#bookingPlaces")
+        browser.type("#walkIn", walk_in)
+        saved = time.monotonic()
+        browser.click("#save")
+        # How long until the totem shows the new split (PANEL_SAVED_CHECK is a shell command
+        # that succeeds once it does), measured from the click.
+        check = os.environ.get("PANEL_SAVED_CHECK")
+        while check and time.monotonic() - saved < 60:
+            if subprocess.run(["bash", "-c", check]).returncode == 0:
+                seen["split_at_the_totem_after"] = round(time.monotonic() - saved, 2)
+                break
+            time.sleep(0.05)
+        seen["after_save"] = browser.url()
+        seen["booking_places_after"] = browser.text("#bookingPlaces")
+        seen["store_page"] = browser.text()
+        browser.shot(f"{shots}/2-store-{store}-settings-and-statistics.png")
+        browser.go(hub + "/panel/fleet")
+        seen["fleet_page"] = browser.text()
+        browser.shot(f"{shots}/3-fleet.png")
+        browser.go(f"{hub}/panel/stores/{other}")
+        seen["other_store_page"] = browser.text()
+        browser.shot(f"{shots}/4-another-store-refused.png")
+        browser.click("nav button")
+        seen["after_logout"] = browser.url()
+        browser.go(f"{hub}/panel/stores/{store}")
+        seen["after_logout_store"] = browser.url()
+    finally:
+        browser.close()
+    print(json.dumps(seen))
+
+
+if __name__ == "__main__":
+    main()
