@@ -51,8 +51,9 @@ public final class HubMetrics: Sendable {
         }
         let stores = try await database.transaction { connection in
             try await connection.rows("""
-                SELECT store_id, sum(carried + entries - exits + corrections)::int8 FROM occupancy
-                WHERE business_day = current_date GROUP BY store_id ORDER BY store_id
+                SELECT o.store_id, sum(o.carried + o.entries - o.exits + o.corrections)::int8 FROM occupancy o
+                WHERE o.business_day = (SELECT max(business_day) FROM occupancy l WHERE l.store_id = o.store_id)
+                GROUP BY o.store_id ORDER BY o.store_id
                 """, as: (String, Int64).self, database.logger)
         }
         var text = registry.emitToString()
@@ -68,7 +69,7 @@ public final class HubMetrics: Sendable {
         family("clup_hub_door_limit", "The places the hub granted the totem's door.", zip(labels, totems).map { ($0, "\($1.5)") })
         family("clup_hub_door_held", "The places the door last reported holding.", zip(labels, totems).map { ($0, "\($1.6)") })
         family("clup_hub_door_waiting", "Tickets waiting at the door, as last reported.", zip(labels, totems).map { ($0, "\($1.7)") })
-        family("clup_hub_store_inside", "People inside each store today, summed over its doors.",
+        family("clup_hub_store_inside", "People inside each store on its current business day (the latest its doors opened), summed over its doors.",
                stores.map { ("store=\"\($0.0)\"", "\($0.1)") })
         return text
     }

@@ -217,6 +217,9 @@ enum HubMigrations {
             );
             CREATE INDEX audit_store ON audit (store_id, at);
             """),
+        (7, "when a ticket was scanned on the way out", """
+            ALTER TABLE ticket ADD COLUMN left_at timestamptz;
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

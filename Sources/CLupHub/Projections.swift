@@ -55,6 +55,11 @@ enum Projections {
                 """, logger: logger)
         case let .ticketReprinted(number, _, _):
             try await setState(number, "printing", day: day, store: store, connection, logger)
+        case let .ticketLeft(number, _, at):
+            try await connection.query("""
+                UPDATE ticket SET left_at = \(at)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                """, logger: logger)
         case let .passage(_, _, _, at, ticket, _):
             if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(store: store, connection, logger) }
             if let ticket {

@@ -178,6 +178,9 @@ public enum TotemDatabase {
                 ALTER TABLE exit_history ADD COLUMN last_exit_steady TEXT;
                 """)
         }
+        migrator.registerMigration("v5: when a ticket was scanned on the way out") { db in
+            try db.execute(sql: "ALTER TABLE ticket ADD COLUMN left_at REAL")
+        }
         return migrator
     }
 }

@@ -58,7 +58,7 @@ public final class TotemStore: Sendable {
                 case let .ticketSubmitted(number, _, _), let .ticketPrinted(number, _, _),
                      let .ticketPrintFailed(number, _, _), let .ticketCalled(number, _, _, _, _),
                      let .ticketNoShow(number, _, _), let .ticketAdmitted(number, _, _, _),
-                     let .admissionLapsed(number, _, _), let .ticketReprinted(number, _, _):
+                     let .admissionLapsed(number, _, _), let .ticketReprinted(number, _, _), let .ticketLeft(number, _, _):
                     tickets.insert(number)
                 case let .passage(direction, door, _, _, ticket, _):
                     doors.insert(door)

@@ -217,8 +217,10 @@ struct EscrowWalk {
             called: Set(others.flatMap { $0.day.tickets.values.filter { $0.state == .called }.map(\.number) }),
             used: Set(others.flatMap { $0.day.tickets.values.filter { [.admitted, .entered].contains($0.state) }.map(\.number) }))
         let keys = TicketKeyring(store: 1, keys: keyring.keys, ownTotem: doors[at].letter)
+        // A ticket that already came in by that door, scanned again, is on its way out: nobody enters.
         guard let admitted = try? doors[at].day.admit(code: ticket.code, keyring: keys, at: now, policy: policyHere(at),
-                                                      otherDoors: otherDoors)
+                                                      otherDoors: otherDoors),
+              admitted.contains(where: { $0.type == "ticket.admitted" })
         else { return }
         record(at, admitted + doors[at].day.pass(.entry, door: doors[at].name, at: now))
     }

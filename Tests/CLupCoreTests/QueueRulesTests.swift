@@ -273,6 +273,21 @@ final class QueueRulesTests: XCTestCase {
         XCTAssertNotNil(settings.problem, "a totem's number among the hub's bookings")
     }
 
+    func test_aTicketScannedAgainAfterComingInLeavesOnce() throws {
+        var state = DayState(businessDay: day)
+        let ticket = try printed(&state, .regular)
+        _ = state.callWhileRoom(at: at(1), policy: policy)
+        try state.admit(code: ticket.code, keyring: keyring, at: at(2), policy: policy)
+        state.pass(.entry, door: "main", at: at(2))
+        XCTAssertEqual(try state.admit(code: ticket.code, keyring: keyring, at: at(25), policy: policy),
+                       [.ticketLeft(ticket.number, businessDay: day, at: wall(25))])
+        XCTAssertEqual(state.tickets[ticket.number]?.leftAt, wall(25))
+        XCTAssertEqual(state.inside, 1, "the exit pulse, not the scan, counts the person out")
+        XCTAssertThrowsError(try state.admit(code: ticket.code, keyring: keyring, at: at(26), policy: policy)) { error in
+            guard case .alreadyUsed? = error as? Refusal else { return XCTFail("\(error)") }
+        }
+    }
+
     func test_aHubBookingNeedsAFreePlace() throws {
         let hub = Curve25519.Signing.PrivateKey()
         let keyring = TicketKeyring(store: 7, keys: ["A": Self.key.publicKey, "Z": hub.publicKey], ownTotem: "A")

@@ -16,6 +16,8 @@ public struct QueueModel {
         public var state: TicketState
         public var called: Moment?
         public var admitted: Moment?
+        /// When it was scanned on the way out, after it came in.
+        public var left: Date?
 
         var lane: Lane { number.lane }
 
@@ -131,7 +133,9 @@ public struct QueueModel {
         case .called:
             let called = ticket.called!
             return now.seconds(since: called.wall, called.steady) >= policy.presentationWindow ? .noShow(number) : nil
-        case .admitted, .entered: return .alreadyUsed(number)
+        case .admitted: return .alreadyUsed(number)
+        // Scanned again once inside: on its way out, once.
+        case .entered: return ticket.left.map { .alreadyUsed("\(number) (it left at \($0.formatted(.iso8601)))") }
         case .noShow: return .noShow(number)
         }
     }
@@ -167,8 +171,12 @@ public struct QueueModel {
     }
 
     public mutating func admit(code: String, at now: Moment) {
-        guard let number = tickets.first(where: { $0.code == code })?.number else { return }
-        update(number) { $0.state = .admitted; $0.admitted = now }
+        guard let ticket = tickets.first(where: { $0.code == code }) else { return }
+        if ticket.state == .entered {
+            update(ticket.number) { $0.left = now.wall }
+        } else {
+            update(ticket.number) { $0.state = .admitted; $0.admitted = now }
+        }
     }
 
     /// Lapsed admissions go back to where they were; called tickets past their window are no-shows.

@@ -535,11 +535,15 @@ print(code[:i] + '0' + code[i + 1:])" "$second_code")
   assert_contains "$out" "forged"
   clupctl sim scan "$second_code" >/dev/null || fail "booking $second refused within its window: $(clupctl sim scan "$second_code" 2>&1)"
   clupctl sim pass in >/dev/null
+  # On the way out the booking's code is scanned again: its time in store reaches the hub.
+  assert_contains "$(clupctl sim scan "$second_code")" "goodbye: $second leaves after"
+  clupctl sim pass out >/dev/null
   rc=0; out=$(clupctl sim scan "$second_code" 2>&1) || rc=$?
-  assert_status $rc 1 "a booking scanned a second time"
+  assert_status $rc 1 "a booking scanned a third time"
   assert_contains "$out" "already used"
   wait_synced
-  assert_eq "$(hub_psql -c "SELECT state FROM ticket WHERE store_id = '7' AND number = '$second'")" entered "the booking at the hub"
+  assert_eq "$(hub_psql -c "SELECT state, left_at IS NOT NULL FROM ticket WHERE store_id = '7' AND number = '$second'")" "entered|t" \
+    "the booking at the hub"
   # Used now: it cannot be cancelled any more.
   out=$(app POST "/bookings/$second/cancel" '{"customerRef": "cust-0003"}')
   assert_eq "$(echo "$out" | status_of)" 422 "cancelling a booking already used"

@@ -59,13 +59,16 @@ test_a_manager_changes_the_split_in_a_browser_and_the_totem_shows_it() {
   clupctl sim tap 360 640 >/dev/null
   wait_for_print A-001 >/dev/null
   wait_until 60 'clupctl sim scan "$(printed_qr_text A-001)" >/dev/null 2>&1'
-  clupctl sim pass in >/dev/null; clupctl sim pass in >/dev/null; clupctl sim pass out >/dev/null
+  clupctl sim pass in >/dev/null; clupctl sim pass in >/dev/null
+  # A-001's holder leaves: the code scanned on the way out, then the exit pulse.
+  clupctl sim scan "$(printed_qr_text A-001)" >/dev/null || fail "A-001 scanned on the way out"
+  clupctl sim pass out >/dev/null
   slot=$(python3 -c 'import datetime, time; print(datetime.datetime.fromtimestamp((int(time.time()) // 3600 + 1) * 3600, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))')
   clup_hub store hours 7 --opens 00:00 --closes 24:00 >/dev/null
   curl -sf --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_APP_TOKEN" -H 'Content-Type: application/json' \
     --data "{\"slotStart\": \"$slot\", \"customerRef\": \"app-customer-1\"}" "$HUB_URL/v1/stores/7/bookings" >/dev/null \
     || fail "booking the slot at $slot"
-  wait_until 60 '[ "$(hub_psql -c "SELECT sum(entries) FROM occupancy WHERE store_id = '"'7'"'")" = 2 ]'
+  wait_until 60 '[ "$(hub_psql -c "SELECT count(left_at) FROM ticket WHERE store_id = '"'7'"'")" = 1 ]'
   assert_contains "$(clupctl status)" "booking share 0.3"
   rm -rf "$SHOTS"
   # 25 walk-in places of 30 leave 5 for bookings: a booking share of 5/30.
@@ -82,6 +85,7 @@ test_a_manager_changes_the_split_in_a_browser_and_the_totem_shows_it() {
   # The lane table: A-001 issued, called and admitted; the booked slot: 1 of 5 taken.
   assert_contains "$(field "" "['store_page']")" "regular 1 1 1 0 0"
   assert_contains "$(field "" "['store_page']")" "${slot%Z} 1 4"
+  assert_contains "$(field "" "['store_page']")" "min, from 1 ticket scanned on the way in and again on the way out"
   assert_contains "$(field "" "['fleet_page']")" "store-7-totem-A-"
   assert_contains "$(field "" "['other_store_page']")" "ada manages store 7 only"
   assert_eq "$(field "" "['after_logout_store']")" "$HUB_URL/panel/login" "the store page after logging out"

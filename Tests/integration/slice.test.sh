@@ -472,9 +472,15 @@ test_the_door_admits_a_called_ticket_once() {
   assert_contains "$(clupctl sim scan "$code")" "admitted A-001: the turnstile is released"
   assert_contains "$(clupctl sim pass in)" "passage in by ticket A-001; 1 inside"
   assert_eq "$(ticket_field A-001 state)" entered
+  # Scanned again once inside: on the way out (its time in store); the turnstile is not
+  # released to come in. Once more (a photocopy): refused.
+  assert_contains "$(clupctl sim scan "$code")" "goodbye: A-001 leaves after 0 min in the store"
+  assert_contains "$(clupctl sim pass out)" "passage out"
+  assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT left_at IS NOT NULL FROM ticket WHERE number = 'A-001'")" 1 \
+    "A-001's exit, stored"
   rc=0; out=$(clupctl sim scan "$code" 2>&1) || rc=$?
   assert_status $rc 1 "a photocopy"
-  assert_contains "$out" "E-Q-005 ticket A-001 was already used"
+  assert_contains "$out" "E-Q-005 ticket A-001 (it left at"
   rc=0; out=$(clupctl sim scan "NOT A TICKET" 2>&1) || rc=$?
   assert_status $rc 1 "a stranger's code"
   assert_contains "$out" "E-DOOR-001 unreadable: not a CLup ticket code"

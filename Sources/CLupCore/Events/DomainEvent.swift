@@ -33,6 +33,8 @@ public enum DomainEvent: Hashable, Codable, Sendable {
     /// A ticket another door of the store called was read at this door: it joins this
     /// door's day as called (and is admitted by the next event).
     case ticketFromOtherDoor(Ticket, at: Date)
+    /// A ticket that came in was scanned on the way out: its time in store is known.
+    case ticketLeft(TicketNumber, businessDay: BusinessDay, at: Date)
 
     /// The stable name stored in the event log's `type` column.
     public var type: String {
@@ -51,6 +53,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case .occupancyCorrected: "occupancy.corrected"
         case .storeSettingsApplied: "store.settings-applied"
         case .ticketFromOtherDoor: "ticket.from-other-door"
+        case .ticketLeft: "ticket.left"
         }
     }
 
@@ -61,7 +64,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case let .ticketIssued(ticket), let .ticketFromOtherDoor(ticket, _): ticket.businessDay
         case let .ticketSubmitted(_, day, _), let .ticketPrinted(_, day, _), let .ticketPrintFailed(_, day, _),
              let .ticketCalled(_, day, _, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _, _),
-             let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _),
+             let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _), let .ticketLeft(_, day, _),
              let .passage(_, _, day, _, _, _), let .occupancyCorrected(_, day, _, _, _, _),
              let .storeSettingsApplied(_, day, _):
             day

@@ -193,7 +193,8 @@ extension DayState {
     // MARK: The door
 
     /// A code read at the door: verified offline against the store's keys, then admitted
-    /// once if the rules allow; else says why.
+    /// once if the rules allow; else says why. A ticket that came in, read again, is on its
+    /// way out: its exit is recorded (`ticket.left`) and nobody is admitted.
     ///
     /// In a store with several doors, `otherDoors` is what the hub last said of the other
     /// doors: a ticket one of them called is admitted here too (if this door has a place),
@@ -242,7 +243,9 @@ extension DayState {
             if (ticket.secondsSinceCall(at: now) ?? .infinity) >= policy.presentationWindow {
                 throw .noShow(number)
             }
-        case .admitted, .entered:
+        case .entered:
+            return try leaving(ticket, at: now)
+        case .admitted:
             throw .alreadyUsed(number)
         case .noShow:
             throw .noShow(number)
@@ -257,7 +260,8 @@ extension DayState {
                                           otherDoors: OtherDoors) throws(Refusal) -> [DomainEvent] {
         if otherDoors.cancelled.contains(number) { throw .bookingCancelled(number.description) }
         let known = tickets[number]
-        if known?.state == .admitted || known?.state == .entered { throw .alreadyUsed(number.description) }
+        if let known, known.state == .entered { return try leaving(known, at: now) }
+        if known?.state == .admitted { throw .alreadyUsed(number.description) }
         guard now.wall >= slot.addingTimeInterval(-policy.bookingEarly), now.wall <= slot.addingTimeInterval(policy.bookingLate) else {
             throw .outsideBookingWindow("\(number) (slot at \(slot.formatted(.iso8601)))")
         }
@@ -275,6 +279,13 @@ extension DayState {
         arrived.callReason = "booked through the hub for the slot at \(slot.formatted(.iso8601))"
         return applying([.ticketFromOtherDoor(arrived, at: now.wall),
                          .ticketAdmitted(number, businessDay: businessDay, at: now.wall, steady: now.steady)])
+    }
+
+    /// A ticket that came in, scanned again: on the way out. Its exit is recorded once (the
+    /// time in store); the turnstile's exit pulse counts the person as for anyone leaving.
+    private mutating func leaving(_ ticket: Ticket, at now: Moment) throws(Refusal) -> [DomainEvent] {
+        if let left = ticket.leftAt { throw .alreadyUsed("\(ticket.number) (it left at \(left.formatted(.iso8601)))") }
+        return applying([.ticketLeft(ticket.number, businessDay: businessDay, at: now.wall)])
     }
 
     /// The turnstile did not open for an admitted ticket: its admission is given back.

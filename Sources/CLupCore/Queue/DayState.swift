@@ -117,6 +117,8 @@ public struct DayState: Hashable, Codable, Sendable {
             tickets[number]?.state = wasCalled ? .called : .waiting
             tickets[number]?.admittedAt = nil
             tickets[number]?.admittedSteady = nil
+        case let .ticketLeft(number, _, at):
+            tickets[number]?.leftAt = at
         case let .ticketReprinted(number, _, _):
             tickets[number]?.state = .printing
             tickets[number]?.printJob = nil

@@ -23,6 +23,8 @@ public struct Ticket: Hashable, Codable, Sendable {
     public var admittedAt: Date?
     public var admittedSteady: SteadyTime?
     public var enteredAt: Date?
+    /// When it was scanned on the way out (nil: not, or not yet).
+    public var leftAt: Date?
     public var failureReason: String?
 
     public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, issuedSteady: SteadyTime? = nil,

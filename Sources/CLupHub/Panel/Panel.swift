@@ -145,7 +145,7 @@ struct Panel: Sendable {
             \(PanelPages.barChart(hourly, title: "People inside at the end of each hour of the store's day (UTC)"))
             \(PanelPages.barChart(dayRows.suffix(14).map { (label: String($0[0].suffix(5)), value: Int($0[1]) ?? 0) }, title: "Entries per day, the last 14 days"))
             </div>
-            <p>Time in store: not measured yet — it needs tickets scanned on the way out, which the doors do not record yet.</p>
+            <p id="timeInStore">\(html(try await timeInStore(store)))</p>
             <h3>Tickets of the store's day by lane</h3>
             \(PanelPages.table(laneHeader, laneRows))
             <p><a href="/panel/stores/\(html(store))/lanes.csv">lanes.csv</a></p>
@@ -234,6 +234,21 @@ struct Panel: Sendable {
         var binds = PostgresBindings()
         binds.append(store)
         return binds
+    }
+
+    /// The average time in store of the store's day, from the tickets scanned at the door on
+    /// the way in and again on the way out, and how many it rests on.
+    func timeInStore(_ store: String) async throws -> String {
+        let (count, minutes) = try await database.transaction { [logger = database.logger] connection in
+            try await connection.rows(PostgresQuery(unsafeSQL: """
+                SELECT count(*)::integer, coalesce(avg(extract(epoch FROM left_at - entered_at)) / 60, 0)::double precision
+                FROM ticket WHERE store_id = $1 AND business_day = \(Self.currentDay)
+                    AND left_at IS NOT NULL AND entered_at IS NOT NULL AND left_at >= entered_at
+                """, binds: Self.binds(store)), as: (Int, Double).self, logger).first ?? (0, 0)
+        }
+        guard count > 0 else { return "Time in store: no ticket has been scanned on the way out yet today." }
+        return "Average time in store today: \(String(format: "%.1f", minutes)) min, from \(count) "
+            + (count == 1 ? "ticket" : "tickets") + " scanned on the way in and again on the way out."
     }
 
     func days(_ store: String) async throws -> ([String], [[String]]) {

@@ -197,8 +197,10 @@ final class Kiosk {
         switch output {
         case let .code(code):
             do {
-                let number = try scanned(code)
-                return KioskOutcome("admitted \(number): the turnstile is released")
+                switch try scanned(code) {
+                case let .admitted(number): return KioskOutcome("admitted \(number): the turnstile is released")
+                case let .left(number, minutes): return KioskOutcome("goodbye: \(number) leaves after \(minutes) min in the store")
+                }
             } catch {
                 return KioskOutcome(refused: CodedError(describing: error))
             }
@@ -208,8 +210,17 @@ final class Kiosk {
         }
     }
 
-    /// A code read at the door: admits its ticket once and releases the turnstile.
-    func scanned(_ code: String) throws -> TicketNumber {
+    /// What a code read at the door did.
+    enum Scan: Equatable {
+        /// Its ticket was admitted and the turnstile released.
+        case admitted(TicketNumber)
+        /// Its ticket came in before: it is on its way out, after so many minutes inside.
+        case left(TicketNumber, minutes: Int)
+    }
+
+    /// A code read at the door: admits its ticket once and releases the turnstile, or
+    /// records the exit of a ticket that came in (the turnstile's exit pulse counts it).
+    func scanned(_ code: String) throws -> Scan {
         let events: [DomainEvent]
         do {
             events = try desk.perform { day, now in
@@ -218,6 +229,11 @@ final class Kiosk {
         } catch let refusal as Refusal {
             logger.warning("scan refused at the door", metadata: ["reason": "\(refusal)"])
             throw refusal
+        }
+        if case let .ticketLeft(number, _, at)? = events.first {
+            let entered = desk.day.tickets[number]?.enteredAt ?? at
+            logger.info("left by the door", metadata: ["number": "\(number)"])
+            return .left(number, minutes: Int(saturating: (at.timeIntervalSince(entered) / 60).rounded()))
         }
         // A ticket of another door, or a booking made through the hub, first joins the day.
         guard let number = events.lazy.compactMap({ event -> TicketNumber? in
@@ -234,7 +250,7 @@ final class Kiosk {
             throw CodedError(.turnstileDidNotOpen, "the turnstile did not open for \(number): \(error)")
         }
         logger.info("admitted at the door", metadata: ["number": "\(number)"])
-        return number
+        return .admitted(number)
     }
 
     /// How each device is doing; the voice with what it said last.

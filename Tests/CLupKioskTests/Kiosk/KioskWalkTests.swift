@@ -76,8 +76,12 @@ final class KioskWalkTests: XCTestCase {
         XCTAssertEqual(totem.turnstile.releases, 1)
         XCTAssertEqual(totem.kiosk.passed(.entry).sentence, "passage in by ticket A-001; 1 inside")
         XCTAssertEqual(totem.state(number), .entered)
+        // Scanned again once inside: the holder (or a photocopy) is on the way out. The exit
+        // is recorded for the time in store; the turnstile is not released to come in.
+        XCTAssertEqual(totem.scan(number), KioskOutcome("goodbye: A-001 leaves after 0 min in the store"))
+        XCTAssertNotNil(totem.kiosk.desk.day.tickets[number]?.leftAt)
         let again = totem.scan(number)
-        XCTAssertEqual(again.refusal?.errorCode, .alreadyUsed, "a photocopy")
+        XCTAssertEqual(again.refusal?.errorCode, .alreadyUsed, "a photocopy, once the ticket has left")
         XCTAssertEqual(totem.turnstile.releases, 1)
         XCTAssertEqual(totem.kiosk.read(.code("NOT A TICKET")).refusal?.errorCode, .unreadableCode)
     }
