@@ -24,12 +24,7 @@ stop_everything() {
 # A private PostgreSQL, the hub's CA and schema, hub "hub" serving on HUB_PORT, store 7.
 hub_up() {
   trap stop_everything EXIT
-  hub_start_postgres
-  HUB_PORT=$(free_port)
-  hub_write_config hub "$HUB_PORT"
-  hub_init
-  hub_serve hub "$HUB_PORT"
-  HUB_URL="https://127.0.0.1:$HUB_PORT"
+  hub_start
   clup_hub store create 7 --name "CLup Market" --capacity 30 >/dev/null
 }
 

@@ -22,12 +22,7 @@ stop_everything() {
 # totem of store 7 enrolled and running.
 panel_up() {
   trap stop_everything EXIT
-  hub_start_postgres
-  HUB_PORT=$(free_port)
-  hub_write_config hub "$HUB_PORT"
-  hub_init
-  hub_serve hub "$HUB_PORT"
-  HUB_URL="https://127.0.0.1:$HUB_PORT"
+  hub_start
   clup_hub store create 7 --name "CLup Market" --capacity 30 >/dev/null
   clup_hub store create 8 --name "CLup Corner" --capacity 12 >/dev/null
   printf '%s\n' "$ADA_PASSWORD" | clup_hub manager add ada --role store-manager --store 7 >/dev/null

@@ -6,6 +6,7 @@
 #                                 state in $WORK/hub, the cluster
 #   hub_init                      clup-hub init (CA, certificate, schema) with $WORK/hub.toml
 #   hub_serve NAME PORT           starts clup-hub serve; waits until /v1/health answers
+#   hub_start                     all of the above for hub "hub" on a free port (HUB_PORT, HUB_URL)
 #   hub_kill NAME [SIGNAL]        stops (SIGTERM) or kills that hub
 #   hub_stop_all                  every hub, then PostgreSQL
 
@@ -47,6 +48,17 @@ port = $PGPORT
 user = "$PGUSER"
 name = "$PGDATABASE"
 TOML
+}
+
+# A private PostgreSQL, the hub's CA and schema, and hub "hub" serving on a free port:
+# HUB_PORT, HUB_URL.
+hub_start() {
+  hub_start_postgres
+  HUB_PORT=$(free_port)
+  hub_write_config hub "$HUB_PORT"
+  hub_init
+  hub_serve hub "$HUB_PORT"
+  HUB_URL="https://127.0.0.1:$HUB_PORT"
 }
 
 hub_init() {

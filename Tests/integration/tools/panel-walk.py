@@ -79,6 +79,16 @@ class Browser:
     def url(self):
         return self.s("GET", "/url")
 
+    def wait_for_url(self, test, what, seconds=60):
+        """Waits until the page's address passes `test` (a click's navigation runs on after
+        the click returns: the login's bcrypt check takes a while on a busy machine)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if test(self.url()):
+                return self.url()
+            time.sleep(0.05)
+        raise SystemExit(f"the browser never reached {what}; it is at {self.url()}")
+
     def cookies(self):
         return self.s("GET", "/cookie")
 
@@ -105,7 +115,7 @@ def main():
         browser.type("#name", name)
         browser.type("#password", password)
         browser.click("#login")
-        seen["after_login"] = browser.url()
+        seen["after_login"] = browser.wait_for_url(lambda url: not url.endswith("/panel/login"), "a page past the login")
         cookie = next((c for c in browser.cookies() if c["name"] == "clup_panel"), {})
         seen["cookie"] = {k: cookie.get(k) for k in ("secure", "httpOnly", "sameSite", "path")}
         browser.go(f"{hub}/panel/stores/{store}")
@@ -121,7 +131,7 @@ def main():
                 seen["split_at_the_totem_after"] = round(time.monotonic() - saved, 2)
                 break
             time.sleep(0.05)
-        seen["after_save"] = browser.url()
+        seen["after_save"] = browser.wait_for_url(lambda url: "saved=" in url, "the saved store page")
         seen["booking_places_after"] = browser.text("#bookingPlaces")
         seen["store_page"] = browser.text()
         browser.shot(f"{shots}/2-store-{store}-settings-and-statistics.png")
@@ -132,7 +142,7 @@ def main():
         seen["other_store_page"] = browser.text()
         browser.shot(f"{shots}/4-another-store-refused.png")
         browser.click("nav button")
-        seen["after_logout"] = browser.url()
+        seen["after_logout"] = browser.wait_for_url(lambda url: url.endswith("/panel/login"), "the login page after logging out")
         browser.go(f"{hub}/panel/stores/{store}")
         seen["after_logout_store"] = browser.url()
     finally:
