@@ -27,38 +27,20 @@ public struct Bookings: Sendable {
     public struct Slot: Codable, Sendable, Equatable {
         public let start: Date
         public let end: Date
-        /// Booking places of the slot, and how many are taken.
+        /// Booking places of the slot, how many are taken and how many are left.
         public let places: Int
         public let booked: Int
-        public var free: Int { max(0, places - booked) }
+        public let free: Int
         /// Whether it can still be booked (its window has not closed).
         public let bookable: Bool
-
-        enum CodingKeys: String, CodingKey { case start, end, places, booked, free, bookable }
 
         public init(start: Date, end: Date, places: Int, booked: Int, bookable: Bool) {
             self.start = start
             self.end = end
             self.places = places
             self.booked = booked
+            free = max(0, places - booked)
             self.bookable = bookable
-        }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(start: try container.decode(Date.self, forKey: .start), end: try container.decode(Date.self, forKey: .end),
-                      places: try container.decode(Int.self, forKey: .places), booked: try container.decode(Int.self, forKey: .booked),
-                      bookable: try container.decode(Bool.self, forKey: .bookable))
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(start, forKey: .start)
-            try container.encode(end, forKey: .end)
-            try container.encode(places, forKey: .places)
-            try container.encode(booked, forKey: .booked)
-            try container.encode(free, forKey: .free)
-            try container.encode(bookable, forKey: .bookable)
         }
     }
 
