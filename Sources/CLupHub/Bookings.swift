@@ -27,7 +27,8 @@ public struct Bookings: Sendable {
     public struct Slot: Codable, Sendable, Equatable {
         public let start: Date
         public let end: Date
-        /// Booking places of the slot, how many are taken and how many are left.
+        /// Booking places of the slot open to bookings made through the hub (the rest are
+        /// kept for the totems' own, `Calendar.totemPlaces`), how many are taken and how many are left.
         public let places: Int
         public let booked: Int
         public let free: Int
@@ -81,6 +82,13 @@ public struct Bookings: Sendable {
         public let cancelledAt: Date
     }
 
+    /// The reference of bookings made for customers at a totem: the totem's, as nothing
+    /// is known of a customer there (no notice can reach them).
+    static func totemReference(_ deviceID: String) -> String {
+        String(("totem-" + deviceID).unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+            .map(Character.init).prefix(64))
+    }
+
     /// The app's reference for its customer: opaque, short, no spaces (never a name or a phone number).
     static func checkReference(_ reference: String) throws {
         guard (8...64).contains(reference.utf8.count),
@@ -96,7 +104,9 @@ public struct Bookings: Sendable {
         let settings: StoreSettingsDocument
 
         var slotSeconds: Double { (settings.windows?.slotMinutes ?? 30) * 60 }
-        var placesPerSlot: Int { settings.applied(to: QueuePolicy()).bookingsPerSlot }
+        var placesPerSlot: Int { settings.bookingsPerSlot }
+        /// Places of each slot every totem of the store may book itself (offline too).
+        var totemPlaces: Int { settings.totemBookingPlaces ?? 0 }
         var early: Double { (settings.windows?.bookingEarlyMinutes ?? 10) * 60 }
         var late: Double { (settings.windows?.bookingLateMinutes ?? 15) * 60 }
 
@@ -144,6 +154,34 @@ public struct Bookings: Sendable {
         return Calendar(zone: zone, opensMinute: opens, closesMinute: closes, settings: settings)
     }
 
+    /// Places of each slot from `first` to `last` kept for the totems' own bookings: each
+    /// totem's share, or as many as it issued when more (a totem offline may have issued them
+    /// before it heard its share shrink). Unix seconds of the slot → places.
+    static func keptForTotems(store: String, from first: Date, to last: Date, calendar: Calendar, _ connection: PostgresConnection,
+                              _ logger: Logger) async throws -> [Double: Int] {
+        let issued = try await connection.rows("""
+            SELECT slot_start, device_id, count(*)::integer FROM ticket
+            WHERE store_id = \(store) AND slot_start >= \(first) AND slot_start <= \(last) AND number NOT LIKE 'Z%'
+                AND state <> 'print-failed'
+            GROUP BY slot_start, device_id
+            """, as: (Date, String, Int).self, logger)
+        let active = Set(try await connection.all("""
+            SELECT device_id FROM totem WHERE store_id = \(store) AND revoked_at IS NULL
+            """, as: String.self, logger))
+        var kept: [Double: Int] = [:]
+        var start = first
+        while start <= last, calendar.totemPlaces > 0 {
+            kept[start.timeIntervalSince1970] = active.count * calendar.totemPlaces
+            start = start.addingTimeInterval(calendar.slotSeconds)
+        }
+        for (slot, device, count) in issued {
+            // A totem's own bookings beyond its share, or an earlier totem's, take more places.
+            let beyond = active.contains(device) ? max(0, count - calendar.totemPlaces) : count
+            kept[slot.timeIntervalSince1970, default: 0] = kept[slot.timeIntervalSince1970, default: 0].addingSaturating(beyond)
+        }
+        return kept
+    }
+
     /// The slots of `day` (YYYY-MM-DD; nil: today on the store's clock) with their free places.
     public func slots(store: String, day: String?, now: Date = Date()) async throws -> DaySlots {
         let logger = database.logger
@@ -158,8 +196,11 @@ public struct Bookings: Sendable {
                     AND slot_start <= \(starts.last ?? now)
                 GROUP BY slot_start
                 """, as: (Date, Int).self, logger).map { ($0.0.timeIntervalSince1970, $0.1) }, uniquingKeysWith: +)
+            let kept = try await Self.keptForTotems(store: store, from: starts.first ?? now, to: starts.last ?? now,
+                                                    calendar: calendar, connection, logger)
             let slots = starts.map { start in
-                Slot(start: start, end: start.addingTimeInterval(calendar.slotSeconds), places: calendar.placesPerSlot,
+                Slot(start: start, end: start.addingTimeInterval(calendar.slotSeconds),
+                     places: max(0, calendar.placesPerSlot - (kept[start.timeIntervalSince1970] ?? 0)),
                      booked: counts[start.timeIntervalSince1970] ?? 0, bookable: now <= start.addingTimeInterval(calendar.late))
             }
             return DaySlots(store: store, day: day, timeZone: calendar.zone.identifier,
@@ -188,9 +229,11 @@ public struct Bookings: Sendable {
             let booked = try await connection.all("""
                 SELECT count(*)::integer FROM booking WHERE store_id = \(store) AND slot_start = \(start) AND cancelled_at IS NULL
                 """, as: Int.self, logger).first ?? 0
-            guard booked < calendar.placesPerSlot else {
+            let kept = try await Self.keptForTotems(store: store, from: start, to: start, calendar: calendar, connection, logger)
+            let places = max(0, calendar.placesPerSlot - (kept[start.timeIntervalSince1970] ?? 0))
+            guard booked < places else {
                 throw HubError(.conflict, .bookingSlotFull,
-                               "the slot at \(start.formatted(.iso8601)) holds \(booked) of \(calendar.placesPerSlot) bookings")
+                               "the slot at \(start.formatted(.iso8601)) holds \(booked) of \(places) bookings")
             }
             guard start <= now.addingTimeInterval(Self.daysAhead * 86_400) else {
                 throw HubError(.unprocessableContent, .bookingClosed, "bookings are taken up to \(Int(Self.daysAhead)) days ahead")
@@ -260,6 +303,31 @@ public struct Bookings: Sendable {
             _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
             return Cancelled(store: store, number: parsed.description, cancelledAt: now)
         }
+    }
+
+    /// How far ahead of its slot a booking hears that the store is full.
+    static let delayNoticeAhead = 30
+
+    /// The store is full while a booking's slot is near or under way: its customer will wait
+    /// at the door for someone to leave. A `delayed` notice waits for the SMS gateway, once
+    /// per booking (R10). A booking made at a totem has nobody to tell.
+    static func noticeDelays(store: String, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        var binds = PostgresBindings()
+        binds.append(store)
+        binds.append(now)
+        try await connection.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO notice (store_id, customer_ref, kind, booking_number, slot_start)
+            SELECT b.store_id, b.customer_ref, 'delayed', b.number, b.slot_start
+            FROM booking b JOIN store s ON s.store_id = b.store_id
+            WHERE b.store_id = $1 AND b.cancelled_at IS NULL AND b.customer_ref NOT LIKE 'totem-%'
+                AND b.slot_start <= $2 + interval '\(delayNoticeAhead) minutes'
+                AND b.slot_start + s.booking_late_minutes * interval '1 minute' >= $2
+                AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = b.store_id AND t.number = b.number
+                                AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
+                AND (SELECT coalesce(sum(carried + entries - exits + corrections), 0) FROM occupancy
+                     WHERE store_id = $1 AND business_day = \(Panel.currentDay)) >= s.capacity
+            ON CONFLICT DO NOTHING
+            """, binds: binds), logger: logger)
     }
 
     /// The store's booking key, made the first time it is needed (its doors learn the public

@@ -80,12 +80,16 @@ extension HubAdmin {
             windows.bookingLateMinutes = change.bookingLateMinutes ?? windows.bookingLateMinutes
             windows.slotMinutes = change.slotMinutes ?? windows.slotMinutes
             settings.windows = windows
+            settings.totemBookingPlaces = change.totemBookingPlaces ?? settings.totemBookingPlaces
             if let problem = settings.problem { throw HubError.badRequest(problem) }
+            if let places = settings.totemBookingPlaces, places > settings.bookingsPerSlot {
+                throw HubError.badRequest("\(places) places per slot for each totem's own bookings, but a slot has \(settings.bookingsPerSlot)")
+            }
             try await connection.query("""
                 UPDATE store SET capacity = \(settings.capacity), priority_share = \(settings.priorityShare),
                     booking_share = \(settings.bookingShare), presentation_minutes = \(windows.presentationMinutes),
                     booking_early_minutes = \(windows.bookingEarlyMinutes), booking_late_minutes = \(windows.bookingLateMinutes),
-                    slot_minutes = \(windows.slotMinutes)
+                    slot_minutes = \(windows.slotMinutes), totem_booking_places = \(settings.totemBookingPlaces ?? 0)
                 WHERE store_id = \(id)
                 """, logger: logger)
             settings.version = try await DoorShares.replan(store: id, bump: .always, connection, logger) ?? settings.version
@@ -99,7 +103,7 @@ extension HubAdmin {
 extension HubAdmin {
     /// Sets when a store opens and closes (minutes after midnight in `timeZone`): the hours
     /// its booking slots are offered in.
-    public func setHours(id: String, opens: String, closes: String, timeZone: String) async throws {
+    public func setHours(id: String, opens: String, closes: String, timeZone: String, by who: String = "clup-hub (shell)") async throws {
         guard let opensMinute = Self.minute(of: opens, upTo: 1439), let closesMinute = Self.minute(of: closes, upTo: 1440) else {
             throw HubError.badRequest("opening and closing are times HH:MM (closing may be 24:00): not \"\(opens)\", \"\(closes)\"")
         }
@@ -107,13 +111,21 @@ extension HubAdmin {
         guard TimeZone(identifier: timeZone) != nil else {
             throw HubError.badRequest("\"\(timeZone.prefix(40))\" is not a time zone this machine knows (e.g. Europe/Rome, UTC)")
         }
-        let updated = try await database.transaction { [logger = database.logger] connection in
-            try await connection.all("""
+        try await database.transaction { [logger = database.logger] connection in
+            guard let (before, zone) = try await connection.rows("""
+                SELECT opens_minute, closes_minute, time_zone FROM store WHERE store_id = \(id) FOR UPDATE
+                """, as: (Int, Int, String).self, logger).first.map({ (StoreSettingsDocument.OpeningHours(opensMinute: $0.0, closesMinute: $0.1), $0.2) })
+            else { throw HubError(.notFound, .unknownStore, "no store \"\(id)\"") }
+            try await connection.query("""
                 UPDATE store SET opens_minute = \(opensMinute), closes_minute = \(closesMinute), time_zone = \(timeZone)
-                WHERE store_id = \(id) RETURNING store_id
-                """, as: String.self, logger)
+                WHERE store_id = \(id)
+                """, logger: logger)
+            // The totems hear the new hours with the next settings version.
+            _ = try await DoorShares.replan(store: id, bump: .always, connection, logger)
+            let after = StoreSettingsDocument.OpeningHours(opensMinute: opensMinute, closesMinute: closesMinute)
+            try await PanelAccounts.audit(who: who, store: id, action: "opening hours changed", before: "\(before.description) \(zone)",
+                                          after: "\(after.description) \(timeZone)", connection, logger)
         }
-        guard !updated.isEmpty else { throw HubError(.notFound, .unknownStore, "no store \"\(id)\"") }
     }
 
     /// Minutes after midnight of `HH:MM`, at most `limit`.
@@ -130,12 +142,13 @@ extension HubAdmin {
 extension HubAdmin {
     /// A store's settings in a line, for the audit.
     static func describe(_ settings: StoreSettingsDocument) -> String {
-        let booking = settings.applied(to: QueuePolicy()).bookingsPerSlot
+        let booking = settings.bookingsPerSlot
+        let totems = settings.totemBookingPlaces.map { ", \($0) per slot kept for each totem's own bookings" } ?? ""
         let windows = settings.windows.map {
             ", slots \(Int($0.slotMinutes)) min, presentation \(Int($0.presentationMinutes)) min, bookings \(Int($0.bookingEarlyMinutes)) min early to \(Int($0.bookingLateMinutes)) min late"
         } ?? ""
         return "capacity \(settings.capacity), walk-in \(settings.capacity - booking), booking \(booking), "
-            + "priority share \(settings.priorityShare)\(windows)"
+            + "priority share \(settings.priorityShare)\(windows)\(totems)"
     }
 }
 
@@ -148,9 +161,12 @@ public struct StoreSettingsChange: Sendable {
     public var bookingEarlyMinutes: Double?
     public var bookingLateMinutes: Double?
     public var slotMinutes: Double?
+    public var totemBookingPlaces: Int?
 
     public init(capacity: Int? = nil, priorityShare: Double? = nil, bookingShare: Double? = nil, presentationMinutes: Double? = nil,
-                bookingEarlyMinutes: Double? = nil, bookingLateMinutes: Double? = nil, slotMinutes: Double? = nil) {
+                bookingEarlyMinutes: Double? = nil, bookingLateMinutes: Double? = nil, slotMinutes: Double? = nil,
+                totemBookingPlaces: Int? = nil) {
+        self.totemBookingPlaces = totemBookingPlaces
         self.capacity = capacity
         self.priorityShare = priorityShare
         self.bookingShare = bookingShare
@@ -168,14 +184,17 @@ enum StoreSettings {
                         lock: Bool = false) async throws -> StoreSettingsDocument? {
         let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
             SELECT settings_version, capacity, priority_share, booking_share, presentation_minutes, booking_early_minutes,
-                   booking_late_minutes, slot_minutes
+                   booking_late_minutes, slot_minutes, totem_booking_places, opens_minute, closes_minute
             FROM store WHERE store_id = $1\(lock ? " FOR UPDATE" : "")
             """, binds: { var binds = PostgresBindings(); binds.append(store); return binds }()),
-            as: (Int64, Int, Double, Double, Double, Double, Double, Double).self, logger)
+            as: (Int64, Int, Double, Double, Double, Double, Double, Double, Int, Int, Int).self, logger)
         guard var settings = rows.first.map({
-            StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3,
-                                  windows: .init(presentationMinutes: $0.4, bookingEarlyMinutes: $0.5, bookingLateMinutes: $0.6,
-                                                 slotMinutes: $0.7))
+            var settings = StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3,
+                                                 windows: .init(presentationMinutes: $0.4, bookingEarlyMinutes: $0.5,
+                                                                bookingLateMinutes: $0.6, slotMinutes: $0.7))
+            settings.totemBookingPlaces = $0.8
+            settings.hours = .init(opensMinute: $0.9, closesMinute: $0.10)
+            return settings
         }) else { return nil }
         guard let device else { return settings }
         settings.doorLimit = try await connection.all("""

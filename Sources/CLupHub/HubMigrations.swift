@@ -220,6 +220,19 @@ enum HubMigrations {
         (7, "when a ticket was scanned on the way out", """
             ALTER TABLE ticket ADD COLUMN left_at timestamptz;
             """),
+        (8, "bookings issued at a totem, the wait a ticket was told, each totem's devices, notices once", """
+            -- A booking's slot; the wait the customer was told at issue (the middle of its range).
+            ALTER TABLE ticket ADD COLUMN slot_start timestamptz;
+            ALTER TABLE ticket ADD COLUMN promised_wait_minutes double precision;
+            CREATE INDEX ticket_slot ON ticket (store_id, slot_start) WHERE slot_start IS NOT NULL;
+            -- Places of each slot every totem of the store may book itself, offline too.
+            ALTER TABLE store ADD COLUMN totem_booking_places integer NOT NULL DEFAULT 0
+                CHECK (totem_booking_places BETWEEN 0 AND 1000);
+            -- The devices and the printer as the totem last reported them (JSON text).
+            ALTER TABLE totem ADD COLUMN last_health text;
+            -- A notice is queued once per booking and kind.
+            CREATE UNIQUE INDEX notice_once ON notice (store_id, booking_number, slot_start, kind);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -99,6 +99,26 @@ public struct HubServer: Sendable {
             return Self.json(try await StoreSettings.next(store: device.storeID, device: device.deviceID, after: after,
                                                           wait: HubWire.settingsWait, database: database, signals: signals))
         }
+        signed.get(RouterPath(HubWire.totemSlotsPath)) { _, context in
+            guard let device = context.device else { throw HubError.unauthorized(.badSignature, "unsigned request") }
+            let today = try await bookings.slots(store: device.storeID, day: nil)
+            return Self.json(SlotOffers(slots: today.slots.filter(\.bookable).map {
+                SlotOffers.Slot(start: $0.start.timeIntervalSince1970, free: $0.free)
+            }))
+        }
+        signed.post(RouterPath(HubWire.totemBookingsPath)) { request, context in
+            guard let device = context.device else { throw HubError.unauthorized(.badSignature, "unsigned request") }
+            var request = request
+            let asked = try Self.decode(TotemBookingRequest.self, from: try await Self.body(of: &request, context: context))
+            guard asked.slotStart.isFinite, (0...Double(UInt32.max)).contains(asked.slotStart) else {
+                throw HubError.badRequest("slotStart is a slot's start in Unix seconds")
+            }
+            let made = try await bookings.book(store: device.storeID, .init(
+                slotStart: Date(timeIntervalSince1970: asked.slotStart), customerRef: Bookings.totemReference(device.deviceID),
+                forSomeoneElse: false))
+            return Self.json(TotemBooking(number: made.number, code: made.code, slotStart: made.slotStart.timeIntervalSince1970),
+                             status: .created)
+        }
         return router
     }
 

@@ -133,12 +133,16 @@ public struct Ingest: Sendable {
                 UPDATE totem SET last_contact = \(now), last_outbox_depth = \(batch.outboxDepth), last_clock_skew = \(batch.clockOffset)
                 WHERE device_id = \(deviceID)
                 """, logger: logger)
+            if let health = batch.health, let text = try? String(decoding: JSONEncoder().encode(health.bounded()), as: UTF8.self) {
+                try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(deviceID)", logger: logger)
+            }
             // The doors' shares of the capacity, planned again with this door's news.
             if let report = batch.door {
                 try await DoorShares.report(report, store: store, device: deviceID, connection, logger)
             }
             let news = events.contains { DoorShares.changesOtherDoors($0.type) }
             try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, connection, logger)
+            if !fresh.isEmpty { try await Bookings.noticeDelays(store: store, now: now, connection, logger) }
             return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count)
         }
     }

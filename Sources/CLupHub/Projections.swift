@@ -121,9 +121,11 @@ enum Projections {
     private static func upsert(_ ticket: Ticket, day: String, store: String, device: String,
                                _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
-            INSERT INTO ticket (store_id, business_day, number, device_id, lane, state, issued_at, called_at, admitted_at, entered_at)
+            INSERT INTO ticket (store_id, business_day, number, device_id, lane, state, issued_at, called_at, admitted_at, entered_at,
+                                slot_start, promised_wait_minutes)
             VALUES (\(store), \(day)::date, \(ticket.number.description), \(device), \(ticket.lane.rawValue), \(ticket.state.rawValue),
-                    \(ticket.issuedAt), \(ticket.calledAt), \(ticket.admittedAt), \(ticket.enteredAt))
+                    \(ticket.issuedAt), \(ticket.calledAt), \(ticket.admittedAt), \(ticket.enteredAt), \(ticket.slotStart),
+                    \(ticket.promisedWait.map { (Double($0.low) + Double($0.high)) / 2 }))
             ON CONFLICT (store_id, business_day, number) DO UPDATE SET state = excluded.state, called_at = excluded.called_at,
                 admitted_at = excluded.admitted_at, entered_at = excluded.entered_at
             """, logger: logger)

@@ -167,19 +167,23 @@ extension StoreCommand {
         @Option(help: "Minutes before its slot a booking is admitted.") var bookingEarlyMinutes: Double?
         @Option(help: "Minutes after its slot starts a booking is still admitted.") var bookingLateMinutes: Double?
         @Option(help: "The length of a booking slot, in minutes.") var slotMinutes: Double?
+        @Option(help: "Of each slot's booking places, how many each totem may book itself (offline too); the hub books the rest.")
+        var totemBookingPlaces: Int?
 
         func run() async throws {
             try await refusing {
                 let change = StoreSettingsChange(capacity: capacity, priorityShare: priorityShare, bookingShare: bookingShare,
                                                  presentationMinutes: presentationMinutes, bookingEarlyMinutes: bookingEarlyMinutes,
-                                                 bookingLateMinutes: bookingLateMinutes, slotMinutes: slotMinutes)
+                                                 bookingLateMinutes: bookingLateMinutes, slotMinutes: slotMinutes,
+                                                 totemBookingPlaces: totemBookingPlaces)
                 let settings = try await withDatabase(try options.load()) { try await HubAdmin(database: $0).setStore(id: id, change) }
                 let windows = settings.windows.map {
                     ", presentation window \($0.presentationMinutes) min, bookings \($0.bookingEarlyMinutes) min early to "
                         + "\($0.bookingLateMinutes) min late, slots of \($0.slotMinutes) min"
                 } ?? ""
                 print("store \(id) settings version \(settings.version): capacity \(settings.capacity), "
-                    + "priority share \(settings.priorityShare), booking share \(settings.bookingShare)\(windows)")
+                    + "priority share \(settings.priorityShare), booking share \(settings.bookingShare)\(windows)"
+                    + ", \(settings.totemBookingPlaces ?? 0) places per slot for each totem's own bookings")
             }
         }
     }

@@ -314,6 +314,58 @@ final class QueueRulesTests: XCTestCase {
 
     }
 
+    func test_withAHubATotemIssuesOnlyItsOwnShareOfASlotAndTheHubsBookingsDoNotCount() throws {
+        var policy = policy
+        policy.ownBookingsPerSlot = 1
+        var state = DayState(businessDay: day)
+        try state.joinHubBooking(TicketNumber("ZB-001")!, slot: wall(60), code: "from the hub", at: at(0))
+        try printed(&state, .booking, slot: wall(60))
+        XCTAssertEqual(state.ownBookings(of: wall(60), totem: "A"), 1)
+        XCTAssertThrowsError(try state.issue(.booking(slotStart: wall(60)), issuer: issuer, at: at(1), policy: policy)) { error in
+            guard case .slotFull? = error as? Refusal else { return XCTFail("\(error)") }
+        }
+        policy.ownBookingsPerSlot = 0
+        XCTAssertThrowsError(try state.issue(.booking(slotStart: wall(90)), issuer: issuer, at: at(1), policy: policy),
+                             "a share of none: the hub books every place")
+    }
+
+    func test_aHubBookingPrintedHereIsAdmittedOnlyOncePrintedAndWithinItsWindow() throws {
+        let hub = Curve25519.Signing.PrivateKey()
+        let keyring = TicketKeyring(store: 7, keys: ["A": Self.key.publicKey, "Z": hub.publicKey], ownTotem: "A")
+        var state = DayState(businessDay: day)
+        let code = hubBooking(1, slot: wall(60), key: hub)
+        let number = TicketNumber("ZB-001")!
+        XCTAssertThrowsError(try state.joinHubBooking(TicketNumber("A-001")!, slot: wall(60), code: code, at: at(0)))
+        let events = try state.joinHubBooking(number, slot: wall(60), code: code, at: at(0))
+        XCTAssertEqual(events.map(\.type), ["ticket.issued"])
+        XCTAssertEqual(state.tickets[number]?.state, .printing)
+        XCTAssertThrowsError(try state.joinHubBooking(number, slot: wall(60), code: code, at: at(1)), "printed here once")
+        XCTAssertThrowsError(try state.admit(code: code, keyring: keyring, at: at(55), policy: policy)) { error in
+            XCTAssertEqual(error as? Refusal, .notPrinted("ZB-001"))
+        }
+        state.recordPrinted(number, job: 1)
+        XCTAssertThrowsError(try state.admit(code: code, keyring: keyring, at: at(40), policy: policy)) { error in
+            guard case .outsideBookingWindow? = error as? Refusal else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(try state.admit(code: code, keyring: keyring, at: at(55), policy: policy).map(\.type), ["ticket.admitted"])
+    }
+
+    func test_theHubsOpeningHoursAndTotemShareAreChecked() {
+        var settings = StoreSettingsDocument(version: 2, capacity: 10, priorityShare: 0, bookingShare: 0.5)
+        settings.hours = .init(opensMinute: 8 * 60, closesMinute: 24 * 60)
+        settings.totemBookingPlaces = 2
+        XCTAssertNil(settings.problem)
+        XCTAssertEqual(settings.hours?.description, "08:00–24:00")
+        XCTAssertEqual(settings.applied(to: policy).ownBookingLimit, 2)
+        settings.hours = .init(opensMinute: 20 * 60, closesMinute: 8 * 60)
+        XCTAssertNotNil(settings.problem, "closing before opening")
+        settings.hours = .init(opensMinute: -1, closesMinute: 8 * 60)
+        XCTAssertNotNil(settings.problem)
+        settings.hours = nil
+        settings.totemBookingPlaces = 1001
+        XCTAssertNotNil(settings.problem)
+    }
+
     func test_aCorrectionCountsFromWhatTheTechnicianSees() throws {
         var state = DayState(businessDay: day)
         state.pass(.exit, door: "main", at: at(0))

@@ -544,6 +544,102 @@ print(code[:i] + '0' + code[i + 1:])" "$second_code")
   assert_eq "$(echo "$out" | status_of)" 422 "cancelling a booking already used"
 }
 
+# The buttons of the simulated 720 × 1280 screen: "Book a later time", the first two times offered.
+BOOK_LATER_Y=806 SLOT1_Y=390 SLOT2_Y=557
+
+# Books the first (or SLOT-th) time offered at the totem; prints what the tap answered.
+book_later() {
+  local y=$SLOT1_Y
+  [ "${1:-1}" = 2 ] && y=$SLOT2_Y
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  clupctl sim tap $BUTTON_X $BOOK_LATER_Y >/dev/null
+  wait_for_screen choosing-slot
+  clupctl sim tap $BUTTON_X "$y"
+}
+
+# The free places the app sees in the slot starting at Unix second START.
+app_free() {
+  local day
+  day=$(TZ=$ZONE date -d "@$1" +%F)
+  app GET "/slots?day=$day" | python3 -c "
+import json, sys
+slots = json.loads(sys.stdin.read().strip().rsplit(chr(10), 1)[0])['slots']
+print(*[s['free'] for s in slots if s['start'] == '$(date -u -d "@$1" +%FT%TZ)'])"
+}
+
+test_a_customer_at_the_totem_books_a_later_time_through_the_hub_and_offline_from_its_own_share() {
+  hub_up
+  # A time zone where it is day now, so that the store's day has slots left at any hour the test runs.
+  ZONE=$(python3 -c '
+import datetime
+hour = datetime.datetime.now(datetime.timezone.utc).hour
+offset = next(o for o in range(-12, 13) if 6 <= (hour + o) % 24 <= 18)
+print("Etc/GMT%+d" % -offset if offset else "UTC")')
+  # 4 booking places per slot (8 × 0.5), of which 1 is kept for the totem's own bookings.
+  clup_hub store set 7 --capacity 8 --booking-share 0.5 --priority-share 0 --slot-minutes 30 --totem-booking-places 1 >/dev/null
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 --time-zone "$ZONE" >/dev/null
+  enrol A main >/dev/null
+  KIOSK_TIMEZONE=$ZONE kiosk_start
+  wait_until 30 "clupctl status | grep -q 'open 00:00–24:00, 1 own bookings per slot'"
+
+  # Online: the place is booked through the hub, printed with its time and the hub's code.
+  out=$(book_later)
+  assert_contains "$out" "asking the hub for a place at"
+  wait_until 30 "[ -n \"\$(ticket_field ZB-001 state)\" ]"
+  assert_eq "$(wait_for_print ZB-001)" waiting "the booking printed at the totem"
+  read -r start ref code < <(hub_psql -F ' ' -c "SELECT extract(epoch FROM slot_start)::bigint, customer_ref, code FROM booking WHERE number = 'ZB-001'")
+  assert_contains "$ref" "totem-store-7-totem-A-"
+  assert_eq "$(printed_qr_text ZB-001)" "$code" "the QR code printed is the hub's booking code"
+  time=$(TZ=$ZONE date -d "@$start" +%H:%M)
+  assert_contains "$(pdftotext "$WORK/ZB-001.pdf" - | tr '\n' ' ')" "Your time: $time"
+  assert_eq "$(app_free "$start")" 2 "the app's free places at $time: 4, less 1 kept for the totem, less ZB-001"
+  echo "report: booked at the totem through the hub: ZB-001 for $time ($ZONE), printed with the hub's code"
+
+  # Offline: the hub does not answer; the totem books from its own share of the slot, once.
+  hub_kill hub KILL
+  out=$(book_later)
+  number=$(newest_ticket)
+  assert_eq "$number" AB-001 "the booking from the totem's own share ($out)"
+  assert_eq "$(wait_for_print AB-001)" waiting
+  assert_eq "$(printed_qr_text AB-001)" "$(ticket_field AB-001 code)" "the QR code printed is the totem's own code"
+  assert_contains "$(pdftotext "$WORK/AB-001.pdf" - | tr '\n' ' ')" "Your time: $time" "the totem's own place in the same slot"
+  book_later >/dev/null
+  assert_eq "$(wait_for_print AB-002)" waiting
+  later=$(TZ=$ZONE date -d "@$((start + 1800))" +%H:%M)
+  assert_contains "$(pdftotext "$(printed_job_file AB-002)" - | tr '\n' ' ')" "Your time: $later" \
+    "$time's own place is taken: the next time is offered first"
+  echo "report: offline, from the totem's share of one place per slot: AB-001 at $time, then AB-002 at $later"
+
+  # Back online: the hub hears of them; a totem's own booking counts even once its share is withdrawn.
+  hub_serve hub "$HUB_PORT"
+  clupctl sync now >/dev/null
+  wait_synced
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM ticket WHERE number IN ('AB-001', 'AB-002') AND slot_start IS NOT NULL")" 2
+  clup_hub store set 7 --totem-booking-places 0 >/dev/null
+  assert_eq "$(app_free "$start") $(app_free "$((start + 1800))")" "2 3" "the app's free places: 4 less ZB-001 and AB-001, 4 less AB-002"
+
+  # The fleet sees the totem's devices and printer; the wait told at issue reaches the hub.
+  take_ticket A-001
+  wait_synced
+  assert_eq "$(hub_psql -c "SELECT promised_wait_minutes FROM ticket WHERE number = 'A-001'")" 0 "an empty store: no wait told"
+  health=$(hub_psql -c "SELECT last_health FROM totem")
+  assert_contains "$health" '"printer":"ready: idle'
+  assert_contains "$health" '"role":"touchscreen"'
+  echo "report: the fleet's last health of the totem: $health"
+
+  # The store fills while an app booking's slot is near: a delay notice waits for the SMS
+  # gateway, once; the booking made at the totem has nobody to tell.
+  out=$(app POST /bookings "{\"slotStart\": \"$(date -u -d "@$start" +%FT%TZ)\", \"customerRef\": \"cust-late-01\"}")
+  assert_eq "$(echo "$out" | status_of)" 201 "an app booking at $time"
+  clupctl ledger correct --set 8 --reason "counted at the door" >/dev/null
+  wait_synced
+  take_ticket A-002
+  wait_synced
+  assert_eq "$(hub_psql -c "SELECT kind, booking_number, customer_ref FROM notice ORDER BY notice_id")" "delayed|ZB-002|cust-late-01" \
+    "the notices with the store full"
+}
+
 # Makes the totem's link lossy and slow, cut, or clean again: LINK_FAULT lossy|cut|none.
 # With the kernel's netem (sch_netem): 20 % loss and 100 ± 50 ms delay each way, or 100 %
 # loss. A kernel without it (this project's CI VM has none): nftables drops 20 % of the

@@ -79,9 +79,12 @@ test_a_manager_changes_the_split_in_a_browser_and_the_totem_shows_it() {
   assert_contains "$(field "" "['store_page']")" "People inside at the end of each hour"
   # The lane table: A-001 issued, called and admitted; the booked slot: 1 of 5 taken.
   assert_contains "$(field "" "['store_page']")" "regular 1 1 1 0 0"
+  assert_contains "$(field "" "['store_page']")" "average wait predicted at issue, of those called (min)"
   assert_contains "$(field "" "['store_page']")" "${slot%Z} 1 4"
   assert_contains "$(field "" "['store_page']")" "min, from 1 ticket scanned on the way in and again on the way out"
   assert_contains "$(field "" "['fleet_page']")" "store-7-totem-A-"
+  # The devices and the printer as the totem reported them with its uploads.
+  assert_contains "$(field "" "['fleet_page']")" "all 6 ok ready:"
   assert_contains "$(field "" "['other_store_page']")" "ada manages store 7 only"
   assert_eq "$(field "" "['after_logout_store']")" "$HUB_URL/panel/login" "the store page after logging out"
   # The totem has the new split: 5 booking places of 30.

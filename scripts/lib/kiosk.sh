@@ -10,12 +10,14 @@ ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 clupctl() { CLUP_SOCKET="$WORK/control.sock" "$BIN/clupctl" "$@"; }
 
 # Writes $WORK/clupd.toml: a small screen-timeout so the demo and tests see the screen
-# sleep, plus any lines given.
+# sleep, the store's time zone KIOSK_TIMEZONE (default UTC), plus any lines given.
 kiosk_write_config() {
   {
     echo '[store]'
     echo 'id = 7'
     echo 'name = "CLup Market Demo"'
+    echo "timezone = \"${KIOSK_TIMEZONE:-UTC}\""
+
     echo '[screen]'
     echo 'idle_timeout_seconds = 2'
     echo "result_seconds = 1"

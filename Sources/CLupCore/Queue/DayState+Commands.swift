@@ -35,17 +35,18 @@ extension DayState {
     // MARK: Tickets
 
     /// Issues the next ticket of the request's lane; a booking names the start of its slot,
-    /// which must be one of the store's slots and not full. Numbers start again each day;
-    /// one still held by a ticket carried over from the day before is skipped.
+    /// which must be one of the store's slots and not full (of the bookings this totem may
+    /// issue itself). Numbers start again each day; one still held by a ticket carried over
+    /// from the day before is skipped. `promisedWait` is the wait the customer is told.
     @discardableResult
     public mutating func issue(_ request: TicketRequest, issuer: TicketIssuer, at instant: Moment,
-                               policy: QueuePolicy) throws(Refusal) -> [DomainEvent] {
+                               policy: QueuePolicy, promisedWait: WaitEstimate? = nil) throws(Refusal) -> [DomainEvent] {
         if case let .booking(slotStart) = request {
             guard policy.slotLength > 0,
                   slotStart.timeIntervalSince1970.truncatingRemainder(dividingBy: policy.slotLength) == 0
             else { throw .noSuchSlot }
-            let booked = tickets.values.filter { $0.slotStart == slotStart && $0.state != .printFailed }.count
-            guard booked < policy.bookingsPerSlot else {
+            let booked = ownBookings(of: slotStart, totem: issuer.totem)
+            guard booked < policy.ownBookingLimit else {
                 throw .slotFull(slotStart: slotStart.formatted(.iso8601), bookings: booked)
             }
         }
@@ -54,8 +55,28 @@ extension DayState {
             sequence += 1
         }
         guard sequence <= TicketNumber.maximumSequence else { throw .numbersUsedUp(lane: request.lane.rawValue) }
-        let (_, event) = issuer.issue(request, sequence: sequence, businessDay: businessDay, at: instant)
-        return applying([event])
+        var (ticket, _) = issuer.issue(request, sequence: sequence, businessDay: businessDay, at: instant)
+        ticket.promisedWait = promisedWait
+        return applying([.ticketIssued(ticket)])
+    }
+
+    /// The bookings of the slot starting at `slot` that totem `totem` issued itself.
+    public func ownBookings(of slot: Date, totem: Character) -> Int {
+        tickets.values.filter { $0.number.totem == totem && $0.slotStart == slot && $0.state != .printFailed }.count
+    }
+
+    /// A booking the hub made for a customer at this totem (from the hub's authenticated
+    /// answer): it joins the day as a ticket on its way to the printer, recorded before it
+    /// prints, and is admitted at the door within its window like any booking made through the hub.
+    @discardableResult
+    public mutating func joinHubBooking(_ number: TicketNumber, slot: Date, code: String, at now: Moment) throws(Refusal) -> [DomainEvent] {
+        guard number.totem == TicketPayload.hubLetter, number.lane == .booking else {
+            throw .unknownTicket("\(number) (not a booking made through the hub)")
+        }
+        guard tickets[number] == nil else { throw .alreadyUsed("\(number) (already printed here)") }
+        let ticket = Ticket(number: number, businessDay: businessDay, issuedAt: now.wall, issuedSteady: now.steady,
+                            state: .printing, code: code, slotStart: slot)
+        return applying([.ticketIssued(ticket)])
     }
 
     /// cupsd accepted the ticket's print job. Like the other print outcomes, it concerns
@@ -262,6 +283,7 @@ extension DayState {
         let known = tickets[number]
         if let known, known.state == .entered { return try leaving(known, at: now) }
         if known?.state == .admitted { throw .alreadyUsed(number.description) }
+        if let known, known.state == .printing || known.state == .printFailed { throw .notPrinted(number.description) }
         guard now.wall >= slot.addingTimeInterval(-policy.bookingEarly), now.wall <= slot.addingTimeInterval(policy.bookingLate) else {
             throw .outsideBookingWindow("\(number) (slot at \(slot.formatted(.iso8601)))")
         }

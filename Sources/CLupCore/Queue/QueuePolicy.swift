@@ -27,6 +27,9 @@ public struct QueuePolicy: Hashable, Codable, Sendable {
     /// Bookings made through the hub that have not come in yet, with their slots: a place
     /// is kept for each while its window is open. Nil where there is no hub.
     public var hubBookings: [TicketNumber: Date]?
+    /// In a store with a hub, the places of each slot this totem may book itself (offline
+    /// too): the hub keeps them out of what it books. Nil: all `bookingsPerSlot`.
+    public var ownBookingsPerSlot: Int?
 
     public init(capacity: Int = 30, priorityShare: Double = 0.1, agingBound: TimeInterval = 30 * 60,
                 presentationWindow: TimeInterval = 5 * 60, passWindow: TimeInterval = 20, bookingEarly: TimeInterval = 10 * 60,
@@ -54,6 +57,11 @@ public struct QueuePolicy: Hashable, Codable, Sendable {
     /// may fill, rounded up.
     public var reservedForPriority: Int {
         max(0, min(placesHere, Int(saturating: (Double(placesHere) * priorityShare).rounded(.up))))
+    }
+
+    /// How many bookings of one slot this totem may issue itself.
+    public var ownBookingLimit: Int {
+        ownBookingsPerSlot ?? bookingsPerSlot
     }
 
     /// How many bookings one slot may hold.

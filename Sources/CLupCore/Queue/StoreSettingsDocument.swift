@@ -31,6 +31,27 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// Bookings made through the hub for today or tomorrow, neither cancelled nor used yet:
     /// the door keeps a place for each while its window is open.
     public var bookings: [HubBooking]?
+    /// The places of each slot this totem may book itself, offline too: the hub keeps them
+    /// out of the bookings it makes. Nil from a hub that sent none.
+    public var totemBookingPlaces: Int?
+    /// The store's opening hours on its own clock; nil from a hub that sent none.
+    public var hours: OpeningHours?
+
+    /// When the store is open: minutes after local midnight.
+    public struct OpeningHours: Codable, Hashable, Sendable {
+        public var opensMinute: Int
+        public var closesMinute: Int
+
+        public init(opensMinute: Int, closesMinute: Int) {
+            self.opensMinute = opensMinute
+            self.closesMinute = closesMinute
+        }
+
+        /// "08:00–20:00".
+        public var description: String {
+            String(format: "%02d:%02d–%02d:%02d", opensMinute / 60, opensMinute % 60, closesMinute / 60, closesMinute % 60)
+        }
+    }
 
     /// A booking made through the hub: its number and its slot's start (Unix seconds).
     public struct HubBooking: Codable, Hashable, Sendable {
@@ -118,6 +139,13 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
             if list.count > Self.maximumListCount { return "\(list.count) tickets in a list; at most \(Self.maximumListCount)" }
             if let bad = list.first(where: { TicketNumber($0) == nil }) { return "\"\(bad.prefix(16))\" is not a ticket number" }
         }
+        if let totemBookingPlaces, !(0...1000).contains(totemBookingPlaces) {
+            return "\(totemBookingPlaces) places per slot for the totem's own bookings; at most 1000"
+        }
+        if let hours, !(0..<1440).contains(hours.opensMinute) || !(1...1440).contains(hours.closesMinute)
+            || hours.opensMinute >= hours.closesMinute {
+            return "opening hours \(hours.opensMinute)–\(hours.closesMinute) (minutes) are not a span of one day"
+        }
         if let bookings {
             if bookings.count > Self.maximumListCount { return "\(bookings.count) bookings; at most \(Self.maximumListCount)" }
             for booking in bookings {
@@ -135,6 +163,11 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     public var usedElsewhere: Set<TicketNumber> { Set((usedAtOtherDoors ?? []).compactMap { TicketNumber($0) }) }
     public var cancelledBookingNumbers: Set<TicketNumber> { Set((cancelledBookings ?? []).compactMap { TicketNumber($0) }) }
 
+    /// How many bookings one slot holds (the booking share of the capacity).
+    public var bookingsPerSlot: Int {
+        applied(to: QueuePolicy()).bookingsPerSlot
+    }
+
     /// `policy` with these settings in force.
     public func applied(to policy: QueuePolicy) -> QueuePolicy {
         var policy = policy
@@ -142,6 +175,7 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         policy.priorityShare = priorityShare
         policy.bookingShare = bookingShare
         policy.doorLimit = doorLimit
+        policy.ownBookingsPerSlot = totemBookingPlaces
         policy.hubBookings = bookings.map { bookings in
             Dictionary(bookings.compactMap { booking in
                 TicketNumber(booking.number).map { ($0, Date(timeIntervalSince1970: booking.slotStart)) }

@@ -26,6 +26,8 @@ public struct Ticket: Hashable, Codable, Sendable {
     /// When it was scanned on the way out (nil: not, or not yet).
     public var leftAt: Date?
     public var failureReason: String?
+    /// The wait the customer was told when it was issued (nil: none was, as for a booking).
+    public var promisedWait: WaitEstimate?
 
     public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, issuedSteady: SteadyTime? = nil,
                 state: TicketState, code: String, slotStart: Date? = nil, priorityReason: PriorityReason? = nil) {

@@ -1,4 +1,5 @@
 import CLupCore
+import CLupProtocol
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -115,7 +116,7 @@ struct Panel: Sendable {
         let name = try await database.transaction { connection in
             try await connection.all("SELECT name FROM store WHERE store_id = \(store)", as: String.self, logger).first ?? ""
         }
-        let bookingPlaces = settings.applied(to: QueuePolicy()).bookingsPerSlot
+        let bookingPlaces = settings.bookingsPerSlot
         let windows = settings.windows
         let hourly = try await insideByHour(store)
         let (dayHeader, dayRows) = try await days(store)
@@ -138,6 +139,8 @@ struct Panel: Sendable {
             <label>Minutes a called ticket has to reach the door <input name="presentationMinutes" id="presentationMinutes" type="number" min="1" max="240" value="\(Int(windows?.presentationMinutes ?? 5))"></label>
             <label>A booking is admitted from minutes before its slot <input name="earlyMinutes" id="earlyMinutes" type="number" min="1" max="240" value="\(Int(windows?.bookingEarlyMinutes ?? 10))"></label>
             <label>… to minutes after its start (then it is a no-show) <input name="lateMinutes" id="lateMinutes" type="number" min="1" max="240" value="\(Int(windows?.bookingLateMinutes ?? 15))"></label>
+            <label>Of each slot's booking places, kept for each totem's own bookings (offline too) <input name="totemPlaces" id="totemPlaces" type="number" min="0" max="1000" value="\(settings.totemBookingPlaces ?? 0)"></label>
+            <p>Opening hours (<code>clup-hub store hours</code>): <strong id="hours">\(html(settings.hours?.description ?? "not set"))</strong></p>
             <button type="submit" id="save">Save</button>
             </form>
             <h2>Statistics</h2>
@@ -162,24 +165,32 @@ struct Panel: Sendable {
         let manager = session.manager
         let rows = try await HubAdmin(database: database).totems(store: manager.store)
         let versions = try await database.transaction { [logger = database.logger] connection in
-            Dictionary(try await connection.rows("SELECT device_id, software_version, coalesce(applied_settings_version, 0) FROM totem",
-                                                 as: (String, String, Int64).self, logger).map { ($0.0, ($0.1, $0.2)) },
+            Dictionary(try await connection.rows("""
+                SELECT device_id, software_version, coalesce(applied_settings_version, 0), last_health FROM totem
+                """, as: (String, String, Int64, String?).self, logger).map { ($0.0, ($0.1, $0.2, $0.3)) },
                        uniquingKeysWith: { first, _ in first })
+        }
+        let health = { (device: String) -> TotemHealth? in
+            versions[device]?.2.flatMap { try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) }
         }
         let now = Date()
         let table = PanelPages.table(
-            ["totem", "store", "door", "last contact", "software", "settings version", "outbox", "clock skew (s)", "state"],
+            ["totem", "store", "door", "last contact", "software", "settings version", "outbox", "clock skew (s)", "devices",
+             "printer", "state"],
             rows.map { row in
                 let silent = row.revokedAt == nil && (row.lastContact.map { now.timeIntervalSince($0) > Self.silentAfter } ?? true)
+                let reported = health(row.deviceID)
+                let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
+                let devices = reported.map { faults.isEmpty ? "all \($0.devices.count) ok" : faults.joined(separator: "; ") } ?? "?"
                 return [row.deviceID, row.store, row.door, PanelPages.time(row.lastContact), versions[row.deviceID]?.0 ?? "?",
                         "\(versions[row.deviceID]?.1 ?? 0)", row.outboxDepth.map(String.init) ?? "?",
-                        row.clockSkew.map { String(format: "%.2f", $0) } ?? "?",
+                        row.clockSkew.map { String(format: "%.2f", $0) } ?? "?", devices, reported?.printer ?? "?",
                         row.revokedAt != nil ? "revoked" : silent ? "SILENT for over \(Int(Self.silentAfter)) s" : "ok"]
             })
         let body = """
             <h1>Fleet</h1>\(table)
-            <p>A totem not heard from for \(Int(Self.silentAfter)) s is flagged SILENT. Device health and the printer's state are
-            shown by each totem's <code>clupctl status</code>; they are not uploaded to the hub yet.</p>
+            <p>A totem not heard from for \(Int(Self.silentAfter)) s is flagged SILENT. Devices and printer are as the totem last
+            reported them (with every upload, at least every 30 s).</p>
             """
         return Self.page(PanelPages.page(title: "Fleet", manager: manager, csrf: session.csrf, body: body))
     }
@@ -269,12 +280,15 @@ struct Panel: Sendable {
             try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT lane, count(*)::integer, count(called_at)::integer, count(admitted_at)::integer,
                        count(*) FILTER (WHERE state = 'no-show')::integer, count(*) FILTER (WHERE state = 'waiting')::integer,
-                       coalesce(round(avg(extract(epoch FROM called_at - issued_at)) / 60)::integer, -1)
+                       coalesce(round(avg(extract(epoch FROM called_at - issued_at)) / 60)::integer, -1),
+                       coalesce(round(avg(promised_wait_minutes) FILTER (WHERE called_at IS NOT NULL))::integer, -1)
                 FROM ticket WHERE store_id = $1 AND business_day = \(Self.currentDay) GROUP BY lane ORDER BY lane
-                """, binds: Self.binds(store)), as: (String, Int, Int, Int, Int, Int, Int).self, logger)
+                """, binds: Self.binds(store)), as: (String, Int, Int, Int, Int, Int, Int, Int).self, logger)
         }
-        return (["lane", "issued", "called", "admitted", "no-shows", "waiting now", "average wait to the call (min)"],
-                rows.map { [$0.0, "\($0.1)", "\($0.2)", "\($0.3)", "\($0.4)", "\($0.5)", $0.6 < 0 ? "–" : "\($0.6)"] })
+        let minutes = { (value: Int) in value < 0 ? "–" : "\(value)" }
+        return (["lane", "issued", "called", "admitted", "no-shows", "waiting now", "average wait to the call (min)",
+                 "average wait predicted at issue, of those called (min)"],
+                rows.map { [$0.0, "\($0.1)", "\($0.2)", "\($0.3)", "\($0.4)", "\($0.5)", minutes($0.6), minutes($0.7)] })
     }
 
     // MARK: Changing a store
@@ -291,11 +305,12 @@ struct Panel: Sendable {
         guard let current else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
         let capacity = try number("capacity", "the capacity") ?? current.capacity
         guard capacity >= 1 else { throw HubError.badRequest("the capacity is at least 1") }
-        let walkIn = try number("walkIn", "the walk-in places") ?? (capacity - current.applied(to: QueuePolicy()).bookingsPerSlot)
+        let walkIn = try number("walkIn", "the walk-in places") ?? (capacity - current.bookingsPerSlot)
         guard walkIn <= capacity else { throw HubError.badRequest("\(walkIn) walk-in places are more than the capacity, \(capacity)") }
         let priority = try number("priorityPercent", "the priority share").map { Double($0) / 100 }
         var change = StoreSettingsChange(capacity: capacity, priorityShare: priority, bookingShare: Self.share(capacity - walkIn, of: capacity))
         change.slotMinutes = try number("slotMinutes", "the slot length").map(Double.init)
+        change.totemBookingPlaces = try number("totemPlaces", "the places kept for each totem's bookings")
         change.presentationMinutes = try number("presentationMinutes", "the presentation window").map(Double.init)
         change.bookingEarlyMinutes = try number("earlyMinutes", "the early window").map(Double.init)
         change.bookingLateMinutes = try number("lateMinutes", "the late window").map(Double.init)

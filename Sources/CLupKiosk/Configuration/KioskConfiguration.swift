@@ -49,6 +49,9 @@ extension KioskConfiguration {
     private static func read(_ reader: inout ConfigReader) throws(ConfigurationError) -> KioskConfiguration {
         var config = KioskConfiguration()
         try reader.read(&config.store)
+        guard config.store.opensMinute < config.store.closesMinute else {
+            throw reader.error("store.closes", "the store closes before it opens (store.opens)")
+        }
         try reader.read(&config.totem)
         try reader.read(&config.printer)
         try reader.read(&config.screen)

@@ -135,7 +135,9 @@ extension Daemon {
             settings: hubSettings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
                 + "booking share \($0.bookingShare)"
                 + ($0.doorLimit.map { ", this door's places \($0) (holding \(day.heldHere))" } ?? "")
-                + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "") }
+                + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "")
+                + ($0.hours.map { ", open \($0.description)" } ?? "")
+                + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "") }
                 ?? (enrolment == nil ? "clupd.toml" : "none from the hub yet: nobody is called until they arrive"),
             sync: sync.map { sync in
                 let report = sync.report()
@@ -185,7 +187,16 @@ extension Daemon {
                             corrections: corrections, matchesEventLog: replayed.ledgers == day.ledgers)
     }
 
-    private func printerReport() -> PrinterReport {
+    /// The devices and the printer in the hub's words, for its fleet view.
+    var healthForTheHub: TotemHealth {
+        let printer = printerReport()
+        let reasons = printer.reasons.filter { $0 != "none" }
+        return TotemHealth(devices: kiosk.deviceHealth.map { .init(role: $0.role, state: $0.state.rawValue, detail: $0.detail) },
+                           printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
+                               + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"))
+    }
+
+    func printerReport() -> PrinterReport {
         let age = printerStatus.flatMap { $0.at >= 0 ? clock.monotonic() - $0.at : nil }
         if let error = printerStatus?.error {
             return PrinterReport(queue: printer.queue, ready: false, state: "unreachable", reasons: [],

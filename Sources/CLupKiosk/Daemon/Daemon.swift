@@ -179,6 +179,7 @@ public final class Daemon {
             }
             kiosk.desk.onCommitted = report
             report(kiosk.desk.day)
+            kiosk.hubBookings = sync.bookingDesk
         }
         sync?.start()
         if let sync {
@@ -210,6 +211,7 @@ public final class Daemon {
             case let .success(status): self.printerStatus = (status, nil, self.clock.monotonic())
             case let .failure(error): self.printerStatus = (self.printerStatus?.status, error, self.printerStatus?.at ?? -1)
             }
+            self.sync?.report(self.healthForTheHub)
             self.loop.schedule(after: 5) { [unowned self] in self.checkPrinter() }
         }
     }

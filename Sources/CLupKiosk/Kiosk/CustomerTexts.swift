@@ -55,9 +55,53 @@ struct CustomerTexts {
     func spoken(_ screen: Screen, after previous: Screen) -> String? {
         switch screen {
         case .welcome: previous == .asleep ? welcomeSpoken : nil
+        case let .ticketReady(number, _) where TicketNumber(number)?.lane == .booking: bookingReadySpoken(Self.spokenNumber(number))
         case let .ticketReady(number, _): ticketReadySpoken(Self.spokenNumber(number))
         case .printFailed: printFailedSpoken
-        case .asleep, .printing, .outOfOrder: nil
+        case .noFreeSlots: noFreeSlotsSpoken
+        case .choosingSlot: chooseSlotSpoken
+        case .asleep, .printing, .outOfOrder, .findingSlots, .bookingSlot: nil
+        }
+    }
+
+    private var chooseSlotSpoken: String {
+        switch language {
+        case "it": "Scegliete un orario di oggi."
+        case "de": "Wählen Sie eine Uhrzeit für heute."
+        case "fr": "Choisissez une heure aujourd'hui."
+        case "es": "Elija una hora para hoy."
+        default: "Choose a time today."
+        }
+    }
+
+    private var noFreeSlotsSpoken: String {
+        switch language {
+        case "it": "Oggi non ci sono più orari liberi. Potete prendere un biglietto per adesso."
+        case "de": "Heute sind keine Uhrzeiten mehr frei. Sie können ein Ticket für jetzt ziehen."
+        case "fr": "Il n'y a plus d'heure libre aujourd'hui. Vous pouvez prendre un ticket pour maintenant."
+        case "es": "Hoy no quedan horas libres. Puede sacar un turno para ahora."
+        default: "There are no free times left today. You can take a ticket for now instead."
+        }
+    }
+
+    /// A booking's time on its ticket: "Your time: 14:30 (come 14:20 to 14:45)".
+    func bookedTime(_ time: String, from: String, to: String) -> String {
+        switch language {
+        case "it": "Il vostro orario: \(time) (dalle \(from) alle \(to))"
+        case "de": "Ihre Uhrzeit: \(time) (von \(from) bis \(to))"
+        case "fr": "Votre heure : \(time) (de \(from) à \(to))"
+        case "es": "Su hora: \(time) (de \(from) a \(to))"
+        default: "Your time: \(time) (come \(from) to \(to))"
+        }
+    }
+
+    var bookingScanInstruction: String {
+        switch language {
+        case "it": "Scansiona il codice all'ingresso al tuo orario"
+        case "de": "Code zu Ihrer Uhrzeit am Eingang scannen"
+        case "fr": "Scannez ce code à l'entrée à votre heure"
+        case "es": "Escanee este código en la entrada a su hora"
+        default: "Scan this code at the door at your time"
         }
     }
 
@@ -85,6 +129,16 @@ struct CustomerTexts {
         case "fr": "Votre numéro est \(number). Prenez votre ticket et scannez-le à l'entrée quand votre numéro est appelé."
         case "es": "Su número es \(number). Tome su turno y escanéelo en la entrada cuando llamen su número."
         default: "Your number is \(number). Please take your ticket, and scan it at the door when your number is called."
+        }
+    }
+
+    private func bookingReadySpoken(_ number: String) -> String {
+        switch language {
+        case "it": "La vostra prenotazione è la \(number). Prendete il biglietto: l'orario è stampato sopra. Scansionatelo all'ingresso a quell'ora."
+        case "de": "Ihre Buchung ist \(number). Bitte nehmen Sie Ihr Ticket, die Uhrzeit steht darauf. Scannen Sie es zu dieser Zeit am Eingang."
+        case "fr": "Votre réservation est la \(number). Prenez votre ticket, l'heure y est imprimée. Scannez-le à l'entrée à cette heure."
+        case "es": "Su reserva es la \(number). Tome su turno, la hora está impresa. Escanéelo en la entrada a esa hora."
+        default: "Your booking is \(number). Please take your ticket; your time is printed on it. Scan it at the door at that time."
         }
     }
 

@@ -10,8 +10,17 @@ extension Kiosk {
     /// request arrived (monotonic seconds; now if nil).
     func issueTicket(_ request: TicketRequest, askedAt: Double? = nil) -> KioskOutcome {
         let wait = desk.estimatedWait(for: request.lane, defaultMinutes: config.tickets.defaultWaitMinutes)
+        let promised = request.lane == .booking ? nil : wait
+        return recordAndPrint(wait: wait, askedAt: askedAt) { day, now in
+            try day.issue(request, issuer: issuer, at: now, policy: config.queue, promisedWait: promised)
+        }
+    }
+
+    /// Records the ticket `command` issues, then starts it on its way to the printer.
+    func recordAndPrint(wait: WaitEstimate, askedAt: Double?, _ command: (inout DayState, Moment) throws -> [DomainEvent])
+        -> KioskOutcome {
         do {
-            let pending = try desk.prepare { day, now in try day.issue(request, issuer: issuer, at: now, policy: config.queue) }
+            let pending = try desk.prepare(command)
             guard case let .ticketIssued(ticket)? = pending.events.first else {
                 throw CodedError(.internalError, "no ticket was issued")
             }
@@ -23,7 +32,7 @@ extension Kiosk {
                 throw error
             }
             spooler.committed(ticket.number)
-            waits[ticket.number] = wait
+            readyLines[ticket.number] = readyLine(ticket, wait: wait)
             logger.info("ticket issued", metadata: ["number": "\(ticket.number)", "day": "\(ticket.businessDay)"])
             handle(.ticketRecorded(number: ticket.number.description))
             return KioskOutcome("ticket \(ticket.number) recorded and sent to the printer", ticket: ticket.number)
@@ -40,7 +49,7 @@ extension Kiosk {
         try desk.perform { day, _ in try day.reprint(number, by: who) }
         guard let ticket = desk.day.tickets[number] else { throw CodedError(.unknownTicket, "unknown ticket \(number)") }
         let wait = desk.estimatedWait(for: ticket.lane, defaultMinutes: config.tickets.defaultWaitMinutes)
-        waits[number] = wait
+        readyLines[number] = readyLine(ticket, wait: wait)
         spooler.start(ticket, content: ticketContent(ticket, wait: wait), committed: true)
         handle(.ticketRecorded(number: number.description))
         return KioskOutcome("ticket \(number) sent to the printer again", ticket: number)
@@ -61,8 +70,7 @@ extension Kiosk {
         switch outcome {
         case let .completed(job):
             logger.info("ticket printed", metadata: ["number": "\(number)", "job": "\(job)"])
-            let wait = waits[number].map { "Estimated wait: \($0)" } ?? ""
-            handle(.ticketPrinted(number: number.description, wait: wait))
+            handle(.ticketPrinted(number: number.description, wait: readyLines[number] ?? ""))
             record(.printed(job: job), of: number)
         case let .failed(job, reason):
             logger.error("ticket not printed", metadata: ["number": "\(number)", "job": "\(job.map(String.init) ?? "-")",
@@ -70,7 +78,19 @@ extension Kiosk {
             handle(.ticketNotPrinted(reason: reason.description))
             record(.failed(reason: reason.description), of: number)
         }
-        waits[number] = nil
+        readyLines[number] = nil
+    }
+
+    /// What the "take your ticket" screen says under the number: the wait, or a booking's time.
+    func readyLine(_ ticket: Ticket, wait: WaitEstimate) -> String {
+        guard let slot = ticket.slotStart else { return "Estimated wait: \(wait)" }
+        return CustomerTexts(language: "en").bookedTime(clockTime(slot), from: clockTime(slot.addingTimeInterval(-config.queue.bookingEarly)),
+                                                       to: clockTime(slot.addingTimeInterval(config.queue.bookingLate)))
+    }
+
+    /// "14:30" on the store's clock.
+    func clockTime(_ date: Date) -> String {
+        String(Self.issueTime(date, config.store.timeZone).suffix(5))
     }
 
     /// How a ticket's print job ended, as recorded.
@@ -99,10 +119,14 @@ extension Kiosk {
     func ticketContent(_ ticket: Ticket, wait: WaitEstimate) -> TicketContent {
         let texts = config.tickets.languages.map(CustomerTexts.init(language:))
         let first = texts[0]
+        let when = ticket.slotStart.map { slot in
+            first.bookedTime(clockTime(slot), from: clockTime(slot.addingTimeInterval(-config.queue.bookingEarly)),
+                             to: clockTime(slot.addingTimeInterval(config.queue.bookingLate)))
+        }
         return TicketContent(storeName: config.store.name, number: ticket.number.description,
                              laneLabel: first.laneLabel(ticket.lane), issuedAt: Self.issueTime(ticket.issuedAt, config.store.timeZone),
-                             estimatedWait: first.estimatedWait(wait), code: ticket.code,
-                             instructions: texts.map(\.scanInstruction))
+                             estimatedWait: when ?? first.estimatedWait(wait), code: ticket.code,
+                             instructions: texts.map { ticket.slotStart == nil ? $0.scanInstruction : $0.bookingScanInstruction })
     }
 
     /// "2026-11-22 15:04" in the store's time zone.

@@ -24,6 +24,11 @@ extension Kiosk {
             switch effect {
             case .issueTicket:
                 issued = issueTicket(.regular, askedAt: arrival)
+            case .findSlots:
+                findSlots()
+                issued = KioskOutcome("looking up today's free times")
+            case let .book(choice):
+                issued = book(choice, askedAt: arrival)
             case .startIdleTimer:
                 loop.cancel(idleTimer)
                 idleTimer = loop.schedule(after: config.screen.idleTimeoutSeconds) { [unowned self] in

@@ -64,15 +64,18 @@ final class Kiosk {
     var otherDoors = OtherDoors()
     /// The screen shown, and what it depends on (`handle` passes what happens to it).
     var flow = ScreenFlow()
-    let geometry: ScreenGeometry
+    var geometry: ScreenGeometry
     var idleTimer: EventLoop.TimerID?
     var resultTimer: EventLoop.TimerID?
     /// Counts frames asked for; a frame finished after a newer one was asked for is dropped.
     var frameRequests = 0
     /// The frame count when the welcome screen's figures changed, until it is redrawn.
     var refreshAskedAt: Int?
-    /// The wait each ticket on its way to the printer was told, for its "take your ticket" screen.
-    var waits: [TicketNumber: WaitEstimate] = [:]
+    /// What each ticket on its way to the printer says under its number on the "take your
+    /// ticket" screen (the wait, or a booking's time).
+    var readyLines: [TicketNumber: String] = [:]
+    /// Books places through the hub for "Book a later time"; nil where there is no hub.
+    var hubBookings: HubBookingDesk?
 
     init(config: KioskConfiguration, devices: KioskDevices, desk: QueueDesk, spooler: PrintSpooler,
          key: Curve25519.Signing.PrivateKey, runtime: KioskRuntime) {
@@ -86,7 +89,13 @@ final class Kiosk {
         issuer = TicketIssuer(store: UInt32(config.store.id), totem: config.totem.letter,
                               validMinutes: UInt16(config.tickets.validMinutes), key: key)
         keyring = Self.keyring(config, key: key)
-        geometry = ScreenGeometry(width: Double(devices.display.width), height: Double(devices.display.height))
+        geometry = ScreenGeometry(width: Double(devices.display.width), height: Double(devices.display.height),
+                                  offersBookings: Self.takesBookings(config))
+    }
+
+    /// Whether the store takes bookings at the totem: a booking share and slots.
+    static func takesBookings(_ config: KioskConfiguration) -> Bool {
+        config.queue.bookingsPerSlot > 0 && config.queue.slotLength > 0
     }
 
     static func keyring(_ config: KioskConfiguration, key: Curve25519.Signing.PrivateKey) -> TicketKeyring {
@@ -123,6 +132,7 @@ final class Kiosk {
         spooler.model = next.printer.model
         spooler.timeout = next.printer.timeoutSeconds
         desk.rules = Self.rules(next)
+        geometry.offersBookings = Self.takesBookings(next)
     }
 
     /// The queue's rules and calendar as `config` sets them.

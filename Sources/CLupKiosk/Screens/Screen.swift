@@ -1,3 +1,6 @@
+import CLupCore
+import Foundation
+
 /// What the customer sees. Each case is one screen of the kiosk.
 enum Screen: Equatable {
     /// Panel dark; nobody around.
@@ -12,10 +15,27 @@ enum Screen: Equatable {
     case printFailed(reason: String)
     /// The touch panel is gone: nobody can use the totem until it is back.
     case outOfOrder
+    /// "Book a later time": the free slots are being looked up.
+    case findingSlots
+    /// Today's free slots to choose from (at most `ScreenGeometry.slotButtons`).
+    case choosingSlot([SlotChoice])
+    /// A place in the chosen slot is being booked.
+    case bookingSlot(time: String)
+    /// No slot has a free place left today.
+    case noFreeSlots
 
     /// Whether a ticket is on its way out of the printer.
     var isPrinting: Bool {
         if case .printing = self { true } else { false }
+    }
+
+    /// Whether the totem is busy for the customer (printing, booking): the idle timeout
+    /// does not end it.
+    var isBusy: Bool {
+        switch self {
+        case .printing, .bookingSlot: true
+        default: false
+        }
     }
 
     /// A short name for the shell and logs.
@@ -27,15 +47,37 @@ enum Screen: Equatable {
         case .ticketReady: "ticket-ready"
         case .printFailed: "print-failed"
         case .outOfOrder: "out-of-order"
+        case .findingSlots: "finding-slots"
+        case .choosingSlot: "choosing-slot"
+        case .bookingSlot: "booking-slot"
+        case .noFreeSlots: "no-free-slots"
         }
     }
+}
+
+/// A slot of today offered at the totem, and where its free places are: the hub's (booked
+/// through it) and this totem's own (issued here, offline too).
+struct SlotChoice: Equatable {
+    let start: Date
+    /// "14:30" on the store's clock.
+    let time: String
+    let atHub: Int
+    let own: Int
+
+    var free: Int { atHub.addingSaturating(own) }
 }
 
 /// A touchable area of a screen, in display pixels.
 struct Button: Equatable {
     /// What pressing the button does.
-    enum Action: String {
+    enum Action: String, CaseIterable {
         case getTicket = "get-ticket"
+        case bookLater = "book-later"
+        case slot1 = "slot-1", slot2 = "slot-2", slot3 = "slot-3", slot4 = "slot-4"
+        case back
+
+        /// The slot buttons, first to last.
+        static let slots: [Action] = [.slot1, .slot2, .slot3, .slot4]
     }
 
     let action: Action
@@ -52,14 +94,23 @@ struct Button: Equatable {
 struct ScreenGeometry {
     let width: Double
     let height: Double
+    /// Whether the welcome screen offers "Book a later time" (the store takes bookings).
+    var offersBookings = false
 
     /// The buttons `screen` offers.
     func buttons(on screen: Screen) -> [Button] {
         switch screen {
         case .welcome:
             [Button(action: .getTicket, label: "Get a ticket",
-                    x: width * 0.15, y: height * 0.42, width: width * 0.7, height: height * 0.16)]
-        case .asleep, .printing, .ticketReady, .printFailed, .outOfOrder:
+                    x: width * 0.15, y: height * 0.40, width: width * 0.7, height: height * 0.16)]
+                + (offersBookings ? [Button(action: .bookLater, label: "Book a later time",
+                                            x: width * 0.15, y: height * 0.58, width: width * 0.7, height: height * 0.10)] : [])
+        case let .choosingSlot(choices):
+            zip(Button.Action.slots, choices).enumerated().map { index, pair in
+                Button(action: pair.0, label: "\(pair.1.time)  (\(pair.1.free) free)",
+                       x: width * 0.15, y: height * (0.25 + 0.13 * Double(index)), width: width * 0.7, height: height * 0.11)
+            } + [Button(action: .back, label: "Back", x: width * 0.3, y: height * 0.80, width: width * 0.4, height: height * 0.09)]
+        case .asleep, .printing, .ticketReady, .printFailed, .outOfOrder, .findingSlots, .bookingSlot, .noFreeSlots:
             []
         }
     }

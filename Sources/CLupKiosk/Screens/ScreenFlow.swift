@@ -25,6 +25,8 @@ struct ScreenFlow: Equatable {
         /// Nobody touched the screen for the idle timeout.
         case idleTimeUp
         case panel(working: Bool)
+        /// Today's free slots, for "Book a later time" (empty: none is free).
+        case slotsFound([SlotChoice])
     }
 
     /// What the kiosk should do besides showing `screen`.
@@ -33,6 +35,10 @@ struct ScreenFlow: Equatable {
         case startResultTimer
         case startIdleTimer
         case stopIdleTimer
+        /// Look up today's free slots (then `slotsFound`).
+        case findSlots
+        /// Book a place in the chosen slot and print it.
+        case book(SlotChoice)
     }
 
     /// Takes in what happened; returns what to do.
@@ -49,7 +55,31 @@ struct ScreenFlow: Equatable {
                 show(.welcome)
                 return [.startIdleTimer]
             }
-            return button == .getTicket && screen == .welcome ? [.startIdleTimer, .issueTicket] : [.startIdleTimer]
+            switch (screen, button) {
+            case (.welcome, .getTicket?):
+                return [.startIdleTimer, .issueTicket]
+            case (.welcome, .bookLater?):
+                show(.findingSlots)
+                return [.startIdleTimer, .findSlots]
+            case (.choosingSlot, .back?):
+                show(.welcome)
+                return [.startIdleTimer]
+            case let (.choosingSlot(choices), button?):
+                guard let index = Button.Action.slots.firstIndex(of: button), index < choices.count else { return [.startIdleTimer] }
+                show(.bookingSlot(time: choices[index].time))
+                return [.startIdleTimer, .book(choices[index])]
+            default:
+                return [.startIdleTimer]
+            }
+        case let .slotsFound(choices):
+            // The customer may have gone meanwhile.
+            guard screen == .findingSlots else { return [] }
+            if choices.isEmpty {
+                show(.noFreeSlots)
+                return [.startResultTimer]
+            }
+            show(.choosingSlot(choices))
+            return [.startIdleTimer]
         case .gesture:
             return [.startIdleTimer]
         case let .ticketRecorded(number):
@@ -65,8 +95,8 @@ struct ScreenFlow: Equatable {
             show(someonePresent ? .welcome : .asleep)
             return []
         case .idleTimeUp:
-            // While a ticket prints, the result screen's own timer ends it.
-            if !someonePresent, !screen.isPrinting { show(.asleep) }
+            // While a ticket is booked or prints, the result screen's own timer ends it.
+            if !someonePresent, !screen.isBusy { show(.asleep) }
             return []
         case let .panel(working):
             panelWorking = working

@@ -1,3 +1,4 @@
+import CLupCore
 import CLupDrawing
 
 /// The figures a screen shows besides its own text.
@@ -40,16 +41,22 @@ struct ScreenRenderer {
             canvas.text("Welcome", x: centre, y: h * 0.25, size: unit * 2.2, bold: true, alignment: .center)
             canvas.text("Touch the button to join the queue", x: centre, y: h * 0.32, size: unit * 0.9,
                         color: Self.muted, alignment: .center)
-            for button in geometry.buttons(on: screen) {
-                canvas.fillRect(x: button.x, y: button.y, width: button.width, height: button.height,
-                                color: Self.brand, radius: unit)
-                canvas.text(button.label, x: button.x + button.width / 2, y: button.y + button.height * 0.6,
-                            size: unit * 1.6, bold: true, color: .white, alignment: .center)
-            }
-            canvas.text("Inside now: \(facts.inside) of \(facts.capacity)", x: centre, y: h * 0.70, size: unit,
+            drawButtons(of: screen, on: canvas, unit: unit)
+            canvas.text("Inside now: \(facts.inside) of \(facts.capacity)", x: centre, y: h * 0.76, size: unit,
                         alignment: .center)
-            canvas.text("Waiting: \(facts.waiting)", x: centre, y: h * 0.75, size: unit, alignment: .center)
-            canvas.text("Estimated wait: \(facts.wait)", x: centre, y: h * 0.80, size: unit, alignment: .center)
+            canvas.text("Waiting: \(facts.waiting)", x: centre, y: h * 0.81, size: unit, alignment: .center)
+            canvas.text("Estimated wait: \(facts.wait)", x: centre, y: h * 0.86, size: unit, alignment: .center)
+        case .findingSlots:
+            canvas.text("Looking for free times…", x: centre, y: h * 0.4, size: unit * 1.4, alignment: .center)
+        case .choosingSlot:
+            canvas.text("Choose a time today", x: centre, y: h * 0.19, size: unit * 1.4, bold: true, alignment: .center)
+            drawButtons(of: screen, on: canvas, unit: unit)
+        case let .bookingSlot(time):
+            canvas.text("Booking your place at \(time)…", x: centre, y: h * 0.4, size: unit * 1.3, alignment: .center)
+        case .noFreeSlots:
+            canvas.text("No free times left today", x: centre, y: h * 0.35, size: unit * 1.4, bold: true, alignment: .center)
+            canvas.text("You can take a ticket for now instead", x: centre, y: h * 0.45, size: unit * 1.1,
+                        alignment: .center)
         case let .printing(number):
             canvas.text("Printing your ticket…", x: centre, y: h * 0.35, size: unit * 1.4, alignment: .center)
             canvas.text(number, x: centre, y: h * 0.55, size: unit * 4, bold: true, alignment: .center)
@@ -58,7 +65,8 @@ struct ScreenRenderer {
                         alignment: .center)
             canvas.text(number, x: centre, y: h * 0.5, size: unit * 4, bold: true, alignment: .center)
             canvas.text(wait, x: centre, y: h * 0.6, size: unit * 1.1, alignment: .center)
-            canvas.text("Scan it at the door when your number is called", x: centre, y: h * 0.7,
+            let booked = TicketNumber(number)?.lane == .booking
+            canvas.text(booked ? "Scan it at the door at your time" : "Scan it at the door when your number is called", x: centre, y: h * 0.7,
                         size: unit * 0.8, color: Self.muted, alignment: .center)
         case .outOfOrder:
             canvas.text("Out of order", x: centre, y: h * 0.35, size: unit * 2, bold: true, color: Self.warning,
@@ -73,5 +81,15 @@ struct ScreenRenderer {
             canvas.text(reason, x: centre, y: h * 0.5, size: unit * 0.7, color: Self.muted, alignment: .center)
         }
         return canvas
+    }
+
+    private func drawButtons(of screen: Screen, on canvas: Canvas, unit: Double) {
+        for button in geometry.buttons(on: screen) {
+            canvas.fillRect(x: button.x, y: button.y, width: button.width, height: button.height,
+                            color: button.action == .back ? Self.muted : Self.brand, radius: unit)
+            canvas.text(button.label, x: button.x + button.width / 2, y: button.y + button.height * 0.62,
+                        size: unit * (button.height > geometry.height * 0.12 ? 1.6 : 1.2), bold: true, color: .white,
+                        alignment: .center)
+        }
     }
 }

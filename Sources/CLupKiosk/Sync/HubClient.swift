@@ -62,6 +62,21 @@ final class HubClient: Sendable {
         try call("GET", HubWire.settingsPath, query: "?after=\(after)", body: Data(), signer: signer)
     }
 
+    /// Today's slots the hub can still book, for a customer at the totem: answered within
+    /// `customerDeadline` seconds or not at all.
+    func slotOffers(signer: Signer) throws(CodedError) -> SlotOffers {
+        try call("GET", HubWire.totemSlotsPath, body: Data(), signer: signer, deadline: Self.customerDeadline)
+    }
+
+    /// Books a place in the slot starting at `slotStart` (Unix seconds) for a customer at the totem.
+    func book(slotStart: Double, signer: Signer) throws(CodedError) -> TotemBooking {
+        try call("POST", HubWire.totemBookingsPath, body: encode(TotemBookingRequest(slotStart: slotStart)), signer: signer,
+                 deadline: Self.customerDeadline)
+    }
+
+    /// How long a customer in front of the totem is kept waiting for the hub.
+    static let customerDeadline: Int64 = 4
+
     /// Who signs requests, and with which estimate of the hub's clock.
     struct Signer {
         let deviceID: String
@@ -79,8 +94,8 @@ final class HubClient: Sendable {
     }
 
     /// `path` is signed; `query` (none of whose values is a secret or an authority) is not.
-    private func call<T: Decodable>(_ method: String, _ path: String, query: String = "", body: Data, signer: Signer?)
-        throws(CodedError) -> T {
+    private func call<T: Decodable>(_ method: String, _ path: String, query: String = "", body: Data, signer: Signer?,
+                                    deadline: Int64 = 20) throws(CodedError) -> T {
         var headers = HTTPHeaders([("Content-Type", "application/json")])
         if let signer {
             let millis = Int64(((Date().timeIntervalSince1970 - signer.clockOffset) * 1000).rounded())
@@ -97,7 +112,7 @@ final class HubClient: Sendable {
             let request = try HTTPClient.Request(url: base + path + query, method: HTTPMethod(rawValue: method), headers: headers,
                                                  body: method == "GET" ? nil : .bytes(body))
             let accumulator = ResponseAccumulator(request: request, maxBodySize: Self.maximumAnswerBytes)
-            response = try client.execute(request: request, delegate: accumulator, deadline: .now() + .seconds(20)).futureResult.wait()
+            response = try client.execute(request: request, delegate: accumulator, deadline: .now() + .seconds(deadline)).futureResult.wait()
         } catch {
             throw CodedError(.hubUnreachable, "\(base) cannot be reached: \(Self.describe(error))")
         }

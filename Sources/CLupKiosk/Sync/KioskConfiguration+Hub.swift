@@ -8,6 +8,10 @@ extension KioskConfiguration {
     func applying(_ settings: StoreSettingsDocument) -> KioskConfiguration {
         var next = self
         next.queue = settings.applied(to: queue)
+        if let hours = settings.hours {
+            next.store.opensMinute = hours.opensMinute
+            next.store.closesMinute = hours.closesMinute
+        }
         if let totemKeys = settings.totemKeys {
             next.keys = [:]
             for (letter, key) in totemKeys {

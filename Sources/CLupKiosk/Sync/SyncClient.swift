@@ -38,6 +38,8 @@ public final class SyncClient: Sendable {
     private let status = Mutex(Status())
     /// The door's figures as of the log's last seq, sent with every batch (`CapacityEscrow`).
     private let door = Mutex<DoorReport?>(nil)
+    /// The devices and the printer as last seen, sent with every batch for the fleet view.
+    private let health = Mutex<TotemHealth?>(nil)
     private let wakeUp = DispatchSemaphore(value: 0)
 
     private struct Status {
@@ -120,6 +122,22 @@ public final class SyncClient: Sendable {
         door.withLock { $0 = figures }
     }
 
+    /// The devices' and the printer's state (from the loop, every few seconds).
+    func report(_ devices: TotemHealth) {
+        health.withLock { $0 = devices }
+    }
+
+    /// Booking through the hub for "Book a later time", signed as this totem; blocking, with
+    /// a short deadline (a customer is waiting), so never called on the kiosk's loop.
+    var bookingDesk: HubBookingDesk {
+        let (client, deviceID, raw) = (client, enrolment.deviceID, deviceKey)
+        let signer: @Sendable () throws -> HubClient.Signer = { [self] in
+            HubClient.Signer(deviceID: deviceID, key: try Curve25519.Signing.PrivateKey(rawRepresentation: raw), clockOffset: clockOffset)
+        }
+        return HubBookingDesk(slots: { try client.slotOffers(signer: try signer()) },
+                              book: { try client.book(slotStart: $0, signer: try signer()) })
+    }
+
     public func report() -> SyncReport {
         let lastSeq = Int64((try? outbox.lastSeq()) ?? 0)
         let now = ProcessInfo.processInfo.systemUptime
@@ -185,7 +203,8 @@ public final class SyncClient: Sendable {
             let depth = max(0, lastSeq - (events.last?.seq ?? acknowledged ?? 0))
             status.withLock { $0.lastAttempt = Date() }
             let key = try Curve25519.Signing.PrivateKey(rawRepresentation: deviceKey)
-            let batch = EventBatch(events: events, outboxDepth: depth, clockOffset: clockOffset, door: door.withLock { $0 })
+            let batch = EventBatch(events: events, outboxDepth: depth, clockOffset: clockOffset, door: door.withLock { $0 },
+                                   health: health.withLock { $0 })
             let reply = try client.upload(batch,
                                           signer: .init(deviceID: enrolment.deviceID, key: key, clockOffset: clockOffset))
             KioskMetrics.batchSent(ok: true)

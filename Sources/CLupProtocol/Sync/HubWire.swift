@@ -27,6 +27,10 @@ public enum HubWire {
     /// (a long poll of at most `settingsWait` seconds; the current ones after that).
     public static let settingsPath = "/v1/settings"
     public static let settingsWait = 10.0
+    /// `GET`: today's booking slots still bookable, with the places the hub can book in each.
+    public static let totemSlotsPath = "/v1/totem/slots"
+    /// `POST` a `TotemBookingRequest`: the hub books a place for a customer at the totem.
+    public static let totemBookingsPath = "/v1/totem/bookings"
 
     /// At most this many events in one batch.
     public static let maximumBatchEvents = 500
@@ -103,12 +107,47 @@ public struct EventBatch: Codable, Sendable, Equatable {
     public var clockOffset: Double?
     /// The door's figures now, for sharing the store's capacity among its doors.
     public var door: DoorReport?
+    /// The totem's devices and printer now, for the hub's fleet view.
+    public var health: TotemHealth?
 
-    public init(events: [UploadedEvent], outboxDepth: Int64, clockOffset: Double?, door: DoorReport? = nil) {
+    public init(events: [UploadedEvent], outboxDepth: Int64, clockOffset: Double?, door: DoorReport? = nil, health: TotemHealth? = nil) {
         self.events = events
         self.outboxDepth = outboxDepth
         self.clockOffset = clockOffset
         self.door = door
+        self.health = health
+    }
+}
+
+/// How a totem's devices and printer are doing, as its `clupctl status` says.
+public struct TotemHealth: Codable, Sendable, Equatable {
+    public struct Device: Codable, Sendable, Equatable {
+        public var role: String
+        public var state: String
+        public var detail: String
+
+        public init(role: String, state: String, detail: String) {
+            self.role = role
+            self.state = state
+            self.detail = detail
+        }
+    }
+
+    public var devices: [Device]
+    /// The print queue's state in a line ("idle, accepting jobs", "stopped: media-empty").
+    public var printer: String
+
+    public init(devices: [Device], printer: String) {
+        self.devices = devices
+        self.printer = printer
+    }
+
+    /// The same report with every text cut to `characters` and at most 16 devices: what
+    /// the hub keeps of it.
+    public func bounded(characters: Int = 200) -> TotemHealth {
+        let cut = { (text: String) in text.count > characters ? String(text.prefix(characters)) + "…" : text }
+        return TotemHealth(devices: devices.prefix(16).map { Device(role: cut($0.role), state: cut($0.state), detail: cut($0.detail)) },
+                           printer: cut(printer))
     }
 }
 
@@ -265,5 +304,48 @@ public struct SyncReport: Codable, Sendable, Equatable {
         self.deadLettered = deadLettered
         self.consecutiveFailures = consecutiveFailures
         self.nextAttemptIn = nextAttemptIn
+    }
+}
+
+/// Today's booking slots the hub can still book, for the totem's "book a later time".
+public struct SlotOffers: Codable, Sendable, Equatable {
+    public struct Slot: Codable, Sendable, Equatable {
+        /// The slot's start, Unix seconds.
+        public var start: Double
+        /// Places the hub can still book in it.
+        public var free: Int
+
+        public init(start: Double, free: Int) {
+            self.start = start
+            self.free = free
+        }
+    }
+
+    public var slots: [Slot]
+
+    public init(slots: [Slot]) {
+        self.slots = slots
+    }
+}
+
+/// A totem asks the hub to book a place in the slot starting at `slotStart` (Unix seconds).
+public struct TotemBookingRequest: Codable, Sendable, Equatable {
+    public var slotStart: Double
+
+    public init(slotStart: Double) {
+        self.slotStart = slotStart
+    }
+}
+
+/// A booking the hub made for a customer at a totem: printed there as it is.
+public struct TotemBooking: Codable, Sendable, Equatable {
+    public var number: String
+    public var code: String
+    public var slotStart: Double
+
+    public init(number: String, code: String, slotStart: Double) {
+        self.number = number
+        self.code = code
+        self.slotStart = slotStart
     }
 }

@@ -101,7 +101,7 @@ final class RecordingVoice: Voice {
 /// The kiosk in process: simulated devices, a fake printer, a manual clock and a real
 /// database in a temporary folder. Time passes only when a test says.
 final class KioskHarness {
-    let clock = ManualClock(wall: Date(timeIntervalSince1970: 1_795_347_000))   // 2026-11-22 10:10 UTC
+    let clock = ManualClock(wall: Date(timeIntervalSince1970: 1_795_347_000))   // 2026-11-22 11:30 UTC
     let loop: EventLoop
     let printer = FakePrinter()
     let directory: URL

@@ -1,4 +1,5 @@
 @testable import CLupKiosk
+import Foundation
 import XCTest
 
 /// The screens as a state machine: what each thing that happens in front of the totem
@@ -55,6 +56,42 @@ final class ScreenFlowTests: XCTestCase {
         _ = flow.handle(.ticketRecorded(number: "A-002"))
         XCTAssertEqual(flow.handle(.ticketNotPrinted(reason: "E-PRN-003 printer out of paper")), [.startResultTimer])
         XCTAssertEqual(flow.screen, .printFailed(reason: "E-PRN-003 printer out of paper"))
+    }
+
+    func test_bookingALaterTimeFindsTheSlotsThenBooksTheOneChosen() {
+        var flow = ScreenFlow()
+        _ = flow.handle(.presence(true))
+        XCTAssertEqual(flow.handle(.slotsFound([])), [], "slots nobody asked for change nothing")
+        XCTAssertEqual(flow.screen, .welcome)
+        XCTAssertEqual(flow.handle(.tap(.bookLater)), [.startIdleTimer, .findSlots])
+        XCTAssertEqual(flow.screen, .findingSlots)
+        let choices = [SlotChoice(start: Date(timeIntervalSince1970: 1_800), time: "00:30", atHub: 2, own: 1),
+                       SlotChoice(start: Date(timeIntervalSince1970: 3_600), time: "01:00", atHub: 0, own: 1)]
+        XCTAssertEqual(flow.handle(.slotsFound(choices)), [.startIdleTimer])
+        XCTAssertEqual(flow.screen, .choosingSlot(choices))
+        XCTAssertEqual(flow.handle(.tap(.slot3)), [.startIdleTimer], "no third slot was offered")
+        XCTAssertEqual(flow.handle(.tap(.slot2)), [.startIdleTimer, .book(choices[1])])
+        XCTAssertEqual(flow.screen, .bookingSlot(time: "01:00"))
+        _ = flow.handle(.presence(false))
+        _ = flow.handle(.idleTimeUp)
+        XCTAssertEqual(flow.screen, .bookingSlot(time: "01:00"), "a booking under way is not slept away")
+        _ = flow.handle(.ticketRecorded(number: "AB-001"))
+        XCTAssertEqual(flow.screen, .printing(number: "AB-001"))
+    }
+
+    func test_noFreeSlotIsShownForAWhileAndBackLeavesTheChoice() {
+        var flow = ScreenFlow()
+        _ = flow.handle(.presence(true))
+        _ = flow.handle(.tap(.bookLater))
+        XCTAssertEqual(flow.handle(.slotsFound([])), [.startResultTimer])
+        XCTAssertEqual(flow.screen, .noFreeSlots)
+        _ = flow.handle(.resultTimeUp)
+        XCTAssertEqual(flow.screen, .welcome)
+        _ = flow.handle(.tap(.bookLater))
+        _ = flow.handle(.slotsFound([SlotChoice(start: Date(timeIntervalSince1970: 1_800), time: "00:30", atHub: 1, own: 0)]))
+        XCTAssertEqual(flow.handle(.tap(.back)), [.startIdleTimer])
+        XCTAssertEqual(flow.screen, .welcome)
+        XCTAssertEqual(flow.handle(.tap(.slot1)), [.startIdleTimer], "a slot button on the welcome screen does nothing")
     }
 
     func test_withoutItsTouchPanelTheTotemIsOutOfOrderUntilItIsBack() {

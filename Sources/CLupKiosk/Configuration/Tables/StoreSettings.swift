@@ -13,6 +13,9 @@ public struct StoreSettings: ConfigTable {
     public var timeZoneName = "UTC"
     /// Minutes after local midnight at which a business day starts.
     public var businessDayStartMinute = 5 * 60
+    /// When the store opens and closes, minutes after local midnight (the hub's, once enrolled).
+    public var opensMinute = 0
+    public var closesMinute = 24 * 60
 
     public init() {}
 
@@ -27,6 +30,11 @@ public struct StoreSettings: ConfigTable {
         .parsed("business_day_start", \.businessDayStartMinute,
                 doc: "local time the business day starts: tickets are numbered and people counted per business day",
                 expected: "a time \"HH:MM\"", parse: Self.minuteOfDay, format: { String(format: "%02d:%02d", $0 / 60, $0 % 60) }),
+        .parsed("opens", \.opensMinute, doc: "local time the store opens (booking slots start from it)",
+                expected: "a time \"HH:MM\"", parse: Self.minuteOfDay, format: { String(format: "%02d:%02d", $0 / 60, $0 % 60) }),
+        .parsed("closes", \.closesMinute, doc: "local time the store closes (the last booking slot ends by it)",
+                expected: "a time \"HH:MM\", up to \"24:00\"", parse: { $0 == "24:00" ? 24 * 60 : Self.minuteOfDay($0) },
+                format: { String(format: "%02d:%02d", $0 / 60, $0 % 60) }),
     ]
 
     /// `"HH:MM"` as minutes after midnight.
