@@ -75,6 +75,11 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ], resources: [
+            // The texts of the screens, the voice and the ticket, one catalog per language,
+            // compiled into clupd (`TextCatalog`): nothing to find on disk at run time.
+            .embedInCode("Texts/it.json"), .embedInCode("Texts/en.json"), .embedInCode("Texts/fr.json"),
+            .embedInCode("Texts/de.json"), .embedInCode("Texts/es.json"),
         ]),
         .target(name: "CLupHub", dependencies: [
             "CLupCore", "CLupConfig", "CLupProtocol",

@@ -38,6 +38,18 @@ public final class Canvas {
     public let height: Double
     let surface: OpaquePointer
     let cairo: OpaquePointer
+    /// Every line of text drawn, where and how big, so that a test can check that nothing
+    /// runs off its box.
+    public private(set) var drawnTexts: [DrawnText] = []
+
+    /// A line of text as drawn: its box (x, width; baseline y) and font size, in pixels.
+    public struct DrawnText: Sendable, Equatable {
+        public let text: String
+        public let x: Double
+        public let y: Double
+        public let width: Double
+        public let size: Double
+    }
 
     /// An opaque image of `width` × `height` pixels, filled white.
     public convenience init(width: Int, height: Int) throws {
@@ -110,6 +122,7 @@ public final class Canvas {
         setColor(color)
         let width = measure(string)
         let left = alignment == .center ? x - width / 2 : x
+        drawnTexts.append(DrawnText(text: string, x: left, y: y, width: width, size: size))
         cairo_move_to(cairo, left, y)
         cairo_show_text(cairo, string)
         return width

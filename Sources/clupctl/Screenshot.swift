@@ -15,3 +15,22 @@ struct Screenshot: ParsableCommand {
         print(file)
     }
 }
+
+/// `clupctl screen [--json]`: the screen shown, its language and its buttons, by name.
+struct ScreenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screen", abstract: "Show the current screen, its language and its buttons (names for `clupctl sim press`).")
+
+    @OptionGroup var connection: Connection
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let report = try connection.client.send(.screen, expecting: ScreenReport.self)
+        if json { return try printJSON(report) }
+        print("screen \(report.name) (\(report.language)), \(report.width) × \(report.height) px")
+        for button in report.buttons {
+            print("  \(button.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \"\(button.label)\" at "
+                + "(\(button.x), \(button.y)) \(button.width) × \(button.height)")
+        }
+    }
+}

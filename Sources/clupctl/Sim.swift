@@ -6,7 +6,7 @@ import CLupProtocol
 struct Sim: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive the simulated devices (clupd --simulate).",
-        subcommands: [Approach.self, Leave.self, Tap.self, Pass.self, Scan.self])
+        subcommands: [Approach.self, Leave.self, Tap.self, Press.self, Pass.self, Scan.self])
 
     struct Approach: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A person steps up to the totem.")
@@ -26,6 +26,13 @@ struct Sim: ParsableCommand {
         @Argument(help: "Pixels from the left edge.") var x: Int
         @Argument(help: "Pixels from the top edge.") var y: Int
         func run() throws { try simulate(.simTap(x: x, y: y), connection) }
+    }
+
+    struct Press: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A tap in the middle of a button of the screen shown, by name (`clupctl screen`).")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The button's name: get-ticket, book-later, slot-1, back, language-it, …") var name: String
+        func run() throws { try simulate(.simPress(name: name), connection) }
     }
 
     struct Pass: ParsableCommand {

@@ -80,6 +80,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case internalError = "E-CTL-013"
     case daemonNotRunning = "E-CTL-014"
     case replyNotUnderstood = "E-CTL-015"
+    case noSuchButton = "E-CTL-016"
 
     // MARK: Configuration (E-CFG)
     case badConfiguration = "E-CFG-001"
@@ -219,6 +220,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .internalError: ("An error clupd did not expect.", "Report it with clupd's log.")
         case .daemonNotRunning: ("clupd does not answer on its control socket.", "Start it (`systemctl start clupd`) or give the right --socket.")
         case .replyNotUnderstood: ("clupd sent a reply this clupctl does not understand.", "Use a clupctl of the same version as clupd.")
+        case .noSuchButton: ("The screen shown has no button of that name.", "See the screen's buttons with `clupctl screen`; the screen may have changed meanwhile.")
         case .badConfiguration: ("The configuration file cannot be used.", "Fix the key and line named; clupd says what it expected.")
         case .configurationNotReloaded: ("The configuration file changed but cannot be used; the one in force stays.",
                                          "Fix the file and reload again.")

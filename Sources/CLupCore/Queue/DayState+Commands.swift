@@ -40,7 +40,8 @@ extension DayState {
     /// from the day before is skipped. `promisedWait` is the wait the customer is told.
     @discardableResult
     public mutating func issue(_ request: TicketRequest, issuer: TicketIssuer, at instant: Moment,
-                               policy: QueuePolicy, promisedWait: WaitEstimate? = nil) throws(Refusal) -> [DomainEvent] {
+                               policy: QueuePolicy, promisedWait: WaitEstimate? = nil, language: String? = nil)
+        throws(Refusal) -> [DomainEvent] {
         if case let .booking(slotStart) = request {
             guard policy.slotLength > 0,
                   slotStart.timeIntervalSince1970.truncatingRemainder(dividingBy: policy.slotLength) == 0
@@ -57,6 +58,7 @@ extension DayState {
         guard sequence <= TicketNumber.maximumSequence else { throw .numbersUsedUp(lane: request.lane.rawValue) }
         var (ticket, _) = issuer.issue(request, sequence: sequence, businessDay: businessDay, at: instant)
         ticket.promisedWait = promisedWait
+        ticket.language = language.map { String($0.prefix(8)) }
         return applying([.ticketIssued(ticket)])
     }
 
@@ -69,13 +71,15 @@ extension DayState {
     /// answer): it joins the day as a ticket on its way to the printer, recorded before it
     /// prints, and is admitted at the door within its window like any booking made through the hub.
     @discardableResult
-    public mutating func joinHubBooking(_ number: TicketNumber, slot: Date, code: String, at now: Moment) throws(Refusal) -> [DomainEvent] {
+    public mutating func joinHubBooking(_ number: TicketNumber, slot: Date, code: String, at now: Moment,
+                                        language: String? = nil) throws(Refusal) -> [DomainEvent] {
         guard number.totem == TicketPayload.hubLetter, number.lane == .booking else {
             throw .unknownTicket("\(number) (not a booking made through the hub)")
         }
         guard tickets[number] == nil else { throw .alreadyUsed("\(number) (already printed here)") }
-        let ticket = Ticket(number: number, businessDay: businessDay, issuedAt: now.wall, issuedSteady: now.steady,
+        var ticket = Ticket(number: number, businessDay: businessDay, issuedAt: now.wall, issuedSteady: now.steady,
                             state: .printing, code: code, slotStart: slot)
+        ticket.language = language.map { String($0.prefix(8)) }
         return applying([.ticketIssued(ticket)])
     }
 

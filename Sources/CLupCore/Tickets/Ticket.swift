@@ -28,6 +28,8 @@ public struct Ticket: Hashable, Codable, Sendable {
     public var failureReason: String?
     /// The wait the customer was told when it was issued (nil: none was, as for a booking).
     public var promisedWait: WaitEstimate?
+    /// The language its customer chose at the totem (ISO 639-1): its ticket and its call speak it.
+    public var language: String?
 
     public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, issuedSteady: SteadyTime? = nil,
                 state: TicketState, code: String, slotStart: Date? = nil, priorityReason: PriorityReason? = nil) {

@@ -87,6 +87,17 @@ extension Daemon {
         case let .simTap(x, y):
             guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
             return try reply(kiosk.touched(try touchscreen.tap(x: x, y: y)), encoder)
+        case let .simPress(name):
+            guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
+            let buttons = kiosk.geometry.buttons(on: kiosk.flow.screen, language: kiosk.flow.language)
+            guard let button = buttons.first(where: { $0.action.name == name }) else {
+                throw CodedError(.noSuchButton, "the \(kiosk.flow.screen.name) screen has no button \"\(name.prefix(40))\" "
+                    + "(it has: \(buttons.map(\.action.name).joined(separator: ", ")))")
+            }
+            return try reply(kiosk.touched(try touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2))),
+                             encoder)
+        case .screen:
+            return try encoder.encode(kiosk.screenReport)
         case let .simPass(direction):
             guard devices.simulatedTurnstile != nil else { throw realDevice("turnstile") }
             return try reply(kiosk.passed(direction), encoder)

@@ -8,11 +8,12 @@ extension Kiosk {
     /// Issues a ticket and starts it on its way to the printer. A ticket that cannot be
     /// recorded is never printed, and the screen says so. `askedAt` is when the tap or the
     /// request arrived (monotonic seconds; now if nil).
-    func issueTicket(_ request: TicketRequest, askedAt: Double? = nil) -> KioskOutcome {
+    /// `language` is the one the customer chose (nil: the ticket's first configured one).
+    func issueTicket(_ request: TicketRequest, askedAt: Double? = nil, language: String? = nil) -> KioskOutcome {
         let wait = desk.estimatedWait(for: request.lane, defaultMinutes: config.tickets.defaultWaitMinutes)
         let promised = request.lane == .booking ? nil : wait
         return recordAndPrint(wait: wait, askedAt: askedAt) { day, now in
-            try day.issue(request, issuer: issuer, at: now, policy: config.queue, promisedWait: promised)
+            try day.issue(request, issuer: issuer, at: now, policy: config.queue, promisedWait: promised, language: language)
         }
     }
 
@@ -83,9 +84,15 @@ extension Kiosk {
 
     /// What the "take your ticket" screen says under the number: the wait, or a booking's time.
     func readyLine(_ ticket: Ticket, wait: WaitEstimate) -> String {
-        guard let slot = ticket.slotStart else { return "Estimated wait: \(wait)" }
-        return CustomerTexts(language: "en").bookedTime(clockTime(slot), from: clockTime(slot.addingTimeInterval(-config.queue.bookingEarly)),
-                                                       to: clockTime(slot.addingTimeInterval(config.queue.bookingLate)))
+        let texts = CustomerTexts(language: ticketLanguage(ticket))
+        guard let slot = ticket.slotStart else { return texts.catalog(.readyWait, ["wait": texts.catalog.wait(wait)]) }
+        return texts.bookedTime(clockTime(slot), from: clockTime(slot.addingTimeInterval(-config.queue.bookingEarly)),
+                                to: clockTime(slot.addingTimeInterval(config.queue.bookingLate)))
+    }
+
+    /// The language a ticket speaks: its customer's choice, else the first configured.
+    func ticketLanguage(_ ticket: Ticket) -> String {
+        ticket.language.flatMap { TextCatalog.all[$0] == nil ? nil : $0 } ?? config.tickets.languages.first ?? "en"
     }
 
     /// "14:30" on the store's clock.
@@ -117,7 +124,9 @@ extension Kiosk {
 
     /// What the ticket says, in the configured languages.
     func ticketContent(_ ticket: Ticket, wait: WaitEstimate) -> TicketContent {
-        let texts = config.tickets.languages.map(CustomerTexts.init(language:))
+        // The customer's language first, then the store's others for the instruction.
+        let languages = [ticketLanguage(ticket)] + config.tickets.languages.filter { $0 != ticketLanguage(ticket) }
+        let texts = languages.map(CustomerTexts.init(language:))
         let first = texts[0]
         let when = ticket.slotStart.map { slot in
             first.bookedTime(clockTime(slot), from: clockTime(slot.addingTimeInterval(-config.queue.bookingEarly)),

@@ -1,6 +1,7 @@
 import CLupCore
 import CLupDrawing
 import CLupHardware
+import CLupProtocol
 import Foundation
 
 /// A frame drawn on a worker, handed to the loop once and never shared.
@@ -15,15 +16,20 @@ extension Kiosk {
     /// seconds), from which the ticket's wait is measured.
     @discardableResult
     func handle(_ input: ScreenFlow.Input, at arrival: Double? = nil) -> KioskOutcome? {
-        let before = flow.screen
+        let (before, languageBefore) = (flow.screen, flow.language)
         let effects = flow.handle(input)
         // The input's own screen first: an effect may change it again, and draws that itself.
-        if flow.screen != before { screenChanged(from: before) }
+        if flow.screen != before {
+            screenChanged(from: before)
+        } else if flow.language != languageBefore {
+            // The customer chose a language: the screen in it, and its greeting.
+            screenChanged(from: .asleep)
+        }
         var issued: KioskOutcome?
         for effect in effects {
             switch effect {
             case .issueTicket:
-                issued = issueTicket(.regular, askedAt: arrival)
+                issued = issueTicket(.regular, askedAt: arrival, language: flow.language)
             case .findSlots:
                 findSlots()
                 issued = KioskOutcome("looking up today's free times")
@@ -51,9 +57,10 @@ extension Kiosk {
 
     /// Draws the new screen and says what it says, once, as it appears.
     private func screenChanged(from previous: Screen) {
-        let texts = CustomerTexts(language: config.tickets.languages[0])
+        let texts = CustomerTexts(language: flow.language)
         if flow.screen == .asleep {
             devices.voice?.silence()
+            repeatCallsCutShort()
         } else if let line = texts.spoken(flow.screen, after: previous) {
             devices.voice?.say(line, language: texts.language)
         }
@@ -68,7 +75,7 @@ extension Kiosk {
         refreshAskedAt = frameRequests
         loop.schedule(after: 0) { [unowned self] in
             defer { refreshAskedAt = nil }
-            if flow.screen == .welcome, frameRequests == refreshAskedAt { redraw() }
+            if flow.screen == .welcome || flow.screen == .asleep, frameRequests == refreshAskedAt { redraw() }
         }
     }
 
@@ -78,7 +85,8 @@ extension Kiosk {
     func redraw() {
         frameRequests += 1
         let request = frameRequests
-        guard flow.screen != .asleep else {
+        // Nobody in front: the numbers called, else a dark screen.
+        guard flow.screen != .asleep || !calledTickets.isEmpty else {
             do {
                 try devices.display.sleep()
             } catch {
@@ -86,8 +94,8 @@ extension Kiosk {
             }
             return
         }
-        let (screen, facts, renderer) = (flow.screen, screenFacts, ScreenRenderer(geometry: geometry))
-        loop.background({ DrawnFrame(canvas: Result { try renderer.render(screen, facts: facts) }) }) {
+        let (screen, facts, renderer, language) = (flow.screen, screenFacts, ScreenRenderer(geometry: geometry), flow.language)
+        loop.background({ DrawnFrame(canvas: Result { try renderer.render(screen, facts: facts, language: language) }) }) {
             [unowned self] frame in
             guard request == frameRequests else { return }
             do {
@@ -100,17 +108,26 @@ extension Kiosk {
 
     /// The current screen as PNG, drawn now (for `clupctl screenshot`).
     func screenshot() throws -> [UInt8] {
-        guard flow.screen != .asleep else {
+        guard flow.screen != .asleep || !calledTickets.isEmpty else {
             let black = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
             black.fill(.black)
             return try black.pngData()
         }
-        return try ScreenRenderer(geometry: geometry).render(flow.screen, facts: screenFacts).pngData()
+        return try ScreenRenderer(geometry: geometry).render(flow.screen, facts: screenFacts, language: flow.language).pngData()
+    }
+
+    /// The screen shown, its language and its buttons, for `clupctl screen`.
+    var screenReport: ScreenReport {
+        ScreenReport(name: flow.screen.name, language: flow.language, width: Int(geometry.width), height: Int(geometry.height),
+                     buttons: geometry.buttons(on: flow.screen, language: flow.language).map {
+                         ScreenReport.Button(name: $0.action.name, label: $0.label, x: Int($0.x.rounded()), y: Int($0.y.rounded()),
+                                             width: Int($0.width.rounded()), height: Int($0.height.rounded()))
+                     })
     }
 
     private var screenFacts: ScreenFacts {
         ScreenFacts(storeName: config.store.name, inside: desk.day.inside, capacity: config.queue.capacity,
-                    waiting: desk.day.queueLength,
-                    wait: desk.estimatedWait(for: .regular, defaultMinutes: config.tickets.defaultWaitMinutes).description)
+                    waiting: desk.day.queueLength, called: calledTickets.map(\.number.description),
+                    wait: desk.estimatedWait(for: .regular, defaultMinutes: config.tickets.defaultWaitMinutes))
     }
 }

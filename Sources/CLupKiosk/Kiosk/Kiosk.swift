@@ -63,7 +63,7 @@ final class Kiosk {
     /// too) and this totem's tickets they admitted (used).
     var otherDoors = OtherDoors()
     /// The screen shown, and what it depends on (`handle` passes what happens to it).
-    var flow = ScreenFlow()
+    var flow: ScreenFlow
     var geometry: ScreenGeometry
     var idleTimer: EventLoop.TimerID?
     var resultTimer: EventLoop.TimerID?
@@ -74,6 +74,9 @@ final class Kiosk {
     /// What each ticket on its way to the printer says under its number on the "take your
     /// ticket" screen (the wait, or a booking's time).
     var readyLines: [TicketNumber: String] = [:]
+    /// Tickets called now and when each was last said aloud (monotonic seconds).
+    var announced: [TicketNumber: Double] = [:]
+    var callRepeatTimer: EventLoop.TimerID?
     /// Books places through the hub for "Book a later time"; nil where there is no hub.
     var hubBookings: HubBookingDesk?
 
@@ -89,6 +92,7 @@ final class Kiosk {
         issuer = TicketIssuer(store: UInt32(config.store.id), totem: config.totem.letter,
                               validMinutes: UInt16(config.tickets.validMinutes), key: key)
         keyring = Self.keyring(config, key: key)
+        flow = ScreenFlow(language: config.tickets.languages.first ?? "en")
         geometry = ScreenGeometry(width: Double(devices.display.width), height: Double(devices.display.height),
                                   offersBookings: Self.takesBookings(config))
     }
@@ -112,7 +116,10 @@ final class Kiosk {
         devices.reader.onRead = { [unowned self] in logged(read($0)) }
         spooler.onAccepted = { [unowned self] number, job in recordAccepted(number, job: job) }
         spooler.onEnded = { [unowned self] number, outcome in printEnded(number, outcome) }
-        desk.onSettled = { [unowned self] _ in refreshScreen() }
+        desk.onSettled = { [unowned self] _ in
+            announceCalls()
+            refreshScreen()
+        }
         settleInterruptedPrints()
         desk.settle()
         desk.watchTheDay()
@@ -180,10 +187,11 @@ final class Kiosk {
             return KioskOutcome("a \(gesture.kind.rawValue) does nothing here")
         }
         let x = gesture.x1 * geometry.width, y = gesture.y1 * geometry.height
-        let button = geometry.button(on: flow.screen, atX: x, y: y)
+        let button = geometry.buttons(on: flow.screen, language: flow.language).first { $0.contains(x: x, y: y) }
         let issued = handle(.tap(button?.action), at: arrival)
         if wasAsleep { return KioskOutcome("the touch woke the screen") }
         if let issued { return issued }
+        if let button { return KioskOutcome("\(button.action.name) pressed; screen \(flow.screen.name) in \(flow.language)") }
         return KioskOutcome("the tap at (\(Int(x)), \(Int(y))) hit no button on the \(flow.screen.name) screen")
     }
 

@@ -70,14 +70,28 @@ struct SlotChoice: Equatable {
 /// A touchable area of a screen, in display pixels.
 struct Button: Equatable {
     /// What pressing the button does.
-    enum Action: String, CaseIterable {
-        case getTicket = "get-ticket"
-        case bookLater = "book-later"
-        case slot1 = "slot-1", slot2 = "slot-2", slot3 = "slot-3", slot4 = "slot-4"
+    enum Action: Hashable {
+        case getTicket
+        case bookLater
+        /// The `n`-th time offered (from 0).
+        case slot(Int)
         case back
+        /// Speak and show everything in this language (ISO 639-1).
+        case language(String)
 
         /// The slot buttons, first to last.
-        static let slots: [Action] = [.slot1, .slot2, .slot3, .slot4]
+        static let slots: [Action] = (0..<4).map { .slot($0) }
+
+        /// The name `clupctl screen` shows and `clupctl sim press` takes: "get-ticket", "slot-1", "language-it".
+        var name: String {
+            switch self {
+            case .getTicket: "get-ticket"
+            case .bookLater: "book-later"
+            case let .slot(index): "slot-\(index + 1)"
+            case .back: "back"
+            case let .language(code): "language-\(code)"
+            }
+        }
     }
 
     let action: Action
@@ -97,21 +111,35 @@ struct ScreenGeometry {
     /// Whether the welcome screen offers "Book a later time" (the store takes bookings).
     var offersBookings = false
 
-    /// The buttons `screen` offers.
-    func buttons(on screen: Screen) -> [Button] {
+    /// The buttons `screen` offers, labelled in `language`.
+    func buttons(on screen: Screen, language: String = "en") -> [Button] {
+        let texts = TextCatalog.of(language)
         switch screen {
         case .welcome:
-            [Button(action: .getTicket, label: "Get a ticket",
-                    x: width * 0.15, y: height * 0.40, width: width * 0.7, height: height * 0.16)]
-                + (offersBookings ? [Button(action: .bookLater, label: "Book a later time",
+            return languageButtons()
+                + [Button(action: .getTicket, label: texts(.buttonGetTicket),
+                          x: width * 0.15, y: height * 0.40, width: width * 0.7, height: height * 0.16)]
+                + (offersBookings ? [Button(action: .bookLater, label: texts(.buttonBookLater),
                                             x: width * 0.15, y: height * 0.58, width: width * 0.7, height: height * 0.10)] : [])
         case let .choosingSlot(choices):
-            zip(Button.Action.slots, choices).enumerated().map { index, pair in
-                Button(action: pair.0, label: "\(pair.1.time)  (\(pair.1.free) free)",
+            return zip(Button.Action.slots, choices).enumerated().map { index, pair in
+                Button(action: pair.0, label: texts(.buttonSlot, ["time": pair.1.time, "free": "\(pair.1.free)"]),
                        x: width * 0.15, y: height * (0.25 + 0.13 * Double(index)), width: width * 0.7, height: height * 0.11)
-            } + [Button(action: .back, label: "Back", x: width * 0.3, y: height * 0.80, width: width * 0.4, height: height * 0.09)]
+            } + [Button(action: .back, label: texts(.buttonBack), x: width * 0.3, y: height * 0.80, width: width * 0.4,
+                        height: height * 0.09)]
         case .asleep, .printing, .ticketReady, .printFailed, .outOfOrder, .findingSlots, .bookingSlot, .noFreeSlots:
-            []
+            return []
+        }
+    }
+
+    /// One button per language with a catalog, each named in itself, in a row under the header.
+    private func languageButtons() -> [Button] {
+        let languages = CustomerTexts.supported
+        let gap = width * 0.02
+        let each = (width * 0.96 - gap * Double(max(0, languages.count - 1))) / Double(max(1, languages.count))
+        return languages.enumerated().map { index, code in
+            Button(action: .language(code), label: TextCatalog.of(code).name, x: width * 0.02 + Double(index) * (each + gap),
+                   y: height * 0.135, width: each, height: height * 0.07)
         }
     }
 

@@ -8,6 +8,15 @@ struct ScreenFlow: Equatable {
     /// Whether the touch panel is there: without it the screen says "out of order", and
     /// nothing replaces that until it is back.
     private(set) var panelWorking = true
+    /// The language the customer in front of the totem chose; back to `defaultLanguage`
+    /// once nobody is there.
+    private(set) var language: String
+    let defaultLanguage: String
+
+    init(language: String = "en") {
+        self.language = language
+        defaultLanguage = language
+    }
 
     /// What happened.
     enum Input: Equatable {
@@ -58,6 +67,9 @@ struct ScreenFlow: Equatable {
             switch (screen, button) {
             case (.welcome, .getTicket?):
                 return [.startIdleTimer, .issueTicket]
+            case let (.welcome, .language(code)?):
+                language = code
+                return [.startIdleTimer]
             case (.welcome, .bookLater?):
                 show(.findingSlots)
                 return [.startIdleTimer, .findSlots]
@@ -104,14 +116,17 @@ struct ScreenFlow: Equatable {
                 screen = .outOfOrder
             } else if screen == .outOfOrder {
                 screen = someonePresent ? .welcome : .asleep
+                if screen == .asleep { language = defaultLanguage }
             }
             return []
         }
     }
 
-    /// Nothing replaces "out of order" while the touch panel is gone.
+    /// Nothing replaces "out of order" while the touch panel is gone. Asleep, the next
+    /// customer starts in the default language.
     private mutating func show(_ next: Screen) {
         guard panelWorking else { return }
         screen = next
+        if next == .asleep { language = defaultLanguage }
     }
 }

@@ -7,89 +7,121 @@ struct ScreenFacts {
     let inside: Int
     let capacity: Int
     let waiting: Int
-    /// The wait a new ticket would have, in words ("about 12 min").
-    let wait: String
+    /// The numbers called now, the longest called first.
+    var called: [String] = []
+    /// The wait a new ticket would have.
+    let wait: WaitEstimate
 }
 
-/// Draws screens for a display of a given size.
+/// Draws screens for a display of a given size, in the customer's language.
 struct ScreenRenderer {
     let geometry: ScreenGeometry
 
     static let brand = Color(red: 0.05, green: 0.36, blue: 0.55)
-    static let warning = Color(red: 0.72, green: 0.11, blue: 0.11)
-    static let muted = Color(red: 0.35, green: 0.35, blue: 0.35)
+    static let warning = Color(red: 0.6, green: 0.08, blue: 0.08)
+    static let muted = Color(red: 0.33, green: 0.33, blue: 0.33)
+    static let unselected = Color(red: 0.88, green: 0.90, blue: 0.92)
+    /// The called numbers on black.
+    static let board = Color(red: 1.0, green: 0.84, blue: 0.2)
 
-    /// A new frame showing `screen`.
-    func render(_ screen: Screen, facts: ScreenFacts) throws -> Canvas {
+    /// A new frame showing `screen` in `language`.
+    func render(_ screen: Screen, facts: ScreenFacts, language: String = "en") throws -> Canvas {
         let canvas = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
         let w = geometry.width, h = geometry.height
-        let centre = w / 2
         let unit = min(w, h) / 20
+        let texts = TextCatalog.of(language)
 
         if screen == .asleep {
             canvas.fill(.black)
+            if !facts.called.isEmpty { drawCallingBoard(facts, on: canvas, texts: texts) }
             return canvas
         }
         canvas.fillRect(x: 0, y: 0, width: w, height: h * 0.12, color: Self.brand)
-        canvas.text(facts.storeName, x: centre, y: h * 0.075, size: unit * 1.3, bold: true,
-                    color: .white, alignment: .center)
+        line(facts.storeName, y: h * 0.075, size: unit * 1.3, bold: true, color: .white, on: canvas)
 
         switch screen {
         case .asleep:
             break
         case .welcome:
-            canvas.text("Welcome", x: centre, y: h * 0.25, size: unit * 2.2, bold: true, alignment: .center)
-            canvas.text("Touch the button to join the queue", x: centre, y: h * 0.32, size: unit * 0.9,
-                        color: Self.muted, alignment: .center)
-            drawButtons(of: screen, on: canvas, unit: unit)
-            canvas.text("Inside now: \(facts.inside) of \(facts.capacity)", x: centre, y: h * 0.76, size: unit,
-                        alignment: .center)
-            canvas.text("Waiting: \(facts.waiting)", x: centre, y: h * 0.81, size: unit, alignment: .center)
-            canvas.text("Estimated wait: \(facts.wait)", x: centre, y: h * 0.86, size: unit, alignment: .center)
+            line(texts(.welcomeTitle), y: h * 0.28, size: unit * 2.2, bold: true, on: canvas)
+            line(texts(.welcomeHint), y: h * 0.345, size: unit * 0.9, color: Self.muted, on: canvas)
+            drawButtons(of: screen, on: canvas, unit: unit, language: language)
+            line(texts(.welcomeInside, ["inside": "\(facts.inside)", "capacity": "\(facts.capacity)"]), y: h * 0.76, size: unit, on: canvas)
+            line(texts.plural(.welcomeWaiting, count: facts.waiting), y: h * 0.81, size: unit, on: canvas)
+            line(texts(.welcomeWait, ["wait": texts.wait(facts.wait)]), y: h * 0.86, size: unit, on: canvas)
         case .findingSlots:
-            canvas.text("Looking for free times…", x: centre, y: h * 0.4, size: unit * 1.4, alignment: .center)
+            line(texts(.slotsFinding), y: h * 0.4, size: unit * 1.4, on: canvas)
         case .choosingSlot:
-            canvas.text("Choose a time today", x: centre, y: h * 0.19, size: unit * 1.4, bold: true, alignment: .center)
-            drawButtons(of: screen, on: canvas, unit: unit)
+            line(texts(.slotsChoose), y: h * 0.19, size: unit * 1.4, bold: true, on: canvas)
+            drawButtons(of: screen, on: canvas, unit: unit, language: language)
         case let .bookingSlot(time):
-            canvas.text("Booking your place at \(time)…", x: centre, y: h * 0.4, size: unit * 1.3, alignment: .center)
+            line(texts(.slotsBooking, ["time": time]), y: h * 0.4, size: unit * 1.3, on: canvas)
         case .noFreeSlots:
-            canvas.text("No free times left today", x: centre, y: h * 0.35, size: unit * 1.4, bold: true, alignment: .center)
-            canvas.text("You can take a ticket for now instead", x: centre, y: h * 0.45, size: unit * 1.1,
-                        alignment: .center)
+            line(texts(.slotsNone), y: h * 0.35, size: unit * 1.4, bold: true, on: canvas)
+            line(texts(.slotsNoneHint), y: h * 0.45, size: unit * 1.1, on: canvas)
         case let .printing(number):
-            canvas.text("Printing your ticket…", x: centre, y: h * 0.35, size: unit * 1.4, alignment: .center)
-            canvas.text(number, x: centre, y: h * 0.55, size: unit * 4, bold: true, alignment: .center)
+            line(texts(.printingTitle), y: h * 0.35, size: unit * 1.4, on: canvas)
+            line(number, y: h * 0.55, size: unit * 4, bold: true, on: canvas)
         case let .ticketReady(number, wait):
-            canvas.text("Please take your ticket", x: centre, y: h * 0.3, size: unit * 1.4, bold: true,
-                        alignment: .center)
-            canvas.text(number, x: centre, y: h * 0.5, size: unit * 4, bold: true, alignment: .center)
-            canvas.text(wait, x: centre, y: h * 0.6, size: unit * 1.1, alignment: .center)
+            line(texts(.readyTitle), y: h * 0.3, size: unit * 1.4, bold: true, on: canvas)
+            line(number, y: h * 0.5, size: unit * 4, bold: true, on: canvas)
+            line(wait, y: h * 0.6, size: unit * 1.1, on: canvas)
             let booked = TicketNumber(number)?.lane == .booking
-            canvas.text(booked ? "Scan it at the door at your time" : "Scan it at the door when your number is called", x: centre, y: h * 0.7,
-                        size: unit * 0.8, color: Self.muted, alignment: .center)
+            line(texts(booked ? .readyScanBooking : .readyScan), y: h * 0.7, size: unit * 0.8, color: Self.muted, on: canvas)
         case .outOfOrder:
-            canvas.text("Out of order", x: centre, y: h * 0.35, size: unit * 2, bold: true, color: Self.warning,
-                        alignment: .center)
-            canvas.text("Please ask a member of staff for a ticket", x: centre, y: h * 0.45, size: unit * 1.1,
-                        alignment: .center)
+            line(texts(.outOfOrderTitle), y: h * 0.35, size: unit * 2, bold: true, color: Self.warning, on: canvas)
+            line(texts(.outOfOrderHint), y: h * 0.45, size: unit * 1.1, on: canvas)
         case let .printFailed(reason):
-            canvas.text("Sorry, no ticket was printed", x: centre, y: h * 0.3, size: unit * 1.4, bold: true,
-                        color: Self.warning, alignment: .center)
-            canvas.text("Please ask a member of staff for help", x: centre, y: h * 0.4, size: unit * 1.1,
-                        alignment: .center)
-            canvas.text(reason, x: centre, y: h * 0.5, size: unit * 0.7, color: Self.muted, alignment: .center)
+            line(texts(.printFailedTitle), y: h * 0.3, size: unit * 1.4, bold: true, color: Self.warning, on: canvas)
+            line(texts(.printFailedHint), y: h * 0.4, size: unit * 1.1, on: canvas)
+            line(reason, y: h * 0.5, size: unit * 0.7, color: Self.muted, on: canvas)
         }
         return canvas
     }
 
-    private func drawButtons(of screen: Screen, on canvas: Canvas, unit: Double) {
-        for button in geometry.buttons(on: screen) {
-            canvas.fillRect(x: button.x, y: button.y, width: button.width, height: button.height,
-                            color: button.action == .back ? Self.muted : Self.brand, radius: unit)
+    /// Nobody at the totem: the numbers called, big, white on black, for the people waiting.
+    private func drawCallingBoard(_ facts: ScreenFacts, on canvas: Canvas, texts: TextCatalog) {
+        let h = geometry.height, unit = min(geometry.width, h) / 20
+        line(texts(.boardCalling), y: h * 0.12, size: unit * 1.6, bold: true, color: .white, on: canvas)
+        for (index, number) in facts.called.prefix(4).enumerated() {
+            line(number, y: h * (0.30 + 0.15 * Double(index)), size: unit * 3.4, bold: true, color: Self.board, on: canvas)
+        }
+        line(texts(.boardGo), y: h * 0.90, size: unit * 1.2, color: .white, on: canvas)
+    }
+
+    /// Draws `text` centred, in lines no wider than the screen less its margins, broken
+    /// between words; a word wider than a line is drawn smaller. Returns the last baseline.
+    @discardableResult
+    private func line(_ text: String, y: Double, size: Double, bold: Bool = false, color: Color = .black, on canvas: Canvas) -> Double {
+        let limit = geometry.width * 0.92
+        var lines: [String] = []
+        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            if let last = lines.last, canvas.textWidth(last + " " + word, size: size, bold: bold) <= limit {
+                lines[lines.count - 1] = last + " " + word
+            } else {
+                lines.append(word)
+            }
+        }
+        var baseline = y
+        for (index, text) in lines.enumerated() {
+            let fitted = min(size, size * limit / max(1, canvas.textWidth(text, size: size, bold: bold)))
+            baseline = y + Double(index) * size * 1.2
+            canvas.text(text, x: geometry.width / 2, y: baseline, size: fitted, bold: bold, color: color, alignment: .center)
+        }
+        return baseline
+    }
+
+    private func drawButtons(of screen: Screen, on canvas: Canvas, unit: Double, language: String) {
+        for button in geometry.buttons(on: screen, language: language) {
+            let chosen: Bool
+            if case let .language(code) = button.action { chosen = code == language } else { chosen = true }
+            let fill = button.action == .back ? Self.muted : chosen ? Self.brand : Self.unselected
+            canvas.fillRect(x: button.x, y: button.y, width: button.width, height: button.height, color: fill, radius: unit * 0.6)
+            let size = unit * (button.height > geometry.height * 0.12 ? 1.6 : button.height > geometry.height * 0.08 ? 1.2 : 0.75)
+            // A label wider than its button is drawn smaller, to fit with a margin.
+            let fitted = min(size, size * button.width * 0.9 / max(1, canvas.textWidth(button.label, size: size, bold: true)))
             canvas.text(button.label, x: button.x + button.width / 2, y: button.y + button.height * 0.62,
-                        size: unit * (button.height > geometry.height * 0.12 ? 1.6 : 1.2), bold: true, color: .white,
-                        alignment: .center)
+                        size: fitted, bold: true, color: chosen ? .white : .black, alignment: .center)
         }
     }
 }

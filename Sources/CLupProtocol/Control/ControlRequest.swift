@@ -20,6 +20,10 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case simApproach
     case simLeave
     case simTap(x: Int, y: Int)
+    /// A tap in the middle of the button named `name` on the screen shown (`clupctl screen`).
+    case simPress(name: String)
+    /// The screen shown: its name, language and buttons.
+    case screen
     case simPass(PassageDirection)
     case simScan(code: String)
     /// The sync with the hub: state, outbox, last success, skew.

@@ -35,3 +35,37 @@ public struct ConfigurationReport: Codable, Sendable {
         self.toml = toml
     }
 }
+
+/// The screen shown, as `clupctl screen` reports it: tests and technicians tap a button by name.
+public struct ScreenReport: Codable, Sendable, Equatable {
+    public struct Button: Codable, Sendable, Equatable {
+        /// What `clupctl sim press` takes: "get-ticket", "language-it", "slot-2".
+        public let name: String
+        public let label: String
+        /// Its rectangle in display pixels.
+        public let x, y, width, height: Int
+
+        public init(name: String, label: String, x: Int, y: Int, width: Int, height: Int) {
+            self.name = name
+            self.label = label
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public let name: String
+    /// The language it speaks and shows (ISO 639-1).
+    public let language: String
+    public let width, height: Int
+    public let buttons: [Button]
+
+    public init(name: String, language: String, width: Int, height: Int, buttons: [Button]) {
+        self.name = name
+        self.language = language
+        self.width = width
+        self.height = height
+        self.buttons = buttons
+    }
+}

@@ -17,7 +17,7 @@ final class KioskBookingTests: XCTestCase {
 
     func tap(_ action: Button.Action, on totem: KioskHarness) throws -> KioskOutcome {
         let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).first { $0.action == action },
-                                   "no \(action.rawValue) on the \(totem.kiosk.flow.screen.name) screen")
+                                   "no \(action.name) on the \(totem.kiosk.flow.screen.name) screen")
         let outcome = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2),
                                                                     y: Int(button.y + button.height / 2)))
         totem.settle()
@@ -35,14 +35,14 @@ final class KioskBookingTests: XCTestCase {
     func test_withoutAHubTheTotemBooksFromItsOwnShareAndTheDoorAdmitsItAtItsTime() throws {
         let totem = try KioskHarness()
         totem.approach()
-        XCTAssertEqual(totem.kiosk.geometry.buttons(on: .welcome).map(\.action), [.getTicket, .bookLater])
+        XCTAssertEqual(totem.kiosk.geometry.buttons(on: .welcome).map(\.action).suffix(2), [.getTicket, .bookLater])
         _ = try tap(.bookLater, on: totem)
         let offered = try choices(totem)
         XCTAssertEqual(offered.map(\.time), ["11:30", "12:00", "12:30", "13:00"], "the next four slots of today")
         XCTAssertEqual(offered.first?.own, 9, "30 places × 0.3 booking share")
-        XCTAssertEqual(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).map(\.action), [.slot1, .slot2, .slot3, .slot4, .back])
+        XCTAssertEqual(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).map(\.action), [.slot(0), .slot(1), .slot(2), .slot(3), .back])
 
-        let outcome = try tap(.slot2, on: totem)
+        let outcome = try tap(.slot(1), on: totem)
         let number = try XCTUnwrap(outcome.ticket, outcome.sentence)
         XCTAssertEqual(number.description, "AB-001")
         XCTAssertEqual(totem.ticket(number)?.slotStart, Self.noon)
@@ -68,7 +68,7 @@ final class KioskBookingTests: XCTestCase {
         totem.approach()
         _ = try tap(.bookLater, on: totem)
         XCTAssertEqual(try choices(totem).first?.time, "11:30")
-        _ = try tap(.slot1, on: totem)
+        _ = try tap(.slot(0), on: totem)
         totem.printerFinishesTheLastJob()
         totem.pass(totem.kiosk.config.screen.resultSeconds)
         _ = try tap(.bookLater, on: totem)
@@ -96,7 +96,7 @@ final class KioskBookingTests: XCTestCase {
         let offered = try choices(totem)
         XCTAssertEqual(offered, [SlotChoice(start: Self.noon, time: "12:00", atHub: 2, own: 0)],
                        "only the hub has places, and only at 12:00")
-        XCTAssertEqual(try tap(.slot1, on: totem).sentence, "asking the hub for a place at 12:00")
+        XCTAssertEqual(try tap(.slot(0), on: totem).sentence, "asking the hub for a place at 12:00")
         XCTAssertEqual(asked.withLock { $0 }, [Self.noon.timeIntervalSince1970])
         let number = try XCTUnwrap(TicketNumber("ZB-001"))
         XCTAssertEqual(totem.state(number), .printing, "recorded before it prints")
@@ -116,7 +116,7 @@ final class KioskBookingTests: XCTestCase {
         totem.approach()
         _ = try tap(.bookLater, on: totem)
         XCTAssertEqual(try choices(totem).first, SlotChoice(start: Self.noon.addingTimeInterval(-1800), time: "11:30", atHub: 0, own: 1))
-        let outcome = try tap(.slot1, on: totem)
+        let outcome = try tap(.slot(0), on: totem)
         XCTAssertEqual(outcome.ticket?.description, "AB-001", outcome.sentence)
     }
 
@@ -127,7 +127,7 @@ final class KioskBookingTests: XCTestCase {
             book: { _ in throw CodedError(.bookingSlotFull, "the slot at 12:00 holds 5 of 5 bookings") })
         totem.approach()
         _ = try tap(.bookLater, on: totem)
-        _ = try tap(.slot1, on: totem)
+        _ = try tap(.slot(0), on: totem)
         guard case let .printFailed(reason) = totem.kiosk.flow.screen else { return XCTFail("\(totem.kiosk.flow.screen)") }
         XCTAssertTrue(reason.contains("no place was booked at 12:00"), reason)
         XCTAssertTrue(totem.printer.jobs.isEmpty)

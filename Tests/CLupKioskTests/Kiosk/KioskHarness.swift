@@ -165,7 +165,7 @@ final class KioskHarness {
     /// A tap on the "Get a ticket" button; the ticket's job reaches the printer.
     @discardableResult
     func takeTicket() throws -> TicketNumber {
-        let button = try XCTUnwrap(kiosk.geometry.buttons(on: .welcome).first)
+        let button = try XCTUnwrap(kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
         let outcome = kiosk.touched(try touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
         settle()
         return try XCTUnwrap(outcome.ticket, outcome.sentence)

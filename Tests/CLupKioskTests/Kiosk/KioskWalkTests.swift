@@ -31,6 +31,36 @@ final class KioskWalkTests: XCTestCase {
                        ["day.opened", "ticket.issued", "ticket.submitted", "ticket.printed", "ticket.called"])
     }
 
+    func test_aCustomerWhoChoosesItalianIsToldAndGivenEverythingInItalianUntilTheyLeave() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        XCTAssertEqual(totem.voice.lastUtterance, "Welcome. Touch the button on the screen to take a ticket.")
+        let italian = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .language("it") })
+        XCTAssertEqual(italian.label, "Italiano")
+        _ = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(italian.x + italian.width / 2), y: Int(italian.y + italian.height / 2)))
+        totem.settle()
+        XCTAssertEqual(totem.kiosk.flow.language, "it")
+        XCTAssertEqual(totem.voice.lastUtterance, "Benvenuti. Toccate il pulsante sullo schermo per prendere un biglietto.")
+        XCTAssertEqual(totem.kiosk.screenReport.buttons.first { $0.name == "get-ticket" }?.label, "Prendi un biglietto")
+
+        let number = try totem.takeTicket()
+        let ticket = try XCTUnwrap(totem.ticket(number))
+        XCTAssertEqual(ticket.language, "it")
+        let content = totem.kiosk.ticketContent(ticket, wait: WaitEstimate(low: 0, high: 0))
+        XCTAssertEqual(content.laneLabel, "Biglietto di coda")
+        XCTAssertEqual(content.estimatedWait, "Attesa stimata: nessuna attesa")
+        XCTAssertEqual(content.instructions.first, "Scansiona il codice all'ingresso quando chiamano il tuo numero")
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual(totem.kiosk.flow.screen, .ticketReady(number: "A-001", wait: "Attesa stimata: nessuna attesa"))
+        XCTAssertEqual(totem.voice.said.suffix(2).first?.hasPrefix("Il vostro numero è A 1."), true, "\(totem.voice.said.suffix(2))")
+        XCTAssertEqual(totem.voice.lastUtterance, "Numero A 1, si prega di andare all'ingresso.", "called at once, in Italian")
+
+        totem.leave()
+        totem.pass(max(totem.kiosk.config.screen.resultSeconds, totem.kiosk.config.screen.idleTimeoutSeconds) + 1)
+        XCTAssertEqual(totem.kiosk.flow.screen, .asleep)
+        XCTAssertEqual(totem.kiosk.flow.language, "en", "the next customer starts in the store's language")
+    }
+
     func test_aTicketDrawsEachScreenOnceAndSaysItsNumberOnce() throws {
         let totem = try KioskHarness()
         totem.approach()
@@ -41,8 +71,31 @@ final class KioskWalkTests: XCTestCase {
         (drawn, said) = (totem.kiosk.frameRequests, totem.voice.said.count)
         totem.printerFinishesTheLastJob()
         XCTAssertEqual(totem.kiosk.frameRequests - drawn, 1, "one frame drawn: the ticket-ready screen")
-        XCTAssertEqual(totem.voice.said.count - said, 1, "\(totem.voice.said.suffix(2))")
-        XCTAssertEqual(totem.voice.lastUtterance?.contains("A 1"), true, totem.voice.lastUtterance ?? "nothing said")
+        XCTAssertEqual(Array(totem.voice.said.suffix(from: said)),
+                       ["Your number is A 1. Please take your ticket, and scan it at the door when your number is called.",
+                        "Number A 1, please go to the door."], "take your ticket, then the call: the store is empty")
+    }
+
+    func test_aCalledTicketIsSaidAgainUntilItReachesTheDoorAndShownWhileNobodyIsAtTheTotem() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        let number = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual(totem.voice.lastUtterance, "Number A 1, please go to the door.")
+        totem.leave()
+        totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds + 1)
+        XCTAssertEqual(totem.kiosk.flow.screen, .asleep)
+        XCTAssertTrue(totem.display.isAwake, "nobody at the totem, and a number called: the calling board is shown")
+        let said = totem.voice.said.count
+        totem.pass(totem.kiosk.config.screen.callRepeatSeconds)
+        XCTAssertEqual(totem.voice.said.count, said + 1, "said again \(Int(totem.kiosk.config.screen.callRepeatSeconds)) s later")
+        XCTAssertEqual(totem.voice.lastUtterance, "Number A 1, please go to the door.")
+        XCTAssertEqual(totem.scan(number).sentence, "admitted A-001: the turnstile is released")
+        _ = totem.kiosk.passed(.entry)
+        let afterAdmission = totem.voice.said.count
+        totem.pass(totem.kiosk.config.screen.callRepeatSeconds * 2)
+        XCTAssertEqual(totem.voice.said.count, afterAdmission, "at the door: no more calls")
+        XCTAssertFalse(totem.display.isAwake, "nobody called: the screen is dark")
     }
 
     func test_paperOutIsToldAndStaffReprintOncePaperIsBack() throws {

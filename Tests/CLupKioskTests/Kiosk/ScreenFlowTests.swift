@@ -69,8 +69,8 @@ final class ScreenFlowTests: XCTestCase {
                        SlotChoice(start: Date(timeIntervalSince1970: 3_600), time: "01:00", atHub: 0, own: 1)]
         XCTAssertEqual(flow.handle(.slotsFound(choices)), [.startIdleTimer])
         XCTAssertEqual(flow.screen, .choosingSlot(choices))
-        XCTAssertEqual(flow.handle(.tap(.slot3)), [.startIdleTimer], "no third slot was offered")
-        XCTAssertEqual(flow.handle(.tap(.slot2)), [.startIdleTimer, .book(choices[1])])
+        XCTAssertEqual(flow.handle(.tap(.slot(2))), [.startIdleTimer], "no third slot was offered")
+        XCTAssertEqual(flow.handle(.tap(.slot(1))), [.startIdleTimer, .book(choices[1])])
         XCTAssertEqual(flow.screen, .bookingSlot(time: "01:00"))
         _ = flow.handle(.presence(false))
         _ = flow.handle(.idleTimeUp)
@@ -91,7 +91,7 @@ final class ScreenFlowTests: XCTestCase {
         _ = flow.handle(.slotsFound([SlotChoice(start: Date(timeIntervalSince1970: 1_800), time: "00:30", atHub: 1, own: 0)]))
         XCTAssertEqual(flow.handle(.tap(.back)), [.startIdleTimer])
         XCTAssertEqual(flow.screen, .welcome)
-        XCTAssertEqual(flow.handle(.tap(.slot1)), [.startIdleTimer], "a slot button on the welcome screen does nothing")
+        XCTAssertEqual(flow.handle(.tap(.slot(0))), [.startIdleTimer], "a slot button on the welcome screen does nothing")
     }
 
     func test_withoutItsTouchPanelTheTotemIsOutOfOrderUntilItIsBack() {

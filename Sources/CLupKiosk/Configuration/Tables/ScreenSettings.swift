@@ -10,6 +10,8 @@ public struct ScreenSettings: ConfigTable {
     public var idleTimeoutSeconds = 30.0
     /// How long the "take your ticket" or error screen stays before the welcome screen.
     public var resultSeconds = 8.0
+    /// A called ticket is said aloud again this often until it reaches the door.
+    public var callRepeatSeconds = 30.0
 
     public init() {}
 
@@ -18,5 +20,6 @@ public struct ScreenSettings: ConfigTable {
         .integer("height", \.height, in: 240...7680, doc: "display pixels"),
         .seconds("idle_timeout_seconds", \.idleTimeoutSeconds, doc: "nobody present and no touch: the screen sleeps"),
         .seconds("result_seconds", \.resultSeconds, doc: "\"take your ticket\" or error screen, then back to welcome"),
+        .seconds("call_repeat_seconds", \.callRepeatSeconds, doc: "a called ticket is said aloud again this often until it reaches the door"),
     ]
 }

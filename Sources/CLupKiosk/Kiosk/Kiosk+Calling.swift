@@ -1,0 +1,58 @@
+import CLupCore
+import Foundation
+
+/// "Now calling": a ticket called is said aloud in its customer's language ("Number A 17,
+/// please go to the door"), and again every `screen.call_repeat_seconds` until it reaches
+/// the door or its window ends, so the customer never has to watch the totem. The screen,
+/// when nobody stands at it, shows the numbers called.
+extension Kiosk {
+    /// After every settling of the queue: says the tickets newly called, forgets those that
+    /// are no longer called.
+    func announceCalls() {
+        let now = clock.monotonic()
+        for ticket in calledTickets where announced[ticket.number] == nil {
+            announce(ticket)
+            announced[ticket.number] = now
+        }
+        announced = announced.filter { number, _ in desk.day.tickets[number]?.state == .called }
+        armCallRepeat()
+    }
+
+    /// This totem's tickets called now, the longest called first.
+    var calledTickets: [Ticket] {
+        desk.day.tickets.values.filter { $0.state == .called }
+            .sorted { ($0.calledAt ?? $0.issuedAt, $0.number.description) < ($1.calledAt ?? $1.issuedAt, $1.number.description) }
+    }
+
+    /// The speaker was silenced (the customer in front left): a call it may have cut is said again.
+    func repeatCallsCutShort() {
+        let now = clock.monotonic()
+        for (number, at) in announced where now - at < 10 {
+            guard let ticket = desk.day.tickets[number], ticket.state == .called else { continue }
+            announce(ticket)
+            announced[number] = now
+        }
+    }
+
+    private func announce(_ ticket: Ticket) {
+        let texts = TextCatalog.of(ticketLanguage(ticket))
+        devices.voice?.say(texts(.spokenCall, ["number": texts.spokenNumber(ticket.number.description)]), language: texts.language)
+        logger.info("ticket called aloud", metadata: ["number": "\(ticket.number)", "language": "\(texts.language)"])
+    }
+
+    private func armCallRepeat() {
+        guard callRepeatTimer == nil, !announced.isEmpty else { return }
+        let every = config.screen.callRepeatSeconds
+        callRepeatTimer = loop.schedule(after: every) { [unowned self] in
+            callRepeatTimer = nil
+            let now = clock.monotonic()
+            for ticket in calledTickets {
+                guard let at = announced[ticket.number], now - at >= every - 0.5 else { continue }
+                announce(ticket)
+                announced[ticket.number] = now
+            }
+            announced = announced.filter { number, _ in desk.day.tickets[number]?.state == .called }
+            armCallRepeat()
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import CLupCore
+import Foundation
+
+/// What the totem says and shows, by key: one catalog per language (`Texts/LANG.json`,
+/// compiled into clupd), used by the screens, the voice and the printed ticket. A text's
+/// `{name}` placeholders are filled in when it is used; a plural text has a form for one
+/// and a form for the other counts, by the language's rule.
+struct TextCatalog: Decodable, Sendable {
+    /// ISO 639-1 code.
+    let language: String
+    /// The language's name in itself, for the language buttons.
+    let name: String
+    /// The counts that take the "one" form (English: 1; French: 0 and 1).
+    let pluralOne: [Int]
+    let texts: [String: String]
+    let plurals: [String: [String: String]]
+
+    /// The languages with a catalog, in the order the welcome screen offers them.
+    static let languages = ["it", "en", "fr", "de", "es"]
+
+    /// Every catalog compiled in, by language.
+    static let all: [String: TextCatalog] = {
+        let files: [(String, [UInt8])] = [("it", PackageResources.it_json), ("en", PackageResources.en_json),
+                                          ("fr", PackageResources.fr_json), ("de", PackageResources.de_json),
+                                          ("es", PackageResources.es_json)]
+        var catalogs: [String: TextCatalog] = [:]
+        for (language, bytes) in files {
+            // Each is checked by the tests; one that did not decode leaves its language out.
+            if let catalog = try? JSONDecoder().decode(TextCatalog.self, from: Data(bytes)), catalog.language == language {
+                catalogs[language] = catalog
+            }
+        }
+        return catalogs
+    }()
+
+    /// The catalog of `language`, else English's.
+    static func of(_ language: String) -> TextCatalog {
+        all[language] ?? all["en"] ?? TextCatalog(language: "en", name: "English", pluralOne: [1], texts: [:], plurals: [:])
+    }
+
+    /// The text of `key` with its placeholders filled from `values`; English's where this
+    /// catalog lacks it, the key itself where both do.
+    func callAsFunction(_ key: TextKey, _ values: [String: String] = [:]) -> String {
+        let text = texts[key.rawValue] ?? (language == "en" ? nil : Self.of("en").texts[key.rawValue]) ?? key.rawValue
+        return Self.fill(text, values)
+    }
+
+    /// The form of `key` for `count`, its `{count}` and other placeholders filled.
+    func plural(_ key: PluralKey, count: Int, _ values: [String: String] = [:]) -> String {
+        let forms = plurals[key.rawValue] ?? (language == "en" ? nil : Self.of("en").plurals[key.rawValue]) ?? [:]
+        let form = pluralOne.contains(count) ? "one" : "other"
+        var values = values
+        values["count"] = "\(count)"
+        return Self.fill(forms[form] ?? forms["other"] ?? key.rawValue, values)
+    }
+
+    /// A wait in words: "no wait", "about 12 min", "10–18 min".
+    func wait(_ wait: WaitEstimate) -> String {
+        if wait.high == 0 { return self(.waitNone) }
+        if wait.low == wait.high { return self(.waitAbout, ["minutes": "\(wait.low)"]) }
+        return self(.waitRange, ["low": "\(wait.low)", "high": "\(wait.high)"])
+    }
+
+    /// A ticket number as the voice says it: "AP-004" → "A P 4", in the language's order.
+    func spokenNumber(_ number: String) -> String {
+        let parts = number.split(separator: "-")
+        guard parts.count == 2, let sequence = Int(parts[1]) else { return number }
+        return self(.spokenNumber, ["letters": parts[0].map(String.init).joined(separator: " "), "sequence": "\(sequence)"])
+    }
+
+    /// `{name}` in `text` replaced by `values[name]`; an unknown one stays as it is.
+    static func fill(_ text: String, _ values: [String: String]) -> String {
+        guard text.contains("{") else { return text }
+        var result = text
+        for (name, value) in values {
+            result = result.replacingOccurrences(of: "{\(name)}", with: value)
+        }
+        return result
+    }
+
+    /// The placeholders of `text`: `{inside}`, `{capacity}`.
+    static func placeholders(of text: String) -> Set<String> {
+        var found: Set<String> = []
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            found.insert(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return found
+    }
+}
+
+/// The keys of the catalogs' texts.
+enum TextKey: String, CaseIterable {
+    case welcomeTitle = "welcome.title"
+    case welcomeHint = "welcome.hint"
+    case welcomeInside = "welcome.inside"
+    case welcomeWait = "welcome.wait"
+    case buttonGetTicket = "button.get-ticket"
+    case buttonBookLater = "button.book-later"
+    case buttonSlot = "button.slot"
+    case buttonBack = "button.back"
+    case waitNone = "wait.none"
+    case waitAbout = "wait.about"
+    case waitRange = "wait.range"
+    case slotsFinding = "slots.finding"
+    case slotsChoose = "slots.choose"
+    case slotsBooking = "slots.booking"
+    case slotsNone = "slots.none"
+    case slotsNoneHint = "slots.none-hint"
+    case printingTitle = "printing.title"
+    case readyTitle = "ready.title"
+    case readyWait = "ready.wait"
+    case readyScan = "ready.scan"
+    case readyScanBooking = "ready.scan-booking"
+    case outOfOrderTitle = "out-of-order.title"
+    case outOfOrderHint = "out-of-order.hint"
+    case printFailedTitle = "print-failed.title"
+    case printFailedHint = "print-failed.hint"
+    case ticketLaneRegular = "ticket.lane.regular"
+    case ticketLanePriority = "ticket.lane.priority"
+    case ticketLaneBooking = "ticket.lane.booking"
+    case ticketWait = "ticket.wait"
+    case ticketScan = "ticket.scan"
+    case ticketScanBooking = "ticket.scan-booking"
+    case ticketBookedTime = "ticket.booked-time"
+    case spokenNumber = "spoken.number"
+    case spokenWelcome = "spoken.welcome"
+    case spokenReady = "spoken.ready"
+    case spokenBookingReady = "spoken.booking-ready"
+    case spokenPrintFailed = "spoken.print-failed"
+    case spokenChooseSlot = "spoken.choose-slot"
+    case spokenNoSlots = "spoken.no-slots"
+    case spokenCall = "spoken.call"
+    case boardCalling = "board.calling"
+    case boardGo = "board.go"
+}
+
+/// The keys of the catalogs' plural texts.
+enum PluralKey: String, CaseIterable {
+    case welcomeWaiting = "welcome.waiting"
+}
