@@ -736,11 +736,14 @@ test_the_hub_answers_as_its_openapi_document_says_under_schemathesis() {
   rc=0
   # Run from the work folder: schemathesis keeps a .schemathesis/ folder where it runs.
   # The app's token goes with every request: the bookings API is fuzzed past its door (the
-  # totems' endpoints ignore it and refuse the unsigned requests).
+  # totems' endpoints ignore it and refuse the unsigned requests). One worker: with two
+  # threads, Python 3.11's ast module (which Hypothesis uses to describe its strategies) can
+  # lose count of its recursion depth and crash the run ("AST constructor recursion depth
+  # mismatch"), a fault of the tool that says nothing of the hub.
   (cd "$WORK" && "$st" run "$ROOT/docs/hub-openapi.yaml" --url "$HUB_URL" --tls-verify "$WORK/hub/ca.pem" \
     -H "Authorization: Bearer $HUB_APP_TOKEN" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection \
-    --max-examples 40 --generation-deterministic --workers 2 --suppress-health-check all \
+    --max-examples 40 --generation-deterministic --workers 1 --suppress-health-check all \
     >"$WORK/schemathesis.txt" 2>&1) || rc=$?
   [ $rc -eq 0 ] || { tail -n 60 "$WORK/schemathesis.txt"; fail "schemathesis found problems (exit $rc)"; }
   echo "report: schemathesis: $(grep -E "test cases|passed|Test cases" "$WORK/schemathesis.txt" | tail -n 2 | tr -s ' ' | tr '\n' ' ')"
