@@ -5,8 +5,10 @@ import Foundation
 import XCTest
 
 /// Every screen in every language, drawn: written as PNG into a folder to be looked at
-/// (`$CLUP_SCREENSHOTS/screens`, else `test-screenshots/screens` in the checkout), and no
-/// text runs off the screen or out of its button.
+/// (`$CLUP_SCREENSHOTS/screens`, else `test-screenshots/screens` in the checkout). No text
+/// runs off the screen or out of its button; every text has a contrast of at least 7:1
+/// against what is behind it, measured on the image; every button is at least 20 mm × 20 mm
+/// on the configured panel.
 final class ScreenGalleryTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -29,13 +31,16 @@ final class ScreenGalleryTests: XCTestCase {
         ("print-failed", .printFailed(reason: "E-PRN-003 printer out of paper")), ("out-of-order", .outOfOrder),
     ]
 
-    func test_everyScreenInEveryLanguageIsDrawnWithNothingOffTheScreenOrOutOfItsButton() throws {
+    func test_everyScreenInEveryLanguageIsDrawnReadableAndTouchable() throws {
         var geometry = ScreenGeometry(width: 720, height: 1280)
         geometry.offersBookings = true
         let renderer = ScreenRenderer(geometry: geometry)
         let facts = ScreenFacts(storeName: "CLup Market", inside: 27, capacity: 30, waiting: 12, called: ["A-015", "AP-003", "A-016"],
                                 wait: WaitEstimate(low: 10, high: 18))
         var written = 0
+        var (lowest, smallest) = (Double.infinity, Double.infinity)
+        let screenSettings = ScreenSettings()
+        let pixelsPerMM = (x: Double(screenSettings.width) / screenSettings.widthMM, y: Double(screenSettings.height) / screenSettings.heightMM)
         for language in TextCatalog.languages {
             let folder = Self.folder.appendingPathComponent(language)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -53,7 +58,17 @@ final class ScreenGalleryTests: XCTestCase {
                     XCTAssertGreaterThanOrEqual(line.x, 0, "\(language) \(name): \"\(line.text)\" runs off the left")
                     XCTAssertLessThanOrEqual(line.x + line.width, geometry.width, "\(language) \(name): \"\(line.text)\" runs off the right")
                 }
+                // Every text against what is behind it: the lightest and the darkest pixel of its box.
+                for line in canvas.drawnTexts where !line.text.trimmingCharacters(in: .whitespaces).isEmpty {
+                    let ratio = Self.contrast(in: canvas, x: line.x, y: line.y - line.size * 0.75, width: line.width,
+                                              height: line.size * 0.95)
+                    XCTAssertGreaterThanOrEqual(ratio, 7, "\(language) \(name): \"\(line.text)\" has a contrast of \(ratio):1")
+                    lowest = min(lowest, ratio)
+                }
                 for button in geometry.buttons(on: shown, language: language) {
+                    let (wide, high) = (button.width / pixelsPerMM.x, button.height / pixelsPerMM.y)
+                    XCTAssertTrue(wide >= 20 && high >= 20, "\(language) \(name): \(button.action.name) is \(wide) × \(high) mm")
+                    smallest = min(smallest, min(wide, high))
                     guard let label = canvas.drawnTexts.first(where: { $0.text == button.label }) else {
                         XCTFail("\(language) \(name): the label \"\(button.label)\" was not drawn")
                         continue
@@ -65,6 +80,36 @@ final class ScreenGalleryTests: XCTestCase {
             }
         }
         XCTAssertEqual(written, TextCatalog.languages.count * Self.screens.count)
-        print("screens: \(written) PNGs in \(Self.folder.path)")
+        print("screens: \(written) PNGs in \(Self.folder.path); the lowest text contrast \(String(format: "%.2f", lowest)):1, "
+            + "the smallest button side \(String(format: "%.1f", smallest)) mm")
+    }
+
+    /// WCAG's contrast ratio between the lightest and the darkest pixel of a box of `canvas`.
+    static func contrast(in canvas: Canvas, x: Double, y: Double, width: Double, height: Double) -> Double {
+        canvas.withPixels { pixels, stride in
+            let columns = stride   // pixels per row
+            let rows = pixels.count / max(1, columns)
+            let x0 = max(0, Int(x)), x1 = min(columns - 1, Int((x + width).rounded(.up)))
+            let y0 = max(0, Int(y)), y1 = min(rows - 1, Int((y + height).rounded(.up)))
+            guard x0 < x1, y0 < y1 else { return 1 }
+            var (light, dark) = (0.0, 1.0)
+            for row in y0...y1 {
+                for column in x0...x1 {
+                    let luminance = Self.luminance(pixels[row * columns + column])
+                    light = max(light, luminance)
+                    dark = min(dark, luminance)
+                }
+            }
+            return (light + 0.05) / (dark + 0.05)
+        }
+    }
+
+    /// The relative luminance of an RGB24 pixel (sRGB, as WCAG 2 defines it).
+    static func luminance(_ pixel: UInt32) -> Double {
+        func channel(_ value: UInt32) -> Double {
+            let c = Double(value & 0xFF) / 255
+            return c <= 0.040_45 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * channel(pixel >> 16) + 0.7152 * channel(pixel >> 8) + 0.0722 * channel(pixel)
     }
 }

@@ -139,7 +139,7 @@ struct ScreenGeometry {
         let each = (width * 0.96 - gap * Double(max(0, languages.count - 1))) / Double(max(1, languages.count))
         return languages.enumerated().map { index, code in
             Button(action: .language(code), label: TextCatalog.of(code).name, x: width * 0.02 + Double(index) * (each + gap),
-                   y: height * 0.135, width: each, height: height * 0.07)
+                   y: height * 0.13, width: each, height: height * 0.095)
         }
     }
 

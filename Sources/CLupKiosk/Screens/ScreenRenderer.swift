@@ -43,8 +43,8 @@ struct ScreenRenderer {
         case .asleep:
             break
         case .welcome:
-            line(texts(.welcomeTitle), y: h * 0.28, size: unit * 2.2, bold: true, on: canvas)
-            line(texts(.welcomeHint), y: h * 0.345, size: unit * 0.9, color: Self.muted, on: canvas)
+            line(texts(.welcomeTitle), y: h * 0.295, size: unit * 2.0, bold: true, on: canvas)
+            line(texts(.welcomeHint), y: h * 0.35, size: unit * 0.9, color: Self.muted, on: canvas)
             drawButtons(of: screen, on: canvas, unit: unit, language: language)
             line(texts(.welcomeInside, ["inside": "\(facts.inside)", "capacity": "\(facts.capacity)"]), y: h * 0.76, size: unit, on: canvas)
             line(texts.plural(.welcomeWaiting, count: facts.waiting), y: h * 0.81, size: unit, on: canvas)
