@@ -6,7 +6,7 @@ import XCTest
 
 /// Every screen in every language, drawn: written as PNG into a folder to be looked at
 /// (`$CLUP_SCREENSHOTS/screens`, else `test-screenshots/screens` in the checkout). No text
-/// runs off the screen or out of its button; every text has a contrast of at least 7:1
+/// runs off the screen, out of its button or over another; every text has a contrast of at least 7:1
 /// against what is behind it, measured on the image; every button is at least 20 mm × 20 mm
 /// on the configured panel.
 final class ScreenGalleryTests: XCTestCase {
@@ -42,7 +42,8 @@ final class ScreenGalleryTests: XCTestCase {
         let screenSettings = ScreenSettings()
         let pixelsPerMM = (x: Double(screenSettings.width) / screenSettings.widthMM, y: Double(screenSettings.height) / screenSettings.heightMM)
         for language in TextCatalog.languages {
-            let folder = Self.folder.appendingPathComponent(language)
+          for largeText in [false, true] {
+            let folder = Self.folder.appendingPathComponent(largeText ? "\(language)/large-text" : language)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let texts = TextCatalog.of(language)
             for (name, screen) in Self.screens {
@@ -51,8 +52,12 @@ final class ScreenGalleryTests: XCTestCase {
                 if case let .ticketReady(number, _) = screen {
                     shown = .ticketReady(number: number, wait: texts(.readyWait, ["wait": texts.wait(WaitEstimate(low: 10, high: 18))]))
                 }
-                let canvas = try renderer.render(shown, facts: facts, language: language)
+                let canvas = try renderer.render(shown, facts: facts, language: language, largeText: largeText)
                 try canvas.writePNG(to: folder.appendingPathComponent("\(name).png").path)
+                XCTAssertEqual(geometry.buttons(on: shown, language: language, largeText: largeText).suffix(2).map(\.action),
+                               shown == .asleep || shown == .outOfOrder ? [] : [.repeatSpeech, .largeText],
+                               "\(language) \(name): Repeat and large text (none where nothing can be touched)")
+                let name = largeText ? "\(name) (large text)" : name
                 written += 1
                 for line in canvas.drawnTexts {
                     XCTAssertGreaterThanOrEqual(line.x, 0, "\(language) \(name): \"\(line.text)\" runs off the left")
@@ -65,7 +70,14 @@ final class ScreenGalleryTests: XCTestCase {
                     XCTAssertGreaterThanOrEqual(ratio, 7, "\(language) \(name): \"\(line.text)\" has a contrast of \(ratio):1")
                     lowest = min(lowest, ratio)
                 }
-                for button in geometry.buttons(on: shown, language: language) {
+                for button in geometry.buttons(on: shown, language: language, largeText: largeText) {
+                    // Nothing but its label is drawn over a button.
+                    for line in canvas.drawnTexts where line.text != button.label {
+                        let (top, bottom) = (line.y - line.size * 0.8, line.y + line.size * 0.25)
+                        let overlaps = line.x < button.x + button.width && line.x + line.width > button.x
+                            && top < button.y + button.height && bottom > button.y
+                        XCTAssertFalse(overlaps, "\(language) \(name): \"\(line.text)\" runs over the button \(button.action.name)")
+                    }
                     let (wide, high) = (button.width / pixelsPerMM.x, button.height / pixelsPerMM.y)
                     XCTAssertTrue(wide >= 20 && high >= 20, "\(language) \(name): \(button.action.name) is \(wide) × \(high) mm")
                     smallest = min(smallest, min(wide, high))
@@ -78,8 +90,9 @@ final class ScreenGalleryTests: XCTestCase {
                                              "\(language) \(name): \"\(label.text)\" out of its button")
                 }
             }
+          }
         }
-        XCTAssertEqual(written, TextCatalog.languages.count * Self.screens.count)
+        XCTAssertEqual(written, 2 * TextCatalog.languages.count * Self.screens.count)
         print("screens: \(written) PNGs in \(Self.folder.path); the lowest text contrast \(String(format: "%.2f", lowest)):1, "
             + "the smallest button side \(String(format: "%.1f", smallest)) mm")
     }

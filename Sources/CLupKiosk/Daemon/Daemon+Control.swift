@@ -89,7 +89,7 @@ extension Daemon {
             return try reply(kiosk.touched(try touchscreen.tap(x: x, y: y)), encoder)
         case let .simPress(name):
             guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
-            let buttons = kiosk.geometry.buttons(on: kiosk.flow.screen, language: kiosk.flow.language)
+            let buttons = kiosk.geometry.buttons(on: kiosk.flow.screen, language: kiosk.flow.language, largeText: kiosk.flow.largeText)
             guard let button = buttons.first(where: { $0.action.name == name }) else {
                 throw CodedError(.noSuchButton, "the \(kiosk.flow.screen.name) screen has no button \"\(name.prefix(40))\" "
                     + "(it has: \(buttons.map(\.action.name).joined(separator: ", ")))")

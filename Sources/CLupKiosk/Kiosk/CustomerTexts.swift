@@ -51,6 +51,18 @@ struct CustomerTexts {
         }
     }
 
+    /// What "Repeat" says on `screen`: what it says as it appears, else its title.
+    func repeated(_ screen: Screen) -> String? {
+        if let line = spoken(screen, after: .asleep) { return line }
+        switch screen {
+        case .findingSlots: return catalog(.slotsFinding)
+        case let .bookingSlot(time): return catalog(.slotsBooking, ["time": time])
+        case .printing: return catalog(.printingTitle)
+        case .outOfOrder: return catalog(.outOfOrderTitle) + ". " + catalog(.outOfOrderHint)
+        default: return nil
+        }
+    }
+
     /// "AP-004" as a voice reads it best: "A P 4".
     static func spokenNumber(_ number: String) -> String {
         TextCatalog.of("en").spokenNumber(number)

@@ -35,6 +35,18 @@ extension Kiosk {
                 issued = KioskOutcome("looking up today's free times")
             case let .book(choice):
                 issued = book(choice, askedAt: arrival)
+            case .repeatSpeech:
+                let texts = CustomerTexts(language: flow.language)
+                if let line = texts.repeated(flow.screen) {
+                    devices.voice?.silence()
+                    devices.voice?.say(line, language: texts.language)
+                }
+                issued = KioskOutcome("said again: the \(flow.screen.name) screen")
+            case .largeTextSwitched:
+                let texts = TextCatalog.of(flow.language)
+                devices.voice?.say(texts(flow.largeText ? .spokenLargeTextOn : .spokenLargeTextOff), language: texts.language)
+                redraw()
+                issued = KioskOutcome("large text \(flow.largeText ? "on" : "off"); screen \(flow.screen.name)")
             case .startIdleTimer:
                 loop.cancel(idleTimer)
                 idleTimer = loop.schedule(after: config.screen.idleTimeoutSeconds) { [unowned self] in
@@ -94,8 +106,9 @@ extension Kiosk {
             }
             return
         }
-        let (screen, facts, renderer, language) = (flow.screen, screenFacts, ScreenRenderer(geometry: geometry), flow.language)
-        loop.background({ DrawnFrame(canvas: Result { try renderer.render(screen, facts: facts, language: language) }) }) {
+        let (screen, facts, renderer, language, large) = (flow.screen, screenFacts, ScreenRenderer(geometry: geometry), flow.language,
+                                                          flow.largeText)
+        loop.background({ DrawnFrame(canvas: Result { try renderer.render(screen, facts: facts, language: language, largeText: large) }) }) {
             [unowned self] frame in
             guard request == frameRequests else { return }
             do {
@@ -113,13 +126,14 @@ extension Kiosk {
             black.fill(.black)
             return try black.pngData()
         }
-        return try ScreenRenderer(geometry: geometry).render(flow.screen, facts: screenFacts, language: flow.language).pngData()
+        return try ScreenRenderer(geometry: geometry).render(flow.screen, facts: screenFacts, language: flow.language,
+                                                             largeText: flow.largeText).pngData()
     }
 
     /// The screen shown, its language and its buttons, for `clupctl screen`.
     var screenReport: ScreenReport {
         ScreenReport(name: flow.screen.name, language: flow.language, width: Int(geometry.width), height: Int(geometry.height),
-                     buttons: geometry.buttons(on: flow.screen, language: flow.language).map {
+                     buttons: geometry.buttons(on: flow.screen, language: flow.language, largeText: flow.largeText).map {
                          ScreenReport.Button(name: $0.action.name, label: $0.label, x: Int($0.x.rounded()), y: Int($0.y.rounded()),
                                              width: Int($0.width.rounded()), height: Int($0.height.rounded()))
                      })

@@ -187,7 +187,7 @@ final class Kiosk {
             return KioskOutcome("a \(gesture.kind.rawValue) does nothing here")
         }
         let x = gesture.x1 * geometry.width, y = gesture.y1 * geometry.height
-        let button = geometry.buttons(on: flow.screen, language: flow.language).first { $0.contains(x: x, y: y) }
+        let button = geometry.button(on: flow.screen, atX: x, y: y, language: flow.language, largeText: flow.largeText)
         let issued = handle(.tap(button?.action), at: arrival)
         if wasAsleep { return KioskOutcome("the touch woke the screen") }
         if let issued { return issued }

@@ -134,6 +134,11 @@ enum TextKey: String, CaseIterable {
     case spokenCall = "spoken.call"
     case boardCalling = "board.calling"
     case boardGo = "board.go"
+    case buttonRepeat = "button.repeat"
+    case buttonLargeText = "button.large-text"
+    case buttonNormalText = "button.normal-text"
+    case spokenLargeTextOn = "spoken.large-text-on"
+    case spokenLargeTextOff = "spoken.large-text-off"
 }
 
 /// The keys of the catalogs' plural texts.

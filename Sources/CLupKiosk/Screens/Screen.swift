@@ -78,6 +78,10 @@ struct Button: Equatable {
         case back
         /// Speak and show everything in this language (ISO 639-1).
         case language(String)
+        /// Say the screen again.
+        case repeatSpeech
+        /// Large, high-contrast text on or off.
+        case largeText
 
         /// The slot buttons, first to last.
         static let slots: [Action] = (0..<4).map { .slot($0) }
@@ -90,6 +94,8 @@ struct Button: Equatable {
             case let .slot(index): "slot-\(index + 1)"
             case .back: "back"
             case let .language(code): "language-\(code)"
+            case .repeatSpeech: "repeat"
+            case .largeText: "large-text"
             }
         }
     }
@@ -111,9 +117,25 @@ struct ScreenGeometry {
     /// Whether the welcome screen offers "Book a later time" (the store takes bookings).
     var offersBookings = false
 
-    /// The buttons `screen` offers, labelled in `language`.
-    func buttons(on screen: Screen, language: String = "en") -> [Button] {
-        let texts = TextCatalog.of(language)
+    /// The buttons `screen` offers, labelled in `language`; every screen a customer can use
+    /// ends with "Repeat" and the large-text switch (labelled with what it turns to).
+    func buttons(on screen: Screen, language: String = "en", largeText: Bool = false) -> [Button] {
+        switch screen {
+        case .asleep, .outOfOrder:
+            return []
+        default:
+            let texts = TextCatalog.of(language)
+            return ownButtons(on: screen, texts: texts) + [
+                Button(action: .repeatSpeech, label: texts(.buttonRepeat), x: width * 0.03, y: height * 0.9,
+                       width: width * 0.455, height: height * 0.095),
+                Button(action: .largeText, label: texts(largeText ? .buttonNormalText : .buttonLargeText), x: width * 0.515,
+                       y: height * 0.9, width: width * 0.455, height: height * 0.095),
+            ]
+        }
+    }
+
+    /// The buttons of `screen` itself.
+    private func ownButtons(on screen: Screen, texts: TextCatalog) -> [Button] {
         switch screen {
         case .welcome:
             return languageButtons()
@@ -144,7 +166,7 @@ struct ScreenGeometry {
     }
 
     /// The button under pixel (`x`, `y`), if any.
-    func button(on screen: Screen, atX x: Double, y: Double) -> Button? {
-        buttons(on: screen).first { $0.contains(x: x, y: y) }
+    func button(on screen: Screen, atX x: Double, y: Double, language: String = "en", largeText: Bool = false) -> Button? {
+        buttons(on: screen, language: language, largeText: largeText).first { $0.contains(x: x, y: y) }
     }
 }

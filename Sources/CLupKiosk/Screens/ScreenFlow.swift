@@ -12,6 +12,9 @@ struct ScreenFlow: Equatable {
     /// once nobody is there.
     private(set) var language: String
     let defaultLanguage: String
+    /// Large, high-contrast text, switched by the customer on any screen; off again once
+    /// nobody is there.
+    private(set) var largeText = false
 
     init(language: String = "en") {
         self.language = language
@@ -48,6 +51,10 @@ struct ScreenFlow: Equatable {
         case findSlots
         /// Book a place in the chosen slot and print it.
         case book(SlotChoice)
+        /// Say the screen again.
+        case repeatSpeech
+        /// Large text was switched (`largeText`): draw and say so.
+        case largeTextSwitched
     }
 
     /// Takes in what happened; returns what to do.
@@ -65,6 +72,11 @@ struct ScreenFlow: Equatable {
                 return [.startIdleTimer]
             }
             switch (screen, button) {
+            case (_, .repeatSpeech?):
+                return [.startIdleTimer, .repeatSpeech]
+            case (_, .largeText?):
+                largeText.toggle()
+                return [.startIdleTimer, .largeTextSwitched]
             case (.welcome, .getTicket?):
                 return [.startIdleTimer, .issueTicket]
             case let (.welcome, .language(code)?):
@@ -116,7 +128,7 @@ struct ScreenFlow: Equatable {
                 screen = .outOfOrder
             } else if screen == .outOfOrder {
                 screen = someonePresent ? .welcome : .asleep
-                if screen == .asleep { language = defaultLanguage }
+                if screen == .asleep { (language, largeText) = (defaultLanguage, false) }
             }
             return []
         }
@@ -127,6 +139,6 @@ struct ScreenFlow: Equatable {
     private mutating func show(_ next: Screen) {
         guard panelWorking else { return }
         screen = next
-        if next == .asleep { language = defaultLanguage }
+        if next == .asleep { (language, largeText) = (defaultLanguage, false) }
     }
 }

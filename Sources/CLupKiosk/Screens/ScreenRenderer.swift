@@ -13,9 +13,33 @@ struct ScreenFacts {
     let wait: WaitEstimate
 }
 
-/// Draws screens for a display of a given size, in the customer's language.
+/// Draws screens for a display of a given size, in the customer's language, in normal or
+/// large high-contrast text.
 struct ScreenRenderer {
     let geometry: ScreenGeometry
+    /// The colours and the text scale: `render` picks them.
+    private var style = Style.normal
+
+    init(geometry: ScreenGeometry) {
+        self.geometry = geometry
+    }
+
+    /// The colours of a screen and how big its text is.
+    struct Style {
+        let background, text, muted, warning, header, headerText: Color
+        let button, buttonText, unselected, unselectedText, back, backText: Color
+        let scale: Double
+
+        static let normal = Style(background: .white, text: .black, muted: ScreenRenderer.muted, warning: ScreenRenderer.warning,
+                                  header: ScreenRenderer.brand, headerText: .white, button: ScreenRenderer.brand, buttonText: .white,
+                                  unselected: ScreenRenderer.unselected, unselectedText: .black, back: ScreenRenderer.muted,
+                                  backText: .white, scale: 1)
+        /// White and yellow on black, a third bigger.
+        static let large = Style(background: .black, text: .white, muted: Color(red: 0.85, green: 0.85, blue: 0.85),
+                                 warning: Color(red: 1, green: 0.6, blue: 0.6), header: .black, headerText: .white,
+                                 button: ScreenRenderer.board, buttonText: .black, unselected: Color(red: 0.2, green: 0.2, blue: 0.2),
+                                 unselectedText: .white, back: .white, backText: .black, scale: 1.35)
+    }
 
     static let brand = Color(red: 0.05, green: 0.36, blue: 0.55)
     static let warning = Color(red: 0.6, green: 0.08, blue: 0.08)
@@ -24,8 +48,14 @@ struct ScreenRenderer {
     /// The called numbers on black.
     static let board = Color(red: 1.0, green: 0.84, blue: 0.2)
 
-    /// A new frame showing `screen` in `language`.
-    func render(_ screen: Screen, facts: ScreenFacts, language: String = "en") throws -> Canvas {
+    /// A new frame showing `screen` in `language`, in large high-contrast text if `largeText`.
+    func render(_ screen: Screen, facts: ScreenFacts, language: String = "en", largeText: Bool = false) throws -> Canvas {
+        var styled = self
+        styled.style = largeText ? .large : .normal
+        return try styled.draw(screen, facts: facts, language: language)
+    }
+
+    private func draw(_ screen: Screen, facts: ScreenFacts, language: String) throws -> Canvas {
         let canvas = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
         let w = geometry.width, h = geometry.height
         let unit = min(w, h) / 20
@@ -36,24 +66,24 @@ struct ScreenRenderer {
             if !facts.called.isEmpty { drawCallingBoard(facts, on: canvas, texts: texts) }
             return canvas
         }
-        canvas.fillRect(x: 0, y: 0, width: w, height: h * 0.12, color: Self.brand)
-        line(facts.storeName, y: h * 0.075, size: unit * 1.3, bold: true, color: .white, on: canvas)
+        canvas.fill(style.background)
+        canvas.fillRect(x: 0, y: 0, width: w, height: h * 0.12, color: style.header)
+        line(facts.storeName, y: h * 0.075, size: unit * 1.3, bold: true, color: style.headerText, on: canvas)
 
         switch screen {
         case .asleep:
             break
         case .welcome:
             line(texts(.welcomeTitle), y: h * 0.295, size: unit * 2.0, bold: true, on: canvas)
-            line(texts(.welcomeHint), y: h * 0.35, size: unit * 0.9, color: Self.muted, on: canvas)
-            drawButtons(of: screen, on: canvas, unit: unit, language: language)
-            line(texts(.welcomeInside, ["inside": "\(facts.inside)", "capacity": "\(facts.capacity)"]), y: h * 0.76, size: unit, on: canvas)
-            line(texts.plural(.welcomeWaiting, count: facts.waiting), y: h * 0.81, size: unit, on: canvas)
-            line(texts(.welcomeWait, ["wait": texts.wait(facts.wait)]), y: h * 0.86, size: unit, on: canvas)
+            line(texts(.welcomeHint), y: h * 0.35, size: unit * 0.9, color: style.muted, wrap: false, on: canvas)
+            line(texts(.welcomeInside, ["inside": "\(facts.inside)", "capacity": "\(facts.capacity)"]), y: h * 0.76, size: unit,
+                 wrap: false, on: canvas)
+            line(texts.plural(.welcomeWaiting, count: facts.waiting), y: h * 0.81, size: unit, wrap: false, on: canvas)
+            line(texts(.welcomeWait, ["wait": texts.wait(facts.wait)]), y: h * 0.86, size: unit, wrap: false, on: canvas)
         case .findingSlots:
             line(texts(.slotsFinding), y: h * 0.4, size: unit * 1.4, on: canvas)
         case .choosingSlot:
-            line(texts(.slotsChoose), y: h * 0.19, size: unit * 1.4, bold: true, on: canvas)
-            drawButtons(of: screen, on: canvas, unit: unit, language: language)
+            line(texts(.slotsChoose), y: h * 0.19, size: unit * 1.4, bold: true, wrap: false, on: canvas)
         case let .bookingSlot(time):
             line(texts(.slotsBooking, ["time": time]), y: h * 0.4, size: unit * 1.3, on: canvas)
         case .noFreeSlots:
@@ -67,15 +97,16 @@ struct ScreenRenderer {
             line(number, y: h * 0.5, size: unit * 4, bold: true, on: canvas)
             line(wait, y: h * 0.6, size: unit * 1.1, on: canvas)
             let booked = TicketNumber(number)?.lane == .booking
-            line(texts(booked ? .readyScanBooking : .readyScan), y: h * 0.7, size: unit * 0.8, color: Self.muted, on: canvas)
+            line(texts(booked ? .readyScanBooking : .readyScan), y: h * 0.7, size: unit * 0.8, color: style.muted, on: canvas)
         case .outOfOrder:
-            line(texts(.outOfOrderTitle), y: h * 0.35, size: unit * 2, bold: true, color: Self.warning, on: canvas)
+            line(texts(.outOfOrderTitle), y: h * 0.35, size: unit * 2, bold: true, color: style.warning, on: canvas)
             line(texts(.outOfOrderHint), y: h * 0.45, size: unit * 1.1, on: canvas)
         case let .printFailed(reason):
-            line(texts(.printFailedTitle), y: h * 0.3, size: unit * 1.4, bold: true, color: Self.warning, on: canvas)
+            line(texts(.printFailedTitle), y: h * 0.3, size: unit * 1.4, bold: true, color: style.warning, on: canvas)
             line(texts(.printFailedHint), y: h * 0.4, size: unit * 1.1, on: canvas)
-            line(reason, y: h * 0.5, size: unit * 0.7, color: Self.muted, on: canvas)
+            line(reason, y: h * 0.5, size: unit * 0.7, color: style.muted, on: canvas)
         }
+        drawButtons(of: screen, on: canvas, unit: unit, language: language)
         return canvas
     }
 
@@ -92,11 +123,15 @@ struct ScreenRenderer {
     /// Draws `text` centred, in lines no wider than the screen less its margins, broken
     /// between words; a word wider than a line is drawn smaller. Returns the last baseline.
     @discardableResult
-    private func line(_ text: String, y: Double, size: Double, bold: Bool = false, color: Color = .black, on canvas: Canvas) -> Double {
+    private func line(_ text: String, y: Double, size: Double, bold: Bool = false, color: Color? = nil, wrap: Bool = true,
+                      on canvas: Canvas) -> Double {
         let limit = geometry.width * 0.92
+        let size = size * style.scale
+        let color = color ?? style.text
         var lines: [String] = []
         for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
-            if let last = lines.last, canvas.textWidth(last + " " + word, size: size, bold: bold) <= limit {
+            // Where the next line has no room (`wrap` false), one line, drawn smaller if need be.
+            if let last = lines.last, !wrap || canvas.textWidth(last + " " + word, size: size, bold: bold) <= limit {
                 lines[lines.count - 1] = last + " " + word
             } else {
                 lines.append(word)
@@ -112,16 +147,17 @@ struct ScreenRenderer {
     }
 
     private func drawButtons(of screen: Screen, on canvas: Canvas, unit: Double, language: String) {
-        for button in geometry.buttons(on: screen, language: language) {
+        for button in geometry.buttons(on: screen, language: language, largeText: style.scale > 1) {
             let chosen: Bool
             if case let .language(code) = button.action { chosen = code == language } else { chosen = true }
-            let fill = button.action == .back ? Self.muted : chosen ? Self.brand : Self.unselected
+            let (fill, ink) = button.action == .back ? (style.back, style.backText)
+                : chosen ? (style.button, style.buttonText) : (style.unselected, style.unselectedText)
             canvas.fillRect(x: button.x, y: button.y, width: button.width, height: button.height, color: fill, radius: unit * 0.6)
-            let size = unit * (button.height > geometry.height * 0.12 ? 1.6 : button.height > geometry.height * 0.08 ? 1.2 : 0.75)
+            let size = style.scale * unit * (button.height > geometry.height * 0.12 ? 1.6 : button.height > geometry.height * 0.08 ? 1.2 : 0.75)
             // A label wider than its button is drawn smaller, to fit with a margin.
             let fitted = min(size, size * button.width * 0.9 / max(1, canvas.textWidth(button.label, size: size, bold: true)))
             canvas.text(button.label, x: button.x + button.width / 2, y: button.y + button.height * 0.62,
-                        size: fitted, bold: true, color: chosen ? .white : .black, alignment: .center)
+                        size: fitted, bold: true, color: ink, alignment: .center)
         }
     }
 }

@@ -61,6 +61,25 @@ final class KioskWalkTests: XCTestCase {
         XCTAssertEqual(totem.kiosk.flow.language, "en", "the next customer starts in the store's language")
     }
 
+    func test_repeatSaysTheScreenAgainAndLargeTextSaysItsStateAndRedraws() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        func press(_ action: Button.Action) throws -> KioskOutcome {
+            let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen, largeText: totem.kiosk.flow.largeText)
+                .first { $0.action == action })
+            let outcome = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
+            totem.settle()
+            return outcome
+        }
+        let drawn = totem.kiosk.frameRequests
+        XCTAssertEqual(try press(.largeText).sentence, "large text on; screen welcome")
+        XCTAssertEqual(totem.voice.lastUtterance, "Large text on.")
+        XCTAssertEqual(totem.kiosk.frameRequests - drawn, 1, "drawn again, large")
+        XCTAssertEqual(totem.kiosk.screenReport.buttons.last?.label, "Normal text", "the switch says what it turns to")
+        XCTAssertEqual(try press(.repeatSpeech).sentence, "said again: the welcome screen")
+        XCTAssertEqual(totem.voice.lastUtterance, "Welcome. Touch the button on the screen to take a ticket.")
+    }
+
     func test_aTicketDrawsEachScreenOnceAndSaysItsNumberOnce() throws {
         let totem = try KioskHarness()
         totem.approach()

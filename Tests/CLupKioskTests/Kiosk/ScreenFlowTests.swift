@@ -94,6 +94,22 @@ final class ScreenFlowTests: XCTestCase {
         XCTAssertEqual(flow.handle(.tap(.slot(0))), [.startIdleTimer], "a slot button on the welcome screen does nothing")
     }
 
+    func test_largeTextAndRepeatWorkOnAnyScreenAndLargeTextEndsWithTheCustomer() {
+        var flow = ScreenFlow(language: "it")
+        _ = flow.handle(.presence(true))
+        XCTAssertEqual(flow.handle(.tap(.largeText)), [.startIdleTimer, .largeTextSwitched])
+        XCTAssertTrue(flow.largeText)
+        XCTAssertEqual(flow.handle(.tap(.repeatSpeech)), [.startIdleTimer, .repeatSpeech])
+        _ = flow.handle(.ticketRecorded(number: "A-001"))
+        XCTAssertEqual(flow.handle(.tap(.repeatSpeech)), [.startIdleTimer, .repeatSpeech], "while it prints too")
+        XCTAssertTrue(flow.largeText, "kept from screen to screen")
+        _ = flow.handle(.ticketPrinted(number: "A-001", wait: ""))
+        _ = flow.handle(.presence(false))
+        _ = flow.handle(.resultTimeUp)
+        XCTAssertEqual(flow.screen, .asleep)
+        XCTAssertFalse(flow.largeText, "the next customer starts with normal text")
+    }
+
     func test_withoutItsTouchPanelTheTotemIsOutOfOrderUntilItIsBack() {
         var flow = ScreenFlow()
         _ = flow.handle(.presence(true))
