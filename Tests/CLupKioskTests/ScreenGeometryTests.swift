@@ -25,9 +25,9 @@ final class ScreenGeometryTests: XCTestCase {
 /// What the voice says, and when.
 final class SpokenGuidanceTests: XCTestCase {
     func test_aTicketNumberIsReadLetterByLetterThenAsANumber() {
-        XCTAssertEqual(CustomerTexts.spokenNumber("A-017"), "A 17")
-        XCTAssertEqual(CustomerTexts.spokenNumber("AP-004"), "A P 4")
-        XCTAssertEqual(CustomerTexts.spokenNumber("odd"), "odd")
+        XCTAssertEqual(TextCatalog.of("en").spokenNumber("A-017"), "A 17")
+        XCTAssertEqual(TextCatalog.of("en").spokenNumber("AP-004"), "A P 4")
+        XCTAssertEqual(TextCatalog.of("en").spokenNumber("odd"), "odd")
     }
 
     func test_theGreetingIsForSomeoneWhoWokeTheTotemOnly() {

@@ -62,9 +62,4 @@ struct CustomerTexts {
         default: return nil
         }
     }
-
-    /// "AP-004" as a voice reads it best: "A P 4".
-    static func spokenNumber(_ number: String) -> String {
-        TextCatalog.of("en").spokenNumber(number)
-    }
 }

@@ -9,12 +9,8 @@ extension Kiosk {
     /// After every settling of the queue: says the tickets newly called, forgets those that
     /// are no longer called.
     func announceCalls() {
-        let now = clock.monotonic()
-        for ticket in calledTickets where announced[ticket.number] == nil {
-            announce(ticket)
-            announced[ticket.number] = now
-        }
-        announced = announced.filter { number, _ in desk.day.tickets[number]?.state == .called }
+        for ticket in calledTickets where announced[ticket.number] == nil { announce(ticket) }
+        forgetCallsEnded()
         armCallRepeat()
     }
 
@@ -30,14 +26,20 @@ extension Kiosk {
         for (number, at) in announced where now - at < 10 {
             guard let ticket = desk.day.tickets[number], ticket.state == .called else { continue }
             announce(ticket)
-            announced[number] = now
         }
     }
 
+    /// Says `ticket`'s call and notes when.
     private func announce(_ ticket: Ticket) {
+        announced[ticket.number] = clock.monotonic()
         let texts = TextCatalog.of(ticketLanguage(ticket))
         devices.voice?.say(texts(.spokenCall, ["number": texts.spokenNumber(ticket.number.description)]), language: texts.language)
         logger.info("ticket called aloud", metadata: ["number": "\(ticket.number)", "language": "\(texts.language)"])
+    }
+
+    /// Tickets no longer called (admitted, lapsed) are no longer said.
+    private func forgetCallsEnded() {
+        announced = announced.filter { number, _ in desk.day.tickets[number]?.state == .called }
     }
 
     private func armCallRepeat() {
@@ -49,9 +51,8 @@ extension Kiosk {
             for ticket in calledTickets {
                 guard let at = announced[ticket.number], now - at >= every - 0.5 else { continue }
                 announce(ticket)
-                announced[ticket.number] = now
             }
-            announced = announced.filter { number, _ in desk.day.tickets[number]?.state == .called }
+            forgetCallsEnded()
             armCallRepeat()
         }
     }
