@@ -64,7 +64,11 @@ let package = Package(
         .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
         // The control socket's requests, replies and client: all clupctl needs of clupd;
         // and the hub's wire: enrolment, signed requests, event batches.
-        .target(name: "CLupProtocol", dependencies: ["CLupCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "CLupProtocol", dependencies: [
+            "CLupCore", .product(name: "Crypto", package: "swift-crypto"),
+            // scrypt, for the employees' PINs (`PinHash`).
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         .target(name: "CLupKiosk", dependencies: [
             "CLupCore", "CLupConfig", "CLupProtocol", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing", "CMalloc",
             .product(name: "Logging", package: "swift-log"),

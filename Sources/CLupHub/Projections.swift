@@ -77,6 +77,9 @@ enum Projections {
                 try await DoorShares.confirm(limit: limit, version: settings.version, seq: seq, store: store, device: device,
                                              connection, logger)
             }
+        case .audited:
+            // Staff's trail: kept in the event table as it came, nothing to project.
+            break
         case .occupancyCorrected:
             if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(store: store, connection, logger) }
         }

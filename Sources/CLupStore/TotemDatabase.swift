@@ -181,6 +181,18 @@ public enum TotemDatabase {
         migrator.registerMigration("v5: when a ticket was scanned on the way out") { db in
             try db.execute(sql: "ALTER TABLE ticket ADD COLUMN left_at REAL")
         }
+        migrator.registerMigration("v6: the employees who may log in at the PIN pad") { db in
+            // Only a staff number and a slow salted hash of the PIN: nothing personal.
+            try db.execute(sql: """
+                CREATE TABLE employee (
+                    staff_number TEXT NOT NULL PRIMARY KEY,
+                    kdf TEXT NOT NULL,
+                    salt BLOB NOT NULL,
+                    pin_hash BLOB NOT NULL,
+                    changed_at REAL NOT NULL
+                )
+                """)
+        }
         return migrator
     }
 }

@@ -29,20 +29,22 @@ public final class TotemStore: Sendable {
 
     /// Appends `events` to the log and writes the tickets, ledgers and exit history they
     /// touched, as `state` (which has them applied) now holds them. All or nothing.
-    public func commit(_ events: [DomainEvent], state: DayState, at wallTime: Date) throws {
+    /// `employees` is a change to the totem's employees made with these events (which audit it).
+    public func commit(_ events: [DomainEvent], state: DayState, at wallTime: Date, employees: EmployeeChange? = nil) throws {
         guard !events.isEmpty else { return }
         if let foreign = events.first(where: { $0.businessDay != state.businessDay }) {
             throw StoreError.foreignDay(expected: state.businessDay.date, got: foreign.businessDay.date)
         }
         do {
-            try write(events, state: state, at: wallTime)
+            try write(events, state: state, at: wallTime, employees: employees)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             throw StoreError.storageFull(path: path)
         }
     }
 
-    private func write(_ events: [DomainEvent], state: DayState, at wallTime: Date) throws {
+    private func write(_ events: [DomainEvent], state: DayState, at wallTime: Date, employees: EmployeeChange?) throws {
         try database.write { db in
+            try employees?.apply(in: db)
             var tickets: Set<TicketNumber> = []
             var doors: Set<String> = []
             var exits = false
@@ -66,7 +68,7 @@ public final class TotemStore: Sendable {
                     if direction == .exit { exits = true }
                 case let .occupancyCorrected(door, _, _, _, _, _):
                     doors.insert(door)
-                case .storeSettingsApplied:
+                case .storeSettingsApplied, .audited:
                     break
                 }
             }
@@ -174,6 +176,19 @@ public final class TotemStore: Sendable {
                 .filter(sql: "device_id = ? AND seq > ?", arguments: [deviceID, seq])
                 .order(sql: "seq")
                 .fetchAll(db)
+        }
+    }
+
+    /// The last `limit` of this totem's events of the given types, oldest first.
+    public func lastEvents(ofTypes types: [String], limit: Int) throws -> [StoredEvent] {
+        try database.read { db in
+            try StoredEvent
+                .filter(sql: "device_id = ? AND type IN (\(types.map { _ in "?" }.joined(separator: ", ")))",
+                        arguments: StatementArguments([deviceID] + types))
+                .order(sql: "seq DESC")
+                .limit(limit)
+                .fetchAll(db)
+                .reversed()
         }
     }
 

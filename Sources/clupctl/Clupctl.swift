@@ -9,7 +9,7 @@ struct Clupctl: ParsableCommand {
         commandName: "clupctl",
         abstract: "Maintenance shell for the CLup totem daemon.",
         subcommands: [Status.self, Tickets.self, QueueCommand.self, CallNext.self, LedgerCommand.self,
-                      ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, Devices.self, Screenshot.self, ScreenCommand.self,
+                      ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, EmployeeCommand.self, Audit.self, Devices.self, Screenshot.self, ScreenCommand.self,
                       Sim.self, SyncCommand.self, Metrics.self, Errors.self])
 }
 

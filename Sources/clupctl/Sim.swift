@@ -31,8 +31,15 @@ struct Sim: ParsableCommand {
     struct Press: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A tap in the middle of a button of the screen shown, by name (`clupctl screen`).")
         @OptionGroup var connection: Connection
-        @Argument(help: "The button's name: get-ticket, book-later, slot-1, back, language-it, …") var name: String
-        func run() throws { try simulate(.simPress(name: name), connection) }
+        @Argument(help: "The button's name: get-ticket, book-later, slot-1, back, language-it, digit-4, ok, staff-corner, …")
+        var name: String
+        @Option(help: "Hold the touch this many seconds (a long press: 3 in the staff-corner opens the PIN pad).")
+        var hold: Double?
+        func run() throws {
+            guard let hold else { return try simulate(.simPress(name: name), connection) }
+            guard (0...60).contains(hold) else { throw ValidationError("--hold is 0 to 60 seconds") }
+            try simulate(.simHold(name: name, milliseconds: Int(hold * 1000)), connection)
+        }
     }
 
     struct Pass: ParsableCommand {

@@ -29,6 +29,11 @@ final class ScreenGalleryTests: XCTestCase {
         ("booking-slot", .bookingSlot(time: "14:30")), ("no-free-slots", .noFreeSlots),
         ("printing", .printing(number: "AP-017")), ("ticket-ready", .ticketReady(number: "A-017", wait: "")),
         ("print-failed", .printFailed(reason: "E-PRN-003 printer out of paper")), ("out-of-order", .outOfOrder),
+        ("store-full", .storeFull), ("store-closed", .storeClosed(hours: "08:00–20:00")),
+        ("pin-pad-staff-number", .pinPad(PinEntry(staffNumber: "10472"))),
+        ("pin-pad-refused", .pinPad(PinEntry(staffNumber: "10472", typingPin: true, pinDigits: 3, refused: true))),
+        ("checking-pin", .checkingPin), ("pad-locked", .padLocked(until: "14:35")), ("priority-reason", .priorityReason),
+        ("choosing-language", .choosingLanguage),
     ]
 
     func test_everyScreenInEveryLanguageIsDrawnReadableAndTouchable() throws {
@@ -38,7 +43,9 @@ final class ScreenGalleryTests: XCTestCase {
         let facts = ScreenFacts(storeName: "CLup Market", inside: 27, capacity: 30, waiting: 12, called: ["A-015", "AP-003", "A-016"],
                                 wait: WaitEstimate(low: 10, high: 18))
         var written = 0
-        var (lowest, smallest) = (Double.infinity, Double.infinity)
+        var (lowest, smallest, smallestCap) = (Double.infinity, Double.infinity, Double.infinity)
+        // 0.7° at the default 500 mm: 6.1 mm.
+        let minimumCap = ScreenSettings().viewingDistanceMM * tan(0.7 * .pi / 180)
         let screenSettings = ScreenSettings()
         let pixelsPerMM = (x: Double(screenSettings.width) / screenSettings.widthMM, y: Double(screenSettings.height) / screenSettings.heightMM)
         for language in TextCatalog.languages {
@@ -70,31 +77,59 @@ final class ScreenGalleryTests: XCTestCase {
                     XCTAssertGreaterThanOrEqual(ratio, 7, "\(language) \(name): \"\(line.text)\" has a contrast of \(ratio):1")
                     lowest = min(lowest, ratio)
                 }
+                // No text over another.
+                for (index, one) in canvas.drawnTexts.enumerated() {
+                    for other in canvas.drawnTexts.dropFirst(index + 1) {
+                        let apart = one.x + one.width <= other.x || other.x + other.width <= one.x
+                            || one.y + one.size * 0.25 <= other.y - other.size * 0.8 || other.y + other.size * 0.25 <= one.y - one.size * 0.8
+                        XCTAssertTrue(apart, "\(language) \(name): \"\(one.text)\" and \"\(other.text)\" overlap")
+                    }
+                }
+                // The staff corner is clear of text, and as big as a button.
+                if let corner = geometry.staffCorner(on: shown) {
+                    for line in canvas.drawnTexts {
+                        let overlaps = line.x < corner.x + corner.width && line.x + line.width > corner.x
+                            && line.y - line.size * 0.8 < corner.y + corner.height && line.y + line.size * 0.25 > corner.y
+                        XCTAssertFalse(overlaps, "\(language) \(name): \"\(line.text)\" runs into the staff corner")
+                    }
+                    XCTAssertTrue(corner.width / pixelsPerMM.x >= 20 && corner.height / pixelsPerMM.y >= 20,
+                                  "\(language) \(name): the staff corner is \(corner.width / pixelsPerMM.x) × \(corner.height / pixelsPerMM.y) mm")
+                }
                 for button in geometry.buttons(on: shown, language: language, largeText: largeText) {
-                    // Nothing but its label is drawn over a button.
-                    for line in canvas.drawnTexts where line.text != button.label {
+                    // Nothing but its label (on one line or two) is drawn over a button, and all of it within.
+                    var label: [String] = []
+                    for line in canvas.drawnTexts {
                         let (top, bottom) = (line.y - line.size * 0.8, line.y + line.size * 0.25)
                         let overlaps = line.x < button.x + button.width && line.x + line.width > button.x
                             && top < button.y + button.height && bottom > button.y
-                        XCTAssertFalse(overlaps, "\(language) \(name): \"\(line.text)\" runs over the button \(button.action.name)")
+                        guard overlaps else { continue }
+                        label.append(line.text)
+                        XCTAssertTrue(line.x >= button.x && line.x + line.width <= button.x + button.width
+                                      && top >= button.y && bottom <= button.y + button.height,
+                                      "\(language) \(name): \"\(line.text)\" runs out of the button \(button.action.name)")
                     }
+                    XCTAssertEqual(label.joined(separator: " "), button.label,
+                                   "\(language) \(name): what is drawn over the button \(button.action.name)")
                     let (wide, high) = (button.width / pixelsPerMM.x, button.height / pixelsPerMM.y)
                     XCTAssertTrue(wide >= 20 && high >= 20, "\(language) \(name): \(button.action.name) is \(wide) × \(high) mm")
                     smallest = min(smallest, min(wide, high))
-                    guard let label = canvas.drawnTexts.first(where: { $0.text == button.label }) else {
-                        XCTFail("\(language) \(name): the label \"\(button.label)\" was not drawn")
-                        continue
+                }
+                // Large text: every capital H at least 0.7° at the viewing distance (EN 301 549 5.1.4).
+                if largeText {
+                    for line in canvas.drawnTexts {
+                        let millimetres = line.capHeight / pixelsPerMM.y
+                        XCTAssertGreaterThanOrEqual(millimetres, minimumCap - 0.01,
+                                                    "\(language) \(name): \"\(line.text)\" has a capital H of \(millimetres) mm")
+                        smallestCap = min(smallestCap, millimetres)
                     }
-                    XCTAssertGreaterThanOrEqual(label.x, button.x, "\(language) \(name): \"\(label.text)\" out of its button")
-                    XCTAssertLessThanOrEqual(label.x + label.width, button.x + button.width,
-                                             "\(language) \(name): \"\(label.text)\" out of its button")
                 }
             }
           }
         }
         XCTAssertEqual(written, 2 * TextCatalog.languages.count * Self.screens.count)
         print("screens: \(written) PNGs in \(Self.folder.path); the lowest text contrast \(String(format: "%.2f", lowest)):1, "
-            + "the smallest button side \(String(format: "%.1f", smallest)) mm")
+            + "the smallest button side \(String(format: "%.1f", smallest)) mm, the smallest large-text capital H "
+            + "\(String(format: "%.2f", smallestCap)) mm (at least \(String(format: "%.2f", minimumCap)))")
     }
 
     /// WCAG's contrast ratio between the lightest and the darkest pixel of a box of `canvas`.

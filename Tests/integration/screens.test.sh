@@ -54,4 +54,87 @@ test_a_button_that_is_not_on_the_screen_is_named_in_the_refusal() {
   assert_contains "$out" "it has: language-it, language-en, language-fr, language-de, language-es, get-ticket, book-later"
 }
 
+test_a_customer_who_walks_away_mid_choice_is_let_go_and_the_next_starts_afresh() {
+  kiosk_start
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  clupctl sim press language-fr >/dev/null
+  clupctl sim press large-text >/dev/null
+  clupctl sim press languages >/dev/null
+  wait_for_screen choosing-language
+  # He walks away in the middle of choosing: once nobody is there, the totem goes back to sleep.
+  clupctl sim leave >/dev/null
+  wait_for_screen asleep
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  assert_contains "$(clupctl screen)" "screen welcome (en)" "the next customer starts in the store's language"
+  assert_eq "$(button_label large-text)" "Larger text" "and in normal text"
+  assert_eq "$(newest_ticket)" "" "nothing was issued"
+}
+
+test_a_full_store_says_so_and_still_gives_a_ticket_that_waits_for_room() {
+  kiosk_start '[queue]' 'capacity = 2' 'priority_share = 0'
+  clupctl ledger correct --set 2 --reason "counted at the door" >/dev/null
+  clupctl sim approach >/dev/null
+  wait_for_screen store-full
+  assert_eq "$(last_said)" "The store is full. Take a ticket, and we will call your number when there is room."
+  assert_contains "$(clupctl sim press get-ticket)" "[ticket: A-001]"
+  assert_eq "$(wait_for_print A-001)" waiting "not called: the store is full"
+  clupctl ledger correct --delta -1 --reason "one left by the emergency exit" >/dev/null
+  wait_until 10 "[ \"\$(ticket_field A-001 state)\" = called ]"
+  echo "report: full store: A-001 waited, then was called when one left"
+}
+
+test_an_employee_mistypes_the_pin_five_times_is_locked_out_then_issues_a_priority_ticket() {
+  kiosk_start 'pin_lock_seconds = 10'
+  echo 2580 | clupctl employee add 104 >/dev/null
+  assert_contains "$(clupctl employee list)" "104"
+  rc=0; out=$(echo 1234 | clupctl employee add 105 2>&1) || rc=$?
+  assert_status $rc 1 "a PIN of consecutive digits"
+  assert_contains "$out" "E-CTL-017"
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  # A short press in the staff corner does nothing; held 3 s it opens the PIN pad.
+  assert_contains "$(clupctl sim press staff-corner --hold 1)" "after 3 s"
+  assert_contains "$(clupctl sim press staff-corner --hold 3)" "[screen: pin-pad]"
+  for digit in 1 0 4; do clupctl sim press "digit-$digit" >/dev/null; done
+  clupctl sim press ok >/dev/null
+  for attempt in 1 2 3 4 5; do
+    for digit in 1 3 5 7; do clupctl sim press "digit-$digit" >/dev/null; done
+    clupctl sim press ok >/dev/null
+    # The PIN is checked off the loop (scrypt): the pad comes back, refused, or locks.
+    if [ "$attempt" -lt 5 ]; then wait_for_screen pin-pad; fi
+  done
+  wait_for_screen pad-locked
+  assert_contains "$(clupctl employee list)" "LOCKED"
+  # Locked: even the right PIN cannot be tried until the lock ends.
+  wait_for_screen welcome
+  assert_contains "$(clupctl sim press staff-corner --hold 3)" "[screen: pad-locked]"
+  wait_until 30 "! clupctl employee list | grep -q LOCKED"
+  wait_for_screen welcome
+  clupctl sim press staff-corner --hold 3 >/dev/null
+  for digit in 1 0 4; do clupctl sim press "digit-$digit" >/dev/null; done
+  clupctl sim press ok >/dev/null
+  for digit in 2 5 8 0; do clupctl sim press "digit-$digit" >/dev/null; done
+  clupctl sim press ok >/dev/null
+  wait_for_screen priority-reason
+  out=$(clupctl sim press reason-elderly)
+  assert_contains "$out" "[ticket: AP-001]"
+  assert_eq "$(wait_for_print AP-001)" called
+  assert_eq "$(printed_qr_text AP-001)" "$(ticket_field AP-001 code)"
+  printed=$(pdftotext "$WORK/AP-001.pdf" - | tr '\n' ' ')
+  assert_contains "$printed" "Priority ticket"
+  trail=$(clupctl audit)
+  echo "$trail" | sed 's/^/report: audit: /'
+  assert_eq "$(echo "$trail" | grep -c 'employee   104        pin-refused')" 5 "five wrong PINs, each audited"
+  assert_contains "$trail" "pad-locked       5 wrong PINs; locked until"
+  assert_contains "$trail" "employee   104        login            ok"
+  assert_contains "$trail" "priority-ticket  AP-001 (elderly)"
+  assert_contains "$trail" "logout           ticket issued"
+  assert_contains "$trail" "employee-added   staff number 104"
+  # The PIN is kept only as a salted scrypt hash.
+  assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT kdf, length(salt), length(pin_hash) FROM employee")" "scrypt:15:8:1|16|32"
+  assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT count(*) FROM event WHERE payload LIKE '%2580%'")" 0 "no PIN in the event log"
+}
+
 run_tests

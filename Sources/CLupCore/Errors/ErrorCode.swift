@@ -81,6 +81,9 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case daemonNotRunning = "E-CTL-014"
     case replyNotUnderstood = "E-CTL-015"
     case noSuchButton = "E-CTL-016"
+    case badEmployee = "E-CTL-017"
+    case unknownEmployee = "E-CTL-018"
+    case employeeExists = "E-CTL-019"
 
     // MARK: Configuration (E-CFG)
     case badConfiguration = "E-CFG-001"
@@ -221,6 +224,9 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .daemonNotRunning: ("clupd does not answer on its control socket.", "Start it (`systemctl start clupd`) or give the right --socket.")
         case .replyNotUnderstood: ("clupd sent a reply this clupctl does not understand.", "Use a clupctl of the same version as clupd.")
         case .noSuchButton: ("The screen shown has no button of that name.", "See the screen's buttons with `clupctl screen`; the screen may have changed meanwhile.")
+        case .badEmployee: ("The staff number or the PIN cannot be used.", "A staff number is 1 to 8 digits; a PIN 4 to 12, not one digit repeated nor consecutive.")
+        case .unknownEmployee: ("No employee has that staff number at this totem.", "See them with `clupctl employee list`.")
+        case .employeeExists: ("An employee with that staff number is already there.", "Give them a new PIN with `clupctl employee pin NUMBER`.")
         case .badConfiguration: ("The configuration file cannot be used.", "Fix the key and line named; clupd says what it expected.")
         case .configurationNotReloaded: ("The configuration file changed but cannot be used; the one in force stays.",
                                          "Fix the file and reload again.")

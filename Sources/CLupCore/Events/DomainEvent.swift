@@ -35,6 +35,8 @@ public enum DomainEvent: Hashable, Codable, Sendable {
     case ticketFromOtherDoor(Ticket, at: Date)
     /// A ticket that came in was scanned on the way out: its time in store is known.
     case ticketLeft(TicketNumber, businessDay: BusinessDay, at: Date)
+    /// What a member of staff did at the totem (`AuditEntry`); it changes nothing of the day.
+    case audited(AuditEntry, businessDay: BusinessDay, at: Date)
 
     /// The stable name stored in the event log's `type` column.
     public var type: String {
@@ -54,6 +56,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case .storeSettingsApplied: "store.settings-applied"
         case .ticketFromOtherDoor: "ticket.from-other-door"
         case .ticketLeft: "ticket.left"
+        case .audited: "staff.audit"
         }
     }
 
@@ -66,7 +69,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
              let .ticketCalled(_, day, _, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _, _),
              let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _), let .ticketLeft(_, day, _),
              let .passage(_, _, day, _, _, _), let .occupancyCorrected(_, day, _, _, _, _),
-             let .storeSettingsApplied(_, day, _):
+             let .storeSettingsApplied(_, day, _), let .audited(_, day, _):
             day
         }
     }

@@ -40,7 +40,8 @@ extension DayState {
     /// from the day before is skipped. `promisedWait` is the wait the customer is told.
     @discardableResult
     public mutating func issue(_ request: TicketRequest, issuer: TicketIssuer, at instant: Moment,
-                               policy: QueuePolicy, promisedWait: WaitEstimate? = nil, language: String? = nil)
+                               policy: QueuePolicy, promisedWait: WaitEstimate? = nil, language: String? = nil,
+                               issuedBy employee: String? = nil)
         throws(Refusal) -> [DomainEvent] {
         if case let .booking(slotStart) = request {
             guard policy.slotLength > 0,
@@ -59,6 +60,7 @@ extension DayState {
         var (ticket, _) = issuer.issue(request, sequence: sequence, businessDay: businessDay, at: instant)
         ticket.promisedWait = promisedWait
         ticket.language = language.map { String($0.prefix(8)) }
+        ticket.issuedBy = employee.map { String($0.prefix(AuditEntry.maximumText)) }
         return applying([.ticketIssued(ticket)])
     }
 
@@ -370,6 +372,11 @@ extension DayState {
         let ahead = lane == .priority ? waiting(in: .priority).count : queueLength
         return wait.estimate(ahead: ahead, free: policy.placesHere.subtractingSaturating(placesTaken(policy)).subtractingSaturating(reserve),
                              occupied: occupied, capacity: policy.placesHere, defaultMinutes: defaultMinutes)
+    }
+
+    /// Keeps what a member of staff did in the day's trail; the day is otherwise unchanged.
+    public mutating func audit(_ entry: AuditEntry, at now: Moment) -> [DomainEvent] {
+        applying([.audited(entry, businessDay: businessDay, at: now.wall)])
     }
 
     private mutating func applying(_ events: [DomainEvent]) -> [DomainEvent] {

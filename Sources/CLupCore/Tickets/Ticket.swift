@@ -30,6 +30,8 @@ public struct Ticket: Hashable, Codable, Sendable {
     public var promisedWait: WaitEstimate?
     /// The language its customer chose at the totem (ISO 639-1): its ticket and its call speak it.
     public var language: String?
+    /// For a priority ticket issued at the PIN pad: the employee's staff number.
+    public var issuedBy: String?
 
     public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, issuedSteady: SteadyTime? = nil,
                 state: TicketState, code: String, slotStart: Date? = nil, priorityReason: PriorityReason? = nil) {

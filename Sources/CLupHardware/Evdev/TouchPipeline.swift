@@ -30,8 +30,12 @@ public struct TouchPipeline: Sendable {
     /// Moving more than this (in panel fractions) is a drag.
     public var dragDistance: Double
 
+    /// Held at least this long (ms) is a long press, unless `longPressMilliseconds` says otherwise.
+    public static let defaultLongPressMilliseconds: Double = 600
+
     public init(xRange: AxisRange, yRange: AxisRange, calibration: CalibrationMatrix = .identity,
-                ghostMilliseconds: Double = 10, longPressMilliseconds: Double = 600, dragDistance: Double = 0.03) {
+                ghostMilliseconds: Double = 10, longPressMilliseconds: Double = defaultLongPressMilliseconds,
+                dragDistance: Double = 0.03) {
         self.xRange = xRange
         self.yRange = yRange
         self.calibration = calibration

@@ -30,12 +30,19 @@ public final class SimulatedTouchscreen: Touchscreen {
 
     /// The gesture of a short touch at pixel (`x`, `y`).
     public func tap(x: Int, y: Int) throws(TouchError) -> TouchGesture {
+        try touch(x: x, y: y, milliseconds: 80)
+    }
+
+    /// The gesture of a touch held `milliseconds` at pixel (`x`, `y`): a tap, or a long
+    /// press from the panel decoder's threshold (`TouchPipeline.defaultLongPressMilliseconds`) on.
+    public func touch(x: Int, y: Int, milliseconds: Int) throws(TouchError) -> TouchGesture {
         guard (0..<width).contains(x), (0..<height).contains(y) else {
             throw .offPanel(x: x, y: y, width: width, height: height)
         }
         // The centre of the pixel, so normalising and scaling back lands on the same pixel.
         let nx = (Double(x) + 0.5) / Double(width)
         let ny = (Double(y) + 0.5) / Double(height)
-        return TouchGesture(kind: .tap, x0: nx, y0: ny, x1: nx, y1: ny, milliseconds: 80)
+        let kind: TouchGesture.Kind = Double(milliseconds) >= TouchPipeline.defaultLongPressMilliseconds ? .longPress : .tap
+        return TouchGesture(kind: kind, x0: nx, y0: ny, x1: nx, y1: ny, milliseconds: milliseconds)
     }
 }

@@ -2,6 +2,7 @@ import CLupProtocol
 import CLupCore
 import CLupHardware
 import CLupPrinting
+import CLupStore
 import Foundation
 
 extension Daemon {
@@ -88,14 +89,44 @@ extension Daemon {
             guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
             return try reply(kiosk.touched(try touchscreen.tap(x: x, y: y)), encoder)
         case let .simPress(name):
-            guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
-            let buttons = kiosk.geometry.buttons(on: kiosk.flow.screen, language: kiosk.flow.language, largeText: kiosk.flow.largeText)
-            guard let button = buttons.first(where: { $0.action.name == name }) else {
-                throw CodedError(.noSuchButton, "the \(kiosk.flow.screen.name) screen has no button \"\(name.prefix(40))\" "
-                    + "(it has: \(buttons.map(\.action.name).joined(separator: ", ")))")
+            return try simTouch(name, milliseconds: 80, encoder)
+        case let .simHold(name, milliseconds):
+            guard (0...60_000).contains(milliseconds) else {
+                throw CodedError(.requestNotUnderstood, "a touch is held 0 to 60000 ms, not \(milliseconds)")
             }
-            return try reply(kiosk.touched(try touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2))),
-                             encoder)
+            return try simTouch(name, milliseconds: milliseconds, encoder)
+        case .employees:
+            return try encoder.encode(employeesReport())
+        case let .audit(since):
+            // The newest entries, a bounded number, oldest first.
+            let stored = try kiosk.desk.store.lastEvents(ofTypes: ["staff.audit"], limit: AuditReport.limit + 1)
+            let entries = stored.compactMap { stored -> AuditReport.Entry? in
+                guard case let .audited(entry, _, at)? = try? stored.decoded(), since.map({ at >= $0 }) ?? true else { return nil }
+                return AuditReport.Entry(at: at, role: entry.role.rawValue, who: entry.who, action: entry.action.rawValue,
+                                         result: entry.result)
+            }
+            return try encoder.encode(AuditReport(entries: Array(entries.suffix(AuditReport.limit)),
+                                                  truncated: stored.count > AuditReport.limit))
+        case let .putEmployee(staffNumber, pin, replacing):
+            if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem {
+                throw CodedError(.badEmployee, problem)
+            }
+            let exists = try kiosk.desk.store.employee(staffNumber) != nil
+            if replacing, !exists { throw CodedError(.unknownEmployee, "no employee has staff number \(staffNumber)") }
+            if !replacing, exists { throw CodedError(.employeeExists, "staff number \(staffNumber) is already an employee here") }
+            let record = EmployeeRecord(staffNumber: staffNumber, kdf: pin.kdf, salt: pin.salt, pinHash: pin.hash, changedAt: clock.now())
+            try kiosk.desk.audit([AuditEntry(role: .technician, who: peer.userName, action: replacing ? .pinChanged : .employeeAdded,
+                                             result: "staff number \(staffNumber)")], changing: .put(record))
+            logger.notice(replacing ? "employee PIN changed" : "employee added", metadata: ["staff": "\(staffNumber)", "by": "\(peer.userName)"])
+            return try encoder.encode(employeesReport())
+        case let .removeEmployee(staffNumber):
+            guard PinHash.problem(staffNumber: staffNumber) == nil, try kiosk.desk.store.employee(staffNumber) != nil else {
+                throw CodedError(.unknownEmployee, "no employee has staff number \(staffNumber.prefix(20))")
+            }
+            try kiosk.desk.audit([AuditEntry(role: .technician, who: peer.userName, action: .employeeRemoved,
+                                             result: "staff number \(staffNumber)")], changing: .remove(staffNumber: staffNumber))
+            logger.notice("employee removed", metadata: ["staff": "\(staffNumber)", "by": "\(peer.userName)"])
+            return try encoder.encode(employeesReport())
         case .screen:
             return try encoder.encode(kiosk.screenReport)
         case let .simPass(direction):
@@ -113,6 +144,28 @@ extension Daemon {
         if let refusal = outcome.refusal { throw refusal }
         return try encoder.encode(SimulationReply(outcome: outcome.sentence, screen: kiosk.flow.screen.name,
                                                   ticket: outcome.ticket?.description))
+    }
+
+    /// A simulated touch held `milliseconds` in the middle of the button (or staff corner) named `name`.
+    private func simTouch(_ name: String, milliseconds: Int, _ encoder: JSONEncoder) throws -> Data {
+        guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
+        let screen = kiosk.flow.screen
+        let buttons = kiosk.geometry.buttons(on: screen, language: kiosk.flow.language, largeText: kiosk.flow.largeText)
+            + (kiosk.geometry.staffCorner(on: screen).map { [$0] } ?? [])
+        guard let button = buttons.first(where: { $0.action.name == name }) else {
+            throw CodedError(.noSuchButton, "the \(screen.name) screen has no button \"\(name.prefix(40))\" "
+                + "(it has: \(buttons.map(\.action.name).joined(separator: ", ")))")
+        }
+        let gesture = try touchscreen.touch(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2),
+                                            milliseconds: milliseconds)
+        return try reply(kiosk.touched(gesture), encoder)
+    }
+
+    func employeesReport() throws -> EmployeesReport {
+        let now = clock.now()
+        return EmployeesReport(employees: try kiosk.desk.store.employees().map { .init(staffNumber: $0.staffNumber, changedAt: $0.changedAt) },
+                               padLockedUntil: kiosk.padLock.isLocked(at: now) ? kiosk.padLock.lockedUntil : nil,
+                               failures: kiosk.padLock.failures)
     }
 
     private func realDevice(_ role: String) -> CodedError {

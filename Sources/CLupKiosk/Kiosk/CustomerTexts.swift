@@ -41,13 +41,24 @@ struct CustomerTexts {
     func spoken(_ screen: Screen, after previous: Screen) -> String? {
         switch screen {
         case .welcome: previous == .asleep ? catalog(.spokenWelcome) : nil
+        case .storeFull: previous == .asleep || previous == .welcome ? catalog(.spokenFull) : nil
+        case let .storeClosed(hours): catalog(.spokenClosed, ["hours": hours])
+        case let .pinPad(entry):
+            // As the pad opens, the PIN step begins or a PIN is refused; never a digit typed.
+            if entry.refused { catalog(.spokenStaffWrong) }
+            else if case let .pinPad(before) = previous, before.typingPin == entry.typingPin { nil }
+            else { catalog(entry.typingPin ? .spokenStaffPin : .spokenStaffNumber) }
+        case let .padLocked(until): catalog(.spokenStaffLocked, ["time": until])
+        case .priorityReason: catalog(.spokenStaffReason)
+        case .choosingLanguage:
+            catalog(.languageChoose) + ": " + Self.supported.map { TextCatalog.of($0).name }.joined(separator: ", ") + "."
         case let .ticketReady(number, _) where TicketNumber(number)?.lane == .booking:
             catalog(.spokenBookingReady, ["number": catalog.spokenNumber(number)])
         case let .ticketReady(number, _): catalog(.spokenReady, ["number": catalog.spokenNumber(number)])
         case .printFailed: catalog(.spokenPrintFailed)
         case .noFreeSlots: catalog(.spokenNoSlots)
         case .choosingSlot: catalog(.spokenChooseSlot)
-        case .asleep, .printing, .outOfOrder, .findingSlots, .bookingSlot: nil
+        case .asleep, .printing, .outOfOrder, .findingSlots, .bookingSlot, .checkingPin: nil
         }
     }
 
@@ -59,6 +70,7 @@ struct CustomerTexts {
         case let .bookingSlot(time): return catalog(.slotsBooking, ["time": time])
         case .printing: return catalog(.printingTitle)
         case .outOfOrder: return catalog(.outOfOrderTitle) + ". " + catalog(.outOfOrderHint)
+        case .checkingPin: return catalog(.staffChecking)
         default: return nil
         }
     }

@@ -9,11 +9,13 @@ extension Kiosk {
     /// recorded is never printed, and the screen says so. `askedAt` is when the tap or the
     /// request arrived (monotonic seconds; now if nil).
     /// `language` is the one the customer chose (nil: the ticket's first configured one).
-    func issueTicket(_ request: TicketRequest, askedAt: Double? = nil, language: String? = nil) -> KioskOutcome {
+    func issueTicket(_ request: TicketRequest, askedAt: Double? = nil, language: String? = nil, by employee: String? = nil)
+        -> KioskOutcome {
         let wait = desk.estimatedWait(for: request.lane, defaultMinutes: config.tickets.defaultWaitMinutes)
         let promised = request.lane == .booking ? nil : wait
         return recordAndPrint(wait: wait, askedAt: askedAt) { day, now in
-            try day.issue(request, issuer: issuer, at: now, policy: config.queue, promisedWait: promised, language: language)
+            try day.issue(request, issuer: issuer, at: now, policy: config.queue, promisedWait: promised, language: language,
+                          issuedBy: employee)
         }
     }
 

@@ -56,6 +56,22 @@ extension Kiosk {
             case .stopIdleTimer:
                 loop.cancel(idleTimer)
                 idleTimer = nil
+            case let .checkPin(staffNumber, pin):
+                checkPin(staffNumber: staffNumber, pin: pin)
+                issued = KioskOutcome("checking the PIN of staff number \(staffNumber)")
+            case let .issuePriority(reason, employee):
+                issued = issuePriority(reason, by: employee, askedAt: arrival)
+            case .startSessionTimer:
+                loop.cancel(sessionTimer)
+                sessionTimer = loop.schedule(after: config.screen.staffSessionSeconds) { [unowned self] in
+                    sessionTimer = nil
+                    handle(.sessionTimeUp)
+                }
+            case .stopSessionTimer:
+                loop.cancel(sessionTimer)
+                sessionTimer = nil
+            case let .sessionEnded(employee, why):
+                staffSessionEnded(employee, why: why)
             case .startResultTimer:
                 loop.cancel(resultTimer)
                 resultTimer = loop.schedule(after: config.screen.resultSeconds) { [unowned self] in
@@ -87,8 +103,33 @@ extension Kiosk {
         refreshAskedAt = frameRequests
         loop.schedule(after: 0) { [unowned self] in
             defer { refreshAskedAt = nil }
-            if flow.screen == .welcome || flow.screen == .asleep, frameRequests == refreshAskedAt { redraw() }
+            updateEntrance()
+            if flow.screen.isEntrance || flow.screen == .asleep, frameRequests == refreshAskedAt { redraw() }
         }
+    }
+
+    /// Tells the flow whether the store is open, full (as many inside as its capacity) or
+    /// closed (outside its opening hours on its own clock); the entrance screen follows.
+    func updateEntrance() {
+        let next: ScreenFlow.Entrance
+        if !isOpen(at: clock.now()) {
+            next = .closed(hours: StoreSettingsDocument.OpeningHours(opensMinute: config.store.opensMinute,
+                                                                     closesMinute: config.store.closesMinute).description)
+        } else if desk.day.inside >= config.queue.capacity {
+            next = .full
+        } else {
+            next = .open
+        }
+        if next != flow.entrance { handle(.entrance(next)) }
+    }
+
+    /// Whether `instant` falls within the opening hours, on the store's clock.
+    func isOpen(at instant: Date) -> Bool {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = config.store.timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: instant)
+        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        return minute >= config.store.opensMinute && minute < config.store.closesMinute
     }
 
     /// Puts the current screen on the display: drawn on a worker, shown on the loop unless a

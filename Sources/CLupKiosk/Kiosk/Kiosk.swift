@@ -79,6 +79,10 @@ final class Kiosk {
     var callRepeatTimer: EventLoop.TimerID?
     /// Books places through the hub for "Book a later time"; nil where there is no hub.
     var hubBookings: HubBookingDesk?
+    /// The PIN pad's lock after wrong PINs.
+    var padLock: PadLock
+    /// Ends an employee's session at the PIN pad when nothing is touched.
+    var sessionTimer: EventLoop.TimerID?
 
     init(config: KioskConfiguration, devices: KioskDevices, desk: QueueDesk, spooler: PrintSpooler,
          key: Curve25519.Signing.PrivateKey, runtime: KioskRuntime) {
@@ -94,7 +98,8 @@ final class Kiosk {
         keyring = Self.keyring(config, key: key)
         flow = ScreenFlow(language: config.tickets.languages.first ?? "en")
         geometry = ScreenGeometry(width: Double(devices.display.width), height: Double(devices.display.height),
-                                  offersBookings: Self.takesBookings(config))
+                                  panel: config.screen, offersBookings: Self.takesBookings(config))
+        padLock = Self.padLock(from: desk.store, lockSeconds: config.screen.pinLockSeconds)
     }
 
     /// Whether the store takes bookings at the totem: a booking share and slots.
@@ -139,7 +144,10 @@ final class Kiosk {
         spooler.model = next.printer.model
         spooler.timeout = next.printer.timeoutSeconds
         desk.rules = Self.rules(next)
-        geometry.offersBookings = Self.takesBookings(next)
+        geometry = ScreenGeometry(width: geometry.width, height: geometry.height, panel: next.screen,
+                                  offersBookings: Self.takesBookings(next))
+        padLock.lockSeconds = next.screen.pinLockSeconds
+        updateEntrance()
     }
 
     /// The queue's rules and calendar as `config` sets them.
@@ -153,6 +161,7 @@ final class Kiosk {
     /// A display that failed is given the current screen again.
     private func watchTheDevices() {
         if devices.display.health.state == .missing { redraw() }
+        updateEntrance()
         let working = devices.touchscreen.health.state == .ok
         if working != flow.panelWorking {
             if working {
@@ -182,6 +191,7 @@ final class Kiosk {
     func touched(_ gesture: TouchGesture) -> KioskOutcome {
         let arrival = clock.monotonic()
         let wasAsleep = flow.screen == .asleep
+        if gesture.kind == .longPress, let outcome = longPressed(gesture) { return outcome }
         guard gesture.kind == .tap || wasAsleep else {
             handle(.gesture)
             return KioskOutcome("a \(gesture.kind.rawValue) does nothing here")
@@ -213,6 +223,8 @@ final class Kiosk {
     /// What the door reader delivered: a code to check, or a scan it could not read.
     func read(_ output: WedgeDecoder.Output) -> KioskOutcome {
         switch output {
+        case let .code(code) where code.hasPrefix(Self.staffBadgePrefix):
+            return badgeRead(code)
         case let .code(code):
             do {
                 switch try scanned(code) {

@@ -81,6 +81,15 @@ final class QueueDesk {
         return pending.events
     }
 
+    /// Keeps what a member of staff did in the event log, with the change to the employees
+    /// it describes, in one transaction.
+    func audit(_ entries: [AuditEntry], changing employees: EmployeeChange? = nil) throws {
+        let pending = try prepare { day, now in entries.flatMap { day.audit($0, at: now) } }
+        try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
+        day = pending.next
+        if !pending.events.isEmpty { onCommitted?(day) }
+    }
+
     /// Runs `command`, commits it and settles the queue.
     @discardableResult
     func perform(_ command: (inout DayState, Moment) throws -> [DomainEvent]) throws -> [DomainEvent] {

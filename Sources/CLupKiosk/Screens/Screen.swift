@@ -23,17 +23,47 @@ enum Screen: Equatable {
     case bookingSlot(time: String)
     /// No slot has a free place left today.
     case noFreeSlots
+    /// The welcome screen while the store is at its capacity: a ticket still joins the queue.
+    case storeFull
+    /// Outside the opening hours ("08:00–20:00"): no ticket.
+    case storeClosed(hours: String)
+    /// An employee types their staff number (or it came from their badge), then their PIN.
+    case pinPad(PinEntry)
+    /// The PIN is being checked (a slow hash, on a worker).
+    case checkingPin
+    /// Too many wrong PINs: the pad opens again at `until` (the store's clock).
+    case padLocked(until: String)
+    /// A logged-in employee picks why the customer has priority.
+    case priorityReason
+    /// The languages, one big button each (large text has no room for them in a row).
+    case choosingLanguage
 
     /// Whether a ticket is on its way out of the printer.
     var isPrinting: Bool {
         if case .printing = self { true } else { false }
     }
 
-    /// Whether the totem is busy for the customer (printing, booking): the idle timeout
-    /// does not end it.
+    /// Whether the totem is busy for the customer (printing, booking, checking a PIN): the
+    /// idle timeout does not end it.
     var isBusy: Bool {
         switch self {
-        case .printing, .bookingSlot: true
+        case .printing, .bookingSlot, .checkingPin: true
+        default: false
+        }
+    }
+
+    /// Where a customer starts: welcome, or what replaces it while the store is full or closed.
+    var isEntrance: Bool {
+        switch self {
+        case .welcome, .storeFull, .storeClosed: true
+        default: false
+        }
+    }
+
+    /// An employee's screens: their own 30 s session timer ends them, not the customers' idle timeout.
+    var isStaff: Bool {
+        switch self {
+        case .pinPad, .priorityReason: true
         default: false
         }
     }
@@ -51,8 +81,26 @@ enum Screen: Equatable {
         case .choosingSlot: "choosing-slot"
         case .bookingSlot: "booking-slot"
         case .noFreeSlots: "no-free-slots"
+        case .storeFull: "store-full"
+        case .storeClosed: "store-closed"
+        case .pinPad: "pin-pad"
+        case .checkingPin: "checking-pin"
+        case .padLocked: "pad-locked"
+        case .priorityReason: "priority-reason"
+        case .choosingLanguage: "choosing-language"
         }
     }
+}
+
+/// What the PIN pad shows: the staff number typed, and only how many PIN digits are (the
+/// digits themselves stay in `ScreenFlow`, never drawn, spoken or reported).
+struct PinEntry: Equatable {
+    var staffNumber = ""
+    /// The staff number is done and the PIN is being typed.
+    var typingPin = false
+    var pinDigits = 0
+    /// The last attempt was refused.
+    var refused = false
 }
 
 /// A slot of today offered at the totem, and where its free places are: the hub's (booked
@@ -78,13 +126,26 @@ struct Button: Equatable {
         case back
         /// Speak and show everything in this language (ISO 639-1).
         case language(String)
+        /// Opens the list of languages (in large text, where they do not fit in a row).
+        case languages
         /// Say the screen again.
         case repeatSpeech
         /// Large, high-contrast text on or off.
         case largeText
+        /// A key of the PIN pad.
+        case digit(Int)
+        case deleteDigit
+        case confirm
+        case cancel
+        /// Why an employee gives a priority ticket.
+        case reason(PriorityReason)
+        /// The marked corner where a 3 s press opens the PIN pad (no label, no tap).
+        case staffCorner
 
         /// The slot buttons, first to last.
         static let slots: [Action] = (0..<4).map { .slot($0) }
+        /// The PIN pad's digits, row by row: 1 2 3 / 4 5 6 / 7 8 9 / 0.
+        static let digits: [Action] = (1...9).map { .digit($0) } + [.digit(0)]
 
         /// The name `clupctl screen` shows and `clupctl sim press` takes: "get-ticket", "slot-1", "language-it".
         var name: String {
@@ -94,8 +155,15 @@ struct Button: Equatable {
             case let .slot(index): "slot-\(index + 1)"
             case .back: "back"
             case let .language(code): "language-\(code)"
+            case .languages: "languages"
             case .repeatSpeech: "repeat"
             case .largeText: "large-text"
+            case let .digit(digit): "digit-\(digit)"
+            case .deleteDigit: "delete"
+            case .confirm: "ok"
+            case .cancel: "cancel"
+            case let .reason(reason): "reason-\(reason.rawValue)"
+            case .staffCorner: "staff-corner"
             }
         }
     }
@@ -116,6 +184,29 @@ struct ScreenGeometry {
     let height: Double
     /// Whether the welcome screen offers "Book a later time" (the store takes bookings).
     var offersBookings = false
+    /// The panel's visible size, and how far the customer reads it from.
+    var widthMM = ScreenSettings().widthMM
+    var heightMM = ScreenSettings().heightMM
+    var viewingDistanceMM = ScreenSettings().viewingDistanceMM
+
+    init(width: Double, height: Double, offersBookings: Bool = false) {
+        self.width = width
+        self.height = height
+        self.offersBookings = offersBookings
+    }
+
+    /// The geometry of a display of `width` × `height` pixels on the panel `settings` describe.
+    init(width: Double, height: Double, panel settings: ScreenSettings, offersBookings: Bool) {
+        self.init(width: width, height: height, offersBookings: offersBookings)
+        (widthMM, heightMM, viewingDistanceMM) = (settings.widthMM, settings.heightMM, settings.viewingDistanceMM)
+    }
+
+    /// Pixels per millimetre, across and down.
+    var pixelsPerMM: (x: Double, y: Double) { (width / widthMM, height / heightMM) }
+
+    /// The smallest capital H large text may have, in pixels: 0.7° at the viewing distance
+    /// (6.1 mm at 500 mm), EN 301 549 5.1.4.
+    var largeCapHeight: Double { viewingDistanceMM * tan(0.7 * .pi / 180) * pixelsPerMM.y }
 
     /// The buttons `screen` offers, labelled in `language`; every screen a customer can use
     /// ends with "Repeat" and the large-text switch (labelled with what it turns to).
@@ -125,7 +216,7 @@ struct ScreenGeometry {
             return []
         default:
             let texts = TextCatalog.of(language)
-            return ownButtons(on: screen, texts: texts) + [
+            return ownButtons(on: screen, texts: texts, largeText: largeText) + [
                 Button(action: .repeatSpeech, label: texts(.buttonRepeat), x: width * 0.03, y: height * 0.9,
                        width: width * 0.455, height: height * 0.095),
                 Button(action: .largeText, label: texts(largeText ? .buttonNormalText : .buttonLargeText), x: width * 0.515,
@@ -135,10 +226,12 @@ struct ScreenGeometry {
     }
 
     /// The buttons of `screen` itself.
-    private func ownButtons(on screen: Screen, texts: TextCatalog) -> [Button] {
+    private func ownButtons(on screen: Screen, texts: TextCatalog, largeText: Bool) -> [Button] {
         switch screen {
-        case .welcome:
-            return languageButtons()
+        case .storeClosed:
+            return languageButtons(largeText: largeText)
+        case .welcome, .storeFull:
+            return languageButtons(largeText: largeText)
                 + [Button(action: .getTicket, label: texts(.buttonGetTicket),
                           x: width * 0.15, y: height * 0.40, width: width * 0.7, height: height * 0.16)]
                 + (offersBookings ? [Button(action: .bookLater, label: texts(.buttonBookLater),
@@ -149,14 +242,60 @@ struct ScreenGeometry {
                        x: width * 0.15, y: height * (0.25 + 0.13 * Double(index)), width: width * 0.7, height: height * 0.11)
             } + [Button(action: .back, label: texts(.buttonBack), x: width * 0.3, y: height * 0.80, width: width * 0.4,
                         height: height * 0.09)]
-        case .asleep, .printing, .ticketReady, .printFailed, .outOfOrder, .findingSlots, .bookingSlot, .noFreeSlots:
+        case .pinPad:
+            // Three columns of digits, 0 and OK under them; Delete beside Cancel.
+            let (each, gap) = (width * 0.29, width * 0.025)
+            let digits = Button.Action.digits.enumerated().map { index, action in
+                Button(action: action, label: "\(index == 9 ? 0 : index + 1)", x: width * 0.04 + Double(index % 3) * (each + gap),
+                       y: height * (0.30 + 0.12 * Double(index / 3)), width: each, height: height * 0.105)
+            }
+            return digits + [
+                Button(action: .confirm, label: texts(.buttonOk), x: width * 0.04 + each + gap, y: height * 0.66,
+                       width: each * 2 + gap, height: height * 0.105),
+                Button(action: .deleteDigit, label: texts(.buttonDelete), x: width * 0.03, y: height * 0.785,
+                       width: width * 0.455, height: height * 0.095),
+                Button(action: .cancel, label: texts(.buttonCancel), x: width * 0.515, y: height * 0.785,
+                       width: width * 0.455, height: height * 0.095),
+            ]
+        case .priorityReason:
+            let labels: [(PriorityReason, TextKey)] = [(.pregnant, .buttonPregnant), (.disability, .buttonDisability),
+                                                       (.elderly, .buttonElderly), (.other, .buttonOther)]
+            return labels.enumerated().map { index, pair in
+                Button(action: .reason(pair.0), label: texts(pair.1), x: width * 0.15, y: height * (0.25 + 0.125 * Double(index)),
+                       width: width * 0.7, height: height * 0.105)
+            } + [cancelButton(texts)]
+        case .choosingLanguage:
+            return CustomerTexts.supported.enumerated().map { index, code in
+                Button(action: .language(code), label: TextCatalog.of(code).name, x: width * 0.15, y: height * (0.20 + 0.11 * Double(index)),
+                       width: width * 0.7, height: height * 0.095)
+            } + [Button(action: .back, label: texts(.buttonBack), x: width * 0.3, y: height * 0.77, width: width * 0.4, height: height * 0.095)]
+        case .asleep, .printing, .ticketReady, .printFailed, .outOfOrder, .findingSlots, .bookingSlot, .noFreeSlots, .checkingPin,
+             .padLocked:
             return []
         }
     }
 
-    /// One button per language with a catalog, each named in itself, in a row under the header.
-    private func languageButtons() -> [Button] {
+    /// "Cancel", where Back sits on the other screens: it leaves the employee's screens.
+    private func cancelButton(_ texts: TextCatalog) -> Button {
+        Button(action: .cancel, label: texts(.buttonCancel), x: width * 0.25, y: height * 0.785, width: width * 0.5, height: height * 0.095)
+    }
+
+    /// The marked corner of an entrance screen, top right in the header, where a 3 s press
+    /// opens the employees' PIN pad: 0.165 of the width by 0.092 of the height (at least
+    /// 20 mm × 20 mm on the usual 125.8 mm × 223.6 mm panel).
+    func staffCorner(on screen: Screen) -> Button? {
+        guard screen.isEntrance else { return nil }
+        return Button(action: .staffCorner, label: "", x: width * 0.835, y: 0, width: width * 0.165, height: height * 0.092)
+    }
+
+    /// One button per language with a catalog, each named in itself, in a row under the
+    /// header; in large text, where they do not fit, one button that lists them.
+    private func languageButtons(largeText: Bool) -> [Button] {
         let languages = CustomerTexts.supported
+        if largeText {
+            return [Button(action: .languages, label: languages.map { $0.uppercased() }.joined(separator: " "),
+                           x: width * 0.15, y: height * 0.13, width: width * 0.7, height: height * 0.095)]
+        }
         let gap = width * 0.02
         let each = (width * 0.96 - gap * Double(max(0, languages.count - 1))) / Double(max(1, languages.count))
         return languages.enumerated().map { index, code in

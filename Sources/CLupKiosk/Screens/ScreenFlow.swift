@@ -1,3 +1,6 @@
+import CLupCore
+import CLupProtocol
+
 /// Which screen the customer sees, as a pure state machine over what happens in front of
 /// the totem: someone comes or goes, touches a button, a ticket is recorded or printed,
 /// time runs out. It says which timers to start and when a ticket is asked for; the kiosk
@@ -15,6 +18,30 @@ struct ScreenFlow: Equatable {
     /// Large, high-contrast text, switched by the customer on any screen; off again once
     /// nobody is there.
     private(set) var largeText = false
+    /// Whether the store is open, full or closed: which screen the customer starts on.
+    private(set) var entrance = Entrance.open
+    /// The employee logged in at the PIN pad, until their ticket is issued, they cancel, or
+    /// their session times out.
+    private(set) var employee: String?
+    /// The PIN digits typed so far; only `Effect.checkPin` takes them out.
+    private var pin = ""
+
+    /// What the customer starts on.
+    enum Entrance: Equatable {
+        case open
+        /// At capacity: a ticket still joins the queue.
+        case full
+        /// Outside the opening hours ("08:00–20:00").
+        case closed(hours: String)
+
+        var screen: Screen {
+            switch self {
+            case .open: .welcome
+            case .full: .storeFull
+            case let .closed(hours): .storeClosed(hours: hours)
+            }
+        }
+    }
 
     init(language: String = "en") {
         self.language = language
@@ -39,6 +66,15 @@ struct ScreenFlow: Equatable {
         case panel(working: Bool)
         /// Today's free slots, for "Book a later time" (empty: none is free).
         case slotsFound([SlotChoice])
+        /// The store opened, filled up, emptied or closed.
+        case entrance(Entrance)
+        /// A 3 s press in the staff corner (`staffNumber` nil), or a staff badge at the door
+        /// reader; `lockedUntil` says the pad is locked after too many wrong PINs.
+        case staffAccess(staffNumber: String?, lockedUntil: String?)
+        /// The PIN was checked: right, or wrong (and the pad locked until `lockedUntil`).
+        case pinChecked(staffNumber: String, right: Bool, lockedUntil: String?)
+        /// The employee touched nothing for the session timeout.
+        case sessionTimeUp
     }
 
     /// What the kiosk should do besides showing `screen`.
@@ -55,6 +91,15 @@ struct ScreenFlow: Equatable {
         case repeatSpeech
         /// Large text was switched (`largeText`): draw and say so.
         case largeTextSwitched
+        /// Check the PIN typed for `staffNumber` (then `pinChecked`).
+        case checkPin(staffNumber: String, pin: String)
+        /// Issue the logged-in employee's priority ticket; their session ends with it.
+        case issuePriority(PriorityReason, employee: String)
+        /// (Re)start the employee's session timer, or stop it.
+        case startSessionTimer
+        case stopSessionTimer
+        /// The employee's session ended without a ticket ("cancelled", "idle").
+        case sessionEnded(employee: String, why: String)
     }
 
     /// Takes in what happened; returns what to do.
@@ -63,30 +108,38 @@ struct ScreenFlow: Equatable {
         case let .presence(present):
             someonePresent = present
             guard present else { return [.startIdleTimer] }
-            if screen == .asleep { show(.welcome) }
+            if screen == .asleep { show(entrance.screen) }
             return [.stopIdleTimer]
         case let .tap(button):
             guard screen != .asleep else {
                 // The first touch only wakes the screen: the customer has not seen a button yet.
-                show(.welcome)
+                show(entrance.screen)
                 return [.startIdleTimer]
             }
+            if screen.isStaff, button != .repeatSpeech, button != .largeText { return staffTap(button) }
             switch (screen, button) {
             case (_, .repeatSpeech?):
                 return [.startIdleTimer, .repeatSpeech]
             case (_, .largeText?):
                 largeText.toggle()
                 return [.startIdleTimer, .largeTextSwitched]
-            case (.welcome, .getTicket?):
+            case (.welcome, .getTicket?), (.storeFull, .getTicket?):
                 return [.startIdleTimer, .issueTicket]
-            case let (.welcome, .language(code)?):
+            case let (_, .language(code)?) where screen.isEntrance || screen == .choosingLanguage:
                 language = code
+                if screen == .choosingLanguage { show(entrance.screen) }
                 return [.startIdleTimer]
-            case (.welcome, .bookLater?):
+            case (_, .languages?) where screen.isEntrance:
+                show(.choosingLanguage)
+                return [.startIdleTimer]
+            case (.choosingLanguage, .back?):
+                show(entrance.screen)
+                return [.startIdleTimer]
+            case (.welcome, .bookLater?), (.storeFull, .bookLater?):
                 show(.findingSlots)
                 return [.startIdleTimer, .findSlots]
             case (.choosingSlot, .back?):
-                show(.welcome)
+                show(entrance.screen)
                 return [.startIdleTimer]
             case let (.choosingSlot(choices), button?):
                 guard let index = Button.Action.slots.firstIndex(of: button), index < choices.count else { return [.startIdleTimer] }
@@ -116,22 +169,107 @@ struct ScreenFlow: Equatable {
             show(.ticketReady(number: number, wait: wait))
             return [.startResultTimer]
         case .resultTimeUp:
-            show(someonePresent ? .welcome : .asleep)
+            show(someonePresent ? entrance.screen : .asleep)
             return []
         case .idleTimeUp:
-            // While a ticket is booked or prints, the result screen's own timer ends it.
-            if !someonePresent, !screen.isBusy { show(.asleep) }
+            // While a ticket is booked or prints, the result screen's own timer ends it; an
+            // employee's screens end with their session.
+            if !someonePresent, !screen.isBusy, !screen.isStaff { show(.asleep) }
             return []
         case let .panel(working):
             panelWorking = working
+            var effects: [Effect] = []
             if !working {
+                effects = endSession(why: "touch panel gone")
                 screen = .outOfOrder
             } else if screen == .outOfOrder {
-                screen = someonePresent ? .welcome : .asleep
+                screen = someonePresent ? entrance.screen : .asleep
                 if screen == .asleep { (language, largeText) = (defaultLanguage, false) }
             }
+            return effects
+        case let .entrance(next):
+            entrance = next
+            if screen.isEntrance { show(next.screen) }
             return []
+        case let .staffAccess(staffNumber, lockedUntil):
+            guard screen == .asleep || screen.isEntrance else { return [] }
+            pin = ""
+            if let lockedUntil {
+                show(.padLocked(until: lockedUntil))
+                return [.startResultTimer]
+            }
+            show(.pinPad(PinEntry(staffNumber: staffNumber ?? "", typingPin: staffNumber != nil)))
+            return [.startSessionTimer]
+        case let .pinChecked(staffNumber, right, lockedUntil):
+            guard screen == .checkingPin else { return [] }
+            if right {
+                employee = staffNumber
+                show(.priorityReason)
+                return [.startSessionTimer]
+            }
+            if let lockedUntil {
+                show(.padLocked(until: lockedUntil))
+                return [.stopSessionTimer, .startResultTimer]
+            }
+            show(.pinPad(PinEntry(staffNumber: staffNumber, typingPin: true, refused: true)))
+            return [.startSessionTimer]
+        case .sessionTimeUp:
+            guard screen.isStaff else { return [] }
+            let effects = endSession(why: "idle")
+            show(someonePresent ? entrance.screen : .asleep)
+            return effects
         }
+    }
+
+    /// A key of the PIN pad or a reason pressed (or a tap beside them).
+    private mutating func staffTap(_ button: Button.Action?) -> [Effect] {
+        switch (screen, button) {
+        case (.pinPad, .cancel?), (.priorityReason, .cancel?):
+            let effects = endSession(why: "cancelled")
+            show(someonePresent ? entrance.screen : .asleep)
+            return [.stopSessionTimer] + effects
+        case let (.pinPad(entry), button?):
+            var entry = entry
+            entry.refused = false
+            switch button {
+            case let .digit(digit) where entry.typingPin:
+                if pin.count < PinHash.maximumPin { pin += "\(digit)" }
+            case let .digit(digit):
+                if entry.staffNumber.count < PinHash.maximumStaffNumber { entry.staffNumber += "\(digit)" }
+            case .deleteDigit where entry.typingPin:
+                // Delete on an empty PIN goes back to the staff number.
+                if pin.isEmpty { entry.typingPin = false } else { pin.removeLast() }
+            case .deleteDigit:
+                if !entry.staffNumber.isEmpty { entry.staffNumber.removeLast() }
+            case .confirm where entry.typingPin:
+                guard pin.count >= PinHash.minimumPin else { break }
+                let typed = pin
+                pin = ""
+                show(.checkingPin)
+                return [.startSessionTimer, .checkPin(staffNumber: entry.staffNumber, pin: typed)]
+            case .confirm:
+                if !entry.staffNumber.isEmpty { entry.typingPin = true }
+            default:
+                break
+            }
+            entry.pinDigits = pin.count
+            screen = .pinPad(entry)
+            return [.startSessionTimer]
+        case let (.priorityReason, .reason(reason)?):
+            guard let employee else { return [] }
+            self.employee = nil
+            return [.stopSessionTimer, .issuePriority(reason, employee: employee)]
+        default:
+            return [.startSessionTimer]
+        }
+    }
+
+    /// Logs the employee out, if one is in.
+    private mutating func endSession(why: String) -> [Effect] {
+        pin = ""
+        guard let employee else { return [] }
+        self.employee = nil
+        return [.sessionEnded(employee: employee, why: why)]
     }
 
     /// Nothing replaces "out of order" while the touch panel is gone. Asleep, the next

@@ -68,96 +68,183 @@ struct ScreenRenderer {
         }
         canvas.fill(style.background)
         canvas.fillRect(x: 0, y: 0, width: w, height: h * 0.12, color: style.header)
-        line(facts.storeName, y: h * 0.075, size: unit * 1.3, bold: true, color: style.headerText, on: canvas)
+        // The store's name keeps clear of the staff corner (top right), on two lines if it must.
+        stack([Text(facts.storeName, size: unit * 1.3, bold: true, color: style.headerText)], in: 0...(h * 0.12), width: w * 0.62,
+              on: canvas)
+        if let corner = geometry.staffCorner(on: screen) {
+            // A small ring marks it, for staff who know.
+            canvas.fillRect(x: corner.x + corner.width * 0.42, y: corner.y + corner.height * 0.38, width: corner.width * 0.16,
+                            height: corner.width * 0.16, color: style.headerText, radius: corner.width * 0.08)
+            canvas.fillRect(x: corner.x + corner.width * 0.46, y: corner.y + corner.height * 0.38 + corner.width * 0.04,
+                            width: corner.width * 0.08, height: corner.width * 0.08, color: style.header, radius: corner.width * 0.04)
+        }
+        // Between the header and the Repeat bar, less the screen's own buttons.
+        let body = (h * 0.12)...(h * 0.895)
 
         switch screen {
         case .asleep:
             break
-        case .welcome:
-            line(texts(.welcomeTitle), y: h * 0.295, size: unit * 2.0, bold: true, on: canvas)
-            line(texts(.welcomeHint), y: h * 0.35, size: unit * 0.9, color: style.muted, wrap: false, on: canvas)
-            line(texts(.welcomeInside, ["inside": "\(facts.inside)", "capacity": "\(facts.capacity)"]), y: h * 0.76, size: unit,
-                 wrap: false, on: canvas)
-            line(texts.plural(.welcomeWaiting, count: facts.waiting), y: h * 0.81, size: unit, wrap: false, on: canvas)
-            line(texts(.welcomeWait, ["wait": texts.wait(facts.wait)]), y: h * 0.86, size: unit, wrap: false, on: canvas)
+        case .welcome, .storeFull:
+            let full = screen == .storeFull
+            // Large text has room for the title alone here: the buttons and the voice say the rest.
+            let title = Text(texts(full ? .fullTitle : .welcomeTitle), size: unit * (full ? 1.5 : 2.0), bold: true,
+                             color: full ? style.warning : nil)
+            stack(style.scale > 1 ? [title] : [title, Text(texts(full ? .fullHint : .welcomeHint), size: unit * 0.9, color: style.muted)],
+                  in: (h * 0.225)...(h * 0.40), on: canvas)
+            stack([Text(texts(.welcomeInside, ["inside": "\(facts.inside)", "capacity": "\(facts.capacity)"]), size: unit),
+                   Text(texts.plural(.welcomeWaiting, count: facts.waiting), size: unit),
+                   Text(texts(.welcomeWait, ["wait": texts.wait(facts.wait)]), size: unit)],
+                  in: (h * (geometry.offersBookings ? 0.68 : 0.56))...(h * 0.895), on: canvas)
+        case let .storeClosed(hours):
+            stack([Text(texts(.closedTitle), size: unit * 1.6, bold: true, color: style.warning),
+                   Text(texts(.closedHours, ["hours": hours]), size: unit * 1.1)], in: (h * 0.225)...(h * 0.895), on: canvas)
+        case let .pinPad(entry):
+            // A refused PIN says so in place of the prompt. The PIN shows as dots, never its digits.
+            let typed = entry.typingPin ? String(repeating: "● ", count: entry.pinDigits) : entry.staffNumber
+            stack([entry.refused ? Text(texts(.staffWrong), size: unit, bold: true, color: style.warning)
+                                 : Text(texts(entry.typingPin ? .staffPin : .staffNumber), size: unit * 1.1, bold: true),
+                   Text(typed.isEmpty ? "–" : typed, size: unit * 1.4, bold: true)], in: (h * 0.12)...(h * 0.30), on: canvas)
+        case .checkingPin:
+            stack([Text(texts(.staffChecking), size: unit * 1.4)], in: body, on: canvas)
+        case let .padLocked(until):
+            stack([Text(texts(.staffLocked), size: unit * 1.4, bold: true, color: style.warning),
+                   Text(texts(.staffLockedHint, ["time": until]), size: unit)], in: body, on: canvas)
+        case .priorityReason:
+            stack([Text(texts(.staffReason), size: unit * 1.1, bold: true)], in: (h * 0.12)...(h * 0.25), on: canvas)
+        case .choosingLanguage:
+            stack([Text(texts(.languageChoose), size: unit * 1.1, bold: true)], in: (h * 0.12)...(h * 0.20), on: canvas)
         case .findingSlots:
-            line(texts(.slotsFinding), y: h * 0.4, size: unit * 1.4, on: canvas)
+            stack([Text(texts(.slotsFinding), size: unit * 1.4)], in: body, on: canvas)
         case .choosingSlot:
-            line(texts(.slotsChoose), y: h * 0.19, size: unit * 1.4, bold: true, wrap: false, on: canvas)
+            stack([Text(texts(.slotsChoose), size: unit * 1.1, bold: true)], in: (h * 0.12)...(h * 0.25), on: canvas)
         case let .bookingSlot(time):
-            line(texts(.slotsBooking, ["time": time]), y: h * 0.4, size: unit * 1.3, on: canvas)
+            stack([Text(texts(.slotsBooking, ["time": time]), size: unit * 1.3)], in: body, on: canvas)
         case .noFreeSlots:
-            line(texts(.slotsNone), y: h * 0.35, size: unit * 1.4, bold: true, on: canvas)
-            line(texts(.slotsNoneHint), y: h * 0.45, size: unit * 1.1, on: canvas)
+            stack([Text(texts(.slotsNone), size: unit * 1.4, bold: true), Text(texts(.slotsNoneHint), size: unit * 1.1)], in: body,
+                  on: canvas)
         case let .printing(number):
-            line(texts(.printingTitle), y: h * 0.35, size: unit * 1.4, on: canvas)
-            line(number, y: h * 0.55, size: unit * 4, bold: true, on: canvas)
+            stack([Text(texts(.printingTitle), size: unit * 1.4), Text(number, size: unit * 4, bold: true)], in: body, on: canvas)
         case let .ticketReady(number, wait):
-            line(texts(.readyTitle), y: h * 0.3, size: unit * 1.4, bold: true, on: canvas)
-            line(number, y: h * 0.5, size: unit * 4, bold: true, on: canvas)
-            line(wait, y: h * 0.6, size: unit * 1.1, on: canvas)
             let booked = TicketNumber(number)?.lane == .booking
-            line(texts(booked ? .readyScanBooking : .readyScan), y: h * 0.7, size: unit * 0.8, color: style.muted, on: canvas)
+            stack([Text(texts(.readyTitle), size: unit * 1.4, bold: true), Text(number, size: unit * 4, bold: true),
+                   Text(wait, size: unit * 1.1), Text(texts(booked ? .readyScanBooking : .readyScan), size: unit * 0.8, color: style.muted)],
+                  in: body, on: canvas)
         case .outOfOrder:
-            line(texts(.outOfOrderTitle), y: h * 0.35, size: unit * 2, bold: true, color: style.warning, on: canvas)
-            line(texts(.outOfOrderHint), y: h * 0.45, size: unit * 1.1, on: canvas)
+            stack([Text(texts(.outOfOrderTitle), size: unit * 2, bold: true, color: style.warning),
+                   Text(texts(.outOfOrderHint), size: unit * 1.1)], in: body, on: canvas)
         case let .printFailed(reason):
-            line(texts(.printFailedTitle), y: h * 0.3, size: unit * 1.4, bold: true, color: style.warning, on: canvas)
-            line(texts(.printFailedHint), y: h * 0.4, size: unit * 1.1, on: canvas)
-            line(reason, y: h * 0.5, size: unit * 0.7, color: style.muted, on: canvas)
+            stack([Text(texts(.printFailedTitle), size: unit * 1.4, bold: true, color: style.warning),
+                   Text(texts(.printFailedHint), size: unit * 1.1), Text(reason, size: unit * 0.7, color: style.muted)],
+                  in: body, on: canvas)
         }
         drawButtons(of: screen, on: canvas, unit: unit, language: language)
         return canvas
     }
 
-    /// Nobody at the totem: the numbers called, big, white on black, for the people waiting.
-    private func drawCallingBoard(_ facts: ScreenFacts, on canvas: Canvas, texts: TextCatalog) {
-        let h = geometry.height, unit = min(geometry.width, h) / 20
-        line(texts(.boardCalling), y: h * 0.12, size: unit * 1.6, bold: true, color: .white, on: canvas)
-        for (index, number) in facts.called.prefix(4).enumerated() {
-            line(number, y: h * (0.30 + 0.15 * Double(index)), size: unit * 3.4, bold: true, color: Self.board, on: canvas)
+    /// A text to lay out: its words, its size (before the style's scale), weight and colour.
+    struct Text {
+        let string: String
+        let size: Double
+        var bold = false
+        var color: Color?
+
+        init(_ string: String, size: Double, bold: Bool = false, color: Color? = nil) {
+            self.string = string
+            self.size = size
+            self.bold = bold
+            self.color = color
         }
-        line(texts(.boardGo), y: h * 0.90, size: unit * 1.2, color: .white, on: canvas)
     }
 
-    /// Draws `text` centred, in lines no wider than the screen less its margins, broken
-    /// between words; a word wider than a line is drawn smaller. Returns the last baseline.
-    @discardableResult
-    private func line(_ text: String, y: Double, size: Double, bold: Bool = false, color: Color? = nil, wrap: Bool = true,
-                      on canvas: Canvas) -> Double {
-        let limit = geometry.width * 0.92
-        let size = size * style.scale
-        let color = color ?? style.text
+    /// Lays `texts` out one under another, each centred and broken between words into as
+    /// many lines as it needs (never drawn under the smallest size), the whole block centred
+    /// in `zone`. A block taller than its zone starts at its top and runs over what is below
+    /// it: the gallery test catches that.
+    private func stack(_ texts: [Text], in zone: ClosedRange<Double>, width: Double? = nil, on canvas: Canvas) {
+        let limit = width ?? geometry.width * 0.92
+        let laid = texts.map { text -> (Text, size: Double, lines: [String]) in
+            let size = max(text.size * style.scale, smallest(on: canvas, bold: text.bold))
+            return (text, size, lines(of: text.string, size: size, bold: text.bold, limit: limit, on: canvas))
+        }
+        let gap = geometry.height * 0.012
+        let total = laid.reduce(0) { $0 + Double($1.lines.count) * $1.size * 1.2 } + gap * Double(max(0, laid.count - 1))
+        var top = max(zone.lowerBound, zone.lowerBound + (zone.upperBound - zone.lowerBound - total) / 2)
+        for (text, size, lines) in laid {
+            for line in lines {
+                // A line of one word too long for the width is drawn smaller (the gallery flags it in large text).
+                let fitted = min(size, size * limit / max(1, canvas.textWidth(line, size: size, bold: text.bold)))
+                canvas.text(line, x: geometry.width / 2, y: top + size * 0.95, size: fitted, bold: text.bold,
+                            color: text.color ?? style.text, alignment: .center)
+                top += size * 1.2
+            }
+            top += gap
+        }
+    }
+
+    /// `text` broken between words into lines no wider than `limit` at `size`.
+    private func lines(of text: String, size: Double, bold: Bool, limit: Double, on canvas: Canvas) -> [String] {
         var lines: [String] = []
         for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
-            // Where the next line has no room (`wrap` false), one line, drawn smaller if need be.
-            if let last = lines.last, !wrap || canvas.textWidth(last + " " + word, size: size, bold: bold) <= limit {
+            if let last = lines.last, canvas.textWidth(last + " " + word, size: size, bold: bold) <= limit {
                 lines[lines.count - 1] = last + " " + word
             } else {
                 lines.append(word)
             }
         }
-        var baseline = y
-        for (index, text) in lines.enumerated() {
-            let fitted = min(size, size * limit / max(1, canvas.textWidth(text, size: size, bold: bold)))
-            baseline = y + Double(index) * size * 1.2
-            canvas.text(text, x: geometry.width / 2, y: baseline, size: fitted, bold: bold, color: color, alignment: .center)
-        }
-        return baseline
+        return lines
+    }
+
+    /// Nobody at the totem: the numbers called, big, white on black, for the people waiting.
+    private func drawCallingBoard(_ facts: ScreenFacts, on canvas: Canvas, texts: TextCatalog) {
+        let h = geometry.height, unit = min(geometry.width, h) / 20
+        stack([Text(texts(.boardCalling), size: unit * 1.6, bold: true, color: .white)], in: 0...(h * 0.2), on: canvas)
+        stack(facts.called.prefix(4).map { Text($0, size: unit * 3.4, bold: true, color: Self.board) }, in: (h * 0.2)...(h * 0.82),
+              on: canvas)
+        stack([Text(texts(.boardGo), size: unit * 1.2, color: .white)], in: (h * 0.82)...h, on: canvas)
+    }
+
+    /// The smallest font size text may have: in large text, the size whose capital H is
+    /// `geometry.largeCapHeight`; else none.
+    private func smallest(on canvas: Canvas, bold: Bool) -> Double {
+        guard style.scale > 1 else { return 0 }
+        return geometry.largeCapHeight / max(0.1, canvas.capHeight(size: 100, bold: bold) / 100)
     }
 
     private func drawButtons(of screen: Screen, on canvas: Canvas, unit: Double, language: String) {
         for button in geometry.buttons(on: screen, language: language, largeText: style.scale > 1) {
             let chosen: Bool
             if case let .language(code) = button.action { chosen = code == language } else { chosen = true }
-            let (fill, ink) = button.action == .back ? (style.back, style.backText)
+            let (fill, ink) = button.action == .back || button.action == .cancel ? (style.back, style.backText)
                 : chosen ? (style.button, style.buttonText) : (style.unselected, style.unselectedText)
             canvas.fillRect(x: button.x, y: button.y, width: button.width, height: button.height, color: fill, radius: unit * 0.6)
             let size = style.scale * unit * (button.height > geometry.height * 0.12 ? 1.6 : button.height > geometry.height * 0.08 ? 1.2 : 0.75)
-            // A label wider than its button is drawn smaller, to fit with a margin.
-            let fitted = min(size, size * button.width * 0.9 / max(1, canvas.textWidth(button.label, size: size, bold: true)))
-            canvas.text(button.label, x: button.x + button.width / 2, y: button.y + button.height * 0.62,
-                        size: fitted, bold: true, color: ink, alignment: .center)
+            let floor = smallest(on: canvas, bold: true)
+            let room = button.width * 0.9
+            let centre = button.x + button.width / 2
+            // One line, drawn smaller to fit, but not under the floor.
+            let one = max(floor, min(size, size * room / max(1, canvas.textWidth(button.label, size: size, bold: true))))
+            if floor > 0, canvas.textWidth(button.label, size: one, bold: true) > room, let (first, second) = Self.halves(of: button.label) {
+                // Large text does not shrink under its floor: a label too wide for one line takes two.
+                let two = max(floor, min(size, button.height / 2.45))
+                if max(canvas.textWidth(first, size: two, bold: true), canvas.textWidth(second, size: two, bold: true)) <= room {
+                    let top = button.y + (button.height - two * 2.2) / 2
+                    canvas.text(first, x: centre, y: top + two * 0.95, size: two, bold: true, color: ink, alignment: .center)
+                    canvas.text(second, x: centre, y: top + two * 2.05, size: two, bold: true, color: ink, alignment: .center)
+                    continue
+                }
+            }
+            let fitted = min(one, one * room / max(1, canvas.textWidth(button.label, size: one, bold: true)))
+            canvas.text(button.label, x: centre, y: button.y + button.height / 2 + fitted * 0.36, size: fitted, bold: true, color: ink,
+                        alignment: .center)
         }
+    }
+
+    /// `label` cut at the space nearest its middle, if it has one.
+    static func halves(of label: String) -> (String, String)? {
+        let spaces = label.indices.filter { label[$0] == " " }
+        let middle = label.count / 2
+        guard let cut = spaces.min(by: { abs(label.distance(from: label.startIndex, to: $0) - middle)
+            < abs(label.distance(from: label.startIndex, to: $1) - middle) }) else { return nil }
+        return (String(label[..<cut]), String(label[label.index(after: cut)...]))
     }
 }

@@ -1,4 +1,5 @@
 import CLupCore
+import Foundation
 
 /// A command sent to `clupd` over its control socket, one JSON object per connection.
 public enum ControlRequest: Codable, Sendable, Equatable {
@@ -32,6 +33,16 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case syncNow
     /// clupd's figures as Prometheus text.
     case metrics
+    /// The employees who may log in at the PIN pad, and whether the pad is locked.
+    case employees
+    /// Adds an employee (`replacing` false) or gives one a new PIN (true). clupctl hashed
+    /// the PIN: the PIN itself never crosses the socket.
+    case putEmployee(staffNumber: String, pin: PinHash, replacing: Bool)
+    case removeEmployee(staffNumber: String)
+    /// What staff did at the totem (the PIN pad, employees managed), since `since` (nil: all kept).
+    case audit(since: Date?)
+    /// A touch held `milliseconds` in the middle of the button (or the staff corner) named `name`.
+    case simHold(name: String, milliseconds: Int)
 }
 
 /// The envelope of every reply: `{"ok":true,"result":…}` or `{"ok":false,"error":…}`,

@@ -69,3 +69,59 @@ public struct ScreenReport: Codable, Sendable, Equatable {
         self.buttons = buttons
     }
 }
+
+/// `clupctl employee list`: who may log in at the PIN pad (staff numbers only), and the pad's lock.
+public struct EmployeesReport: Codable, Sendable, Equatable {
+    public struct Employee: Codable, Sendable, Equatable {
+        public let staffNumber: String
+        /// When the employee was added or last given a PIN.
+        public let changedAt: Date
+
+        public init(staffNumber: String, changedAt: Date) {
+            self.staffNumber = staffNumber
+            self.changedAt = changedAt
+        }
+    }
+
+    public let employees: [Employee]
+    /// Until when the pad is locked after too many wrong PINs (nil: it is not).
+    public let padLockedUntil: Date?
+    /// Wrong PINs since the last right one or the last lock.
+    public let failures: Int
+
+    public init(employees: [Employee], padLockedUntil: Date?, failures: Int) {
+        self.employees = employees
+        self.padLockedUntil = padLockedUntil
+        self.failures = failures
+    }
+}
+
+/// `clupctl audit`: what staff did at the totem, oldest first.
+public struct AuditReport: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
+        public let at: Date
+        public let role: String
+        public let who: String
+        public let action: String
+        public let result: String
+
+        public init(at: Date, role: String, who: String, action: String, result: String) {
+            self.at = at
+            self.role = role
+            self.who = who
+            self.action = action
+            self.result = result
+        }
+    }
+
+    public let entries: [Entry]
+    /// Whether older entries were left out (the report holds the newest `AuditReport.limit`).
+    public let truncated: Bool
+
+    public static let limit = 1000
+
+    public init(entries: [Entry], truncated: Bool) {
+        self.entries = entries
+        self.truncated = truncated
+    }
+}

@@ -134,7 +134,8 @@ final class KioskBookingTests: XCTestCase {
     }
 
     func test_theHubsSlotsAreOfferedEvenWhereTheTotemsCalendarHasNone() throws {
-        let totem = try KioskHarness { $0.store.closesMinute = 11 * 60 }
+        // Open until 11:40: no slot of its own calendar fits before closing.
+        let totem = try KioskHarness { $0.store.closesMinute = 11 * 60 + 40 }
         totem.kiosk.hubBookings = HubBookingDesk(
             slots: { SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970 - 3600, free: 3),
                                         .init(start: Self.noon.timeIntervalSince1970, free: 1)]) },
@@ -148,7 +149,7 @@ final class KioskBookingTests: XCTestCase {
     func test_noFreeSlotSaysSoAndReturnsToTheStart() throws {
         let totem = try KioskHarness {
             $0.queue.ownBookingsPerSlot = 0
-            $0.store.closesMinute = 11 * 60
+            $0.store.closesMinute = 11 * 60 + 40
         }
         totem.approach()
         _ = try tap(.bookLater, on: totem)

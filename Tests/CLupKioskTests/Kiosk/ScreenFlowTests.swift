@@ -123,4 +123,102 @@ final class ScreenFlowTests: XCTestCase {
         _ = flow.handle(.panel(working: true))
         XCTAssertEqual(flow.screen, .asleep)
     }
+
+    // MARK: The store full or closed
+
+    func test_aFullStoreStillGivesTicketsAndAClosedOneNone() {
+        var flow = ScreenFlow()
+        _ = flow.handle(.entrance(.full))
+        _ = flow.handle(.presence(true))
+        XCTAssertEqual(flow.screen, .storeFull, "the customer wakes the totem to the store-full screen")
+        XCTAssertEqual(flow.handle(.tap(.getTicket)), [.startIdleTimer, .issueTicket], "a ticket still joins the queue")
+        _ = flow.handle(.entrance(.open))
+        XCTAssertEqual(flow.screen, .welcome, "room again: the welcome screen")
+        _ = flow.handle(.entrance(.closed(hours: "08:00–20:00")))
+        XCTAssertEqual(flow.screen, .storeClosed(hours: "08:00–20:00"))
+        XCTAssertEqual(flow.handle(.tap(.getTicket)), [.startIdleTimer], "no ticket while closed")
+        XCTAssertEqual(ScreenGeometry(width: 720, height: 1280).buttons(on: flow.screen).map(\.action).filter { $0 == .getTicket }, [])
+    }
+
+    func test_aCustomerWhoWalksAwayMidChoiceIsTimedOutOnlyOnceGone() {
+        var flow = ScreenFlow(language: "it")
+        _ = flow.handle(.presence(true))
+        _ = flow.handle(.tap(.language("fr")))
+        _ = flow.handle(.tap(.bookLater))
+        _ = flow.handle(.slotsFound([SlotChoice(start: Date(timeIntervalSince1970: 0), time: "14:30", atHub: 1, own: 0)]))
+        _ = flow.handle(.idleTimeUp)
+        XCTAssertEqual(flow.screen.name, "choosing-slot", "still in front: never timed out of a choice")
+        XCTAssertEqual(flow.handle(.presence(false)), [.startIdleTimer])
+        _ = flow.handle(.idleTimeUp)
+        XCTAssertEqual(flow.screen, .asleep)
+        XCTAssertEqual(flow.language, "it", "the next customer starts in the default language")
+    }
+
+    // MARK: The employee
+
+    /// Opens the pad by the staff corner and types `digits` (a staff number or PIN) and OK.
+    private func type(_ digits: String, into flow: inout ScreenFlow) -> [ScreenFlow.Effect] {
+        for digit in digits { _ = flow.handle(.tap(.digit(Int(String(digit))!))) }
+        return flow.handle(.tap(.confirm))
+    }
+
+    func test_anEmployeeLogsInWithStaffNumberAndPinThenPicksTheReason() {
+        var flow = ScreenFlow()
+        _ = flow.handle(.presence(true))
+        XCTAssertEqual(flow.handle(.staffAccess(staffNumber: nil, lockedUntil: nil)), [.startSessionTimer])
+        XCTAssertEqual(flow.screen, .pinPad(PinEntry()))
+        XCTAssertEqual(type("104", into: &flow), [.startSessionTimer])
+        XCTAssertEqual(flow.screen, .pinPad(PinEntry(staffNumber: "104", typingPin: true)))
+        _ = flow.handle(.tap(.digit(2)))
+        XCTAssertEqual(flow.screen, .pinPad(PinEntry(staffNumber: "104", typingPin: true, pinDigits: 1)), "the screen knows only how many")
+        _ = flow.handle(.tap(.deleteDigit))
+        XCTAssertEqual(flow.handle(.tap(.confirm)), [.startSessionTimer], "no PIN typed: nothing checked")
+        XCTAssertEqual(type("2580", into: &flow), [.startSessionTimer, .checkPin(staffNumber: "104", pin: "2580")])
+        XCTAssertEqual(flow.screen, .checkingPin)
+        XCTAssertEqual(flow.handle(.idleTimeUp), [])
+        XCTAssertEqual(flow.screen, .checkingPin, "a PIN being checked is not timed out")
+        XCTAssertEqual(flow.handle(.pinChecked(staffNumber: "104", right: true, lockedUntil: nil)), [.startSessionTimer])
+        XCTAssertEqual(flow.screen, .priorityReason)
+        XCTAssertEqual(flow.employee, "104")
+        XCTAssertEqual(flow.handle(.tap(.reason(.elderly))), [.stopSessionTimer, .issuePriority(.elderly, employee: "104")])
+        XCTAssertNil(flow.employee, "the session ends with the ticket")
+        _ = flow.handle(.ticketRecorded(number: "AP-001"))
+        XCTAssertEqual(flow.screen, .printing(number: "AP-001"))
+    }
+
+    func test_aWrongPinIsRefusedAndTheLockShowsWhenTheTime() {
+        var flow = ScreenFlow()
+        _ = flow.handle(.staffAccess(staffNumber: "104", lockedUntil: nil))
+        XCTAssertEqual(flow.screen, .pinPad(PinEntry(staffNumber: "104", typingPin: true)), "a badge gives the staff number")
+        _ = type("1111", into: &flow)
+        XCTAssertEqual(flow.handle(.pinChecked(staffNumber: "104", right: false, lockedUntil: nil)), [.startSessionTimer])
+        XCTAssertEqual(flow.screen, .pinPad(PinEntry(staffNumber: "104", typingPin: true, refused: true)))
+        XCTAssertNil(flow.employee)
+        _ = type("1112", into: &flow)
+        XCTAssertEqual(flow.handle(.pinChecked(staffNumber: "104", right: false, lockedUntil: "14:35")),
+                       [.stopSessionTimer, .startResultTimer])
+        XCTAssertEqual(flow.screen, .padLocked(until: "14:35"))
+        _ = flow.handle(.resultTimeUp)
+        XCTAssertEqual(flow.handle(.staffAccess(staffNumber: nil, lockedUntil: "14:35")), [.startResultTimer])
+        XCTAssertEqual(flow.screen, .padLocked(until: "14:35"), "the corner shows the lock, not the pad")
+    }
+
+    func test_anIdleOrCancelledSessionEndsAndIsSaid() {
+        var flow = ScreenFlow()
+        _ = flow.handle(.presence(true))
+        _ = flow.handle(.staffAccess(staffNumber: "104", lockedUntil: nil))
+        _ = type("2580", into: &flow)
+        _ = flow.handle(.pinChecked(staffNumber: "104", right: true, lockedUntil: nil))
+        XCTAssertEqual(flow.handle(.sessionTimeUp), [.sessionEnded(employee: "104", why: "idle")])
+        XCTAssertEqual(flow.screen, .welcome, "the customer is still there")
+        _ = flow.handle(.staffAccess(staffNumber: "104", lockedUntil: nil))
+        _ = type("2580", into: &flow)
+        _ = flow.handle(.pinChecked(staffNumber: "104", right: true, lockedUntil: nil))
+        XCTAssertEqual(flow.handle(.tap(.cancel)), [.stopSessionTimer, .sessionEnded(employee: "104", why: "cancelled")])
+        _ = flow.handle(.staffAccess(staffNumber: nil, lockedUntil: nil))
+        XCTAssertEqual(flow.handle(.tap(.cancel)), [.stopSessionTimer], "nobody logged in: nothing to end")
+        XCTAssertEqual(flow.handle(.staffAccess(staffNumber: nil, lockedUntil: nil)), [.startSessionTimer])
+        XCTAssertEqual(flow.handle(.sessionTimeUp), [], "the pad times out too")
+        XCTAssertEqual(flow.screen, .welcome)
+    }
 }

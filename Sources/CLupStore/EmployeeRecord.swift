@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+
+/// An employee who may log in at the totem's PIN pad: a staff number and the PIN as a
+/// slow, salted hash (`kdf` names the function and its parameters). Nothing personal.
+public struct EmployeeRecord: Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "employee"
+
+    public let staffNumber: String
+    public let kdf: String
+    public let salt: Data
+    public let pinHash: Data
+    public let changedAt: Date
+
+    public init(staffNumber: String, kdf: String, salt: Data, pinHash: Data, changedAt: Date) {
+        self.staffNumber = staffNumber
+        self.kdf = kdf
+        self.salt = salt
+        self.pinHash = pinHash
+        self.changedAt = changedAt
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container["staff_number"] = staffNumber
+        container["kdf"] = kdf
+        container["salt"] = salt
+        container["pin_hash"] = pinHash
+        container["changed_at"] = changedAt.timeIntervalSince1970
+    }
+
+    public init(row: Row) {
+        staffNumber = row["staff_number"]
+        kdf = row["kdf"]
+        salt = row["salt"]
+        pinHash = row["pin_hash"]
+        changedAt = Date(timeIntervalSince1970: row["changed_at"])
+    }
+}
+
+/// A change to the employees, committed with the events that audit it.
+public enum EmployeeChange: Equatable, Sendable {
+    /// Adds the employee, or gives them a new PIN.
+    case put(EmployeeRecord)
+    case remove(staffNumber: String)
+
+    func apply(in db: Database) throws {
+        switch self {
+        case let .put(record): try record.save(db)
+        case let .remove(staffNumber): try EmployeeRecord.deleteOne(db, key: staffNumber)
+        }
+    }
+}
+
+extension TotemStore {
+    /// Every employee, by staff number.
+    public func employees() throws -> [EmployeeRecord] {
+        try database.read { db in try EmployeeRecord.order(sql: "staff_number").fetchAll(db) }
+    }
+
+    public func employee(_ staffNumber: String) throws -> EmployeeRecord? {
+        try database.read { db in try EmployeeRecord.fetchOne(db, key: staffNumber) }
+    }
+}

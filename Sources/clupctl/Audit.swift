@@ -1,0 +1,34 @@
+import ArgumentParser
+import CLupCore
+import CLupProtocol
+import Foundation
+
+/// `clupctl audit`: what staff did at the totem: logins and refused PINs at the PIN pad,
+/// its locks, priority tickets, employees added or removed, and by whom.
+struct Audit: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show what staff did at the totem, oldest first.")
+    @OptionGroup var connection: Connection
+    @Option(help: "Only the last so long: 30m, 2h, 7d; or from an ISO 8601 instant.") var since: String?
+    @Flag(help: "As JSON.") var json = false
+
+    func run() throws {
+        let from = try since.map(Self.instant)
+        let report = try connection.client.send(.audit(since: from), expecting: AuditReport.self)
+        if json { return try printJSON(report) }
+        if report.truncated { print("(older entries left out: the newest \(AuditReport.limit) shown)") }
+        if report.entries.isEmpty { print("nothing audited" + (since.map { " in the last \($0)" } ?? "")) }
+        for entry in report.entries {
+            print("\(entry.at.formatted(.iso8601))  \(column(entry.role, 10)) \(column(entry.who, 10)) \(column(entry.action, 16)) \(entry.result)")
+        }
+    }
+
+    /// "30m", "2h", "7d" back from now, or an ISO 8601 instant.
+    static func instant(_ text: String) throws -> Date {
+        let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86400]
+        if let unit = text.last.flatMap({ units[$0] }), let count = Double(text.dropLast()), count >= 0, count <= 3650 {
+            return Date().addingTimeInterval(-count * unit)
+        }
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        throw ValidationError("--since takes 30m, 2h, 7d (up to 3650 days) or an ISO 8601 instant, not \(text.prefix(40))")
+    }
+}

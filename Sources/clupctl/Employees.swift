@@ -1,0 +1,99 @@
+import ArgumentParser
+import CLupCore
+import CLupProtocol
+import Foundation
+
+/// `clupctl employee …`: who may log in at the totem's PIN pad to issue priority tickets.
+/// The PIN is hashed here (scrypt, salted) and only the hash is sent to clupd.
+struct EmployeeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "employee",
+        abstract: "The employees who may log in at the totem's PIN pad.",
+        subcommands: [List.self, Add.self, Pin.self, Remove.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Staff numbers, and whether the PIN pad is locked.")
+        @OptionGroup var connection: Connection
+        @Flag(help: "As JSON.") var json = false
+        func run() throws {
+            let report = try connection.client.send(.employees, expecting: EmployeesReport.self)
+            if json { return try printJSON(report) }
+            show(report)
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an employee; their PIN is asked twice (or read from one line of stdin when it is not a terminal).")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The staff number, 1 to 8 digits: typed on the pad, or on the employee's badge.") var staffNumber: String
+        func run() throws { try put(staffNumber, replacing: false, connection) }
+    }
+
+    struct Pin: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give an employee a new PIN.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The staff number.") var staffNumber: String
+        func run() throws { try put(staffNumber, replacing: true, connection) }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an employee: their PIN no longer opens a session.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "The staff number.") var staffNumber: String
+        func run() throws {
+            show(try connection.client.send(.removeEmployee(staffNumber: staffNumber), expecting: EmployeesReport.self))
+        }
+    }
+}
+
+private func put(_ staffNumber: String, replacing: Bool, _ connection: Connection) throws {
+    if let problem = PinHash.problem(staffNumber: staffNumber) { throw CodedError(.badEmployee, problem) }
+    let pin = try readPin()
+    if let problem = PinHash.problem(pin: pin) { throw CodedError(.badEmployee, problem) }
+    let hash = try PinHash.make(pin: pin)
+    show(try connection.client.send(.putEmployee(staffNumber: staffNumber, pin: hash, replacing: replacing),
+                                    expecting: EmployeesReport.self))
+}
+
+/// The PIN, typed twice without echo at a terminal, else one line of stdin.
+private func readPin() throws -> String {
+    guard isatty(STDIN_FILENO) == 1 else {
+        guard let line = readLine(strippingNewline: true) else { throw CodedError(.badEmployee, "no PIN on stdin") }
+        return String(line.prefix(64))
+    }
+    let first = try silentLine("PIN: ")
+    let second = try silentLine("PIN again: ")
+    guard first == second else { throw CodedError(.badEmployee, "the two PINs differ") }
+    return first
+}
+
+/// One line read from the terminal with echo off.
+private func silentLine(_ prompt: String) throws -> String {
+    FileHandle.standardError.write(Data(prompt.utf8))
+    var saved = termios()
+    tcgetattr(STDIN_FILENO, &saved)
+    var quiet = saved
+    quiet.c_lflag &= ~tcflag_t(ECHO)
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+    defer {
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+    guard let line = readLine(strippingNewline: true) else { throw CodedError(.badEmployee, "no PIN typed") }
+    return String(line.prefix(64))
+}
+
+private func show(_ report: EmployeesReport) {
+    if report.employees.isEmpty {
+        print("no employees: add one with `clupctl employee add STAFF-NUMBER`")
+    }
+    for employee in report.employees {
+        print("\(column(employee.staffNumber, 10)) PIN set \(employee.changedAt.formatted(.iso8601))")
+    }
+    if let until = report.padLockedUntil {
+        print("the PIN pad is LOCKED until \(clockTime(until)) after \(5) wrong PINs")
+    } else if report.failures > 0 {
+        print("\(report.failures) wrong PIN\(report.failures == 1 ? "" : "s") since the last right one")
+    }
+}

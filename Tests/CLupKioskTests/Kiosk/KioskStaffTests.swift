@@ -1,0 +1,166 @@
+import CLupCore
+@testable import CLupKiosk
+import CLupProtocol
+import CLupStore
+import XCTest
+
+/// The employee at the totem, in process: the staff corner held 3 s (or a badge) opens the
+/// PIN pad; the PIN is checked against its scrypt hash; five wrong ones lock the pad for
+/// five minutes, across a restart too; the right one lets the employee print a priority
+/// ticket that names them; each step is in the audit trail.
+final class KioskStaffTests: XCTestCase {
+    func employ(_ staffNumber: String, pin: String, at totem: KioskHarness) throws {
+        let hash = try PinHash.make(pin: pin)
+        try totem.kiosk.desk.audit([AuditEntry(role: .technician, who: "test", action: .employeeAdded, result: staffNumber)],
+                                   changing: .put(EmployeeRecord(staffNumber: staffNumber, kdf: hash.kdf, salt: hash.salt,
+                                                                 pinHash: hash.hash, changedAt: totem.clock.now())))
+    }
+
+    @discardableResult
+    func hold(_ milliseconds: Int, on totem: KioskHarness) throws -> KioskOutcome {
+        let corner = try XCTUnwrap(totem.kiosk.geometry.staffCorner(on: totem.kiosk.flow.screen), "no staff corner here")
+        let outcome = totem.kiosk.touched(try totem.touchscreen.touch(x: Int(corner.x + corner.width / 2),
+                                                                      y: Int(corner.y + corner.height / 2), milliseconds: milliseconds))
+        totem.settle()
+        return outcome
+    }
+
+    @discardableResult
+    func tap(_ action: Button.Action, on totem: KioskHarness) throws -> KioskOutcome {
+        let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).first { $0.action == action },
+                                   "no \(action.name) on the \(totem.kiosk.flow.screen.name) screen")
+        let outcome = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2),
+                                                                    y: Int(button.y + button.height / 2)))
+        totem.settle()
+        return outcome
+    }
+
+    /// Types `digits` on the pad, then OK; waits for the PIN check.
+    @discardableResult
+    func type(_ digits: String, on totem: KioskHarness) throws -> KioskOutcome {
+        for digit in digits { try tap(.digit(Int(String(digit))!), on: totem) }
+        return try tap(.confirm, on: totem)
+    }
+
+    func trail(_ totem: KioskHarness) throws -> [String] {
+        try totem.kiosk.desk.store.events(ofTypes: ["staff.audit"]).compactMap { stored -> String? in
+            guard case let .audited(entry, _, _) = try stored.decoded(), entry.role == .employee else { return nil }
+            return "\(entry.who) \(entry.action.rawValue): \(entry.result)"
+        }
+    }
+
+    func test_anEmployeeLogsInAndPrintsAPriorityTicketThatNamesThem() throws {
+        let totem = try KioskHarness()
+        try employ("104", pin: "2580", at: totem)
+        totem.approach()
+        XCTAssertEqual(try hold(1500, on: totem).sentence, "the staff corner opens the PIN pad after 3 s (held 1500 ms)")
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        try hold(3000, on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry()))
+        XCTAssertEqual(totem.voice.lastUtterance, "Type your staff number, then OK.")
+        try type("104", on: totem)
+        try type("2580", on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
+        XCTAssertFalse(totem.voice.said.contains { $0.contains("2580") || $0.contains("2 5 8 0") }, "a PIN is never spoken")
+        let outcome = try tap(.reason(.pregnant), on: totem)
+        let number = try XCTUnwrap(outcome.ticket, outcome.sentence)
+        XCTAssertEqual(number.lane, .priority)
+        XCTAssertEqual(totem.ticket(number)?.issuedBy, "104")
+        XCTAssertEqual(totem.ticket(number)?.priorityReason, .pregnant)
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual(totem.kiosk.flow.screen.name, "ticket-ready")
+        XCTAssertEqual(try trail(totem), ["104 login: ok", "104 priority-ticket: \(number) (pregnant)", "104 logout: ticket issued"])
+    }
+
+    func test_fiveWrongPinsLockThePadForFiveMinutesEvenAcrossARestart() throws {
+        let totem = try KioskHarness()
+        try employ("104", pin: "2580", at: totem)
+        totem.approach()
+        try hold(3000, on: totem)
+        try type("104", on: totem)
+        for attempt in 1...4 {
+            try type("1357", on: totem)
+            XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry(staffNumber: "104", typingPin: true, refused: true)), "attempt \(attempt)")
+        }
+        XCTAssertEqual(totem.voice.lastUtterance, "Wrong staff number or PIN. Try again.")
+        try type("1357", on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .padLocked(until: "11:35"))
+        XCTAssertEqual(totem.voice.lastUtterance, "The PIN pad is locked after too many wrong PINs. Try again at 11:35.")
+        XCTAssertEqual(try trail(totem), Array(repeating: "104 pin-refused: wrong staff number or PIN", count: 5)
+            + ["104 pad-locked: 5 wrong PINs; locked until 11:35"])
+
+        totem.pass(totem.kiosk.config.screen.resultSeconds)
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(try hold(3000, on: totem).sentence, "the PIN pad is locked until 11:35", "even the right PIN cannot be tried")
+        // clupd restarted meanwhile: the lock is rebuilt from the trail.
+        let restarted = Kiosk.padLock(from: totem.kiosk.desk.store, lockSeconds: 300)
+        XCTAssertTrue(restarted.isLocked(at: totem.clock.now()))
+        XCTAssertFalse(restarted.isLocked(at: totem.clock.now().addingTimeInterval(300)))
+
+        totem.pass(300)
+        totem.approach()
+        try hold(3000, on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry()), "five minutes later the pad opens")
+        try type("104", on: totem)
+        try type("2580", on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
+        XCTAssertEqual(try trail(totem).last, "104 login: ok")
+    }
+
+    func test_aStaffBadgeOpensThePadWithItsNumberAndAnUnknownNumberIsRefusedLikeAWrongPin() throws {
+        let totem = try KioskHarness()
+        try employ("104", pin: "2580", at: totem)
+        let outcome = totem.reader.scan("CLUP-STAFF:777").map(totem.kiosk.read).last
+        XCTAssertEqual(outcome?.sentence, "the PIN pad is open for staff number 777")
+        XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry(staffNumber: "777", typingPin: true)))
+        try type("2580", on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry(staffNumber: "777", typingPin: true, refused: true)),
+                       "a staff number nobody has is refused as a wrong PIN is")
+        XCTAssertEqual(try trail(totem), ["777 pin-refused: wrong staff number or PIN"])
+    }
+
+    func test_anIdleSessionEndsAfterThirtySecondsEvenWithTheCustomerThere() throws {
+        let totem = try KioskHarness()
+        try employ("104", pin: "2580", at: totem)
+        totem.approach()
+        try hold(3000, on: totem)
+        try type("104", on: totem)
+        try type("2580", on: totem)
+        totem.pass(29)
+        XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
+        totem.pass(1)
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(try trail(totem), ["104 login: ok", "104 logout: idle"])
+    }
+
+    func test_aFullStoreShowsTheStoreFullScreenAndAClosedOneItsHours() throws {
+        let totem = try KioskHarness {
+            $0.queue.capacity = 1
+            $0.store.opensMinute = 8 * 60
+            $0.store.closesMinute = 11 * 60 + 45
+        }
+        totem.approach()
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        let number = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        _ = totem.scan(number)
+        _ = totem.kiosk.passed(.entry)
+        totem.pass(totem.kiosk.config.screen.resultSeconds)
+        XCTAssertEqual(totem.kiosk.flow.screen, .storeFull, "one inside of one")
+        XCTAssertEqual(try totem.takeTicketOnScreen()?.lane, .regular, "a ticket still joins the queue")
+        totem.pass(totem.kiosk.config.screen.resultSeconds)
+        totem.pass(15 * 60)
+        XCTAssertEqual(totem.kiosk.flow.screen, .storeClosed(hours: "08:00–11:45"))
+        XCTAssertEqual(totem.voice.lastUtterance, "The store is closed. Opening hours: 08:00–11:45.")
+    }
+}
+
+extension KioskHarness {
+    /// A tap on "Get a ticket" wherever the screen shown has it.
+    func takeTicketOnScreen() throws -> TicketNumber? {
+        let button = try XCTUnwrap(kiosk.geometry.buttons(on: kiosk.flow.screen).first { $0.action == .getTicket })
+        let outcome = kiosk.touched(try touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
+        settle()
+        return outcome.ticket
+    }
+}
