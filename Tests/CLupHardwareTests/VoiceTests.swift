@@ -37,6 +37,21 @@ final class VoiceTests: XCTestCase {
         XCTAssertLessThan(fast.duration, slow.duration * 0.7)
     }
 
+    func test_aSlowerQuieterStyleIsLongerAndSofterAsHeard() throws {
+        let voice = SimulatedVoice(directory: directory.path)
+        voice.say("Benvenuti al negozio", language: "it")
+        voice.waitUntilIdle()
+        let usual = try WAVFile.read(contentsOf: voice.currentUtterancePath)
+        voice.say("Benvenuti al negozio", language: "it", style: SpeechStyle(rate: 0.7, gainDecibels: -12))
+        voice.waitUntilIdle()
+        let styled = try WAVFile.read(contentsOf: voice.currentUtterancePath)
+        XCTAssertGreaterThan(styled.duration, usual.duration * 1.25, "slower")
+        let drop = 20 * log10(rms(styled.samples) / rms(usual.samples))
+        XCTAssertEqual(drop, -12, accuracy: 1.5, "12 dB quieter")
+        XCTAssertEqual(SpeechAudio(sampleRate: 8000, samples: [20000, -20000, 100]).amplified(by: 6).samples, [32767, -32768, 200],
+                       "louder, clipped to 16 bits")
+    }
+
     func test_unknownLanguageIsRefusedWithItsCode() {
         XCTAssertThrowsError(try SpeechSynthesizer().synthesize("Welcome", language: "xx")) { error in
             XCTAssertEqual(error as? SpeechError, .unknownLanguage("xx"))

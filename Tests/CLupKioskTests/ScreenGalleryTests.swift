@@ -33,7 +33,8 @@ final class ScreenGalleryTests: XCTestCase {
         ("pin-pad-staff-number", .pinPad(PinEntry(staffNumber: "10472"))),
         ("pin-pad-refused", .pinPad(PinEntry(staffNumber: "10472", typingPin: true, pinDigits: 3, refused: true))),
         ("checking-pin", .checkingPin), ("pad-locked", .padLocked(until: "14:35")), ("priority-reason", .priorityReason),
-        ("choosing-language", .choosingLanguage),
+        ("choosing-language", .choosingLanguage), ("still-there", .stillThere(.choosingSlot([]))),
+        ("speech-settings", .speechSettings(speed: 1, loudness: 3)),
     ]
 
     func test_everyScreenInEveryLanguageIsDrawnReadableAndTouchable() throws {
@@ -61,9 +62,10 @@ final class ScreenGalleryTests: XCTestCase {
                 }
                 let canvas = try renderer.render(shown, facts: facts, language: language, largeText: largeText)
                 try canvas.writePNG(to: folder.appendingPathComponent("\(name).png").path)
-                XCTAssertEqual(geometry.buttons(on: shown, language: language, largeText: largeText).suffix(2).map(\.action),
-                               shown == .asleep || shown == .outOfOrder ? [] : [.repeatSpeech, .largeText],
-                               "\(language) \(name): Repeat and large text (none where nothing can be touched)")
+                let bar: [Button.Action] = shown == .asleep || shown == .outOfOrder ? []
+                    : shown.isStaff || largeText ? [.repeatSpeech, .largeText] : [.repeatSpeech, .voice, .largeText]
+                XCTAssertEqual(geometry.buttons(on: shown, language: language, largeText: largeText).suffix(bar.count).map(\.action), bar,
+                               "\(language) \(name): Repeat, the voice's settings and large text (none where nothing can be touched)")
                 let name = largeText ? "\(name) (large text)" : name
                 written += 1
                 for line in canvas.drawnTexts {

@@ -9,8 +9,8 @@ ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 # clupctl against this work directory's daemon.
 clupctl() { CLUP_SOCKET="$WORK/control.sock" "$BIN/clupctl" "$@"; }
 
-# Writes $WORK/clupd.toml: a small screen-timeout so the demo and tests see the screen
-# sleep, the store's time zone KIOSK_TIMEZONE (default UTC), plus any lines given.
+# Writes $WORK/clupd.toml: a small screen-timeout (and its warning) so the demo and tests
+# see the screen sleep, the store's time zone KIOSK_TIMEZONE (default UTC), plus any lines given.
 kiosk_write_config() {
   {
     echo '[store]'
@@ -20,6 +20,7 @@ kiosk_write_config() {
 
     echo '[screen]'
     echo 'idle_timeout_seconds = 2'
+    echo 'timeout_warning_seconds = 1'
     echo "result_seconds = 1"
     printf '%s\n' "$@"
   } > "$WORK/clupd.toml"

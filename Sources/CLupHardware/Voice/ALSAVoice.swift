@@ -63,9 +63,9 @@ public final class ALSAVoice: Voice, Sendable {
 
     public var lastUtterance: String? { status.withLock { $0.lastUtterance } }
 
-    public func say(_ text: String, language: String) {
+    public func say(_ text: String, language: String, style: SpeechStyle) {
         status.withLock { $0.lastUtterance = text }
-        queue.enqueue { turn in self.speak(text, language: language, turn: turn) }
+        queue.enqueue { turn in self.speak(text, language: language, style: style, turn: turn) }
     }
 
     public func silence() {
@@ -94,14 +94,14 @@ public final class ALSAVoice: Voice, Sendable {
         }
     }
 
-    private func speak(_ text: String, language: String, turn: Int) {
+    private func speak(_ text: String, language: String, style: SpeechStyle, turn: Int) {
         // A newer utterance or silence() came before this one began: it is never heard.
         guard queue.isCurrent(turn) else { return }
         do {
             // Opened first, so a missing speaker is reported as such, whatever the text.
             let pcm = try open()
             defer { snd_pcm_close(pcm) }
-            let audio = try synthesizer.synthesize(text, language: language)
+            let audio = try synthesizer.synthesize(text, language: language, rate: style.rate).amplified(by: style.gainDecibels)
             try play(audio, on: pcm, turn: turn)
             report(nil)
         } catch {

@@ -48,9 +48,9 @@ public final class SimulatedVoice: Voice, Sendable {
     /// Whether an utterance is being "played" now.
     public var isSpeaking: Bool { status.withLock { $0.speaking } }
 
-    public func say(_ text: String, language: String) {
+    public func say(_ text: String, language: String, style: SpeechStyle) {
         status.withLock { $0.lastUtterance = text }
-        queue.enqueue { turn in self.speak(text, language: language, turn: turn) }
+        queue.enqueue { turn in self.speak(text, language: language, style: style, turn: turn) }
     }
 
     public func silence() {
@@ -62,10 +62,10 @@ public final class SimulatedVoice: Voice, Sendable {
         queue.waitUntilIdle()
     }
 
-    private func speak(_ text: String, language: String, turn: Int) {
+    private func speak(_ text: String, language: String, style: SpeechStyle, turn: Int) {
         guard queue.isCurrent(turn) else { return }
         do {
-            let audio = try synthesizer.synthesize(text, language: language)
+            let audio = try synthesizer.synthesize(text, language: language, rate: style.rate).amplified(by: style.gainDecibels)
             guard queue.isCurrent(turn) else { return }
             try WAVFile.write(audio, to: currentUtterancePath)
             status.withLock { status in

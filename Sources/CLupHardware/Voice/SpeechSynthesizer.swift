@@ -15,6 +15,29 @@ public struct SpeechAudio: Sendable, Equatable {
 
     /// How long it lasts, in seconds.
     public var duration: Double { Double(samples.count) / Double(sampleRate) }
+
+    /// The same, `decibels` louder (or quieter), clipped to 16 bits.
+    public func amplified(by decibels: Double) -> SpeechAudio {
+        guard decibels != 0 else { return self }
+        let factor = pow(10, decibels / 20)
+        return SpeechAudio(sampleRate: sampleRate, samples: samples.map { sample in
+            Int16(max(Double(Int16.min), min(Double(Int16.max), (Double(sample) * factor).rounded())))
+        })
+    }
+}
+
+/// How the person at the totem asked to hear the voice: its speed, as a multiple of the
+/// configured one, and its loudness, in decibels from the usual.
+public struct SpeechStyle: Sendable, Equatable {
+    public var rate: Double
+    public var gainDecibels: Double
+
+    public init(rate: Double = 1, gainDecibels: Double = 0) {
+        self.rate = rate
+        self.gainDecibels = gainDecibels
+    }
+
+    public static let standard = SpeechStyle()
 }
 
 /// Why text could not be turned into speech.
@@ -38,6 +61,15 @@ public enum SpeechError: Error, Equatable, Sendable, CodedErrorConvertible {
 /// Turns text into speech audio; the seam between the voices and the engine that speaks.
 public protocol SpeechSynthesizing: Sendable {
     func synthesize(_ text: String, language: String) throws(SpeechError) -> SpeechAudio
+    /// At `rate` times the usual speed.
+    func synthesize(_ text: String, language: String, rate: Double) throws(SpeechError) -> SpeechAudio
+}
+
+extension SpeechSynthesizing {
+    /// A synthesiser with one speed says everything at it.
+    public func synthesize(_ text: String, language: String, rate: Double) throws(SpeechError) -> SpeechAudio {
+        try synthesize(text, language: language)
+    }
 }
 
 /// Speech from libespeak-ng, rendered to memory (its synchronous mode), never to a sound
@@ -55,7 +87,12 @@ public struct SpeechSynthesizer: SpeechSynthesizing {
     }
 
     public func synthesize(_ text: String, language: String) throws(SpeechError) -> SpeechAudio {
-        try espeakEngine.withLock { engine throws(SpeechError) -> SpeechAudio in
+        try synthesize(text, language: language, rate: 1)
+    }
+
+    public func synthesize(_ text: String, language: String, rate: Double) throws(SpeechError) -> SpeechAudio {
+        let wordsPerMinute = min(max(Int((Double(wordsPerMinute) * rate).rounded()), 80), 450)
+        return try espeakEngine.withLock { engine throws(SpeechError) -> SpeechAudio in
             try engine.synthesize(text, language: language, wordsPerMinute: wordsPerMinute)
         }
     }

@@ -50,6 +50,11 @@ struct CustomerTexts {
             else { catalog(entry.typingPin ? .spokenStaffPin : .spokenStaffNumber) }
         case let .padLocked(until): catalog(.spokenStaffLocked, ["time": until])
         case .priorityReason: catalog(.spokenStaffReason)
+        case .stillThere: catalog(.spokenStillThere)
+        case let .speechSettings(speed, loudness):
+            // Opened: what it offers; then each change, said at the new speed and loudness.
+            if case .speechSettings = previous { speechSettings(speed: speed, loudness: loudness) }
+            else { catalog(.spokenSpeechSettings) + " " + speechSettings(speed: speed, loudness: loudness) }
         case .choosingLanguage:
             catalog(.languageChoose) + ": " + Self.supported.map { TextCatalog.of($0).name }.joined(separator: ", ") + "."
         case let .ticketReady(number, _) where TicketNumber(number)?.lane == .booking:
@@ -60,6 +65,12 @@ struct CustomerTexts {
         case .choosingSlot: catalog(.spokenChooseSlot)
         case .asleep, .printing, .outOfOrder, .findingSlots, .bookingSlot, .checkingPin: nil
         }
+    }
+
+    /// "Speed: 3 of 5. Volume: 3 of 4."
+    func speechSettings(speed: Int, loudness: Int) -> String {
+        catalog(.speechSpeed, ["step": "\(speed + 1)", "steps": "\(ScreenFlow.speeds.count)"]) + ". "
+            + catalog(.speechLoudness, ["step": "\(loudness + 1)", "steps": "\(ScreenFlow.gains.count)"]) + "."
     }
 
     /// What "Repeat" says on `screen`: what it says as it appears, else its title.

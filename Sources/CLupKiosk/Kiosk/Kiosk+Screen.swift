@@ -39,12 +39,13 @@ extension Kiosk {
                 let texts = CustomerTexts(language: flow.language)
                 if let line = texts.repeated(flow.screen) {
                     devices.voice?.silence()
-                    devices.voice?.say(line, language: texts.language)
+                    devices.voice?.say(line, language: texts.language, style: flow.speechStyle)
                 }
                 issued = KioskOutcome("said again: the \(flow.screen.name) screen")
             case .largeTextSwitched:
                 let texts = TextCatalog.of(flow.language)
-                devices.voice?.say(texts(flow.largeText ? .spokenLargeTextOn : .spokenLargeTextOff), language: texts.language)
+                devices.voice?.say(texts(flow.largeText ? .spokenLargeTextOn : .spokenLargeTextOff), language: texts.language,
+                                   style: flow.speechStyle)
                 redraw()
                 issued = KioskOutcome("large text \(flow.largeText ? "on" : "off"); screen \(flow.screen.name)")
             case .startIdleTimer:
@@ -62,8 +63,10 @@ extension Kiosk {
             case let .issuePriority(reason, employee):
                 issued = issuePriority(reason, by: employee, askedAt: arrival)
             case .startSessionTimer:
+                // The session ends `staffSessionSeconds` after the last touch, the warning's time included.
                 loop.cancel(sessionTimer)
-                sessionTimer = loop.schedule(after: config.screen.staffSessionSeconds) { [unowned self] in
+                let untilWarning = max(1, config.screen.staffSessionSeconds - config.screen.timeoutWarningSeconds)
+                sessionTimer = loop.schedule(after: untilWarning) { [unowned self] in
                     sessionTimer = nil
                     handle(.sessionTimeUp)
                 }
@@ -72,6 +75,20 @@ extension Kiosk {
                 sessionTimer = nil
             case let .sessionEnded(employee, why):
                 staffSessionEnded(employee, why: why)
+            case .warned:
+                let texts = TextCatalog.of(flow.language)
+                devices.voice?.silence()
+                devices.voice?.say(texts(.spokenStillThere), language: texts.language, style: flow.speechStyle)
+                issued = KioskOutcome("asked whether anyone is still there")
+            case .startWarningTimer:
+                loop.cancel(warningTimer)
+                warningTimer = loop.schedule(after: config.screen.timeoutWarningSeconds) { [unowned self] in
+                    warningTimer = nil
+                    handle(.warningTimeUp)
+                }
+            case .stopWarningTimer:
+                loop.cancel(warningTimer)
+                warningTimer = nil
             case .startResultTimer:
                 loop.cancel(resultTimer)
                 resultTimer = loop.schedule(after: config.screen.resultSeconds) { [unowned self] in
@@ -90,7 +107,7 @@ extension Kiosk {
             devices.voice?.silence()
             repeatCallsCutShort()
         } else if let line = texts.spoken(flow.screen, after: previous) {
-            devices.voice?.say(line, language: texts.language)
+            devices.voice?.say(line, language: texts.language, style: flow.speechStyle)
         }
         redraw()
     }

@@ -83,6 +83,8 @@ final class Kiosk {
     var padLock: PadLock
     /// Ends an employee's session at the PIN pad when nothing is touched.
     var sessionTimer: EventLoop.TimerID?
+    /// Gives up once "Are you still there?" has had no answer.
+    var warningTimer: EventLoop.TimerID?
 
     init(config: KioskConfiguration, devices: KioskDevices, desk: QueueDesk, spooler: PrintSpooler,
          key: Curve25519.Signing.PrivateKey, runtime: KioskRuntime) {

@@ -2,7 +2,7 @@ import CLupCore
 import Foundation
 
 /// What the customer sees. Each case is one screen of the kiosk.
-enum Screen: Equatable {
+enum Screen: Equatable, Sendable {
     /// Panel dark; nobody around.
     case asleep
     /// "Get a ticket", with how many are inside and waiting.
@@ -37,6 +37,17 @@ enum Screen: Equatable {
     case priorityReason
     /// The languages, one big button each (large text has no room for them in a row).
     case choosingLanguage
+    /// The voice's speed and loudness, which the customer sets (they are back to the usual
+    /// once nobody is there).
+    case speechSettings(speed: Int, loudness: Int)
+    /// Nobody touched `screen` for a while (and nobody is seen): "Are you still there?",
+    /// by sight and sound, before the totem gives up; a touch brings `screen` back.
+    indirect case stillThere(Screen)
+
+    /// The screen under a timeout warning, else itself.
+    var underlying: Screen {
+        if case let .stillThere(screen) = self { screen } else { self }
+    }
 
     /// Whether a ticket is on its way out of the printer.
     var isPrinting: Bool {
@@ -88,6 +99,8 @@ enum Screen: Equatable {
         case .padLocked: "pad-locked"
         case .priorityReason: "priority-reason"
         case .choosingLanguage: "choosing-language"
+        case .stillThere: "still-there"
+        case .speechSettings: "speech-settings"
         }
     }
 }
@@ -141,6 +154,14 @@ struct Button: Equatable {
         case reason(PriorityReason)
         /// The marked corner where a 3 s press opens the PIN pad (no label, no tap).
         case staffCorner
+        /// "More time" on the timeout warning (any touch does it).
+        case moreTime
+        /// Opens the voice's settings; on them, slower, faster, quieter, louder.
+        case voice
+        case slower
+        case faster
+        case quieter
+        case louder
 
         /// The slot buttons, first to last.
         static let slots: [Action] = (0..<4).map { .slot($0) }
@@ -164,6 +185,12 @@ struct Button: Equatable {
             case .cancel: "cancel"
             case let .reason(reason): "reason-\(reason.rawValue)"
             case .staffCorner: "staff-corner"
+            case .moreTime: "more-time"
+            case .voice: "voice"
+            case .slower: "slower"
+            case .faster: "faster"
+            case .quieter: "quieter"
+            case .louder: "louder"
             }
         }
     }
@@ -216,11 +243,24 @@ struct ScreenGeometry {
             return []
         default:
             let texts = TextCatalog.of(language)
+            let large = Button(action: .largeText, label: texts(largeText ? .buttonNormalText : .buttonLargeText),
+                               x: width * (screen.isStaff || largeText ? 0.515 : 0.67), y: height * 0.9,
+                               width: width * (screen.isStaff || largeText ? 0.455 : 0.3), height: height * 0.095)
+            // An employee's screens have no voice settings (the customer's, reset when they go);
+            // in large text three do not fit in a row, and the voice's settings sit beside the
+            // languages on the welcome screen.
+            guard !screen.isStaff, !largeText else {
+                return ownButtons(on: screen, texts: texts, largeText: largeText) + [
+                    Button(action: .repeatSpeech, label: texts(.buttonRepeat), x: width * 0.03, y: height * 0.9,
+                           width: width * 0.455, height: height * 0.095), large,
+                ]
+            }
             return ownButtons(on: screen, texts: texts, largeText: largeText) + [
-                Button(action: .repeatSpeech, label: texts(.buttonRepeat), x: width * 0.03, y: height * 0.9,
-                       width: width * 0.455, height: height * 0.095),
-                Button(action: .largeText, label: texts(largeText ? .buttonNormalText : .buttonLargeText), x: width * 0.515,
-                       y: height * 0.9, width: width * 0.455, height: height * 0.095),
+                Button(action: .repeatSpeech, label: texts(.buttonRepeat), x: width * 0.03, y: height * 0.9, width: width * 0.3,
+                       height: height * 0.095),
+                Button(action: .voice, label: texts(.buttonVoice), x: width * 0.35, y: height * 0.9, width: width * 0.3,
+                       height: height * 0.095),
+                large,
             ]
         }
     }
@@ -229,9 +269,9 @@ struct ScreenGeometry {
     private func ownButtons(on screen: Screen, texts: TextCatalog, largeText: Bool) -> [Button] {
         switch screen {
         case .storeClosed:
-            return languageButtons(largeText: largeText)
+            return languageButtons(largeText: largeText, language: texts.language)
         case .welcome, .storeFull:
-            return languageButtons(largeText: largeText)
+            return languageButtons(largeText: largeText, language: texts.language)
                 + [Button(action: .getTicket, label: texts(.buttonGetTicket),
                           x: width * 0.15, y: height * 0.40, width: width * 0.7, height: height * 0.16)]
                 + (offersBookings ? [Button(action: .bookLater, label: texts(.buttonBookLater),
@@ -264,6 +304,16 @@ struct ScreenGeometry {
                 Button(action: .reason(pair.0), label: texts(pair.1), x: width * 0.15, y: height * (0.25 + 0.125 * Double(index)),
                        width: width * 0.7, height: height * 0.105)
             } + [cancelButton(texts)]
+        case .speechSettings:
+            let pairs: [(Button.Action, TextKey)] = [(.slower, .buttonSlower), (.faster, .buttonFaster), (.quieter, .buttonQuieter),
+                                                     (.louder, .buttonLouder)]
+            return pairs.enumerated().map { index, pair in
+                Button(action: pair.0, label: texts(pair.1), x: width * (index % 2 == 0 ? 0.03 : 0.515),
+                       y: height * (index < 2 ? 0.30 : 0.56), width: width * 0.455, height: height * 0.12)
+            } + [Button(action: .back, label: texts(.buttonBack), x: width * 0.3, y: height * 0.77, width: width * 0.4, height: height * 0.095)]
+        case .stillThere:
+            return [Button(action: .moreTime, label: texts(.buttonMoreTime), x: width * 0.15, y: height * 0.5, width: width * 0.7,
+                           height: height * 0.14)]
         case .choosingLanguage:
             return CustomerTexts.supported.enumerated().map { index, code in
                 Button(action: .language(code), label: TextCatalog.of(code).name, x: width * 0.15, y: height * (0.20 + 0.11 * Double(index)),
@@ -290,11 +340,13 @@ struct ScreenGeometry {
 
     /// One button per language with a catalog, each named in itself, in a row under the
     /// header; in large text, where they do not fit, one button that lists them.
-    private func languageButtons(largeText: Bool) -> [Button] {
+    private func languageButtons(largeText: Bool, language: String) -> [Button] {
         let languages = CustomerTexts.supported
         if largeText {
             return [Button(action: .languages, label: languages.map { $0.uppercased() }.joined(separator: " "),
-                           x: width * 0.15, y: height * 0.13, width: width * 0.7, height: height * 0.095)]
+                           x: width * 0.03, y: height * 0.13, width: width * 0.56, height: height * 0.095),
+                    Button(action: .voice, label: TextCatalog.of(language)(.buttonVoice), x: width * 0.62, y: height * 0.13,
+                           width: width * 0.35, height: height * 0.095)]
         }
         let gap = width * 0.02
         let each = (width * 0.96 - gap * Double(max(0, languages.count - 1))) / Double(max(1, languages.count))

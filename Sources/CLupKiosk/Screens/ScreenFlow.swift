@@ -1,4 +1,5 @@
 import CLupCore
+import CLupHardware
 import CLupProtocol
 
 /// Which screen the customer sees, as a pure state machine over what happens in front of
@@ -25,6 +26,22 @@ struct ScreenFlow: Equatable {
     private(set) var employee: String?
     /// The PIN digits typed so far; only `Effect.checkPin` takes them out.
     private var pin = ""
+    /// The voice's speed and loudness, as steps of `speeds` and `gains` (the usual: the middle ones).
+    private(set) var speed = ScreenFlow.usualSpeed
+    private(set) var loudness = ScreenFlow.usualLoudness
+    /// The screen the voice's settings were opened from, to go back to.
+    private var beforeSettings: Screen?
+
+    /// The voice's speeds, as multiples of the configured words per minute.
+    static let speeds = [0.7, 0.85, 1.0, 1.2, 1.4]
+    static let usualSpeed = 2
+    /// Its loudness, in decibels from the usual: an 18 dB span in 6 dB steps (EN 301 549
+    /// 5.1.3.12 and 8.2.1: a span of at least 18 dB, one step 12 dB above the lowest).
+    static let gains = [-12.0, -6, 0, 6]
+    static let usualLoudness = 2
+
+    /// How the voice speaks now.
+    var speechStyle: SpeechStyle { SpeechStyle(rate: Self.speeds[speed], gainDecibels: Self.gains[loudness]) }
 
     /// What the customer starts on.
     enum Entrance: Equatable {
@@ -73,8 +90,10 @@ struct ScreenFlow: Equatable {
         case staffAccess(staffNumber: String?, lockedUntil: String?)
         /// The PIN was checked: right, or wrong (and the pad locked until `lockedUntil`).
         case pinChecked(staffNumber: String, right: Bool, lockedUntil: String?)
-        /// The employee touched nothing for the session timeout.
+        /// The employee touched nothing for the session timeout (less the warning's time).
         case sessionTimeUp
+        /// Nobody answered the "still there?" warning in time.
+        case warningTimeUp
     }
 
     /// What the kiosk should do besides showing `screen`.
@@ -100,6 +119,10 @@ struct ScreenFlow: Equatable {
         case stopSessionTimer
         /// The employee's session ended without a ticket ("cancelled", "idle").
         case sessionEnded(employee: String, why: String)
+        /// "Are you still there?" is shown: say it too, and give up if nobody answers in time.
+        case warned
+        case startWarningTimer
+        case stopWarningTimer
     }
 
     /// Takes in what happened; returns what to do.
@@ -109,12 +132,21 @@ struct ScreenFlow: Equatable {
             someonePresent = present
             guard present else { return [.startIdleTimer] }
             if screen == .asleep { show(entrance.screen) }
+            if case let .stillThere(under) = screen, !under.isStaff {
+                screen = under
+                return [.stopWarningTimer, .stopIdleTimer]
+            }
             return [.stopIdleTimer]
         case let .tap(button):
             guard screen != .asleep else {
                 // The first touch only wakes the screen: the customer has not seen a button yet.
                 show(entrance.screen)
                 return [.startIdleTimer]
+            }
+            if case let .stillThere(under) = screen {
+                // Any touch is the answer: the screen comes back as it was, nothing pressed.
+                screen = under.isEntrance ? entrance.screen : under
+                return [.stopWarningTimer, under.isStaff ? .startSessionTimer : .startIdleTimer]
             }
             if screen.isStaff, button != .repeatSpeech, button != .largeText { return staffTap(button) }
             switch (screen, button) {
@@ -135,6 +167,24 @@ struct ScreenFlow: Equatable {
             case (.choosingLanguage, .back?):
                 show(entrance.screen)
                 return [.startIdleTimer]
+            case (.speechSettings, .back?):
+                let back = beforeSettings.map { $0.isEntrance ? entrance.screen : $0 } ?? entrance.screen
+                show(back)
+                return [.startIdleTimer]
+            case (.speechSettings, .slower?), (.speechSettings, .faster?):
+                speed = min(max(speed + (button == .faster ? 1 : -1), 0), Self.speeds.count - 1)
+                show(.speechSettings(speed: speed, loudness: loudness))
+                return [.startIdleTimer]
+            case (.speechSettings, .quieter?), (.speechSettings, .louder?):
+                loudness = min(max(loudness + (button == .louder ? 1 : -1), 0), Self.gains.count - 1)
+                show(.speechSettings(speed: speed, loudness: loudness))
+                return [.startIdleTimer]
+            case (.speechSettings, .voice?):
+                return [.startIdleTimer]
+            case (_, .voice?):
+                beforeSettings = screen
+                show(.speechSettings(speed: speed, loudness: loudness))
+                return [.startIdleTimer]
             case (.welcome, .bookLater?), (.storeFull, .bookLater?):
                 show(.findingSlots)
                 return [.startIdleTimer, .findSlots]
@@ -150,7 +200,7 @@ struct ScreenFlow: Equatable {
             }
         case let .slotsFound(choices):
             // The customer may have gone meanwhile.
-            guard screen == .findingSlots else { return [] }
+            guard screen.underlying == .findingSlots else { return [] }
             if choices.isEmpty {
                 show(.noFreeSlots)
                 return [.startResultTimer]
@@ -173,8 +223,21 @@ struct ScreenFlow: Equatable {
             return []
         case .idleTimeUp:
             // While a ticket is booked or prints, the result screen's own timer ends it; an
-            // employee's screens end with their session.
-            if !someonePresent, !screen.isBusy, !screen.isStaff { show(.asleep) }
+            // employee's screens end with their session. Otherwise the totem asks first.
+            guard !someonePresent, !screen.isBusy, !screen.isStaff, screen != .asleep, screen != .outOfOrder else { return [] }
+            guard case .stillThere = screen else {
+                screen = .stillThere(screen)
+                return [.warned, .startWarningTimer]
+            }
+            return []
+        case .warningTimeUp:
+            guard case let .stillThere(under) = screen else { return [] }
+            if under.isStaff {
+                let effects = endSession(why: "idle")
+                show(someonePresent ? entrance.screen : .asleep)
+                return effects
+            }
+            show(.asleep)
             return []
         case let .panel(working):
             panelWorking = working
@@ -184,7 +247,7 @@ struct ScreenFlow: Equatable {
                 screen = .outOfOrder
             } else if screen == .outOfOrder {
                 screen = someonePresent ? entrance.screen : .asleep
-                if screen == .asleep { (language, largeText) = (defaultLanguage, false) }
+                if screen == .asleep { resetForTheNextCustomer() }
             }
             return effects
         case let .entrance(next):
@@ -215,9 +278,8 @@ struct ScreenFlow: Equatable {
             return [.startSessionTimer]
         case .sessionTimeUp:
             guard screen.isStaff else { return [] }
-            let effects = endSession(why: "idle")
-            show(someonePresent ? entrance.screen : .asleep)
-            return effects
+            screen = .stillThere(screen)
+            return [.warned, .startWarningTimer]
         }
     }
 
@@ -277,6 +339,11 @@ struct ScreenFlow: Equatable {
     private mutating func show(_ next: Screen) {
         guard panelWorking else { return }
         screen = next
-        if next == .asleep { (language, largeText) = (defaultLanguage, false) }
+        if next == .asleep { resetForTheNextCustomer() }
+    }
+
+    /// What one customer chose goes with them: the language, large text, the voice's settings.
+    private mutating func resetForTheNextCustomer() {
+        (language, largeText, speed, loudness, beforeSettings) = (defaultLanguage, false, Self.usualSpeed, Self.usualLoudness, nil)
     }
 }

@@ -111,6 +111,15 @@ struct ScreenRenderer {
                    Text(texts(.staffLockedHint, ["time": until]), size: unit)], in: body, on: canvas)
         case .priorityReason:
             stack([Text(texts(.staffReason), size: unit * 1.1, bold: true)], in: (h * 0.12)...(h * 0.25), on: canvas)
+        case let .speechSettings(speed, loudness):
+            stack([Text(texts(.speechTitle), size: unit * 1.3, bold: true),
+                   Text(texts(.speechSpeed, ["step": "\(speed + 1)", "steps": "\(ScreenFlow.speeds.count)"]), size: unit * 1.1)],
+                  in: (h * 0.12)...(h * 0.30), on: canvas)
+            stack([Text(texts(.speechLoudness, ["step": "\(loudness + 1)", "steps": "\(ScreenFlow.gains.count)"]), size: unit * 1.1)],
+                  in: (h * 0.42)...(h * 0.56), on: canvas)
+        case .stillThere:
+            stack([Text(texts(.stillTitle), size: unit * 1.6, bold: true), Text(texts(.stillHint), size: unit * 1.1)],
+                  in: (h * 0.12)...(h * 0.5), on: canvas)
         case .choosingLanguage:
             stack([Text(texts(.languageChoose), size: unit * 1.1, bold: true)], in: (h * 0.12)...(h * 0.20), on: canvas)
         case .findingSlots:
@@ -223,8 +232,10 @@ struct ScreenRenderer {
             let centre = button.x + button.width / 2
             // One line, drawn smaller to fit, but not under the floor.
             let one = max(floor, min(size, size * room / max(1, canvas.textWidth(button.label, size: size, bold: true))))
-            if floor > 0, canvas.textWidth(button.label, size: one, bold: true) > room, let (first, second) = Self.halves(of: button.label) {
-                // Large text does not shrink under its floor: a label too wide for one line takes two.
+            // Large text does not shrink under its floor: a label too wide for one line takes two.
+            // (Normal text too, rather than shrink to much less than its size.)
+            if floor > 0 ? canvas.textWidth(button.label, size: one, bold: true) > room : one < size * 0.8,
+               let (first, second) = Self.halves(of: button.label) {
                 let two = max(floor, min(size, button.height / 2.45))
                 if max(canvas.textWidth(first, size: two, bold: true), canvas.textWidth(second, size: two, bold: true)) <= room {
                     let top = button.y + (button.height - two * 2.2) / 2

@@ -35,12 +35,12 @@ final class KioskBookingTests: XCTestCase {
     func test_withoutAHubTheTotemBooksFromItsOwnShareAndTheDoorAdmitsItAtItsTime() throws {
         let totem = try KioskHarness()
         totem.approach()
-        XCTAssertEqual(totem.kiosk.geometry.buttons(on: .welcome).map(\.action).dropLast(2).suffix(2), [.getTicket, .bookLater])
+        XCTAssertEqual(totem.kiosk.geometry.buttons(on: .welcome).map(\.action).dropLast(3).suffix(2), [.getTicket, .bookLater])
         _ = try tap(.bookLater, on: totem)
         let offered = try choices(totem)
         XCTAssertEqual(offered.map(\.time), ["11:30", "12:00", "12:30", "13:00"], "the next four slots of today")
         XCTAssertEqual(offered.first?.own, 9, "30 places × 0.3 booking share")
-        XCTAssertEqual(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).map(\.action), [.slot(0), .slot(1), .slot(2), .slot(3), .back, .repeatSpeech, .largeText])
+        XCTAssertEqual(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).map(\.action), [.slot(0), .slot(1), .slot(2), .slot(3), .back, .repeatSpeech, .voice, .largeText])
 
         let outcome = try tap(.slot(1), on: totem)
         let number = try XCTUnwrap(outcome.ticket, outcome.sentence)

@@ -92,10 +92,16 @@ final class MemoryDisplay: Display {
 /// A voice that keeps what it was asked to say.
 final class RecordingVoice: Voice {
     private(set) var said: [String] = []
+    /// How each was to be said.
+    private(set) var styles: [SpeechStyle] = []
+    private(set) var silenced = 0
     var health: DeviceHealth { DeviceHealth(role: "voice", backend: "memory", state: .ok, detail: "\(said.count) said") }
     var lastUtterance: String? { said.last }
-    func say(_ text: String, language: String) { said.append(text) }
-    func silence() {}
+    func say(_ text: String, language: String, style: SpeechStyle) {
+        said.append(text)
+        styles.append(style)
+    }
+    func silence() { silenced += 1 }
 }
 
 /// The kiosk in process: simulated devices, a fake printer, a manual clock and a real

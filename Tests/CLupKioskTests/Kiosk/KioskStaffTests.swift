@@ -1,4 +1,5 @@
 import CLupCore
+import CLupHardware
 @testable import CLupKiosk
 import CLupProtocol
 import CLupStore
@@ -126,9 +127,17 @@ final class KioskStaffTests: XCTestCase {
         try hold(3000, on: totem)
         try type("104", on: totem)
         try type("2580", on: totem)
-        totem.pass(29)
+        totem.pass(9)
         XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
-        totem.pass(1)
+        totem.pass(1.5)
+        XCTAssertEqual(totem.kiosk.flow.screen, .stillThere(.priorityReason), "warned 20 s ahead")
+        XCTAssertEqual(totem.voice.lastUtterance, "Are you still there? Touch the screen for more time.")
+        // A touch anywhere gives the employee 30 s more; nothing under it is pressed.
+        try tap(.moreTime, on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
+        totem.pass(29)
+        XCTAssertEqual(totem.kiosk.flow.screen, .stillThere(.priorityReason))
+        totem.pass(1.5)
         XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
         XCTAssertEqual(try trail(totem), ["104 login: ok", "104 logout: idle"])
     }
@@ -152,6 +161,48 @@ final class KioskStaffTests: XCTestCase {
         totem.pass(15 * 60)
         XCTAssertEqual(totem.kiosk.flow.screen, .storeClosed(hours: "08:00–11:45"))
         XCTAssertEqual(totem.voice.lastUtterance, "The store is closed. Opening hours: 08:00–11:45.")
+    }
+}
+
+/// The voice's speed and loudness, set by the customer, and the timeout warning.
+final class KioskVoiceSettingsTests: XCTestCase {
+    func tap(_ action: Button.Action, on totem: KioskHarness) throws {
+        let screen = totem.kiosk.flow.screen
+        let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: screen, language: totem.kiosk.flow.language,
+                                                                largeText: totem.kiosk.flow.largeText).first { $0.action == action },
+                                   "no \(action.name) on the \(screen.name) screen")
+        _ = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
+        totem.settle()
+    }
+
+    func test_theCustomerSlowsTheVoiceAndMakesItLouderUntilTheyLeave() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        try tap(.voice, on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .speechSettings(speed: 2, loudness: 2))
+        XCTAssertEqual(totem.voice.lastUtterance, "Voice settings: slower, faster, quieter or louder. Speed: 3 of 5. Volume: 3 of 4.")
+        try tap(.slower, on: totem)
+        try tap(.slower, on: totem)
+        try tap(.slower, on: totem)
+        try tap(.louder, on: totem)
+        try tap(.louder, on: totem)
+        XCTAssertEqual(totem.voice.lastUtterance, "Speed: 1 of 5. Volume: 4 of 4.", "each change is said in the new voice; the ends hold")
+        XCTAssertEqual(totem.voice.styles.last, SpeechStyle(rate: 0.7, gainDecibels: 6))
+        try tap(.back, on: totem)
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        try tap(.repeatSpeech, on: totem)
+        XCTAssertEqual(totem.voice.styles.last, SpeechStyle(rate: 0.7, gainDecibels: 6), "what follows is said so too")
+        try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        let ready = try XCTUnwrap(totem.voice.said.lastIndex { $0.hasPrefix("Your number is") })
+        XCTAssertEqual(totem.voice.styles[ready], SpeechStyle(rate: 0.7, gainDecibels: 6))
+        // The call is for whoever waits, not for this customer: said the usual way.
+        let call = try XCTUnwrap(totem.voice.said.lastIndex(of: "Number A 1, please go to the door."))
+        XCTAssertEqual(totem.voice.styles[call], .standard)
+        totem.leave()
+        totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds + totem.kiosk.config.screen.timeoutWarningSeconds + 1)
+        XCTAssertEqual(totem.kiosk.flow.screen.name, "asleep")
+        XCTAssertEqual(totem.kiosk.flow.speechStyle, .standard, "back to the usual for the next customer")
     }
 }
 

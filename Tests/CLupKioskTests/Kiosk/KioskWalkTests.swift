@@ -220,6 +220,9 @@ final class KioskWalkTests: XCTestCase {
         XCTAssertEqual(totem.kiosk.flow.screen, .welcome, "someone is still in front of it")
         totem.leave()
         totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds + 0.1)
+        XCTAssertEqual(totem.kiosk.flow.screen, .stillThere(.welcome), "asked first, by sight and sound")
+        XCTAssertEqual(totem.voice.lastUtterance, "Are you still there? Touch the screen for more time.")
+        totem.pass(totem.kiosk.config.screen.timeoutWarningSeconds + 0.1)
         XCTAssertEqual(totem.kiosk.flow.screen, .asleep)
     }
 }

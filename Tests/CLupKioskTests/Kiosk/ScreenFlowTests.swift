@@ -11,8 +11,29 @@ final class ScreenFlowTests: XCTestCase {
         XCTAssertEqual(flow.screen, .welcome)
         XCTAssertEqual(flow.handle(.presence(false)), [.startIdleTimer])
         XCTAssertEqual(flow.screen, .welcome, "the screen waits for the idle timeout")
-        XCTAssertEqual(flow.handle(.idleTimeUp), [])
+        XCTAssertEqual(flow.handle(.idleTimeUp), [.warned, .startWarningTimer], "then asks whether anyone is still there")
+        XCTAssertEqual(flow.screen, .stillThere(.welcome))
+        XCTAssertEqual(flow.handle(.warningTimeUp), [])
         XCTAssertEqual(flow.screen, .asleep)
+    }
+
+    func test_theTimeoutWarningIsAnsweredByAnyTouchAsOftenAsNeeded() {
+        var flow = ScreenFlow()
+        _ = flow.handle(.presence(true))
+        _ = flow.handle(.tap(.bookLater))
+        _ = flow.handle(.presence(false))
+        for _ in 1...12 {
+            XCTAssertEqual(flow.handle(.idleTimeUp), [.warned, .startWarningTimer])
+            XCTAssertEqual(flow.screen, .stillThere(.findingSlots))
+            XCTAssertEqual(flow.handle(.tap(.getTicket)), [.stopWarningTimer, .startIdleTimer], "the touch answers; nothing is pressed")
+            XCTAssertEqual(flow.screen, .findingSlots)
+        }
+        _ = flow.handle(.idleTimeUp)
+        _ = flow.handle(.slotsFound([]))
+        XCTAssertEqual(flow.screen, .noFreeSlots, "an answer that comes under the warning is not lost")
+        _ = flow.handle(.idleTimeUp)
+        XCTAssertEqual(flow.handle(.presence(true)), [.stopWarningTimer, .stopIdleTimer], "someone seen again answers too")
+        XCTAssertEqual(flow.screen, .noFreeSlots)
     }
 
     func test_someoneStillInFrontIsNeverTimedOut() {
@@ -150,6 +171,7 @@ final class ScreenFlowTests: XCTestCase {
         XCTAssertEqual(flow.screen.name, "choosing-slot", "still in front: never timed out of a choice")
         XCTAssertEqual(flow.handle(.presence(false)), [.startIdleTimer])
         _ = flow.handle(.idleTimeUp)
+        _ = flow.handle(.warningTimeUp)
         XCTAssertEqual(flow.screen, .asleep)
         XCTAssertEqual(flow.language, "it", "the next customer starts in the default language")
     }
@@ -209,7 +231,9 @@ final class ScreenFlowTests: XCTestCase {
         _ = flow.handle(.staffAccess(staffNumber: "104", lockedUntil: nil))
         _ = type("2580", into: &flow)
         _ = flow.handle(.pinChecked(staffNumber: "104", right: true, lockedUntil: nil))
-        XCTAssertEqual(flow.handle(.sessionTimeUp), [.sessionEnded(employee: "104", why: "idle")])
+        XCTAssertEqual(flow.handle(.sessionTimeUp), [.warned, .startWarningTimer])
+        XCTAssertEqual(flow.screen, .stillThere(.priorityReason))
+        XCTAssertEqual(flow.handle(.warningTimeUp), [.sessionEnded(employee: "104", why: "idle")])
         XCTAssertEqual(flow.screen, .welcome, "the customer is still there")
         _ = flow.handle(.staffAccess(staffNumber: "104", lockedUntil: nil))
         _ = type("2580", into: &flow)
@@ -218,7 +242,8 @@ final class ScreenFlowTests: XCTestCase {
         _ = flow.handle(.staffAccess(staffNumber: nil, lockedUntil: nil))
         XCTAssertEqual(flow.handle(.tap(.cancel)), [.stopSessionTimer], "nobody logged in: nothing to end")
         XCTAssertEqual(flow.handle(.staffAccess(staffNumber: nil, lockedUntil: nil)), [.startSessionTimer])
-        XCTAssertEqual(flow.handle(.sessionTimeUp), [], "the pad times out too")
+        _ = flow.handle(.sessionTimeUp)
+        XCTAssertEqual(flow.handle(.warningTimeUp), [], "the pad times out too; nobody was logged in")
         XCTAssertEqual(flow.screen, .welcome)
     }
 }

@@ -15,6 +15,9 @@ public struct ScreenSettings: ConfigTable {
     /// capital H of at least 0.7°, EN 301 549 5.1.4).
     public var viewingDistanceMM = 500.0
     public var idleTimeoutSeconds = 30.0
+    /// "Are you still there?" shows this long before the totem gives up on a customer or an
+    /// employee's session (EN 301 549 11.2.2.1 asks at least 20 s to answer).
+    public var timeoutWarningSeconds = 20.0
     /// How long the "take your ticket" or error screen stays before the welcome screen.
     public var resultSeconds = 8.0
     /// A called ticket is said aloud again this often until it reaches the door.
@@ -37,6 +40,9 @@ public struct ScreenSettings: ConfigTable {
                 refusal: { "\($0) mm is out of range 250...1500" },
                 doc: "from the customer's eyes to the panel: large text's capital H is at least 0.7° from there"),
         .seconds("idle_timeout_seconds", \.idleTimeoutSeconds, doc: "nobody present and no touch: the screen sleeps"),
+        .number("timeout_warning_seconds", \.timeoutWarningSeconds, what: "a number of seconds", accepts: { (1...600).contains($0) },
+                refusal: { "\($0) s is out of range 1...600" },
+                doc: "\"are you still there?\" is shown and said this long before a timeout (EN 301 549 asks at least 20)"),
         .seconds("result_seconds", \.resultSeconds, doc: "\"take your ticket\" or error screen, then back to welcome"),
         .seconds("call_repeat_seconds", \.callRepeatSeconds, doc: "a called ticket is said aloud again this often until it reaches the door"),
         .number("staff_session_seconds", \.staffSessionSeconds, what: "a number of seconds", accepts: { (5...300).contains($0) },
