@@ -36,3 +36,10 @@ int clup_evdev_mt_slots(int fd, unsigned int code, int *values, int count) {
 int clup_evdev_name(int fd, char *name, int size) {
     return ioctl(fd, EVIOCGNAME(size), name);
 }
+
+int clup_evdev_switch(int fd, unsigned int code) {
+    unsigned char bits[(SW_MAX + 8) / 8];
+    memset(bits, 0, sizeof bits);
+    if (code > SW_MAX || ioctl(fd, EVIOCGSW(sizeof bits), bits) < 0) return -1;
+    return (bits[code / 8] >> (code % 8)) & 1;
+}

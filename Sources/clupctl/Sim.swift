@@ -6,7 +6,7 @@ import CLupProtocol
 struct Sim: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive the simulated devices (clupd --simulate).",
-        subcommands: [Approach.self, Leave.self, Tap.self, Press.self, Pass.self, Scan.self])
+        subcommands: [Approach.self, Leave.self, Tap.self, Press.self, Pass.self, Scan.self, Headset.self])
 
     struct Approach: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A person steps up to the totem.")
@@ -40,6 +40,16 @@ struct Sim: ParsableCommand {
             guard (0...60).contains(hold) else { throw ValidationError("--hold is 0 to 60 seconds") }
             try simulate(.simHold(name: name, milliseconds: Int(hold * 1000)), connection)
         }
+    }
+
+    struct Headset: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A personal headset goes into the jack (speech to it, explore by touch on) or comes out.")
+        @OptionGroup var connection: Connection
+        @Argument(help: "in or out.") var state: JackState
+        func run() throws { try simulate(.simHeadset(state == .in), connection) }
+
+        enum JackState: String, ExpressibleByArgument { case `in`, out }
     }
 
     struct Pass: ParsableCommand {

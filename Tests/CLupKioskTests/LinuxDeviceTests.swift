@@ -104,6 +104,30 @@ final class LinuxDeviceTests: XCTestCase {
         sensor.stop()
     }
 
+    func test_theHeadphoneJacksSwitchTurnsSpeechToTheHeadsetAndBackWhenTheNodeGoes() throws {
+        let node = directory.appendingPathComponent("headphone").path
+        XCTAssertEqual(mkfifo(node, 0o600), 0)
+        let loop = EventLoop(clock: clock)
+        let jack = EvdevHeadsetJack(path: node, loop: loop, retryInterval: 0.1)
+        var changes: [Bool] = []
+        jack.onChange = { changes.append($0) }
+        jack.start()
+        // In, in again (no change), a microphone switch (not ours), out, in; then the node goes.
+        let events = [(EventCode.headphoneInsert, 1), (EventCode.headphoneInsert, 1), (UInt16(0x04), 1),
+                      (EventCode.headphoneInsert, 0), (EventCode.headphoneInsert, 1)].enumerated().map { index, pair in
+            InputEvent(time: Double(index), type: EventCode.switchEvent, code: pair.0, value: Int32(pair.1))
+        }
+        feed(node, events.flatMap(InputEventStream.encode), holdOpen: true)
+        turn(loop, until: { changes.count >= 3 })
+        XCTAssertEqual(changes, [true, false, true])
+        XCTAssertEqual(jack.health.detail, "\(node), headset in")
+        unplug.signal()
+        turn(loop, until: { changes.count >= 4 })
+        XCTAssertEqual(changes, [true, false, true, false], "a jack that went away has no headset in it")
+        XCTAssertEqual(jack.health.state, .missing)
+        jack.stop()
+    }
+
     func test_turnstilePulsesAreDebouncedAndTheReleaseLineIsPulsed() throws {
         let node = directory.appendingPathComponent("turnstile").path
         let release = directory.appendingPathComponent("gpio17-value")

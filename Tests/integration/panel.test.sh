@@ -84,7 +84,7 @@ test_a_manager_changes_the_split_in_a_browser_and_the_totem_shows_it() {
   assert_contains "$(field "" "['store_page']")" "min, from 1 ticket scanned on the way in and again on the way out"
   assert_contains "$(field "" "['fleet_page']")" "store-7-totem-A-"
   # The devices and the printer as the totem reported them with its uploads.
-  assert_contains "$(field "" "['fleet_page']")" "all 6 ok ready:"
+  assert_contains "$(field "" "['fleet_page']")" "all 7 ok ready:"
   assert_contains "$(field "" "['other_store_page']")" "ada manages store 7 only"
   assert_eq "$(field "" "['after_logout_store']")" "$HUB_URL/panel/login" "the store page after logging out"
   # The totem has the new split: 5 booking places of 30.

@@ -137,4 +137,43 @@ test_an_employee_mistypes_the_pin_five_times_is_locked_out_then_issues_a_priorit
   assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT count(*) FROM event WHERE payload LIKE '%2580%'")" 0 "no PIN in the event log"
 }
 
+test_a_blind_customer_plugs_in_a_headset_explores_by_touch_and_gets_a_ticket() {
+  kiosk_start
+  assert_contains "$(clupctl sim headset in)" "speech goes to it, explore by touch is on"
+  wait_for_screen welcome
+  assert_contains "$(clupctl status)" "voice        simulated  ok       1 utterance (to the headset)"
+  [ -s "$WORK/state/headset.wav" ] || fail "nothing was said into the headset"
+  [ ! -e "$WORK/state/voice.wav" ] || fail "the speaker said something too"
+  assert_contains "$(last_said)" "Headphones connected."
+  # The first touch on a button says it; the second presses it.
+  assert_contains "$(clupctl sim press get-ticket)" 'said "Get a ticket"; touch it again to press it'
+  assert_eq "$(last_said)" "Get a ticket. Touch again to choose."
+  assert_eq "$(newest_ticket)" "" "nothing pressed yet"
+  assert_contains "$(clupctl sim press get-ticket)" "[ticket: A-001]"
+  assert_eq "$(wait_for_print A-001)" called
+  wait_until 10 "[ \"\$(last_said)\" = 'Number A 1, please go to the door.' ]"
+  clupctl sim headset out >/dev/null
+  assert_contains "$(clupctl status)" "headset      simulated  ok       no headset"
+}
+
+test_the_customer_sets_the_voice_slower_and_it_is_heard_slower() {
+  kiosk_start
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  wait_until 10 "[ -s '$WORK/state/voice.wav' ]"
+  clupctl sim press voice >/dev/null
+  wait_for_screen speech-settings
+  wait_until 10 "clupctl status | grep -q 'voice .*2 utterances'"
+  usual=$(wc -c < "$WORK/state/voice.wav")
+  clupctl sim press slower >/dev/null
+  clupctl sim press slower >/dev/null
+  wait_until 10 "clupctl status | grep -q 'voice .*4 utterances'"
+  assert_eq "$(last_said)" "Speed: 1 of 5. Volume: 3 of 4."
+  clupctl sim press repeat >/dev/null
+  wait_until 10 "clupctl status | grep -q 'voice .*5 utterances'"
+  slow=$(wc -c < "$WORK/state/voice.wav")
+  echo "report: the voice's settings screen said at the usual speed: $usual bytes of WAV; said again two steps slower: $slow bytes"
+  [ "$slow" -gt "$usual" ] || fail "two steps slower is not longer: $slow bytes against $usual"
+}
+
 run_tests

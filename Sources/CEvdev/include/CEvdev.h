@@ -15,4 +15,7 @@ int clup_evdev_mt_slots(int fd, unsigned int code, int *values, int count);
 /// EVIOCGNAME: the device's name into `name` (at most `size` bytes). Length or -1 (errno).
 int clup_evdev_name(int fd, char *name, int size);
 
+// The state of switch `code` (SW_*): 1 on, 0 off, -1 when the node does not answer (a pipe).
+int clup_evdev_switch(int fd, unsigned int code);
+
 #endif

@@ -34,6 +34,7 @@ public enum EventCode {
 
     public static let touch: UInt16 = 0x14A            // BTN_TOUCH
     public static let frontProximity: UInt16 = 0x0B    // SW_FRONT_PROXIMITY
+    public static let headphoneInsert: UInt16 = 0x02   // SW_HEADPHONE_INSERT
 }
 
 /// The range of one absolute axis, as `EVIOCGABS` or an evemu `A:` line gives it.

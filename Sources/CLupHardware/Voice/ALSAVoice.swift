@@ -16,6 +16,8 @@ import Synchronization
 public final class ALSAVoice: Voice, Sendable {
     /// The ALSA PCM name: `default`, `plughw:CARD=Speaker`, …
     public let device: String
+    /// The headset output's PCM, where it is not the codec that switches by itself.
+    public let headsetDevice: String?
     let synthesizer: any SpeechSynthesizing
     let configuration: String?
     private let queue = UtteranceQueue(label: "clup.voice.alsa")
@@ -31,6 +33,7 @@ public final class ALSAVoice: Voice, Sendable {
         /// An utterance is being written to the card now.
         var speaking = false
         var problem: SpeakerProblem? = SpeakerProblem(state: .missing, text: "not opened yet")
+        var toHeadset = false
     }
 
     /// Why the speaker cannot be used, as health shows it.
@@ -42,9 +45,10 @@ public final class ALSAVoice: Voice, Sendable {
     /// - Parameter configuration: ALSA configuration text in which to look `device` up instead
     ///   of the system's (`alsa.conf`, `~/.asoundrc`); it must define every PCM it refers to.
     ///   Tests use it to play into a `file` plugin on a machine without a sound card.
-    public init(device: String = "default", synthesizer: any SpeechSynthesizing = SpeechSynthesizer(),
+    public init(device: String = "default", headsetDevice: String? = nil, synthesizer: any SpeechSynthesizing = SpeechSynthesizer(),
                 configuration: String? = nil) {
         self.device = device
+        self.headsetDevice = headsetDevice
         self.synthesizer = synthesizer
         self.configuration = configuration
         queue.async { self.probe() }
@@ -52,7 +56,8 @@ public final class ALSAVoice: Voice, Sendable {
 
     public var health: DeviceHealth {
         status.withLock { status in
-            let summary = "\(device), \(status.utterances) utterance\(status.utterances == 1 ? "" : "s")"
+            let output = status.toHeadset ? "headset " + (headsetDevice ?? "(the codec's own switch)") : device
+            let summary = "\(output), \(status.utterances) utterance\(status.utterances == 1 ? "" : "s")"
             guard let problem = status.problem else {
                 return DeviceHealth(role: "voice", backend: "alsa", state: .ok,
                                     detail: summary + (status.speaking ? ", speaking" : ""))
@@ -70,6 +75,10 @@ public final class ALSAVoice: Voice, Sendable {
 
     public func silence() {
         queue.silence()
+    }
+
+    public func route(toHeadset: Bool) {
+        status.withLock { $0.toHeadset = toHeadset }
     }
 
     /// Returns when everything asked so far has been played or dropped (for tests and shutdown).
@@ -112,6 +121,7 @@ public final class ALSAVoice: Voice, Sendable {
     /// Opens the PCM without waiting for a busy device (`SND_PCM_NONBLOCK`), then makes it
     /// blocking again for writing.
     private func open() throws -> OpaquePointer {
+        let device = status.withLock { $0.toHeadset } ? headsetDevice ?? self.device : self.device
         var pcm: OpaquePointer?
         let opened: Int32
         if let configuration {

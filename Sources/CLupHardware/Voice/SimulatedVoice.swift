@@ -22,6 +22,7 @@ public final class SimulatedVoice: Voice, Sendable {
         var utterances = 0
         var speaking = false
         var problem: String?
+        var toHeadset = false
     }
 
     public init(directory: String, synthesizer: any SpeechSynthesizing = SpeechSynthesizer()) {
@@ -29,12 +30,19 @@ public final class SimulatedVoice: Voice, Sendable {
         self.synthesizer = synthesizer
     }
 
-    /// The file holding what was heard of the last utterance.
-    public var currentUtterancePath: String { directory + "/voice.wav" }
+    /// The file holding what was heard of the last utterance: the speaker's, or the
+    /// headset's while speech goes there.
+    public var currentUtterancePath: String { status.withLock { $0.toHeadset } ? headsetPath : speakerPath }
+    public var speakerPath: String { directory + "/voice.wav" }
+    public var headsetPath: String { directory + "/headset.wav" }
+
+    public func route(toHeadset: Bool) {
+        status.withLock { $0.toHeadset = toHeadset }
+    }
 
     public var health: DeviceHealth {
         status.withLock { status in
-            let summary = "\(status.utterances) utterance\(status.utterances == 1 ? "" : "s")"
+            let summary = "\(status.utterances) utterance\(status.utterances == 1 ? "" : "s")" + (status.toHeadset ? " (to the headset)" : "")
             guard let problem = status.problem else {
                 return DeviceHealth(role: "voice", backend: "simulated", state: .ok,
                                     detail: summary + (status.speaking ? ", speaking" : ""))

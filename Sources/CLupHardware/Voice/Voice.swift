@@ -8,6 +8,9 @@ public protocol Voice: AnyObject {
     func silence()
     /// What was said last, for `clupctl status` (nil before anything was said).
     var lastUtterance: String? { get }
+    /// Speaks into the personal headset (`true`), where the totem has a headset output, and
+    /// not on the speaker; or back on the speaker.
+    func route(toHeadset: Bool)
 }
 
 extension Voice {

@@ -95,6 +95,12 @@ extension Daemon {
                 throw CodedError(.requestNotUnderstood, "a touch is held 0 to 60000 ms, not \(milliseconds)")
             }
             return try simTouch(name, milliseconds: milliseconds, encoder)
+        case let .simHeadset(plugged):
+            guard let jack = devices.simulatedHeadset else { throw realDevice("headphone jack") }
+            guard jack.set(plugged: plugged) else {
+                return try reply(KioskOutcome("nothing changed: \(plugged ? "a headset is" : "no headset is") in the jack already"), encoder)
+            }
+            return try reply(kiosk.headsetChanged(plugged), encoder)
         case .employees:
             return try encoder.encode(employeesReport())
         case let .audit(since):

@@ -14,6 +14,7 @@ struct DeviceSet {
     var simulatedPresence: SimulatedPresenceSensor? { devices.presence as? SimulatedPresenceSensor }
     var simulatedTurnstile: SimulatedTurnstile? { devices.turnstile as? SimulatedTurnstile }
     var simulatedReader: SimulatedDoorReader? { devices.reader as? SimulatedDoorReader }
+    var simulatedHeadset: SimulatedHeadsetJack? { devices.headset as? SimulatedHeadsetJack }
 
     init(config: KioskConfiguration, simulate: Bool, stateDirectory: String, loop: EventLoop) throws(ConfigurationError) {
         let choices = config.hardware.devices(simulate: simulate)
@@ -30,8 +31,18 @@ struct DeviceSet {
         let voice: Voice?
         switch (config.voice.enabled, choices.speaker) {
         case (false, _): voice = nil
-        case let (true, .alsa(device)): voice = ALSAVoice(device: device, synthesizer: speech)
+        case let (true, .alsa(device, headset)): voice = ALSAVoice(device: device, headsetDevice: headset, synthesizer: speech)
         case (true, .simulated): voice = SimulatedVoice(directory: stateDirectory, synthesizer: speech)
+        }
+
+        let headset: HeadsetJack?
+        switch choices.headset {
+        case .none: headset = nil
+        case .simulated: headset = SimulatedHeadsetJack()
+        case let .evdev(path):
+            let jack = EvdevHeadsetJack(path: path, loop: loop)
+            starters.append(jack.start)
+            headset = jack
         }
 
         let touchscreen: Touchscreen
@@ -101,7 +112,7 @@ struct DeviceSet {
         }
 
         devices = KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,
-                               reader: reader, voice: voice)
+                               reader: reader, voice: voice, headset: headset)
         let all = starters
         start = { for starter in all { starter() } }
     }

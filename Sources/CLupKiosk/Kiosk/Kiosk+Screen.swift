@@ -75,6 +75,23 @@ extension Kiosk {
                 sessionTimer = nil
             case let .sessionEnded(employee, why):
                 staffSessionEnded(employee, why: why)
+            case let .describe(action):
+                let texts = TextCatalog.of(flow.language)
+                let label = geometry.buttons(on: flow.screen, language: flow.language, largeText: flow.largeText)
+                    .first { $0.action == action }?.label ?? action.name
+                devices.voice?.silence()
+                devices.voice?.say(texts(.spokenExplore, ["label": label]), language: texts.language, style: flow.speechStyle)
+                issued = KioskOutcome("said \"\(label)\"; touch it again to press it")
+            case let .headsetChanged(plugged):
+                devices.voice?.route(toHeadset: plugged)
+                let texts = CustomerTexts(language: flow.language)
+                devices.voice?.silence()
+                if plugged {
+                    let line = [texts.catalog(.spokenHeadset), texts.repeated(flow.screen)].compactMap { $0 }.joined(separator: " ")
+                    devices.voice?.say(line, language: texts.language, style: flow.speechStyle)
+                }
+                issued = KioskOutcome(plugged ? "a headset is in: speech goes to it, explore by touch is on"
+                                              : "the headset is out: speech is back on the speaker")
             case .warned:
                 let texts = TextCatalog.of(flow.language)
                 devices.voice?.silence()

@@ -14,6 +14,8 @@ struct KioskDevices {
     let reader: DoorReader
     /// The spoken guidance; nil when `voice.enabled` is false.
     let voice: Voice?
+    /// The headphone jack; nil where the totem has none.
+    var headset: HeadsetJack?
 }
 
 /// The loop the kiosk runs on, its clock and its log.
@@ -121,6 +123,7 @@ final class Kiosk {
         devices.touchscreen.onGesture = { [unowned self] in logged(touched($0)) }
         devices.turnstile.onPassage = { [unowned self] in logged(passed($0)) }
         devices.reader.onRead = { [unowned self] in logged(read($0)) }
+        devices.headset?.onChange = { [unowned self] in logged(headsetChanged($0)) }
         spooler.onAccepted = { [unowned self] number, job in recordAccepted(number, job: job) }
         spooler.onEnded = { [unowned self] number, outcome in printEnded(number, outcome) }
         desk.onSettled = { [unowned self] _ in
@@ -194,6 +197,14 @@ final class Kiosk {
         let arrival = clock.monotonic()
         let wasAsleep = flow.screen == .asleep
         if gesture.kind == .longPress, let outcome = longPressed(gesture) { return outcome }
+        // A touch stops what the voice is saying (EN 301 549 5.1.3.5).
+        if !wasAsleep { devices.voice?.silence() }
+        if flow.exploring, gesture.kind == .drag, !wasAsleep {
+            // Explore by touch: a finger slid onto a button hears it, and presses nothing.
+            let button = geometry.button(on: flow.screen, atX: gesture.x1 * geometry.width, y: gesture.y1 * geometry.height,
+                                         language: flow.language, largeText: flow.largeText)
+            return handle(.explore(button?.action)) ?? KioskOutcome("a slide onto no button")
+        }
         guard gesture.kind == .tap || wasAsleep else {
             handle(.gesture)
             return KioskOutcome("a \(gesture.kind.rawValue) does nothing here")
@@ -205,6 +216,10 @@ final class Kiosk {
         if let issued { return issued }
         if let button { return KioskOutcome("\(button.action.name) pressed; screen \(flow.screen.name) in \(flow.language)") }
         return KioskOutcome("the tap at (\(Int(x)), \(Int(y))) hit no button on the \(flow.screen.name) screen")
+    }
+
+    func headsetChanged(_ plugged: Bool) -> KioskOutcome {
+        handle(.headset(plugged)) ?? KioskOutcome(plugged ? "a headset is in" : "the headset is out")
     }
 
     func passed(_ direction: PassageDirection) -> KioskOutcome {
@@ -288,7 +303,7 @@ final class Kiosk {
     /// How each device is doing; the voice with what it said last.
     var deviceHealth: [DeviceHealth] {
         var health = [devices.display.health, devices.touchscreen.health, devices.presence.health,
-                      devices.turnstile.health, devices.reader.health]
+                      devices.turnstile.health, devices.reader.health] + (devices.headset.map { [$0.health] } ?? [])
         if let voice = devices.voice {
             let said = voice.lastUtterance.map { "; last said \"\($0)\"" } ?? ""
             health.append(DeviceHealth(role: voice.health.role, backend: voice.health.backend, state: voice.health.state,

@@ -171,6 +171,8 @@ enum TextKey: String, CaseIterable {
     case buttonQuieter = "button.quieter"
     case buttonLouder = "button.louder"
     case spokenSpeechSettings = "spoken.speech-settings"
+    case spokenExplore = "spoken.explore"
+    case spokenHeadset = "spoken.headset"
     case spokenFull = "spoken.full"
     case spokenClosed = "spoken.closed"
     case spokenStaffNumber = "spoken.staff-number"

@@ -31,6 +31,13 @@ struct ScreenFlow: Equatable {
     private(set) var loudness = ScreenFlow.usualLoudness
     /// The screen the voice's settings were opened from, to go back to.
     private var beforeSettings: Screen?
+    /// A personal headset is in the jack.
+    private(set) var headsetIn = false
+    /// Explore by touch: a touch says what is under it, a second touch on the same button
+    /// presses it (on while a headset is in).
+    private(set) var exploring = false
+    /// The button last said in explore mode, which the next touch on it presses.
+    private(set) var focused: Button.Action?
 
     /// The voice's speeds, as multiples of the configured words per minute.
     static let speeds = [0.7, 0.85, 1.0, 1.2, 1.4]
@@ -94,6 +101,10 @@ struct ScreenFlow: Equatable {
         case sessionTimeUp
         /// Nobody answered the "still there?" warning in time.
         case warningTimeUp
+        /// A headset went into the jack, or out.
+        case headset(Bool)
+        /// A finger slid onto a button (explore by touch), without lifting on another.
+        case explore(Button.Action?)
     }
 
     /// What the kiosk should do besides showing `screen`.
@@ -119,6 +130,10 @@ struct ScreenFlow: Equatable {
         case stopSessionTimer
         /// The employee's session ended without a ticket ("cancelled", "idle").
         case sessionEnded(employee: String, why: String)
+        /// Say what this button is (explore by touch).
+        case describe(Button.Action)
+        /// Speech goes to the headset and explore by touch is on (true), or back to the speaker.
+        case headsetChanged(Bool)
         /// "Are you still there?" is shown: say it too, and give up if nobody answers in time.
         case warned
         case startWarningTimer
@@ -147,6 +162,17 @@ struct ScreenFlow: Equatable {
                 // Any touch is the answer: the screen comes back as it was, nothing pressed.
                 screen = under.isEntrance ? entrance.screen : under
                 return [.stopWarningTimer, under.isStaff ? .startSessionTimer : .startIdleTimer]
+            }
+            if exploring {
+                let timer: Effect = screen.isStaff ? .startSessionTimer : .startIdleTimer
+                // A touch off every button says the screen again; the first touch on a button
+                // says what it is; a touch on the button just said presses it.
+                guard let button else { return [timer, .repeatSpeech] }
+                guard focused == button else {
+                    focused = button
+                    return [timer, .describe(button)]
+                }
+                focused = nil
             }
             if screen.isStaff, button != .repeatSpeech, button != .largeText { return staffTap(button) }
             switch (screen, button) {
@@ -250,6 +276,15 @@ struct ScreenFlow: Equatable {
                 if screen == .asleep { resetForTheNextCustomer() }
             }
             return effects
+        case let .headset(plugged):
+            (headsetIn, exploring, focused) = (plugged, plugged, nil)
+            // Plugging a headset in is how a blind customer starts: the totem wakes and speaks.
+            if plugged, screen == .asleep { show(entrance.screen) }
+            return [.startIdleTimer, .headsetChanged(plugged)]
+        case let .explore(button):
+            guard exploring, let button, button != focused, screen != .asleep else { return [] }
+            focused = button
+            return [screen.isStaff ? .startSessionTimer : .startIdleTimer, .describe(button)]
         case let .entrance(next):
             entrance = next
             if screen.isEntrance { show(next.screen) }
@@ -338,6 +373,7 @@ struct ScreenFlow: Equatable {
     /// customer starts in the default language.
     private mutating func show(_ next: Screen) {
         guard panelWorking else { return }
+        if next != screen { focused = nil }
         screen = next
         if next == .asleep { resetForTheNextCustomer() }
     }
@@ -345,5 +381,7 @@ struct ScreenFlow: Equatable {
     /// What one customer chose goes with them: the language, large text, the voice's settings.
     private mutating func resetForTheNextCustomer() {
         (language, largeText, speed, loudness, beforeSettings) = (defaultLanguage, false, Self.usualSpeed, Self.usualLoudness, nil)
+        // A headset still in the jack keeps explore by touch on for whoever comes next.
+        (exploring, focused) = (headsetIn, nil)
     }
 }

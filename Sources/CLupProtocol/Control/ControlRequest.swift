@@ -41,6 +41,8 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case removeEmployee(staffNumber: String)
     /// What staff did at the totem (the PIN pad, employees managed), since `since` (nil: all kept).
     case audit(since: Date?)
+    /// A headset plugged into the simulated jack (true) or pulled out.
+    case simHeadset(Bool)
     /// A touch held `milliseconds` in the middle of the button (or the staff corner) named `name`.
     case simHold(name: String, milliseconds: Int)
 }

@@ -102,6 +102,8 @@ final class RecordingVoice: Voice {
         styles.append(style)
     }
     func silence() { silenced += 1 }
+    private(set) var toHeadset = false
+    func route(toHeadset: Bool) { self.toHeadset = toHeadset }
 }
 
 /// The kiosk in process: simulated devices, a fake printer, a manual clock and a real
@@ -120,7 +122,7 @@ final class KioskHarness {
     let kiosk: Kiosk
     nonisolated(unsafe) static let key = try! Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 3, count: 32))
 
-    init(_ configure: (inout KioskConfiguration) -> Void = { _ in }) throws {
+    init(headset: HeadsetJack? = nil, _ configure: (inout KioskConfiguration) -> Void = { _ in }) throws {
         var config = KioskConfiguration()
         configure(&config)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-kiosk-\(UUID())")
@@ -134,7 +136,7 @@ final class KioskHarness {
                                    spool: directory.path, loop: loop, clock: clock, logger: logger)
         kiosk = Kiosk(config: config,
                       devices: KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,
-                                            reader: reader, voice: voice),
+                                            reader: reader, voice: voice, headset: headset),
                       desk: desk, spooler: spooler, key: Self.key, runtime: KioskRuntime(loop: loop, clock: clock, logger: logger))
         kiosk.start()
         settle()

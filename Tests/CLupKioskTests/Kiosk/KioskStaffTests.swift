@@ -204,6 +204,26 @@ final class KioskVoiceSettingsTests: XCTestCase {
         XCTAssertEqual(totem.kiosk.flow.screen.name, "asleep")
         XCTAssertEqual(totem.kiosk.flow.speechStyle, .standard, "back to the usual for the next customer")
     }
+
+    func test_aHeadsetTakesSpeechOffTheSpeakerAndExploreByTouchLeadsToATicket() throws {
+        let jack = SimulatedHeadsetJack()
+        let totem = try KioskHarness(headset: jack)
+        XCTAssertTrue(jack.set(plugged: true))
+        _ = totem.kiosk.headsetChanged(true)
+        XCTAssertTrue(totem.voice.toHeadset)
+        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.voice.lastUtterance, "Headphones connected. Touch the screen to hear what is under your finger, "
+            + "and touch again to choose. Welcome. Touch the button on the screen to take a ticket.")
+        try tap(.getTicket, on: totem)
+        XCTAssertEqual(totem.voice.lastUtterance, "Get a ticket. Touch again to choose.")
+        XCTAssertTrue(totem.kiosk.desk.day.tickets.isEmpty, "nothing pressed yet")
+        try tap(.getTicket, on: totem)
+        XCTAssertEqual(totem.kiosk.desk.day.tickets.count, 1)
+        XCTAssertTrue(totem.kiosk.deviceHealth.contains { $0.role == "headset" && $0.detail == "headset in" })
+        XCTAssertTrue(jack.set(plugged: false))
+        _ = totem.kiosk.headsetChanged(false)
+        XCTAssertFalse(totem.voice.toHeadset, "back on the speaker")
+    }
 }
 
 extension KioskHarness {

@@ -246,4 +246,28 @@ final class ScreenFlowTests: XCTestCase {
         XCTAssertEqual(flow.handle(.warningTimeUp), [], "the pad times out too; nobody was logged in")
         XCTAssertEqual(flow.screen, .welcome)
     }
+
+    // MARK: The headset and explore by touch
+
+    func test_aHeadsetWakesTheTotemAndATouchSaysWhatIsUnderItBeforeASecondPressesIt() {
+        var flow = ScreenFlow()
+        XCTAssertEqual(flow.handle(.headset(true)), [.startIdleTimer, .headsetChanged(true)])
+        XCTAssertEqual(flow.screen, .welcome, "plugging a headset in wakes the totem")
+        XCTAssertEqual(flow.handle(.tap(.getTicket)), [.startIdleTimer, .describe(.getTicket)], "first touch: what it is")
+        XCTAssertEqual(flow.handle(.tap(.bookLater)), [.startIdleTimer, .describe(.bookLater)])
+        XCTAssertEqual(flow.handle(.explore(.getTicket)), [.startIdleTimer, .describe(.getTicket)], "a finger slid onto it")
+        XCTAssertEqual(flow.handle(.explore(.getTicket)), [], "said already")
+        XCTAssertEqual(flow.handle(.tap(nil)), [.startIdleTimer, .repeatSpeech], "off every button: the screen again")
+        XCTAssertEqual(flow.handle(.tap(.getTicket)), [.startIdleTimer, .issueTicket], "the button just said, touched again: pressed")
+        _ = flow.handle(.ticketRecorded(number: "A-001"))
+        XCTAssertNil(flow.focused, "a new screen starts with nothing said")
+        _ = flow.handle(.resultTimeUp)
+        _ = flow.handle(.idleTimeUp)
+        _ = flow.handle(.warningTimeUp)
+        XCTAssertEqual(flow.screen, .asleep)
+        XCTAssertTrue(flow.exploring, "the headset is still in: the next customer explores too")
+        XCTAssertEqual(flow.handle(.headset(false)), [.startIdleTimer, .headsetChanged(false)])
+        _ = flow.handle(.presence(true))
+        XCTAssertEqual(flow.handle(.tap(.getTicket)), [.startIdleTimer, .issueTicket], "without it a tap presses at once")
+    }
 }

@@ -14,7 +14,15 @@ public struct DeviceChoices: Sendable, Equatable {
     public enum Speaker: Sendable, Equatable {
         /// A WAV file of the last utterance in the state directory.
         case simulated
-        case alsa(device: String)
+        case alsa(device: String, headset: String?)
+    }
+
+    public enum Headset: Sendable, Equatable {
+        /// No jack.
+        case none
+        /// `clupctl sim headset in|out`.
+        case simulated
+        case evdev(path: String)
     }
 
     public enum Touchscreen: Sendable, Equatable {
@@ -43,6 +51,7 @@ public struct DeviceChoices: Sendable, Equatable {
 
     public var display: Display
     public var speaker: Speaker
+    public var headset: Headset
     public var touchscreen: Touchscreen
     public var presence: Presence
     public var turnstile: Turnstile
@@ -53,6 +62,7 @@ public struct DeviceChoices: Sendable, Equatable {
     public static func == (lhs: DeviceChoices, rhs: DeviceChoices) -> Bool {
         (lhs.display, lhs.speaker, lhs.touchscreen, lhs.presence, lhs.turnstile, lhs.reader)
             == (rhs.display, rhs.speaker, rhs.touchscreen, rhs.presence, rhs.turnstile, rhs.reader)
+            && lhs.headset == rhs.headset
             && lhs.release?.target == rhs.release?.target && lhs.release?.activeLow == rhs.release?.activeLow
     }
 }
@@ -73,7 +83,9 @@ extension HardwareSettings {
 
         return DeviceChoices(
             display: display.map { .framebuffer(path: $0, assumedFormat: displayFormat) } ?? .simulated,
-            speaker: speaker.map { .alsa(device: $0) } ?? .simulated,
+            speaker: speaker.map { .alsa(device: $0, headset: headsetSpeaker) } ?? .simulated,
+            // A jack only where one is named: not every totem has one.
+            headset: headset.map { .evdev(path: $0) } ?? (mode == .linux && !simulate ? .none : .simulated),
             touchscreen: touchscreen.map { .evdev(path: $0, axesFrom: touchscreenAxes, calibration: calibration) } ?? .simulated,
             presence: presenceSwitch.map { .evdevSwitch(path: $0) }
                 ?? pir.map { .pir($0, activeLow: pirActiveLow, hold: pirHold) }

@@ -22,6 +22,8 @@ public struct HardwareSettings: ConfigTable {
     public var display: String?
     public var displayFormat: FramebufferFormat?
     public var speaker: String?
+    public var headset: String?
+    public var headsetSpeaker: String?
     public var touchscreen: String?
     public var touchscreenAxes: String?
     public var calibration = [1.0, 0, 0, 0, 1, 0]
@@ -56,6 +58,10 @@ public struct HardwareSettings: ConfigTable {
                   expected: "\"WIDTHxHEIGHT xrgb8888\" or \"WIDTHxHEIGHT rgb565\"",
                   parse: FramebufferFormat.init(parsing:), format: { $0.configValue ?? $0.description }),
         .text("speaker", \.speaker, doc: "the voice's ALSA device, example: \"default\" or \"plughw:CARD=Device\""),
+        .text("headset", \.headset,
+              doc: "the headphone jack's evdev node (SW_HEADPHONE_INSERT), example: \"/dev/input/by-path/…-event\"; none: no jack"),
+        .text("headset_speaker", \.headsetSpeaker,
+              doc: "the headset output's ALSA device, where the codec does not switch by itself, example: \"plughw:CARD=PCH,DEV=1\""),
         .text("touchscreen", \.touchscreen, doc: "the touch panel's evdev node (grabbed), example: \"/dev/clup/touch\""),
         .path("touchscreen_axes", \.touchscreenAxes, doc: "an evemu .desc whose axis ranges replace the panel's own"),
         .numbers("calibration", \.calibration, count: 6, what: "libinput's calibration matrix",
