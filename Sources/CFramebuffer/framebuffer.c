@@ -19,6 +19,8 @@ int clup_fb_geometry(int fd, struct clup_fb_geometry *geometry) {
     geometry->green_length = var.green.length;
     geometry->blue_offset = var.blue.offset;
     geometry->blue_length = var.blue.length;
+    geometry->width_mm = var.width;
+    geometry->height_mm = var.height;
     return 0;
 }
 

@@ -128,6 +128,23 @@ final class ScreenGalleryTests: XCTestCase {
             }
           }
         }
+        // The calling board alone, on a landscape screen above the door.
+        for language in TextCatalog.languages {
+            let board = try ScreenRenderer(geometry: ScreenGeometry(width: 1280, height: 720))
+                .renderCallingBoard(["A-015", "AP-003", "A-016", "B-101", "A-017"], language: language)
+            try board.writePNG(to: Self.folder.appendingPathComponent("\(language)/calling-board-1280x720.png").path)
+            let numbers = board.drawnTexts.flatMap { $0.text.split(separator: " ") }.filter { TicketNumber(String($0)) != nil }
+            XCTAssertEqual(numbers, ["A-015", "AP-003", "A-016", "B-101"], "\(language): the four called longest, two to a line")
+            for (index, line) in board.drawnTexts.enumerated() {
+                XCTAssertTrue(line.x >= 0 && line.x + line.width <= 1280 && line.y - line.size * 0.8 >= 0 && line.y + line.size * 0.25 <= 720,
+                              "\(language) calling board: \"\(line.text)\" runs off the screen")
+                let ratio = Self.contrast(in: board, x: line.x, y: line.y - line.size * 0.75, width: line.width, height: line.size * 0.95)
+                XCTAssertGreaterThanOrEqual(ratio, 7, "\(language) calling board: \"\(line.text)\" has a contrast of \(ratio):1")
+                for other in board.drawnTexts.dropFirst(index + 1) {
+                    XCTAssertTrue(line.y + line.size * 0.25 <= other.y - other.size * 0.8, "\(language) calling board: overlap")
+                }
+            }
+        }
         XCTAssertEqual(written, 2 * TextCatalog.languages.count * Self.screens.count)
         print("screens: \(written) PNGs in \(Self.folder.path); the lowest text contrast \(String(format: "%.2f", lowest)):1, "
             + "the smallest button side \(String(format: "%.1f", smallest)) mm, the smallest large-text capital H "

@@ -176,4 +176,20 @@ test_the_customer_sets_the_voice_slower_and_it_is_heard_slower() {
   [ "$slow" -gt "$usual" ] || fail "two steps slower is not longer: $slow bytes against $usual"
 }
 
+test_the_calling_board_above_the_door_shows_the_number_called() {
+  kiosk_start '[hardware]' 'calling_display = "simulated"'
+  # Dark while nobody is called.
+  wait_until 10 "clupctl status | grep -q 'door-screen  simulated  ok       1280x720 asleep'"
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  clupctl sim press get-ticket >/dev/null
+  assert_eq "$(wait_for_print A-001)" called
+  wait_until 10 "clupctl status | grep -q 'door-screen .*1280x720 awake'"
+  assert_eq "$(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(24); print(*struct.unpack('>II', d[16:24]))" \
+    "$WORK/state/calling-board/screen.png")" "1280 720"
+  clupctl sim scan "$(ticket_field A-001 code)" >/dev/null
+  wait_until 10 "clupctl status | grep -q 'door-screen .*1280x720 asleep'"
+  echo "report: the calling board (1280x720) lit for A-001, dark once it was admitted: $WORK/state/calling-board/screen.png"
+}
+
 run_tests

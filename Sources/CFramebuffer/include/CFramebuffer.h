@@ -10,6 +10,8 @@ struct clup_fb_geometry {
     unsigned int line_length, memory_length;
     /// Where each colour sits in a pixel, in bits from the least significant one.
     unsigned int red_offset, red_length, green_offset, green_length, blue_offset, blue_length;
+    /// The picture's size in millimetres, as the driver knows it (0 or ~0: it does not).
+    unsigned int width_mm, height_mm;
 };
 
 /// 0, or -1 with errno (ENOTTY for anything that is not a framebuffer).

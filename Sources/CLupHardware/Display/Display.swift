@@ -11,4 +11,15 @@ public protocol Display: AnyObject {
     func show(_ frame: Canvas) throws
     /// Darkens the panel to save power and the backlight.
     func sleep() throws
+    var physicalSizeMM: (width: Double, height: Double)? { get }
+    func noticeSizeChange() -> Bool
+}
+
+extension Display {
+    /// The picture's size in millimetres, where the device tells it.
+    public var physicalSizeMM: (width: Double, height: Double)? { nil }
+
+    /// Looks whether the device changed its size (a new mode, another panel); true when it
+    /// did, and `width` and `height` are the new size (screens are then laid out again).
+    public func noticeSizeChange() -> Bool { false }
 }

@@ -12,9 +12,11 @@ public final class FramebufferDisplay: Display {
     /// in this layout (how tests and a headless bench look at what the screen shows).
     let assumedFormat: FramebufferFormat?
     /// The size screens are drawn at: the framebuffer's, or the configured screen size
-    /// when it could not be opened at start.
-    public let width: Int
-    public let height: Int
+    /// while it could not be opened; a new mode is taken up by `noticeSizeChange`.
+    public private(set) var width: Int
+    public private(set) var height: Int
+    /// The picture's size the driver reports, in millimetres.
+    public private(set) var physicalSizeMM: (width: Double, height: Double)?
     public private(set) var isAwake = false
     public private(set) var framesShown = 0
     private var mapped: Mapped?
@@ -27,6 +29,8 @@ public final class FramebufferDisplay: Display {
         let format: FramebufferFormat
         /// A real framebuffer (false: a file standing in for one, in `assumedFormat`).
         let isFramebuffer: Bool
+        /// Its size in millimetres, where the driver knows it.
+        var physicalSizeMM: (width: Double, height: Double)?
     }
 
     public init(path: String, fallbackWidth: Int, fallbackHeight: Int, assumedFormat: FramebufferFormat? = nil) {
@@ -37,6 +41,7 @@ public final class FramebufferDisplay: Display {
             self.mapped = mapped
             width = mapped.format.width
             height = mapped.format.height
+            physicalSizeMM = mapped.physicalSizeMM
         case let .failure(problem):
             self.problem = problem.message
             width = fallbackWidth
@@ -54,10 +59,9 @@ public final class FramebufferDisplay: Display {
             return DeviceHealth(role: "display", backend: "fbdev", state: .missing, detail: "\(path): \(problem)")
         }
         if let format, format.width != width || format.height != height {
-            // It appeared, or changed mode, after the screens' size was fixed at start.
+            // It appeared, or changed mode: the next look lays the screens out again.
             return DeviceHealth(role: "display", backend: "fbdev", state: .fault,
-                                detail: "\(path) is \(format.width)x\(format.height) but the screens are drawn at "
-                                    + "\(width)x\(height): restart clupd")
+                                detail: "\(path) is \(format.width)x\(format.height), the screens are still drawn at \(width)x\(height)")
         }
         return DeviceHealth(role: "display", backend: "fbdev", state: .ok,
                             detail: "\(path) \(format.map { "\($0)" } ?? ""), \(isAwake ? "awake" : "asleep"), \(framesShown) frames")
@@ -65,6 +69,10 @@ public final class FramebufferDisplay: Display {
 
     public func show(_ frame: Canvas) throws {
         let screen = try opened()
+        guard Int(frame.width) == screen.format.width, Int(frame.height) == screen.format.height else {
+            throw DisplayError(message: "a frame of \(Int(frame.width))x\(Int(frame.height)) for a screen of "
+                + "\(screen.format.width)x\(screen.format.height) (it changed; the screens are laid out again)")
+        }
         screen.format.draw(frame, into: screen.memory)
         if !isAwake { _ = clup_fb_blank(screen.fd, 0) }
         isAwake = true
@@ -78,6 +86,13 @@ public final class FramebufferDisplay: Display {
         // management EINVAL; either way the screen is black.
         _ = clup_fb_blank(screen.fd, 1)
         isAwake = false
+    }
+
+    public func noticeSizeChange() -> Bool {
+        guard let screen = try? opened() else { return false }
+        guard screen.format.width != width || screen.format.height != height else { return false }
+        (width, height, physicalSizeMM) = (screen.format.width, screen.format.height, screen.physicalSizeMM)
+        return true
     }
 
     /// Why the framebuffer cannot be drawn on.
@@ -147,7 +162,11 @@ public final class FramebufferDisplay: Display {
             close(fd)
             return .failure(DisplayError(message: "cannot map \(format.byteCount) bytes: \(reason)"))
         }
-        return .success(Mapped(fd: fd, memory: memory, format: format, isFramebuffer: isFramebuffer))
+        // 0 (or ~0) where the driver does not know; beyond 2 m it is not a kiosk's panel.
+        let millimetres = [geometry.width_mm, geometry.height_mm].map(Double.init)
+        let physical = isFramebuffer && millimetres.allSatisfy({ (20...2000).contains($0) })
+            ? (width: millimetres[0], height: millimetres[1]) : nil
+        return .success(Mapped(fd: fd, memory: memory, format: format, isFramebuffer: isFramebuffer, physicalSizeMM: physical))
     }
 
     private static func format(of geometry: clup_fb_geometry) -> FramebufferFormat {

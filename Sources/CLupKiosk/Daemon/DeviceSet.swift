@@ -16,6 +16,12 @@ struct DeviceSet {
     var simulatedReader: SimulatedDoorReader? { devices.reader as? SimulatedDoorReader }
     var simulatedHeadset: SimulatedHeadsetJack? { devices.headset as? SimulatedHeadsetJack }
 
+    /// `path`, created if need be (where it cannot be, the frames are not written).
+    private static func folder(_ path: String) -> String {
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
     init(config: KioskConfiguration, simulate: Bool, stateDirectory: String, loop: EventLoop) throws(ConfigurationError) {
         let choices = config.hardware.devices(simulate: simulate)
         var starters: [() -> Void] = []
@@ -33,6 +39,12 @@ struct DeviceSet {
         case (false, _): voice = nil
         case let (true, .alsa(device, headset)): voice = ALSAVoice(device: device, headsetDevice: headset, synthesizer: speech)
         case (true, .simulated): voice = SimulatedVoice(directory: stateDirectory, synthesizer: speech)
+        }
+
+        let callingBoard: Display? = switch choices.callingBoard {
+        case .none: nil
+        case .simulated: PNGDisplay(width: 1280, height: 720, directory: Self.folder(stateDirectory + "/calling-board"))
+        case let .framebuffer(path): FramebufferDisplay(path: path, fallbackWidth: 1280, fallbackHeight: 720)
         }
 
         let headset: HeadsetJack?
@@ -112,7 +124,7 @@ struct DeviceSet {
         }
 
         devices = KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,
-                               reader: reader, voice: voice, headset: headset)
+                               reader: reader, voice: voice, headset: headset, callingBoard: callingBoard)
         let all = starters
         start = { for starter in all { starter() } }
     }

@@ -1,4 +1,5 @@
 import CLupCore
+import CLupDrawing
 import Foundation
 
 /// "Now calling": a ticket called is said aloud in its customer's language ("Number A 17,
@@ -12,6 +13,32 @@ extension Kiosk {
         for ticket in calledTickets where announced[ticket.number] == nil { announce(ticket) }
         forgetCallsEnded()
         armCallRepeat()
+        showOnTheBoard()
+    }
+
+    /// The numbers called, on the second screen above the door when there is one: drawn
+    /// again when they change, dark when none is called.
+    func showOnTheBoard() {
+        guard let board = devices.callingBoard else { return }
+        let called = calledTickets.map(\.number.description)
+        guard called != boardShows else { return }
+        boardShows = called
+        guard !called.isEmpty else {
+            do { try board.sleep() } catch { logger.error("could not darken the calling board", metadata: ["error": "\(error)"]) }
+            return
+        }
+        let renderer = ScreenRenderer(geometry: ScreenGeometry(width: Double(board.width), height: Double(board.height)))
+        let language = config.tickets.languages.first ?? "en"
+        loop.background({ BoardFrame(canvas: Result { try renderer.renderCallingBoard(called, language: language) }) }) {
+            [unowned self] frame in
+            // Only the newest list is shown.
+            guard called == boardShows else { return }
+            do {
+                try board.show(try frame.canvas.get())
+            } catch {
+                logger.error("could not draw the calling board", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     /// This totem's tickets called now, the longest called first.
@@ -56,4 +83,9 @@ extension Kiosk {
             armCallRepeat()
         }
     }
+}
+
+/// A frame of the calling board drawn on a worker, handed to the loop once.
+private struct BoardFrame: @unchecked Sendable {
+    let canvas: Result<Canvas, any Error>
 }

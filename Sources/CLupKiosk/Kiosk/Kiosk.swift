@@ -16,6 +16,8 @@ struct KioskDevices {
     let voice: Voice?
     /// The headphone jack; nil where the totem has none.
     var headset: HeadsetJack?
+    /// A second screen, above the door, that shows the numbers called alone; nil: none.
+    var callingBoard: Display?
 }
 
 /// The loop the kiosk runs on, its clock and its log.
@@ -79,6 +81,8 @@ final class Kiosk {
     /// Tickets called now and when each was last said aloud (monotonic seconds).
     var announced: [TicketNumber: Double] = [:]
     var callRepeatTimer: EventLoop.TimerID?
+    /// The numbers the calling board shows (nil: nothing drawn on it yet).
+    var boardShows: [String]?
     /// Books places through the hub for "Book a later time"; nil where there is no hub.
     var hubBookings: HubBookingDesk?
     /// The PIN pad's lock after wrong PINs.
@@ -101,9 +105,17 @@ final class Kiosk {
                               validMinutes: UInt16(config.tickets.validMinutes), key: key)
         keyring = Self.keyring(config, key: key)
         flow = ScreenFlow(language: config.tickets.languages.first ?? "en")
-        geometry = ScreenGeometry(width: Double(devices.display.width), height: Double(devices.display.height),
-                                  panel: config.screen, offersBookings: Self.takesBookings(config))
+        geometry = Self.geometry(of: devices.display, config)
         padLock = Self.padLock(from: desk.store, lockSeconds: config.screen.pinLockSeconds)
+    }
+
+    /// Where things sit on `display`: its size in pixels, and in millimetres as the display
+    /// tells it, else as `[screen]` says.
+    static func geometry(of display: Display, _ config: KioskConfiguration) -> ScreenGeometry {
+        var geometry = ScreenGeometry(width: Double(display.width), height: Double(display.height), panel: config.screen,
+                                      offersBookings: takesBookings(config))
+        if let millimetres = display.physicalSizeMM { (geometry.widthMM, geometry.heightMM) = millimetres }
+        return geometry
     }
 
     /// Whether the store takes bookings at the totem: a booking share and slots.
@@ -149,8 +161,7 @@ final class Kiosk {
         spooler.model = next.printer.model
         spooler.timeout = next.printer.timeoutSeconds
         desk.rules = Self.rules(next)
-        geometry = ScreenGeometry(width: geometry.width, height: geometry.height, panel: next.screen,
-                                  offersBookings: Self.takesBookings(next))
+        geometry = Self.geometry(of: devices.display, next)
         padLock.lockSeconds = next.screen.pinLockSeconds
         updateEntrance()
     }
@@ -166,6 +177,13 @@ final class Kiosk {
     /// A display that failed is given the current screen again.
     private func watchTheDevices() {
         if devices.display.health.state == .missing { redraw() }
+        if devices.display.noticeSizeChange() {
+            // Another mode or another panel: the screens are laid out again for it.
+            geometry = Self.geometry(of: devices.display, config)
+            logger.notice("the display changed size; the screens are laid out again",
+                          metadata: ["size": "\(devices.display.width)x\(devices.display.height)"])
+            redraw()
+        }
         updateEntrance()
         let working = devices.touchscreen.health.state == .ok
         if working != flow.panelWorking {
@@ -304,6 +322,9 @@ final class Kiosk {
     var deviceHealth: [DeviceHealth] {
         var health = [devices.display.health, devices.touchscreen.health, devices.presence.health,
                       devices.turnstile.health, devices.reader.health] + (devices.headset.map { [$0.health] } ?? [])
+            + (devices.callingBoard.map { board in
+                [DeviceHealth(role: "door-screen", backend: board.health.backend, state: board.health.state, detail: board.health.detail)]
+            } ?? [])
         if let voice = devices.voice {
             let said = voice.lastUtterance.map { "; last said \"\($0)\"" } ?? ""
             health.append(DeviceHealth(role: voice.health.role, backend: voice.health.backend, state: voice.health.state,

@@ -203,12 +203,27 @@ struct ScreenRenderer {
         return lines
     }
 
-    /// Nobody at the totem: the numbers called, big, white on black, for the people waiting.
+    /// The calling board alone, for the second screen above the door.
+    func renderCallingBoard(_ called: [String], language: String) throws -> Canvas {
+        let canvas = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
+        canvas.fill(.black)
+        let facts = ScreenFacts(storeName: "", inside: 0, capacity: 0, waiting: 0, called: called, wait: WaitEstimate(low: 0, high: 0))
+        drawCallingBoard(facts, on: canvas, texts: TextCatalog.of(language))
+        return canvas
+    }
+
+    /// Nobody at the totem: the numbers called, big, white on black, for the people waiting;
+    /// as many as the screen has room for, the longest called first.
     private func drawCallingBoard(_ facts: ScreenFacts, on canvas: Canvas, texts: TextCatalog) {
         let h = geometry.height, unit = min(geometry.width, h) / 20
         stack([Text(texts(.boardCalling), size: unit * 1.6, bold: true, color: .white)], in: 0...(h * 0.2), on: canvas)
-        stack(facts.called.prefix(4).map { Text($0, size: unit * 3.4, bold: true, color: Self.board) }, in: (h * 0.2)...(h * 0.82),
-              on: canvas)
+        let size = unit * 3.4 * style.scale
+        let room = max(1, Int((h * 0.6) / (size * 1.2 + geometry.height * 0.012)))
+        // On a wide screen two numbers share a line.
+        let perLine = geometry.width > geometry.height * 1.2 ? 2 : 1
+        let shown = Array(facts.called.prefix(min(4, room * perLine)))
+        let lines = stride(from: 0, to: shown.count, by: perLine).map { shown[$0..<min($0 + perLine, shown.count)].joined(separator: "    ") }
+        stack(lines.map { Text($0, size: unit * 3.4, bold: true, color: Self.board) }, in: (h * 0.2)...(h * 0.82), on: canvas)
         stack([Text(texts(.boardGo), size: unit * 1.2, color: .white)], in: (h * 0.82)...h, on: canvas)
     }
 

@@ -72,16 +72,33 @@ final class FakePrinter: TicketPrinter {
 
 /// A display that keeps the frames it is shown.
 final class MemoryDisplay: Display {
-    let width = 720
-    let height = 1280
+    private(set) var width: Int
+    private(set) var height: Int
     private(set) var isAwake = false
     private(set) var frames = 0
+    /// The last frame shown.
+    private(set) var last: Canvas?
+    /// A new size the "driver" switched to, taken up at the next look.
+    var newMode: (width: Int, height: Int, millimetres: (width: Double, height: Double)?)?
+    private(set) var physicalSizeMM: (width: Double, height: Double)?
+
+    init(width: Int = 720, height: Int = 1280) {
+        self.width = width
+        self.height = height
+    }
 
     var health: DeviceHealth { DeviceHealth(role: "display", backend: "memory", state: .ok, detail: "\(frames) frames") }
 
     func show(_ frame: Canvas) throws {
         frames += 1
         isAwake = true
+        last = frame
+    }
+
+    func noticeSizeChange() -> Bool {
+        guard let mode = newMode else { return false }
+        (width, height, physicalSizeMM, newMode) = (mode.width, mode.height, mode.millimetres, nil)
+        return true
     }
 
     func sleep() throws {
@@ -122,7 +139,7 @@ final class KioskHarness {
     let kiosk: Kiosk
     nonisolated(unsafe) static let key = try! Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 3, count: 32))
 
-    init(headset: HeadsetJack? = nil, _ configure: (inout KioskConfiguration) -> Void = { _ in }) throws {
+    init(headset: HeadsetJack? = nil, callingBoard: Display? = nil, _ configure: (inout KioskConfiguration) -> Void = { _ in }) throws {
         var config = KioskConfiguration()
         configure(&config)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-kiosk-\(UUID())")
@@ -136,7 +153,7 @@ final class KioskHarness {
                                    spool: directory.path, loop: loop, clock: clock, logger: logger)
         kiosk = Kiosk(config: config,
                       devices: KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,
-                                            reader: reader, voice: voice, headset: headset),
+                                            reader: reader, voice: voice, headset: headset, callingBoard: callingBoard),
                       desk: desk, spooler: spooler, key: Self.key, runtime: KioskRuntime(loop: loop, clock: clock, logger: logger))
         kiosk.start()
         settle()

@@ -226,6 +226,40 @@ final class KioskVoiceSettingsTests: XCTestCase {
     }
 }
 
+/// The second screen above the door, and a display that changes size.
+final class KioskDisplayTests: XCTestCase {
+    func test_theCallingBoardShowsTheNumbersCalledAndGoesDarkWhenNoneIs() throws {
+        let board = MemoryDisplay(width: 1280, height: 720)
+        let totem = try KioskHarness(callingBoard: board)
+        totem.approach()
+        let number = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        XCTAssertEqual(totem.state(number), .called)
+        XCTAssertTrue(board.isAwake)
+        let texts = try XCTUnwrap(board.last).drawnTexts.map(\.text)
+        XCTAssertEqual(texts, ["Now calling", "A-001", "Please go to the door"])
+        XCTAssertTrue(totem.kiosk.deviceHealth.contains { $0.role == "door-screen" })
+        _ = totem.scan(number)
+        XCTAssertFalse(board.isAwake, "admitted: nobody is called, the board is dark")
+    }
+
+    func test_aDisplayThatChangesSizeIsLaidOutAgainInItsOwnMillimetres() throws {
+        let totem = try KioskHarness()
+        totem.approach()
+        let before = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
+        totem.display.newMode = (width: 1080, height: 1920, millimetres: (width: 136, height: 242))
+        totem.pass(1.1)
+        XCTAssertEqual(totem.kiosk.geometry.width, 1080)
+        XCTAssertEqual(totem.kiosk.geometry.widthMM, 136, "the panel's own size, as the driver tells it")
+        let after = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
+        XCTAssertEqual(after.width, before.width * 1.5, accuracy: 0.01)
+        XCTAssertEqual(try XCTUnwrap(totem.display.last).width, 1080, "drawn again at the new size")
+        // A tap in the middle of the new button takes a ticket.
+        XCTAssertNotNil(totem.kiosk.touched(try SimulatedTouchscreen(width: 1080, height: 1920)
+            .tap(x: Int(after.x + after.width / 2), y: Int(after.y + after.height / 2))).ticket)
+    }
+}
+
 extension KioskHarness {
     /// A tap on "Get a ticket" wherever the screen shown has it.
     func takeTicketOnScreen() throws -> TicketNumber? {

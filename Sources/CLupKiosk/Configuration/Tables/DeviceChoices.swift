@@ -11,6 +11,13 @@ public struct DeviceChoices: Sendable, Equatable {
         case framebuffer(path: String, assumedFormat: FramebufferFormat?)
     }
 
+    public enum CallingBoard: Sendable, Equatable {
+        case none
+        /// PNG frames in `STATE_DIR/calling-board/`, 1280×720.
+        case simulated
+        case framebuffer(path: String)
+    }
+
     public enum Speaker: Sendable, Equatable {
         /// A WAV file of the last utterance in the state directory.
         case simulated
@@ -52,6 +59,7 @@ public struct DeviceChoices: Sendable, Equatable {
     public var display: Display
     public var speaker: Speaker
     public var headset: Headset
+    public var callingBoard: CallingBoard
     public var touchscreen: Touchscreen
     public var presence: Presence
     public var turnstile: Turnstile
@@ -62,7 +70,7 @@ public struct DeviceChoices: Sendable, Equatable {
     public static func == (lhs: DeviceChoices, rhs: DeviceChoices) -> Bool {
         (lhs.display, lhs.speaker, lhs.touchscreen, lhs.presence, lhs.turnstile, lhs.reader)
             == (rhs.display, rhs.speaker, rhs.touchscreen, rhs.presence, rhs.turnstile, rhs.reader)
-            && lhs.headset == rhs.headset
+            && lhs.headset == rhs.headset && lhs.callingBoard == rhs.callingBoard
             && lhs.release?.target == rhs.release?.target && lhs.release?.activeLow == rhs.release?.activeLow
     }
 }
@@ -86,6 +94,7 @@ extension HardwareSettings {
             speaker: speaker.map { .alsa(device: $0, headset: headsetSpeaker) } ?? .simulated,
             // A jack only where one is named: not every totem has one.
             headset: headset.map { .evdev(path: $0) } ?? (mode == .linux && !simulate ? .none : .simulated),
+            callingBoard: callingDisplay.map { $0 == "simulated" ? .simulated : .framebuffer(path: $0) } ?? .none,
             touchscreen: touchscreen.map { .evdev(path: $0, axesFrom: touchscreenAxes, calibration: calibration) } ?? .simulated,
             presence: presenceSwitch.map { .evdevSwitch(path: $0) }
                 ?? pir.map { .pir($0, activeLow: pirActiveLow, hold: pirHold) }

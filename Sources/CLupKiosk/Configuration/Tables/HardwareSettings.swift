@@ -21,6 +21,7 @@ public struct HardwareSettings: ConfigTable {
     public var mode = Mode.simulated
     public var display: String?
     public var displayFormat: FramebufferFormat?
+    public var callingDisplay: String?
     public var speaker: String?
     public var headset: String?
     public var headsetSpeaker: String?
@@ -57,6 +58,9 @@ public struct HardwareSettings: ConfigTable {
                   doc: "only for a file standing in for a framebuffer: \"800x480 xrgb8888\" or \"480x320 rgb565\"",
                   expected: "\"WIDTHxHEIGHT xrgb8888\" or \"WIDTHxHEIGHT rgb565\"",
                   parse: FramebufferFormat.init(parsing:), format: { $0.configValue ?? $0.description }),
+        .text("calling_display", \.callingDisplay,
+              doc: "a second screen above the door showing the numbers called: its framebuffer, example: \"/dev/fb1\"; "
+                  + "\"simulated\": PNG frames in STATE_DIR/calling-board/; none: no second screen"),
         .text("speaker", \.speaker, doc: "the voice's ALSA device, example: \"default\" or \"plughw:CARD=Device\""),
         .text("headset", \.headset,
               doc: "the headphone jack's evdev node (SW_HEADPHONE_INSERT), example: \"/dev/input/by-path/…-event\"; none: no jack"),
