@@ -172,8 +172,8 @@ extension Kiosk {
     func redraw() {
         frameRequests += 1
         let request = frameRequests
-        // Nobody in front: the numbers called, else a dark screen.
-        guard flow.screen != .asleep || !calledTickets.isEmpty else {
+        // Nobody in front: the numbers called and the queue, else a dark screen.
+        guard flow.screen != .asleep || attracts else {
             do {
                 try devices.display.sleep()
             } catch {
@@ -194,9 +194,13 @@ extension Kiosk {
         }
     }
 
+    /// Whether the screen shows something while nobody is in front: the numbers called, or
+    /// how many wait and how long (else it is dark, to save the backlight).
+    var attracts: Bool { !calledTickets.isEmpty || desk.day.queueLength > 0 }
+
     /// The current screen as PNG, drawn now (for `clupctl screenshot`).
     func screenshot() throws -> [UInt8] {
-        guard flow.screen != .asleep || !calledTickets.isEmpty else {
+        guard flow.screen != .asleep || attracts else {
             let black = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
             black.fill(.black)
             return try black.pngData()

@@ -63,7 +63,7 @@ struct ScreenRenderer {
 
         if screen == .asleep {
             canvas.fill(.black)
-            if !facts.called.isEmpty { drawCallingBoard(facts, on: canvas, texts: texts) }
+            if !facts.called.isEmpty || facts.waiting > 0 { drawCallingBoard(facts, on: canvas, texts: texts) }
             return canvas
         }
         canvas.fill(style.background)
@@ -212,19 +212,25 @@ struct ScreenRenderer {
         return canvas
     }
 
-    /// Nobody at the totem: the numbers called, big, white on black, for the people waiting;
-    /// as many as the screen has room for, the longest called first.
+    /// Nobody at the totem (the attract screen): the numbers called, big, white on black, as
+    /// many as the screen has room for, the longest called first; and how many wait, and how long.
     private func drawCallingBoard(_ facts: ScreenFacts, on canvas: Canvas, texts: TextCatalog) {
         let h = geometry.height, unit = min(geometry.width, h) / 20
+        let figures = facts.waiting > 0
+            ? [Text(texts.plural(.welcomeWaiting, count: facts.waiting), size: unit, color: .white),
+               Text(texts(.welcomeWait, ["wait": texts.wait(facts.wait)]), size: unit, color: .white)] : []
+        let bottom = figures.isEmpty ? h : h * 0.84
+        if !figures.isEmpty { stack(figures, in: (h * 0.84)...h, on: canvas) }
+        guard !facts.called.isEmpty else { return }
         stack([Text(texts(.boardCalling), size: unit * 1.6, bold: true, color: .white)], in: 0...(h * 0.2), on: canvas)
         let size = unit * 3.4 * style.scale
-        let room = max(1, Int((h * 0.6) / (size * 1.2 + geometry.height * 0.012)))
+        let room = max(1, Int((bottom - h * 0.2 - h * 0.16) / (size * 1.2 + geometry.height * 0.012)))
         // On a wide screen two numbers share a line.
         let perLine = geometry.width > geometry.height * 1.2 ? 2 : 1
         let shown = Array(facts.called.prefix(min(4, room * perLine)))
         let lines = stride(from: 0, to: shown.count, by: perLine).map { shown[$0..<min($0 + perLine, shown.count)].joined(separator: "    ") }
-        stack(lines.map { Text($0, size: unit * 3.4, bold: true, color: Self.board) }, in: (h * 0.2)...(h * 0.82), on: canvas)
-        stack([Text(texts(.boardGo), size: unit * 1.2, color: .white)], in: (h * 0.82)...h, on: canvas)
+        stack(lines.map { Text($0, size: unit * 3.4, bold: true, color: Self.board) }, in: (h * 0.2)...(bottom - h * 0.14), on: canvas)
+        stack([Text(texts(.boardGo), size: unit * 1.2, color: .white)], in: (bottom - h * 0.14)...bottom, on: canvas)
     }
 
     /// The smallest font size text may have: in large text, the size whose capital H is
