@@ -99,7 +99,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "clup-hub", dependencies: [
-            "CLupHub", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CLupHub", "CLupProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clupd", dependencies: [
             "CLupKiosk", "CLupProtocol", "CLupHardware",

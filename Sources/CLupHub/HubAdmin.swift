@@ -196,6 +196,7 @@ enum StoreSettings {
             settings.hours = .init(opensMinute: $0.9, closesMinute: $0.10)
             return settings
         }) else { return nil }
+        settings.employees = try await employees(store: store, connection, logger)
         guard let device else { return settings }
         settings.doorLimit = try await connection.all("""
             SELECT issued_limit FROM door_grant WHERE store_id = \(store) AND device_id = \(device) AND issued_version > 0

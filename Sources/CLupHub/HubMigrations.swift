@@ -233,6 +233,18 @@ enum HubMigrations {
             -- A notice is queued once per booking and kind.
             CREATE UNIQUE INDEX notice_once ON notice (store_id, booking_number, slot_start, kind);
             """),
+        (9, "the store's employees who may log in at its totems' PIN pads", """
+            -- A staff number and a slow salted hash of the PIN (made by clup-hub): nothing personal.
+            CREATE TABLE employee (
+                store_id text NOT NULL REFERENCES store (store_id),
+                staff_number text NOT NULL CHECK (staff_number ~ '^[0-9]{1,8}$'),
+                kdf text NOT NULL,
+                salt bytea NOT NULL CHECK (length(salt) = 16),
+                pin_hash bytea NOT NULL CHECK (length(pin_hash) = 32),
+                changed_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (store_id, staff_number)
+            );
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -11,13 +11,21 @@ public struct EmployeeRecord: Equatable, Sendable, FetchableRecord, PersistableR
     public let salt: Data
     public let pinHash: Data
     public let changedAt: Date
+    /// Who manages the employee: `clupctl` at this totem, or the hub for the whole store.
+    public let source: Source
 
-    public init(staffNumber: String, kdf: String, salt: Data, pinHash: Data, changedAt: Date) {
+    public enum Source: String, Sendable {
+        case local
+        case hub
+    }
+
+    public init(staffNumber: String, kdf: String, salt: Data, pinHash: Data, changedAt: Date, source: Source = .local) {
         self.staffNumber = staffNumber
         self.kdf = kdf
         self.salt = salt
         self.pinHash = pinHash
         self.changedAt = changedAt
+        self.source = source
     }
 
     public func encode(to container: inout PersistenceContainer) {
@@ -26,6 +34,7 @@ public struct EmployeeRecord: Equatable, Sendable, FetchableRecord, PersistableR
         container["salt"] = salt
         container["pin_hash"] = pinHash
         container["changed_at"] = changedAt.timeIntervalSince1970
+        container["source"] = source.rawValue
     }
 
     public init(row: Row) {
@@ -34,6 +43,7 @@ public struct EmployeeRecord: Equatable, Sendable, FetchableRecord, PersistableR
         salt = row["salt"]
         pinHash = row["pin_hash"]
         changedAt = Date(timeIntervalSince1970: row["changed_at"])
+        source = Source(rawValue: row["source"]) ?? .local
     }
 }
 
@@ -42,11 +52,17 @@ public enum EmployeeChange: Equatable, Sendable {
     /// Adds the employee, or gives them a new PIN.
     case put(EmployeeRecord)
     case remove(staffNumber: String)
+    /// The hub's list of the store's employees replaces the one it sent before (a staff
+    /// number the hub and the totem both have is the hub's).
+    case replaceFromHub([EmployeeRecord])
 
     func apply(in db: Database) throws {
         switch self {
         case let .put(record): try record.save(db)
         case let .remove(staffNumber): try EmployeeRecord.deleteOne(db, key: staffNumber)
+        case let .replaceFromHub(records):
+            try db.execute(sql: "DELETE FROM employee WHERE source = 'hub'")
+            for record in records { try record.save(db) }
         }
     }
 }

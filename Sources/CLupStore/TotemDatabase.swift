@@ -193,6 +193,9 @@ public enum TotemDatabase {
                 )
                 """)
         }
+        migrator.registerMigration("v7: employees from the hub beside the totem's own") { db in
+            try db.execute(sql: "ALTER TABLE employee ADD COLUMN source TEXT NOT NULL DEFAULT 'local'")
+        }
         return migrator
     }
 }

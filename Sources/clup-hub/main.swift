@@ -2,6 +2,7 @@ import ArgumentParser
 import CLupConfig
 import CLupCore
 import CLupHub
+import CLupProtocol
 import Foundation
 import Logging
 
@@ -11,7 +12,7 @@ struct ClupHub: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
-        subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
+        subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
                       ExampleConfig.self])
 }
 
@@ -68,16 +69,16 @@ func fail(_ refusal: Refusal) -> ExitCode {
     return ExitCode(refusal.exitCode)
 }
 
-extension AsyncParsableCommand {
-    /// Runs `body`, printing a refusal as one line on standard error with its exit status.
-    func refusing(_ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch let refusal as Refusal {
-            throw fail(refusal)
-        } catch let error as HubError {
-            throw fail(Refusal(error.coded))
-        }
+/// Runs `body`, printing a refusal as one line on standard error with its exit status.
+func refusing(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let refusal as Refusal {
+        throw fail(refusal)
+    } catch let error as HubError {
+        throw fail(Refusal(error.coded))
+    } catch let error as CodedError {
+        throw fail(Refusal(error))
     }
 }
 
@@ -206,6 +207,72 @@ extension StoreCommand {
                 }
                 print("store \(id) opens \(opens) to \(closes) (\(timeZone))")
             }
+        }
+    }
+}
+
+/// `clup-hub employee …`: a store's employees, who may log in at every one of its totems'
+/// PIN pads. The PIN is hashed here; the totems get the hash with the next settings version.
+struct EmployeeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "employee", abstract: "A store's employees, for its totems' PIN pads (staff numbers and PIN hashes only).",
+        subcommands: [List.self, Add.self, Pin.self, Remove.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A store's employees.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var store: String
+        func run() async throws {
+            try await refusing {
+                let rows = try await withDatabase(try options.load()) { try await HubAdmin(database: $0).employees(store: store) }
+                if rows.isEmpty { print("store \(store) has no employees at the hub") }
+                for row in rows { print("\(row.staffNumber)  PIN set \(row.changedAt.formatted(.iso8601))") }
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an employee; the PIN is asked twice (or read from one line of stdin when it is not a terminal).")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var store: String
+        @Argument(help: "The staff number, 1 to 8 digits.") var staffNumber: String
+        func run() async throws { try await EmployeeCommand.put(store, staffNumber, options, replacing: false) }
+    }
+
+    struct Pin: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give an employee a new PIN.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var store: String
+        @Argument(help: "The staff number.") var staffNumber: String
+        func run() async throws { try await EmployeeCommand.put(store, staffNumber, options, replacing: true) }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an employee: their PIN opens no session at the store's totems.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var store: String
+        @Argument(help: "The staff number.") var staffNumber: String
+        func run() async throws {
+            try await refusing {
+                try await withDatabase(try options.load()) { try await HubAdmin(database: $0).removeEmployee(store: store, staffNumber: staffNumber) }
+                print("store \(store): employee \(staffNumber) removed")
+            }
+        }
+    }
+
+    /// Reads the PIN, checks it and hashes it (scrypt, salted), then stores it at the hub.
+    static func put(_ store: String, _ staffNumber: String, _ options: ConfigOption, replacing: Bool) async throws {
+        try await refusing {
+            if let problem = PinHash.problem(staffNumber: staffNumber) { throw CodedError(.badEmployee, problem) }
+            let pin = try PinHash.readPin()
+            if let problem = PinHash.problem(pin: pin) { throw CodedError(.badEmployee, problem) }
+            let hash = try PinHash.make(pin: pin)
+            try await withDatabase(try options.load()) {
+                try await HubAdmin(database: $0).putEmployee(store: store, staffNumber: staffNumber, pin: hash, replacing: replacing)
+            }
+            print("store \(store): employee \(staffNumber) \(replacing ? "has a new PIN" : "added"); "
+                + "the totems hear it with the next settings version")
         }
     }
 }

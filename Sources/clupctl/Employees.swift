@@ -49,39 +49,11 @@ struct EmployeeCommand: ParsableCommand {
 
 private func put(_ staffNumber: String, replacing: Bool, _ connection: Connection) throws {
     if let problem = PinHash.problem(staffNumber: staffNumber) { throw CodedError(.badEmployee, problem) }
-    let pin = try readPin()
+    let pin = try PinHash.readPin()
     if let problem = PinHash.problem(pin: pin) { throw CodedError(.badEmployee, problem) }
     let hash = try PinHash.make(pin: pin)
     show(try connection.client.send(.putEmployee(staffNumber: staffNumber, pin: hash, replacing: replacing),
                                     expecting: EmployeesReport.self))
-}
-
-/// The PIN, typed twice without echo at a terminal, else one line of stdin.
-private func readPin() throws -> String {
-    guard isatty(STDIN_FILENO) == 1 else {
-        guard let line = readLine(strippingNewline: true) else { throw CodedError(.badEmployee, "no PIN on stdin") }
-        return String(line.prefix(64))
-    }
-    let first = try silentLine("PIN: ")
-    let second = try silentLine("PIN again: ")
-    guard first == second else { throw CodedError(.badEmployee, "the two PINs differ") }
-    return first
-}
-
-/// One line read from the terminal with echo off.
-private func silentLine(_ prompt: String) throws -> String {
-    FileHandle.standardError.write(Data(prompt.utf8))
-    var saved = termios()
-    tcgetattr(STDIN_FILENO, &saved)
-    var quiet = saved
-    quiet.c_lflag &= ~tcflag_t(ECHO)
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
-    defer {
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-        FileHandle.standardError.write(Data("\n".utf8))
-    }
-    guard let line = readLine(strippingNewline: true) else { throw CodedError(.badEmployee, "no PIN typed") }
-    return String(line.prefix(64))
 }
 
 private func show(_ report: EmployeesReport) {
@@ -89,7 +61,8 @@ private func show(_ report: EmployeesReport) {
         print("no employees: add one with `clupctl employee add STAFF-NUMBER`")
     }
     for employee in report.employees {
-        print("\(column(employee.staffNumber, 10)) PIN set \(employee.changedAt.formatted(.iso8601))")
+        print("\(column(employee.staffNumber, 10)) PIN set \(employee.changedAt.formatted(.iso8601))"
+            + (employee.managedBy == "hub" ? "  (the store's, managed at the hub)" : ""))
     }
     if let until = report.padLockedUntil {
         print("the PIN pad is LOCKED until \(clockTime(until)) after \(5) wrong PINs")

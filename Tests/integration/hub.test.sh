@@ -26,6 +26,8 @@ hub_up() {
   trap stop_everything EXIT
   hub_start
   clup_hub store create 7 --name "CLup Market" --capacity 30 >/dev/null
+  # Open round the clock, so the totems take tickets whatever the hour the test runs.
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 >/dev/null
 }
 
 # Enrols the totem whose state is $WORK/state as LETTER at DOOR of store 7.
@@ -286,6 +288,39 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   assert_contains "$out" "queue.capacity: this totem is enrolled at $HUB_URL, which manages queue.capacity"
 }
 
+
+test_an_employee_added_at_the_hub_logs_in_at_the_totem_and_the_audit_reaches_the_hub() {
+  hub_up
+  enrol A main >/dev/null
+  kiosk_start
+  echo 2580 | clup_hub employee add 7 104 >/dev/null
+  rc=0; out=$(echo 2580 | clup_hub employee add 7 104 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] || fail "an employee added twice"
+  assert_contains "$out" "E-HUB-024"
+  assert_contains "$(clup_hub employee list 7)" "104  PIN set"
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM audit WHERE action = 'employee added' AND after = 'staff number 104'")" 1
+  # The list reaches the totem with the next settings version: hashes only.
+  wait_until 30 "clupctl employee list | grep -q '104 .*managed at the hub'"
+  rc=0; out=$(clupctl employee remove 104 2>&1) || rc=$?
+  assert_status $rc 1 "removing at the totem an employee the hub manages"
+  assert_contains "$out" "managed at the hub"
+  assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT count(*) FROM event WHERE payload LIKE '%pin_hash%' OR payload LIKE '%employees%'")" 0 \
+    "no PIN hash in the event log"
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  clupctl sim press staff-corner --hold 3 >/dev/null
+  for key in digit-1 digit-0 digit-4 ok digit-2 digit-5 digit-8 digit-0 ok; do clupctl sim press "$key" >/dev/null; done
+  wait_for_screen priority-reason
+  assert_contains "$(clupctl sim press reason-disability)" "[ticket: AP-001]"
+  wait_for_print AP-001 >/dev/null
+  wait_synced
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM event WHERE type = 'staff.audit' AND payload LIKE '%\"who\":\"104\"%'")" 3 \
+    "login, priority ticket and logout, at the hub"
+  # Removed at the hub: the PIN no longer opens a session anywhere.
+  clup_hub employee remove 7 104 >/dev/null
+  wait_until 30 "! clupctl employee list | grep -q 104"
+  echo "report: employee 104 added at the hub logged in at the totem, issued AP-001; removed at the hub, gone from the totem"
+}
 
 # This door's places and what it holds, from `clupctl status`: "LIMIT HELD".
 door_places() {

@@ -25,6 +25,8 @@ panel_up() {
   hub_start
   clup_hub store create 7 --name "CLup Market" --capacity 30 >/dev/null
   clup_hub store create 8 --name "CLup Corner" --capacity 12 >/dev/null
+  # Open round the clock, so the totem takes tickets whatever the hour the test runs.
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 >/dev/null
   printf '%s\n' "$ADA_PASSWORD" | clup_hub manager add ada --role store-manager --store 7 >/dev/null
   printf '%s\n' "$ROOT_PASSWORD" | clup_hub manager add root --role chain-admin >/dev/null
 }

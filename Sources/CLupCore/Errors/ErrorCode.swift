@@ -143,6 +143,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case bookingClosed = "E-HUB-020"
     case bookingsOff = "E-HUB-021"
     case panelForbidden = "E-HUB-022"
+    case unknownHubEmployee = "E-HUB-023"
+    case hubEmployeeExists = "E-HUB-024"
 
     // MARK: The totem's sync with the hub (E-SYNC)
     case hubUnreachable = "E-SYNC-001"
@@ -278,6 +280,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .unknownBooking: ("No booking of that store has that number and customer reference.", "Check the number and the reference the booking was made with.")
         case .bookingSlotFull: ("Every booking place of that slot is taken (the slot's share of the capacity).", "Choose another slot; GET the store's slots for the free ones.")
         case .bookingClosed: ("That slot cannot be booked or cancelled any more: its window has passed, or it is not one of the store's slots that day.", "Choose a later slot among the store's slots.")
+        case .unknownHubEmployee: ("The store has no employee with that staff number at the hub.", "See them with `clup-hub employee list STORE`.")
+        case .hubEmployeeExists: ("The store has an employee with that staff number at the hub already.", "Give them a new PIN with `clup-hub employee pin STORE NUMBER`.")
         case .panelForbidden: ("The panel refused: another store than the manager's, or a form that did not come from the manager's own page (CSRF).", "Open the page again from the panel; a store manager manages their own store only.")
         case .bookingsOff: ("The hub takes no bookings: no app token is configured.", "Set [hub] app_token (32 characters or more) and restart clup-hub.")
         case .hubUnreachable: ("The hub cannot be reached (no answer, refused, or TLS failed).", "Nothing is lost: the totem keeps working and retries; check the network.")

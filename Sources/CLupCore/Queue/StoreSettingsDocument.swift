@@ -36,6 +36,38 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     public var totemBookingPlaces: Int?
     /// The store's opening hours on its own clock; nil from a hub that sent none.
     public var hours: OpeningHours?
+    /// The store's employees managed at the hub, who may log in at every totem's PIN pad:
+    /// staff numbers and PIN hashes only. Nil from a hub that sent none (the totem's own stay).
+    public var employees: [EmployeePin]?
+
+    /// An employee's staff number and PIN hash (`PinHash`: scrypt, salted), base64.
+    public struct EmployeePin: Codable, Hashable, Sendable {
+        public var staffNumber: String
+        public var kdf: String
+        public var salt: String
+        public var hash: String
+
+        public init(staffNumber: String, kdf: String, salt: String, hash: String) {
+            self.staffNumber = staffNumber
+            self.kdf = kdf
+            self.salt = salt
+            self.hash = hash
+        }
+
+        /// What is wrong with it, if anything: the shapes the PIN pad and `PinHash` use.
+        var problem: String? {
+            guard (1...8).contains(staffNumber.count), staffNumber.allSatisfy({ ("0"..."9").contains($0) }) else {
+                return "staff number \"\(staffNumber.prefix(12))\" is not 1 to 8 digits"
+            }
+            guard kdf.count <= 40, Data(base64Encoded: salt)?.count == 16, Data(base64Encoded: hash)?.count == 32 else {
+                return "employee \(staffNumber)'s PIN hash is not a 16-byte salt and a 32-byte hash"
+            }
+            return nil
+        }
+    }
+
+    /// Most employees of a store the hub sends.
+    public static let maximumEmployees = 1000
 
     /// When the store is open: minutes after local midnight.
     public struct OpeningHours: Codable, Hashable, Sendable {
@@ -133,6 +165,10 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
                 }
                 guard Data(base64Encoded: key)?.count == 32 else { return "totem \(letter)'s key is not 32 bytes of base64" }
             }
+        }
+        if let employees {
+            if employees.count > Self.maximumEmployees { return "\(employees.count) employees; at most \(Self.maximumEmployees)" }
+            if let problem = employees.lazy.compactMap(\.problem).first { return problem }
         }
         for list in [calledAtOtherDoors, usedAtOtherDoors, cancelledBookings] {
             guard let list else { continue }

@@ -117,7 +117,9 @@ extension Daemon {
             if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem {
                 throw CodedError(.badEmployee, problem)
             }
-            let exists = try kiosk.desk.store.employee(staffNumber) != nil
+            let existing = try kiosk.desk.store.employee(staffNumber)
+            let exists = existing != nil
+            if existing?.source == .hub { throw Self.managedAtTheHub(staffNumber) }
             if replacing, !exists { throw CodedError(.unknownEmployee, "no employee has staff number \(staffNumber)") }
             if !replacing, exists { throw CodedError(.employeeExists, "staff number \(staffNumber) is already an employee here") }
             let record = EmployeeRecord(staffNumber: staffNumber, kdf: pin.kdf, salt: pin.salt, pinHash: pin.hash, changedAt: clock.now())
@@ -126,9 +128,10 @@ extension Daemon {
             logger.notice(replacing ? "employee PIN changed" : "employee added", metadata: ["staff": "\(staffNumber)", "by": "\(peer.userName)"])
             return try encoder.encode(employeesReport())
         case let .removeEmployee(staffNumber):
-            guard PinHash.problem(staffNumber: staffNumber) == nil, try kiosk.desk.store.employee(staffNumber) != nil else {
+            guard PinHash.problem(staffNumber: staffNumber) == nil, let existing = try kiosk.desk.store.employee(staffNumber) else {
                 throw CodedError(.unknownEmployee, "no employee has staff number \(staffNumber.prefix(20))")
             }
+            if existing.source == .hub { throw Self.managedAtTheHub(staffNumber) }
             try kiosk.desk.audit([AuditEntry(role: .technician, who: peer.userName, action: .employeeRemoved,
                                              result: "staff number \(staffNumber)")], changing: .remove(staffNumber: staffNumber))
             logger.notice("employee removed", metadata: ["staff": "\(staffNumber)", "by": "\(peer.userName)"])
@@ -167,9 +170,16 @@ extension Daemon {
         return try reply(kiosk.touched(gesture), encoder)
     }
 
+    static func managedAtTheHub(_ staffNumber: String) -> CodedError {
+        CodedError(.employeeExists, "staff number \(staffNumber) is one of the store's employees managed at the hub: "
+            + "change them there (clup-hub employee)")
+    }
+
     func employeesReport() throws -> EmployeesReport {
         let now = clock.now()
-        return EmployeesReport(employees: try kiosk.desk.store.employees().map { .init(staffNumber: $0.staffNumber, changedAt: $0.changedAt) },
+        return EmployeesReport(employees: try kiosk.desk.store.employees().map {
+                                   .init(staffNumber: $0.staffNumber, changedAt: $0.changedAt, managedBy: $0.source == .hub ? "hub" : "totem")
+                               },
                                padLockedUntil: kiosk.padLock.isLocked(at: now) ? kiosk.padLock.lockedUntil : nil,
                                failures: kiosk.padLock.failures)
     }

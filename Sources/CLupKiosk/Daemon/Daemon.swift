@@ -275,8 +275,20 @@ public final class Daemon {
             logger.error("the hub's store settings are refused", metadata: ["version": "\(settings.version)", "problem": "\(problem)"])
             return
         }
+        // The employees' PIN hashes go to the employee table, not into the event log.
+        var recorded = settings
+        recorded.employees = nil
+        let employees = settings.employees.map { pins in
+            EmployeeChange.replaceFromHub(pins.compactMap { pin in
+                guard let salt = Data(base64Encoded: pin.salt), let hash = Data(base64Encoded: pin.hash) else { return nil }
+                return EmployeeRecord(staffNumber: pin.staffNumber, kdf: pin.kdf, salt: salt, pinHash: hash, changedAt: clock.now(),
+                                      source: .hub)
+            })
+        }
         do {
-            try kiosk.desk.perform { day, now in [.storeSettingsApplied(settings, businessDay: day.businessDay, at: now.wall)] }
+            try kiosk.desk.perform(changing: employees) { day, now in
+                [.storeSettingsApplied(recorded, businessDay: day.businessDay, at: now.wall)]
+            }
         } catch {
             logger.error("the hub's store settings were not recorded; the ones in force stay", metadata: ["error": "\(error)"])
             return
@@ -288,7 +300,8 @@ public final class Daemon {
         logger.notice("store settings from the hub applied", metadata: [
             "version": "\(settings.version)", "capacity": "\(settings.capacity)",
             "priority share": "\(settings.priorityShare)", "booking share": "\(settings.bookingShare)",
-            "door limit": "\(settings.doorLimit.map(String.init) ?? "none")", "totem keys": "\(settings.totemKeys?.count ?? 0)"])
+            "door limit": "\(settings.doorLimit.map(String.init) ?? "none")", "totem keys": "\(settings.totemKeys?.count ?? 0)",
+            "employees": "\(settings.employees.map { "\($0.count)" } ?? "not sent")"])
     }
 
     /// The device id the event log is numbered under: the hub's, once enrolled.

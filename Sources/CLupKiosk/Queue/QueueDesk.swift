@@ -72,8 +72,8 @@ final class QueueDesk {
 
     /// Commits what `prepare` worked out, adopts it, and settles the queue.
     @discardableResult
-    func commit(_ pending: Pending) throws -> [DomainEvent] {
-        try store.commit(pending.events, state: pending.next, at: pending.at.wall)
+    func commit(_ pending: Pending, changing employees: EmployeeChange? = nil) throws -> [DomainEvent] {
+        try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
         day = pending.next
         KioskMetrics.recorded(pending.events)
         if !pending.events.isEmpty { onCommitted?(day) }
@@ -92,8 +92,9 @@ final class QueueDesk {
 
     /// Runs `command`, commits it and settles the queue.
     @discardableResult
-    func perform(_ command: (inout DayState, Moment) throws -> [DomainEvent]) throws -> [DomainEvent] {
-        try commit(try prepare(command))
+    func perform(changing employees: EmployeeChange? = nil, _ command: (inout DayState, Moment) throws -> [DomainEvent]) throws
+        -> [DomainEvent] {
+        try commit(try prepare(command), changing: employees)
     }
 
     /// Ends lapsed admissions and no-shows, calls tickets while there is room, then re-arms

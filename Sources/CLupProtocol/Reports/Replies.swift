@@ -74,12 +74,15 @@ public struct ScreenReport: Codable, Sendable, Equatable {
 public struct EmployeesReport: Codable, Sendable, Equatable {
     public struct Employee: Codable, Sendable, Equatable {
         public let staffNumber: String
-        /// When the employee was added or last given a PIN.
+        /// When the employee was added or last given a PIN (here, or heard from the hub).
         public let changedAt: Date
+        /// "totem" (clupctl) or "hub" (the store's list, managed with clup-hub).
+        public let managedBy: String
 
-        public init(staffNumber: String, changedAt: Date) {
+        public init(staffNumber: String, changedAt: Date, managedBy: String) {
             self.staffNumber = staffNumber
             self.changedAt = changedAt
+            self.managedBy = managedBy
         }
     }
 
