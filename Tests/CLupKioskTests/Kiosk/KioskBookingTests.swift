@@ -15,14 +15,6 @@ final class KioskBookingTests: XCTestCase {
     /// The harness's clock is 11:30 UTC: today's slots (30 min) from it start at 11:30, 12:00, …
     static let noon = Date(timeIntervalSince1970: 1_795_347_000 + 1800)
 
-    func tap(_ action: Button.Action, on totem: KioskHarness) throws -> KioskOutcome {
-        let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).first { $0.action == action },
-                                   "no \(action.name) on the \(totem.kiosk.flow.screen.name) screen")
-        let outcome = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2),
-                                                                    y: Int(button.y + button.height / 2)))
-        totem.settle()
-        return outcome
-    }
 
     func choices(_ totem: KioskHarness) throws -> [SlotChoice] {
         guard case let .choosingSlot(choices) = totem.kiosk.flow.screen else {
@@ -36,13 +28,13 @@ final class KioskBookingTests: XCTestCase {
         let totem = try KioskHarness()
         totem.approach()
         XCTAssertEqual(totem.kiosk.geometry.buttons(on: .welcome).map(\.action).dropLast(3).suffix(2), [.getTicket, .bookLater])
-        _ = try tap(.bookLater, on: totem)
+        _ = try totem.press(.bookLater)
         let offered = try choices(totem)
         XCTAssertEqual(offered.map(\.time), ["11:30", "12:00", "12:30", "13:00"], "the next four slots of today")
         XCTAssertEqual(offered.first?.own, 9, "30 places × 0.3 booking share")
         XCTAssertEqual(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).map(\.action), [.slot(0), .slot(1), .slot(2), .slot(3), .back, .repeatSpeech, .voice, .largeText])
 
-        let outcome = try tap(.slot(1), on: totem)
+        let outcome = try totem.press(.slot(1))
         let number = try XCTUnwrap(outcome.ticket, outcome.sentence)
         XCTAssertEqual(number.description, "AB-001")
         XCTAssertEqual(totem.ticket(number)?.slotStart, Self.noon)
@@ -66,14 +58,14 @@ final class KioskBookingTests: XCTestCase {
     func test_theTotemsOwnShareOfASlotRunsOutAndTheSlotIsNoLongerOffered() throws {
         let totem = try KioskHarness { $0.queue.ownBookingsPerSlot = 1 }
         totem.approach()
-        _ = try tap(.bookLater, on: totem)
+        _ = try totem.press(.bookLater)
         XCTAssertEqual(try choices(totem).first?.time, "11:30")
-        _ = try tap(.slot(0), on: totem)
+        _ = try totem.press(.slot(0))
         totem.printerFinishesTheLastJob()
         totem.pass(totem.kiosk.config.screen.resultSeconds)
-        _ = try tap(.bookLater, on: totem)
+        _ = try totem.press(.bookLater)
         XCTAssertEqual(try choices(totem).first?.time, "12:00", "11:30's one own place is taken")
-        _ = try tap(.back, on: totem)
+        _ = try totem.press(.back)
         XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
     }
 
@@ -92,11 +84,11 @@ final class KioskBookingTests: XCTestCase {
                 return TotemBooking(number: "ZB-001", code: code, slotStart: start)
             })
         totem.approach()
-        _ = try tap(.bookLater, on: totem)
+        _ = try totem.press(.bookLater)
         let offered = try choices(totem)
         XCTAssertEqual(offered, [SlotChoice(start: Self.noon, time: "12:00", atHub: 2, own: 0)],
                        "only the hub has places, and only at 12:00")
-        XCTAssertEqual(try tap(.slot(0), on: totem).sentence, "asking the hub for a place at 12:00")
+        XCTAssertEqual(try totem.press(.slot(0)).sentence, "asking the hub for a place at 12:00")
         XCTAssertEqual(asked.withLock { $0 }, [Self.noon.timeIntervalSince1970])
         let number = try XCTUnwrap(TicketNumber("ZB-001"))
         XCTAssertEqual(totem.state(number), .printing, "recorded before it prints")
@@ -114,9 +106,9 @@ final class KioskBookingTests: XCTestCase {
             slots: { throw CodedError(.hubUnreachable, "https://hub cannot be reached") },
             book: { _ in throw CodedError(.hubUnreachable, "https://hub cannot be reached") })
         totem.approach()
-        _ = try tap(.bookLater, on: totem)
+        _ = try totem.press(.bookLater)
         XCTAssertEqual(try choices(totem).first, SlotChoice(start: Self.noon.addingTimeInterval(-1800), time: "11:30", atHub: 0, own: 1))
-        let outcome = try tap(.slot(0), on: totem)
+        let outcome = try totem.press(.slot(0))
         XCTAssertEqual(outcome.ticket?.description, "AB-001", outcome.sentence)
     }
 
@@ -126,8 +118,8 @@ final class KioskBookingTests: XCTestCase {
             slots: { SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970, free: 1)]) },
             book: { _ in throw CodedError(.bookingSlotFull, "the slot at 12:00 holds 5 of 5 bookings") })
         totem.approach()
-        _ = try tap(.bookLater, on: totem)
-        _ = try tap(.slot(0), on: totem)
+        _ = try totem.press(.bookLater)
+        _ = try totem.press(.slot(0))
         guard case let .printFailed(reason) = totem.kiosk.flow.screen else { return XCTFail("\(totem.kiosk.flow.screen)") }
         XCTAssertTrue(reason.contains("no place was booked at 12:00"), reason)
         XCTAssertTrue(totem.printer.jobs.isEmpty)
@@ -141,7 +133,7 @@ final class KioskBookingTests: XCTestCase {
                                         .init(start: Self.noon.timeIntervalSince1970, free: 1)]) },
             book: { _ in throw CodedError(.hubUnreachable, "not asked") })
         totem.approach()
-        _ = try tap(.bookLater, on: totem)
+        _ = try totem.press(.bookLater)
         XCTAssertEqual(try choices(totem), [SlotChoice(start: Self.noon, time: "12:00", atHub: 1, own: 0)],
                        "the slot that began at 11:00 is not a later time")
     }
@@ -152,7 +144,7 @@ final class KioskBookingTests: XCTestCase {
             $0.store.closesMinute = 11 * 60 + 40
         }
         totem.approach()
-        _ = try tap(.bookLater, on: totem)
+        _ = try totem.press(.bookLater)
         XCTAssertEqual(totem.kiosk.flow.screen, .noFreeSlots)
         totem.pass(totem.kiosk.config.screen.resultSeconds)
         XCTAssertEqual(totem.kiosk.flow.screen, .welcome)

@@ -196,6 +196,17 @@ final class KioskHarness {
         return try XCTUnwrap(outcome.ticket, outcome.sentence)
     }
 
+    /// A tap in the middle of the button `action` of the screen shown, as the customer sees it.
+    @discardableResult
+    func press(_ action: Button.Action) throws -> KioskOutcome {
+        let screen = kiosk.flow.screen
+        let button = try XCTUnwrap(kiosk.geometry.buttons(on: screen, language: kiosk.flow.language, largeText: kiosk.flow.largeText)
+            .first { $0.action == action }, "no \(action.name) on the \(screen.name) screen")
+        let outcome = kiosk.touched(try touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
+        settle()
+        return outcome
+    }
+
     func ticket(_ number: TicketNumber) -> Ticket? { kiosk.desk.day.tickets[number] }
 
     func state(_ number: TicketNumber) -> TicketState? { ticket(number)?.state }

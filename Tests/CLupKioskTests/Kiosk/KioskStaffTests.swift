@@ -26,21 +26,12 @@ final class KioskStaffTests: XCTestCase {
         return outcome
     }
 
-    @discardableResult
-    func tap(_ action: Button.Action, on totem: KioskHarness) throws -> KioskOutcome {
-        let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).first { $0.action == action },
-                                   "no \(action.name) on the \(totem.kiosk.flow.screen.name) screen")
-        let outcome = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2),
-                                                                    y: Int(button.y + button.height / 2)))
-        totem.settle()
-        return outcome
-    }
 
     /// Types `digits` on the pad, then OK; waits for the PIN check.
     @discardableResult
     func type(_ digits: String, on totem: KioskHarness) throws -> KioskOutcome {
-        for digit in digits { try tap(.digit(Int(String(digit))!), on: totem) }
-        return try tap(.confirm, on: totem)
+        for digit in digits { try totem.press(.digit(Int(String(digit))!)) }
+        return try totem.press(.confirm)
     }
 
     func trail(_ totem: KioskHarness) throws -> [String] {
@@ -63,7 +54,7 @@ final class KioskStaffTests: XCTestCase {
         try type("2580", on: totem)
         XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
         XCTAssertFalse(totem.voice.said.contains { $0.contains("2580") || $0.contains("2 5 8 0") }, "a PIN is never spoken")
-        let outcome = try tap(.reason(.pregnant), on: totem)
+        let outcome = try totem.press(.reason(.pregnant))
         let number = try XCTUnwrap(outcome.ticket, outcome.sentence)
         XCTAssertEqual(number.lane, .priority)
         XCTAssertEqual(totem.ticket(number)?.issuedBy, "104")
@@ -133,7 +124,7 @@ final class KioskStaffTests: XCTestCase {
         XCTAssertEqual(totem.kiosk.flow.screen, .stillThere(.priorityReason), "warned 20 s ahead")
         XCTAssertEqual(totem.voice.lastUtterance, "Are you still there? Touch the screen for more time.")
         // A touch anywhere gives the employee 30 s more; nothing under it is pressed.
-        try tap(.moreTime, on: totem)
+        try totem.press(.moreTime)
         XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
         totem.pass(29)
         XCTAssertEqual(totem.kiosk.flow.screen, .stillThere(.priorityReason))
@@ -166,31 +157,23 @@ final class KioskStaffTests: XCTestCase {
 
 /// The voice's speed and loudness, set by the customer, and the timeout warning.
 final class KioskVoiceSettingsTests: XCTestCase {
-    func tap(_ action: Button.Action, on totem: KioskHarness) throws {
-        let screen = totem.kiosk.flow.screen
-        let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: screen, language: totem.kiosk.flow.language,
-                                                                largeText: totem.kiosk.flow.largeText).first { $0.action == action },
-                                   "no \(action.name) on the \(screen.name) screen")
-        _ = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
-        totem.settle()
-    }
 
     func test_theCustomerSlowsTheVoiceAndMakesItLouderUntilTheyLeave() throws {
         let totem = try KioskHarness()
         totem.approach()
-        try tap(.voice, on: totem)
+        try totem.press(.voice)
         XCTAssertEqual(totem.kiosk.flow.screen, .speechSettings(speed: 2, loudness: 2))
         XCTAssertEqual(totem.voice.lastUtterance, "Voice settings: slower, faster, quieter or louder. Speed: 3 of 5. Volume: 3 of 4.")
-        try tap(.slower, on: totem)
-        try tap(.slower, on: totem)
-        try tap(.slower, on: totem)
-        try tap(.louder, on: totem)
-        try tap(.louder, on: totem)
+        try totem.press(.slower)
+        try totem.press(.slower)
+        try totem.press(.slower)
+        try totem.press(.louder)
+        try totem.press(.louder)
         XCTAssertEqual(totem.voice.lastUtterance, "Speed: 1 of 5. Volume: 4 of 4.", "each change is said in the new voice; the ends hold")
         XCTAssertEqual(totem.voice.styles.last, SpeechStyle(rate: 0.7, gainDecibels: 6))
-        try tap(.back, on: totem)
+        try totem.press(.back)
         XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
-        try tap(.repeatSpeech, on: totem)
+        try totem.press(.repeatSpeech)
         XCTAssertEqual(totem.voice.styles.last, SpeechStyle(rate: 0.7, gainDecibels: 6), "what follows is said so too")
         try totem.takeTicket()
         totem.printerFinishesTheLastJob()
@@ -214,10 +197,10 @@ final class KioskVoiceSettingsTests: XCTestCase {
         XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
         XCTAssertEqual(totem.voice.lastUtterance, "Headphones connected. Touch the screen to hear what is under your finger, "
             + "and touch again to choose. Welcome. Touch the button on the screen to take a ticket.")
-        try tap(.getTicket, on: totem)
+        try totem.press(.getTicket)
         XCTAssertEqual(totem.voice.lastUtterance, "Get a ticket. Touch again to choose.")
         XCTAssertTrue(totem.kiosk.desk.day.tickets.isEmpty, "nothing pressed yet")
-        try tap(.getTicket, on: totem)
+        try totem.press(.getTicket)
         XCTAssertEqual(totem.kiosk.desk.day.tickets.count, 1)
         XCTAssertTrue(totem.kiosk.deviceHealth.contains { $0.role == "headset" && $0.detail == "headset in" })
         XCTAssertTrue(jack.set(plugged: false))
