@@ -54,10 +54,10 @@ wait_synced() {
   return 1
 }
 
-# Takes a ticket at the totem and waits for it to print.
+# Takes a ticket at the totem (open, or full: a ticket still joins the queue) and waits for it to print.
 take_ticket() {
   clupctl sim approach >/dev/null
-  wait_for_screen welcome
+  wait_for_screen '\(welcome\|store-full\)'
   clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
   wait_for_print "$1" >/dev/null
 }

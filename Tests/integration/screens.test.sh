@@ -141,7 +141,7 @@ test_a_blind_customer_plugs_in_a_headset_explores_by_touch_and_gets_a_ticket() {
   kiosk_start
   assert_contains "$(clupctl sim headset in)" "speech goes to it, explore by touch is on"
   wait_for_screen welcome
-  assert_contains "$(clupctl status)" "voice        simulated  ok       1 utterance (to the headset)"
+  wait_until 10 "clupctl status | grep -q 'voice        simulated  ok       1 utterance (to the headset)'"
   [ -s "$WORK/state/headset.wav" ] || fail "nothing was said into the headset"
   [ ! -e "$WORK/state/voice.wav" ] || fail "the speaker said something too"
   assert_contains "$(last_said)" "Headphones connected."

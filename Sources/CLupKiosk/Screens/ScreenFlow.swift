@@ -153,77 +153,7 @@ struct ScreenFlow: Equatable {
             }
             return [.stopIdleTimer]
         case let .tap(button):
-            guard screen != .asleep else {
-                // The first touch only wakes the screen: the customer has not seen a button yet.
-                show(entrance.screen)
-                return [.startIdleTimer]
-            }
-            if case let .stillThere(under) = screen {
-                // Any touch is the answer: the screen comes back as it was, nothing pressed.
-                screen = under.isEntrance ? entrance.screen : under
-                return [.stopWarningTimer, under.isStaff ? .startSessionTimer : .startIdleTimer]
-            }
-            if exploring {
-                let timer: Effect = screen.isStaff ? .startSessionTimer : .startIdleTimer
-                // A touch off every button says the screen again; the first touch on a button
-                // says what it is; a touch on the button just said presses it.
-                guard let button else { return [timer, .repeatSpeech] }
-                guard focused == button else {
-                    focused = button
-                    return [timer, .describe(button)]
-                }
-                focused = nil
-            }
-            if screen.isStaff, button != .repeatSpeech, button != .largeText { return staffTap(button) }
-            switch (screen, button) {
-            case (_, .repeatSpeech?):
-                return [.startIdleTimer, .repeatSpeech]
-            case (_, .largeText?):
-                largeText.toggle()
-                return [.startIdleTimer, .largeTextSwitched]
-            case (.welcome, .getTicket?), (.storeFull, .getTicket?):
-                return [.startIdleTimer, .issueTicket]
-            case let (_, .language(code)?) where screen.isEntrance || screen == .choosingLanguage:
-                language = code
-                if screen == .choosingLanguage { show(entrance.screen) }
-                return [.startIdleTimer]
-            case (_, .languages?) where screen.isEntrance:
-                show(.choosingLanguage)
-                return [.startIdleTimer]
-            case (.choosingLanguage, .back?):
-                show(entrance.screen)
-                return [.startIdleTimer]
-            case (.speechSettings, .back?):
-                let back = beforeSettings.map { $0.isEntrance ? entrance.screen : $0 } ?? entrance.screen
-                show(back)
-                return [.startIdleTimer]
-            case (.speechSettings, .slower?), (.speechSettings, .faster?):
-                speed = min(max(speed + (button == .faster ? 1 : -1), 0), Self.speeds.count - 1)
-                show(.speechSettings(speed: speed, loudness: loudness))
-                return [.startIdleTimer]
-            case (.speechSettings, .quieter?), (.speechSettings, .louder?):
-                loudness = min(max(loudness + (button == .louder ? 1 : -1), 0), Self.gains.count - 1)
-                show(.speechSettings(speed: speed, loudness: loudness))
-                return [.startIdleTimer]
-            case (.speechSettings, .voice?):
-                return [.startIdleTimer]
-            case (_, .voice?):
-                beforeSettings = screen
-                show(.speechSettings(speed: speed, loudness: loudness))
-                return [.startIdleTimer]
-            case (.welcome, .bookLater?), (.storeFull, .bookLater?):
-                show(.findingSlots)
-                return [.startIdleTimer, .findSlots]
-            case (.choosingSlot, .back?):
-                show(entrance.screen)
-                return [.startIdleTimer]
-            case let (.choosingSlot(choices), button?):
-                guard let index = Button.Action.slots.firstIndex(of: button), index < choices.count else { return [.startIdleTimer] }
-                show(.bookingSlot(time: choices[index].time))
-                return [.startIdleTimer, .book(choices[index])]
-            default:
-                return [.startIdleTimer]
-            }
+            return tapped(button)
         case let .slotsFound(choices):
             // The customer may have gone meanwhile.
             guard screen.underlying == .findingSlots else { return [] }
@@ -315,6 +245,87 @@ struct ScreenFlow: Equatable {
             guard screen.isStaff else { return [] }
             screen = .stillThere(screen)
             return [.warned, .startWarningTimer]
+        }
+    }
+
+    /// A tap, and the button under it if any: it wakes the screen, answers a timeout
+    /// warning, is explored (a headset in), or presses the button.
+    private mutating func tapped(_ button: Button.Action?) -> [Effect] {
+        guard screen != .asleep else {
+            // The first touch only wakes the screen: the customer has not seen a button yet.
+            show(entrance.screen)
+            return [.startIdleTimer]
+        }
+        if case let .stillThere(under) = screen {
+            // Any touch is the answer: the screen comes back as it was, nothing pressed.
+            screen = under.isEntrance ? entrance.screen : under
+            return [.stopWarningTimer, under.isStaff ? .startSessionTimer : .startIdleTimer]
+        }
+        if exploring {
+            let timer: Effect = screen.isStaff ? .startSessionTimer : .startIdleTimer
+            // A touch off every button says the screen again; the first touch on a button
+            // says what it is; a touch on the button just said presses it.
+            guard let button else { return [timer, .repeatSpeech] }
+            guard focused == button else {
+                focused = button
+                return [timer, .describe(button)]
+            }
+            focused = nil
+        }
+        if screen.isStaff, button != .repeatSpeech, button != .largeText { return staffTap(button) }
+        return customerTap(button)
+    }
+
+    /// A button of a customer's screen pressed (or Repeat and large text on any screen).
+    private mutating func customerTap(_ button: Button.Action?) -> [Effect] {
+        switch (screen, button) {
+        case (_, .repeatSpeech?):
+            return [screen.isStaff ? .startSessionTimer : .startIdleTimer, .repeatSpeech]
+        case (_, .largeText?):
+            largeText.toggle()
+            return [screen.isStaff ? .startSessionTimer : .startIdleTimer, .largeTextSwitched]
+        case (.welcome, .getTicket?), (.storeFull, .getTicket?):
+            return [.startIdleTimer, .issueTicket]
+        case let (_, .language(code)?) where screen.isEntrance || screen == .choosingLanguage:
+            language = code
+            if screen == .choosingLanguage { show(entrance.screen) }
+            return [.startIdleTimer]
+        case (_, .languages?) where screen.isEntrance:
+            show(.choosingLanguage)
+            return [.startIdleTimer]
+        case (.choosingLanguage, .back?):
+            show(entrance.screen)
+            return [.startIdleTimer]
+        case (.speechSettings, .back?):
+            let back = beforeSettings.map { $0.isEntrance ? entrance.screen : $0 } ?? entrance.screen
+            show(back)
+            return [.startIdleTimer]
+        case (.speechSettings, .slower?), (.speechSettings, .faster?):
+            speed = min(max(speed + (button == .faster ? 1 : -1), 0), Self.speeds.count - 1)
+            show(.speechSettings(speed: speed, loudness: loudness))
+            return [.startIdleTimer]
+        case (.speechSettings, .quieter?), (.speechSettings, .louder?):
+            loudness = min(max(loudness + (button == .louder ? 1 : -1), 0), Self.gains.count - 1)
+            show(.speechSettings(speed: speed, loudness: loudness))
+            return [.startIdleTimer]
+        case (.speechSettings, .voice?):
+            return [.startIdleTimer]
+        case (_, .voice?):
+            beforeSettings = screen
+            show(.speechSettings(speed: speed, loudness: loudness))
+            return [.startIdleTimer]
+        case (.welcome, .bookLater?), (.storeFull, .bookLater?):
+            show(.findingSlots)
+            return [.startIdleTimer, .findSlots]
+        case (.choosingSlot, .back?):
+            show(entrance.screen)
+            return [.startIdleTimer]
+        case let (.choosingSlot(choices), button?):
+            guard let index = Button.Action.slots.firstIndex(of: button), index < choices.count else { return [.startIdleTimer] }
+            show(.bookingSlot(time: choices[index].time))
+            return [.startIdleTimer, .book(choices[index])]
+        default:
+            return [.startIdleTimer]
         }
     }
 
