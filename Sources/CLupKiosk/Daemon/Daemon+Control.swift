@@ -105,14 +105,13 @@ extension Daemon {
             return try encoder.encode(employeesReport())
         case let .audit(since):
             // The newest entries, a bounded number, oldest first.
-            let stored = try kiosk.desk.store.lastEvents(ofTypes: ["staff.audit"], limit: AuditReport.limit + 1)
-            let entries = stored.compactMap { stored -> AuditReport.Entry? in
-                guard case let .audited(entry, _, at)? = try? stored.decoded(), since.map({ at >= $0 }) ?? true else { return nil }
-                return AuditReport.Entry(at: at, role: entry.role.rawValue, who: entry.who, action: entry.action.rawValue,
-                                         result: entry.result)
+            let trail = try Kiosk.auditTrail(in: kiosk.desk.store, last: AuditReport.limit + 1)
+            let entries = trail.filter { item in since.map { item.at >= $0 } ?? true }.map {
+                AuditReport.Entry(at: $0.at, role: $0.entry.role.rawValue, who: $0.entry.who, action: $0.entry.action.rawValue,
+                                  result: $0.entry.result)
             }
             return try encoder.encode(AuditReport(entries: Array(entries.suffix(AuditReport.limit)),
-                                                  truncated: stored.count > AuditReport.limit))
+                                                  truncated: trail.count > AuditReport.limit))
         case let .putEmployee(staffNumber, pin, replacing):
             if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem {
                 throw CodedError(.badEmployee, problem)

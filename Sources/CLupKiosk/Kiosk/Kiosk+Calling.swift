@@ -29,7 +29,7 @@ extension Kiosk {
         }
         let renderer = ScreenRenderer(geometry: ScreenGeometry(width: Double(board.width), height: Double(board.height)))
         let language = config.tickets.languages.first ?? "en"
-        loop.background({ BoardFrame(canvas: Result { try renderer.renderCallingBoard(called, language: language) }) }) {
+        loop.background({ DrawnFrame(canvas: Result { try renderer.renderCallingBoard(called, language: language) }) }) {
             [unowned self] frame in
             // Only the newest list is shown.
             guard called == boardShows else { return }
@@ -83,9 +83,4 @@ extension Kiosk {
             armCallRepeat()
         }
     }
-}
-
-/// A frame of the calling board drawn on a worker, handed to the loop once.
-private struct BoardFrame: @unchecked Sendable {
-    let canvas: Result<Canvas, any Error>
 }

@@ -5,7 +5,7 @@ import CLupProtocol
 import Foundation
 
 /// A frame drawn on a worker, handed to the loop once and never shared.
-private struct DrawnFrame: @unchecked Sendable {
+struct DrawnFrame: @unchecked Sendable {
     let canvas: Result<Canvas, any Error>
 }
 
@@ -36,16 +36,11 @@ extension Kiosk {
             case let .book(choice):
                 issued = book(choice, askedAt: arrival)
             case .repeatSpeech:
-                let texts = CustomerTexts(language: flow.language)
-                if let line = texts.repeated(flow.screen) {
-                    devices.voice?.silence()
-                    devices.voice?.say(line, language: texts.language, style: flow.speechStyle)
-                }
+                if let line = CustomerTexts(language: flow.language).repeated(flow.screen) { tellTheCustomer(line) }
                 issued = KioskOutcome("said again: the \(flow.screen.name) screen")
             case .largeTextSwitched:
                 let texts = TextCatalog.of(flow.language)
-                devices.voice?.say(texts(flow.largeText ? .spokenLargeTextOn : .spokenLargeTextOff), language: texts.language,
-                                   style: flow.speechStyle)
+                tellTheCustomer(texts(flow.largeText ? .spokenLargeTextOn : .spokenLargeTextOff))
                 redraw()
                 issued = KioskOutcome("large text \(flow.largeText ? "on" : "off"); screen \(flow.screen.name)")
             case .startIdleTimer:
@@ -76,26 +71,22 @@ extension Kiosk {
             case let .sessionEnded(employee, why):
                 staffSessionEnded(employee, why: why)
             case let .describe(action):
-                let texts = TextCatalog.of(flow.language)
                 let label = geometry.buttons(on: flow.screen, language: flow.language, largeText: flow.largeText)
                     .first { $0.action == action }?.label ?? action.name
-                devices.voice?.silence()
-                devices.voice?.say(texts(.spokenExplore, ["label": label]), language: texts.language, style: flow.speechStyle)
+                tellTheCustomer(TextCatalog.of(flow.language)(.spokenExplore, ["label": label]))
                 issued = KioskOutcome("said \"\(label)\"; touch it again to press it")
             case let .headsetChanged(plugged):
                 devices.voice?.route(toHeadset: plugged)
                 let texts = CustomerTexts(language: flow.language)
-                devices.voice?.silence()
                 if plugged {
-                    let line = [texts.catalog(.spokenHeadset), texts.repeated(flow.screen)].compactMap { $0 }.joined(separator: " ")
-                    devices.voice?.say(line, language: texts.language, style: flow.speechStyle)
+                    tellTheCustomer([texts.catalog(.spokenHeadset), texts.repeated(flow.screen)].compactMap { $0 }.joined(separator: " "))
+                } else {
+                    devices.voice?.silence()
                 }
                 issued = KioskOutcome(plugged ? "a headset is in: speech goes to it, explore by touch is on"
                                               : "the headset is out: speech is back on the speaker")
             case .warned:
-                let texts = TextCatalog.of(flow.language)
-                devices.voice?.silence()
-                devices.voice?.say(texts(.spokenStillThere), language: texts.language, style: flow.speechStyle)
+                tellTheCustomer(TextCatalog.of(flow.language)(.spokenStillThere))
                 issued = KioskOutcome("asked whether anyone is still there")
             case .startWarningTimer:
                 loop.cancel(warningTimer)
@@ -119,14 +110,19 @@ extension Kiosk {
 
     /// Draws the new screen and says what it says, once, as it appears.
     private func screenChanged(from previous: Screen) {
-        let texts = CustomerTexts(language: flow.language)
         if flow.screen == .asleep {
             devices.voice?.silence()
             repeatCallsCutShort()
-        } else if let line = texts.spoken(flow.screen, after: previous) {
-            devices.voice?.say(line, language: texts.language, style: flow.speechStyle)
+        } else if let line = CustomerTexts(language: flow.language).spoken(flow.screen, after: previous) {
+            tellTheCustomer(line)
         }
         redraw()
+    }
+
+    /// Says `line` to the customer in front: in their language, at the speed and loudness
+    /// they set, instead of whatever was being said.
+    private func tellTheCustomer(_ line: String) {
+        devices.voice?.say(line, language: TextCatalog.of(flow.language).language, style: flow.speechStyle)
     }
 
     /// Redraws the welcome screen when the figures it shows may have changed: once the loop

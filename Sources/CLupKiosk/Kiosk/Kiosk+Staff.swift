@@ -112,9 +112,9 @@ extension Kiosk {
     }
 
     /// Keeps `entries` in the event log; one that cannot be kept is logged, and the totem goes on.
-    func record(_ entries: [AuditEntry], changing employees: EmployeeChange? = nil) {
+    func record(_ entries: [AuditEntry]) {
         do {
-            try desk.audit(entries, changing: employees)
+            try desk.audit(entries)
         } catch {
             logger.error("could not keep the staff audit", metadata: ["error": "\(error)",
                                                                        "entries": "\(entries.map(\.action.rawValue))"])
@@ -123,10 +123,14 @@ extension Kiosk {
 
     /// The pad's lock as the audit trail leaves it (at start).
     static func padLock(from store: TotemStore, lockSeconds: Double) -> PadLock {
-        let entries = ((try? store.lastEvents(ofTypes: ["staff.audit"], limit: 200)) ?? []).compactMap { stored -> (AuditEntry, Date)? in
+        PadLock(lockSeconds: lockSeconds, replaying: (try? auditTrail(in: store, last: 200)) ?? [])
+    }
+
+    /// The last `count` entries of the audit trail that can be read, oldest first, with when each was kept.
+    static func auditTrail(in store: TotemStore, last count: Int) throws -> [(entry: AuditEntry, at: Date)] {
+        try store.lastEvents(ofTypes: ["staff.audit"], limit: count).compactMap { stored in
             guard case let .audited(entry, _, at)? = try? stored.decoded() else { return nil }
             return (entry, at)
         }
-        return PadLock(lockSeconds: lockSeconds, replaying: entries)
     }
 }

@@ -34,8 +34,8 @@ struct ScreenFlow: Equatable {
     /// A personal headset is in the jack.
     private(set) var headsetIn = false
     /// Explore by touch: a touch says what is under it, a second touch on the same button
-    /// presses it (on while a headset is in).
-    private(set) var exploring = false
+    /// presses it. On while a headset is in, for whoever is at the totem.
+    var exploring: Bool { headsetIn }
     /// The button last said in explore mode, which the next touch on it presses.
     private(set) var focused: Button.Action?
 
@@ -207,7 +207,7 @@ struct ScreenFlow: Equatable {
             }
             return effects
         case let .headset(plugged):
-            (headsetIn, exploring, focused) = (plugged, plugged, nil)
+            (headsetIn, focused) = (plugged, nil)
             // Plugging a headset in is how a blind customer starts: the totem wakes and speaks.
             if plugged, screen == .asleep { show(entrance.screen) }
             return [.startIdleTimer, .headsetChanged(plugged)]
@@ -391,8 +391,7 @@ struct ScreenFlow: Equatable {
 
     /// What one customer chose goes with them: the language, large text, the voice's settings.
     private mutating func resetForTheNextCustomer() {
-        (language, largeText, speed, loudness, beforeSettings) = (defaultLanguage, false, Self.usualSpeed, Self.usualLoudness, nil)
-        // A headset still in the jack keeps explore by touch on for whoever comes next.
-        (exploring, focused) = (headsetIn, nil)
+        (language, largeText, speed, loudness, beforeSettings, focused) = (defaultLanguage, false, Self.usualSpeed, Self.usualLoudness,
+                                                                            nil, nil)
     }
 }

@@ -15,7 +15,7 @@ struct PadLock: Equatable {
     }
 
     /// The lock as the audit entries (oldest first) leave it.
-    init(lockSeconds: Double, replaying entries: [(AuditEntry, Date)]) {
+    init(lockSeconds: Double, replaying entries: [(entry: AuditEntry, at: Date)]) {
         self.init(lockSeconds: lockSeconds)
         for (entry, at) in entries where entry.role == .employee {
             switch entry.action {
