@@ -33,6 +33,9 @@ let package = Package(
         // Thin system-library targets: one per C library, nothing else in them.
         .systemLibrary(name: "CCUPS", path: "Sources/CCUPS"),
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        // clupctl's shell: line editing, history and completion (BSD libedit's readline API).
+        .systemLibrary(name: "CEditLine", path: "Sources/CEditLine", pkgConfig: "libedit",
+                       providers: [.apt(["libedit-dev"])]),
         .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CUSB", path: "Sources/CUSB", pkgConfig: "libusb-1.0",
@@ -109,7 +112,7 @@ let package = Package(
             "CLupCore", "CLupStore", "CLupPrinting", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clupctl", dependencies: [
-            "CLupProtocol",
+            "CLupProtocol", "CEditLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -162,7 +162,7 @@ public struct Bookings: Sendable {
         let issued = try await connection.rows("""
             SELECT slot_start, device_id, count(*)::integer FROM ticket
             WHERE store_id = \(store) AND slot_start >= \(first) AND slot_start <= \(last) AND number NOT LIKE 'Z%'
-                AND state <> 'print-failed'
+                AND state NOT IN ('print-failed', 'voided')
             GROUP BY slot_start, device_id
             """, as: (Date, String, Int).self, logger)
         let active = Set(try await connection.all("""

@@ -92,6 +92,7 @@ enum DoorShares {
     /// Whether an event changes what the store's other doors are told of tickets (called
     /// ones they may admit, used ones the issuing door must refuse).
     static func changesOtherDoors(_ type: String) -> Bool {
-        ["ticket.called", "ticket.no-show", "ticket.admitted", "ticket.admission-lapsed", "ticket.from-other-door"].contains(type)
+        ["ticket.called", "ticket.no-show", "ticket.skipped", "ticket.voided", "ticket.admitted", "ticket.admission-lapsed",
+         "ticket.from-other-door"].contains(type)
     }
 }

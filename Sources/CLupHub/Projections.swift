@@ -37,11 +37,20 @@ enum Projections {
                 UPDATE ticket SET state = 'called', called_at = \(at)
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
-        case let .ticketNoShow(number, _, _):
-            // Not over an admission at another door (which may reach the hub first).
+        case let .ticketNoShow(number, _, _), let .ticketSkipped(number, _, _, _):
+            // The window ended, or a technician skipped the ticket before it did. Not over an
+            // admission at another door (which may reach the hub first).
             try await connection.query("""
                 UPDATE ticket SET state = 'no-show'
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description) AND state = 'called'
+                """, logger: logger)
+        case let .ticketVoided(number, _, _, _, _):
+            // Out of the queue, its code refused at the door. Not over an admission at
+            // another door, which happened whatever this door did after.
+            try await connection.query("""
+                UPDATE ticket SET state = 'voided'
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                    AND state NOT IN ('admitted', 'entered')
                 """, logger: logger)
         case let .ticketAdmitted(number, _, at, _):
             try await connection.query("""

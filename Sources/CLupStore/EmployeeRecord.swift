@@ -47,14 +47,17 @@ public struct EmployeeRecord: Equatable, Sendable, FetchableRecord, PersistableR
     }
 }
 
-/// A change to the employees, committed with the events that audit it.
-public enum EmployeeChange: Equatable, Sendable {
+/// A change to the employees or the technicians, committed with the events that audit it.
+public enum StaffChange: Equatable, Sendable {
     /// Adds the employee, or gives them a new PIN.
     case put(EmployeeRecord)
     case remove(staffNumber: String)
     /// The hub's list of the store's employees replaces the one it sent before (a staff
     /// number the hub and the totem both have is the hub's).
     case replaceFromHub([EmployeeRecord])
+    /// Adds a technician, or gives one a new secret.
+    case putTechnician(TechnicianRecord)
+    case removeTechnician(name: String)
 
     func apply(in db: Database) throws {
         switch self {
@@ -63,6 +66,8 @@ public enum EmployeeChange: Equatable, Sendable {
         case let .replaceFromHub(records):
             try db.execute(sql: "DELETE FROM employee WHERE source = 'hub'")
             for record in records { try record.save(db) }
+        case let .putTechnician(record): try record.save(db)
+        case let .removeTechnician(name): try TechnicianRecord.deleteOne(db, key: name)
         }
     }
 }
@@ -75,5 +80,52 @@ extension TotemStore {
 
     public func employee(_ staffNumber: String) throws -> EmployeeRecord? {
         try database.read { db in try EmployeeRecord.fetchOne(db, key: staffNumber) }
+    }
+}
+
+/// A field technician who may log in on the control socket: a name and the secret as a slow,
+/// salted hash, like an employee's PIN.
+public struct TechnicianRecord: Equatable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "technician"
+
+    public let name: String
+    public let kdf: String
+    public let salt: Data
+    public let secretHash: Data
+    public let changedAt: Date
+
+    public init(name: String, kdf: String, salt: Data, secretHash: Data, changedAt: Date) {
+        self.name = name
+        self.kdf = kdf
+        self.salt = salt
+        self.secretHash = secretHash
+        self.changedAt = changedAt
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container["name"] = name
+        container["kdf"] = kdf
+        container["salt"] = salt
+        container["secret_hash"] = secretHash
+        container["changed_at"] = changedAt.timeIntervalSince1970
+    }
+
+    public init(row: Row) {
+        name = row["name"]
+        kdf = row["kdf"]
+        salt = row["salt"]
+        secretHash = row["secret_hash"]
+        changedAt = Date(timeIntervalSince1970: row["changed_at"])
+    }
+}
+
+extension TotemStore {
+    /// Every technician, by name.
+    public func technicians() throws -> [TechnicianRecord] {
+        try database.read { db in try TechnicianRecord.order(sql: "name").fetchAll(db) }
+    }
+
+    public func technician(_ name: String) throws -> TechnicianRecord? {
+        try database.read { db in try TechnicianRecord.fetchOne(db, key: name) }
     }
 }

@@ -196,6 +196,17 @@ public enum TotemDatabase {
         migrator.registerMigration("v7: employees from the hub beside the totem's own") { db in
             try db.execute(sql: "ALTER TABLE employee ADD COLUMN source TEXT NOT NULL DEFAULT 'local'")
         }
+        migrator.registerMigration("v8: the technicians who may log in on the control socket") { db in
+            try db.execute(sql: """
+                CREATE TABLE technician (
+                    name TEXT NOT NULL PRIMARY KEY,
+                    kdf TEXT NOT NULL,
+                    salt BLOB NOT NULL,
+                    secret_hash BLOB NOT NULL,
+                    changed_at REAL NOT NULL
+                )
+                """)
+        }
         return migrator
     }
 }

@@ -30,7 +30,7 @@ public final class TotemStore: Sendable {
     /// Appends `events` to the log and writes the tickets, ledgers and exit history they
     /// touched, as `state` (which has them applied) now holds them. All or nothing.
     /// `employees` is a change to the totem's employees made with these events (which audit it).
-    public func commit(_ events: [DomainEvent], state: DayState, at wallTime: Date, employees: EmployeeChange? = nil) throws {
+    public func commit(_ events: [DomainEvent], state: DayState, at wallTime: Date, employees: StaffChange? = nil) throws {
         guard !events.isEmpty else { return }
         if let foreign = events.first(where: { $0.businessDay != state.businessDay }) {
             throw StoreError.foreignDay(expected: state.businessDay.date, got: foreign.businessDay.date)
@@ -42,7 +42,7 @@ public final class TotemStore: Sendable {
         }
     }
 
-    private func write(_ events: [DomainEvent], state: DayState, at wallTime: Date, employees: EmployeeChange?) throws {
+    private func write(_ events: [DomainEvent], state: DayState, at wallTime: Date, employees: StaffChange?) throws {
         try database.write { db in
             try employees?.apply(in: db)
             var tickets: Set<TicketNumber> = []
@@ -60,7 +60,8 @@ public final class TotemStore: Sendable {
                 case let .ticketSubmitted(number, _, _), let .ticketPrinted(number, _, _),
                      let .ticketPrintFailed(number, _, _), let .ticketCalled(number, _, _, _, _),
                      let .ticketNoShow(number, _, _), let .ticketAdmitted(number, _, _, _),
-                     let .admissionLapsed(number, _, _), let .ticketReprinted(number, _, _), let .ticketLeft(number, _, _):
+                     let .admissionLapsed(number, _, _), let .ticketReprinted(number, _, _), let .ticketLeft(number, _, _),
+                     let .ticketSkipped(number, _, _, _), let .ticketVoided(number, _, _, _, _):
                     tickets.insert(number)
                 case let .passage(direction, door, _, _, ticket, _):
                     doors.insert(door)
@@ -169,6 +170,25 @@ public final class TotemStore: Sendable {
         }
     }
 
+    /// `PRAGMA integrity_check` on a read-only connection of its own (for diagnostics, on a
+    /// worker): "ok", or the problems SQLite found, one per line.
+    public static func integrityCheck(path: String) -> String {
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let lines = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check(100)") }
+            return lines.joined(separator: "\n") + "\n"
+        } catch {
+            return "the check could not run: \(error)\n"
+        }
+    }
+
+    /// The SQLite library's version.
+    public static var sqliteVersion: String {
+        (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") } ?? nil) ?? "unknown"
+    }
+
     /// This totem's events after `seq`, oldest first.
     public func events(after seq: Int = 0) throws -> [StoredEvent] {
         try database.read { db in
@@ -189,6 +209,17 @@ public final class TotemStore: Sendable {
                 .limit(limit)
                 .fetchAll(db)
                 .reversed()
+        }
+    }
+
+    /// This totem's events of the given types kept since `since`, oldest first.
+    public func events(ofTypes types: [String], since: Date) throws -> [StoredEvent] {
+        try database.read { db in
+            try StoredEvent
+                .filter(sql: "device_id = ? AND wall_time >= ? AND type IN (\(types.map { _ in "?" }.joined(separator: ", ")))",
+                        arguments: StatementArguments([deviceID as any DatabaseValueConvertible, since] + types.map { $0 as any DatabaseValueConvertible }))
+                .order(sql: "seq")
+                .fetchAll(db)
         }
     }
 

@@ -9,16 +9,19 @@ struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show what staff did at the totem, oldest first.")
     @OptionGroup var connection: Connection
     @Option(help: "Only the last so long: 30m, 2h, 7d; or from an ISO 8601 instant.") var since: String?
+    @Option(help: "Only what this technician, staff number or user did.") var who: String?
     @Flag(help: "As JSON.") var json = false
 
     func run() throws {
         let from = try since.map(Self.instant)
-        let report = try connection.client.send(.audit(since: from), expecting: AuditReport.self)
+        var report = try connection.client.send(.audit(since: from), expecting: AuditReport.self)
+        if let who { report = AuditReport(entries: report.entries.filter { $0.who == who }, truncated: report.truncated) }
         if json { return try printJSON(report) }
         if report.truncated { print("(older entries left out: the newest \(AuditReport.limit) shown)") }
         if report.entries.isEmpty { print("nothing audited" + (since.map { " in the last \($0)" } ?? "")) }
         for entry in report.entries {
-            print("\(entry.at.formatted(.iso8601))  \(column(entry.role, 10)) \(column(entry.who, 10)) \(column(entry.action, 16)) \(entry.result)")
+            let command = entry.what.map { "  uid \(entry.uid.map(String.init) ?? "?"): \($0)" } ?? ""
+            print("\(entry.at.formatted(.iso8601))  \(column(entry.role, 10)) \(column(entry.who, 10)) \(column(entry.action, 16)) \(entry.result)\(command)")
         }
     }
 

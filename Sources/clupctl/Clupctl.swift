@@ -3,13 +3,18 @@ import CLupCore
 import CLupProtocol
 import Foundation
 
-/// `clupctl`: the field technician's shell for a running `clupd`.
+/// `clupctl`: the field technician's shell for a running `clupd`. With no command it opens
+/// the interactive shell (`clupctl shell`); every command works the same in both.
 struct Clupctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupctl",
         abstract: "Maintenance shell for the CLup totem daemon.",
-        subcommands: [Status.self, Tickets.self, QueueCommand.self, CallNext.self, LedgerCommand.self,
-                      ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, EmployeeCommand.self, Audit.self, Devices.self, Screenshot.self, ScreenCommand.self,
+        discussion: "With no command, opens the interactive shell. Commands that change the totem need a technician "
+            + "logged in (clupctl login NAME).",
+        subcommands: [Shell.self, Login.self, Logout.self, TechnicianCommand.self,
+                      Status.self, Tickets.self, QueueCommand.self, CallNext.self, Skip.self, Void.self, LedgerCommand.self,
+                      ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, EmployeeCommand.self, Audit.self,
+                      Devices.self, SelfTest.self, Calibrate.self, Logs.self, Diagnostics.self, Screenshot.self, ScreenCommand.self,
                       Sim.self, SyncCommand.self, Metrics.self, Errors.self])
 }
 
@@ -18,7 +23,13 @@ struct Connection: ParsableArguments {
     @Option(help: "clupd's control socket (or set CLUP_SOCKET).")
     var socket = ProcessInfo.processInfo.environment["CLUP_SOCKET"] ?? ControlClient.defaultSocketPath
 
-    var client: ControlClient { ControlClient(socketPath: socket) }
+    /// A client carrying the technician's session, if there is one.
+    var client: ControlClient { ControlClient(socketPath: socket, session: SessionFile.token()) }
+
+    /// The same, waiting up to `seconds` for the reply (a self-test waits for the device).
+    func client(waiting seconds: Int) -> ControlClient {
+        ControlClient(socketPath: socket, session: SessionFile.token(), timeoutSeconds: seconds)
+    }
 }
 
 /// Local time of day for people reading the shell.
@@ -45,23 +56,36 @@ func printJSON<T: Encodable>(_ value: T) throws {
 @main
 enum ClupctlMain {
     static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        exit(execute(arguments.isEmpty ? ["shell"] : arguments))
+    }
+
+    /// Runs one command line (from the shell, or the process's), prints what it says and
+    /// returns its exit status: 0 done, 1 refused, 2 usage, 69 no clupd, 76 a reply not
+    /// understood, 77 permission denied.
+    static func execute(_ arguments: [String]) -> Int32 {
         do {
-            var command = try Clupctl.parseAsRoot()
+            var command = try Clupctl.parseAsRoot(arguments)
             try command.run()
+            return 0
         } catch let error as ControlClient.ConnectionError {
             fail(error.coded)
             switch error {
-            case .daemonNotRunning: exit(69)
-            case .permissionDenied: exit(77)
-            case .badReply: exit(76)
+            case .daemonNotRunning: return 69
+            case .permissionDenied: return 77
+            case .badReply: return 76
             }
         } catch let refusal as CodedError {
             fail(refusal)
-            exit(refusal.errorCode == .permissionDenied ? 77 : 1)
+            if let shell = ShellContext.current, shell.canLogIn,
+               refusal.errorCode == .loginRequired || refusal.errorCode == .sessionEnded, shell.logIn() {
+                return execute(arguments)
+            }
+            return refusal.errorCode == .permissionDenied ? 77 : 1
         } catch let code as ExitCode {
-            exit(code.rawValue)
+            return code.rawValue
         } catch {
-            commandLineFailed(error)
+            return commandLineFailed(error, arguments: arguments)
         }
     }
 
@@ -73,22 +97,22 @@ enum ClupctlMain {
     /// Help asked for (`--help`, `help COMMAND`: the parser hands these back as errors, some
     /// from `parseAsRoot` and some from the help command's `run`) exits 0; a usage error
     /// exits 2 with the command's usage, or the list of commands for an unknown one.
-    static func commandLineFailed(_ error: Error) -> Never {
+    static func commandLineFailed(_ error: Error, arguments: [String]) -> Int32 {
         let code = Clupctl.exitCode(for: error)
         if code == .success {
             print(Clupctl.fullMessage(for: error))
-            exit(0)
+            return 0
         }
         var message = Clupctl.fullMessage(for: error)
         if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
         guard code == .validationFailure else {
             FileHandle.standardError.write(Data("clupctl: \(message)\n".utf8))
-            exit(1)
+            return 1
         }
         let names = Clupctl.configuration.subcommands.map { $0._commandName }
-        let known = CommandLine.arguments.dropFirst().first.map(names.contains) ?? false
+        let known = arguments.first.map(names.contains) ?? false
         let help = known ? "" : "\n\n" + Clupctl.helpMessage()
         FileHandle.standardError.write(Data("clupctl: \(message)\(help)\n".utf8))
-        exit(2)
+        return 2
     }
 }

@@ -9,9 +9,11 @@ struct ConfigCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the configuration as TOML.")
         @OptionGroup var connection: Connection
+        @Flag(help: "Print JSON: where the configuration comes from, and its TOML.") var json = false
 
         func run() throws {
             let report = try connection.client.send(.configuration, expecting: ConfigurationReport.self)
+            if json { return try printJSON(report) }
             print("# from \(report.source)")
             print(report.toml, terminator: "")
         }

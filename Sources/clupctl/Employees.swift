@@ -33,14 +33,14 @@ struct EmployeeCommand: ParsableCommand {
     struct Pin: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Give an employee a new PIN.")
         @OptionGroup var connection: Connection
-        @Argument(help: "The staff number.") var staffNumber: String
+        @Argument(help: "The staff number.", completion: .custom { _, _, _ in Completions.employees() }) var staffNumber: String
         func run() throws { try put(staffNumber, replacing: true, connection) }
     }
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove an employee: their PIN no longer opens a session.")
         @OptionGroup var connection: Connection
-        @Argument(help: "The staff number.") var staffNumber: String
+        @Argument(help: "The staff number.", completion: .custom { _, _, _ in Completions.employees() }) var staffNumber: String
         func run() throws {
             show(try connection.client.send(.removeEmployee(staffNumber: staffNumber), expecting: EmployeesReport.self))
         }

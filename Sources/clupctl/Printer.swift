@@ -32,7 +32,8 @@ struct Reprint: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print again a ticket the printer failed.")
 
     @OptionGroup var connection: Connection
-    @Argument(help: "The ticket's number, like A-017.") var number: String
+    @Argument(help: "The ticket's number, like A-017.", completion: .custom { _, _, _ in Completions.tickets(["print-failed"]) })
+    var number: String
 
     func run() throws {
         let reply = try connection.client.send(.reprint(number: number), expecting: SimulationReply.self)

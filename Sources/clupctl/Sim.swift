@@ -31,7 +31,8 @@ struct Sim: ParsableCommand {
     struct Press: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A tap in the middle of a button of the screen shown, by name (`clupctl screen`).")
         @OptionGroup var connection: Connection
-        @Argument(help: "The button's name: get-ticket, book-later, slot-1, back, language-it, digit-4, ok, staff-corner, …")
+        @Argument(help: "The button's name: get-ticket, book-later, slot-1, back, language-it, digit-4, ok, staff-corner, …",
+                  completion: .custom { _, _, _ in Completions.buttons() })
         var name: String
         @Option(help: "Hold the touch this many seconds (a long press: 3 in the staff-corner opens the PIN pad).")
         var hold: Double?

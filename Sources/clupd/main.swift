@@ -7,7 +7,7 @@ import Foundation
 /// `clupd`: the CLup totem daemon.
 struct Clupd: ParsableCommand {
     /// Sent to the hub at enrolment.
-    static let version = "0.11.0"
+    static let version = ClupVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "clupd",

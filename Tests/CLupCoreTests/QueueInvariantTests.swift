@@ -56,6 +56,7 @@ final class QueueInvariantTests: XCTestCase {
             if filled { walksThatFilledTheStore += 1 }
         }
         for kind in ["ticket.called", "ticket.no-show", "ticket.admitted", "ticket.admission-lapsed", "ticket.print-failed",
+                     "ticket.skipped", "ticket.voided", "refused E-Q-003", "refused E-Q-013",
                      "booking.admitted", "occupancy.passage", "occupancy.corrected", "day.opened", "carried tickets",
                      "carried people", "aging", "priority", "arrival order", "wall clock stepped",
                      "refused E-Q-001", "refused E-Q-002", "refused E-Q-004", "refused E-Q-005", "refused E-Q-006",

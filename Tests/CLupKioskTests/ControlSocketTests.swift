@@ -21,10 +21,17 @@ final class ControlSocketTests: XCTestCase {
     func exchange<R: Sendable>(_ handle: @escaping (ControlRequest, ControlServer.Peer) throws -> Data,
                                clock: any CLupCore.Clock = SystemClock(),
                                client: @escaping @Sendable (String, EventLoop.Waker) -> R) throws -> R {
+        try exchange(answering: { message, peer, _ in .now(try handle(message.request, peer)) }, clock: clock, client: client)
+    }
+
+    /// The same with a handler that may answer later (it is given the server's loop).
+    func exchange<R: Sendable>(answering handle: @escaping (ControlMessage, ControlServer.Peer, EventLoop) throws -> ControlAnswer,
+                               clock: any CLupCore.Clock = SystemClock(),
+                               client: @escaping @Sendable (String, EventLoop.Waker) -> R) throws -> R {
         let server = try ControlServer(path: path, allowedGroup: nil, logger: Logger(label: "test"))
         defer { server.stopListening() }
         let loop = EventLoop(clock: clock)
-        server.start(on: loop, handle: handle)
+        server.start(on: loop) { message, peer in try handle(message, peer, loop) }
         var result: R?
         let path = self.path!
         let waker = loop.waker
@@ -54,6 +61,55 @@ final class ControlSocketTests: XCTestCase {
         })
         XCTAssertEqual(replies.0, "2026-11-21")
         XCTAssertEqual(replies.1, "E-CTL-013 refused for the test")
+    }
+
+    func test_slowWorkIsAnsweredLaterAndCancelledWhenTheClientGoesAway() throws {
+        final class Box: @unchecked Sendable { var cancelled = 0; var sessions: [String?] = [] }
+        let box = Box()
+        let replies = try exchange(answering: { message, _, loop in
+            box.sessions.append(message.session)
+            switch message.request {
+            case .selfTest:
+                let pending = PendingReply("a test", seconds: 10)
+                loop.schedule(after: 0.2) { pending.finish(.success(try! JSONEncoder().encode(MessageReply("done later")))) }
+                return .later(pending)
+            case .calibrationTarget:
+                // Never finished: the client hangs up, and the work is cancelled.
+                let pending = PendingReply("a touch", seconds: 10)
+                pending.onCancel = { box.cancelled += 1 }
+                return .later(pending)
+            default:
+                return .now(try JSONEncoder().encode(MessageReply("now")))
+            }
+        }, client: { path, _ in
+            let later = (try? ControlClient(socketPath: path, session: "token-of-the-test-session")
+                .send(.selfTest(.printer, timeoutSeconds: 5, force: false), expecting: MessageReply.self).message) ?? "no reply"
+            // A client that gives up after 1 s.
+            let impatient = ControlClient(socketPath: path, timeoutSeconds: 1)
+            let gaveUp = (try? impatient.send(.calibrationTarget(index: 0, timeoutSeconds: 5, force: false),
+                                              expecting: MessageReply.self).message) ?? "timed out"
+            // A bare request, as an older clupctl sends it, is still understood.
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+                for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+            }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            let bare = Array(#"{"status":{}}"#.utf8) + [0x0A]
+            _ = send(fd, bare, bare.count, 0)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_WAITALL))
+            close(fd)
+            return (later, gaveUp, String(decoding: buffer.prefix(max(0, count)), as: UTF8.self))
+        })
+        XCTAssertEqual(replies.0, "done later")
+        XCTAssertEqual(replies.1, "timed out")
+        XCTAssertEqual(box.cancelled, 1, "the client that went away cancelled its work")
+        XCTAssertEqual(replies.2, #"{"ok":true,"result":{"message":"now"}}"# + "\n")
+        XCTAssertEqual(box.sessions, ["token-of-the-test-session", nil, nil])
     }
 
     func test_aLiveSocketIsNotTakenOver() throws {

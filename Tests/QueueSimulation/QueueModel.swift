@@ -80,7 +80,7 @@ public struct QueueModel {
     public func bookingRefusal(slot: Date) -> Refusal? {
         let aligned = policy.slotLength > 0 && slot.timeIntervalSince1970.truncatingRemainder(dividingBy: policy.slotLength) == 0
         guard aligned else { return .noSuchSlot }
-        let booked = tickets.filter { $0.slot == slot && $0.state != .printFailed }.count
+        let booked = tickets.filter { $0.slot == slot && $0.state != .printFailed && $0.state != .voided }.count
         let perSlot = Int((Double(policy.capacity) * policy.bookingShare).rounded(.down))
         guard booked < perSlot else {
             return .slotFull(slotStart: slot.formatted(.iso8601), bookings: booked)
@@ -137,6 +137,39 @@ public struct QueueModel {
         // Scanned again once inside: on its way out, once.
         case .entered: return ticket.left.map { .alreadyUsed("\(number) (it left at \($0.formatted(.iso8601)))") }
         case .noShow: return .noShow(number)
+        case .voided: return .voided(number)
+        }
+    }
+
+    /// The refusal a technician's skip of `number` must get, or nil when it must be skipped:
+    /// only a called ticket is.
+    public func skipRefusal(_ number: TicketNumber) -> Refusal? {
+        guard let ticket = tickets.first(where: { $0.number == number }) else { return .unknownTicket(number.description) }
+        let name = number.description
+        switch ticket.state {
+        case .called: return nil
+        case .waiting: return .skipNotCalled(name)
+        case .printing, .printFailed: return .skipNotPrinted(name)
+        case .admitted: return .atTheDoor(name)
+        case .entered: return .alreadyInside(name)
+        case .noShow: return .alreadyNoShow(name)
+        case .voided: return .alreadyVoided(name)
+        }
+    }
+
+    /// The refusal a technician's void of `number` for `reason` must get, or nil when it
+    /// must be voided: a ticket waiting, called or failed by the printer, with a reason.
+    public func voidRefusal(_ number: TicketNumber, reason: String) -> Refusal? {
+        if reason.allSatisfy(\.isWhitespace) { return .voidWithoutReason }
+        guard let ticket = tickets.first(where: { $0.number == number }) else { return .unknownTicket(number.description) }
+        let name = number.description
+        switch ticket.state {
+        case .waiting, .called, .printFailed: return nil
+        case .printing: return .stillPrinting(name)
+        case .admitted: return .atTheDoor(name)
+        case .entered: return .alreadyInside(name)
+        case .noShow: return .alreadyNoShow(name)
+        case .voided: return .alreadyVoided(name)
         }
     }
 
@@ -177,6 +210,16 @@ public struct QueueModel {
         } else {
             update(ticket.number) { $0.state = .admitted; $0.admitted = now }
         }
+    }
+
+    /// A technician skipped a called ticket: a no-show now.
+    public mutating func skip(_ number: TicketNumber) {
+        update(number) { if $0.state == .called { $0.state = .noShow } }
+    }
+
+    /// A technician voided a ticket: out of the queue, holding nothing.
+    public mutating func void(_ number: TicketNumber) {
+        update(number) { $0.state = .voided }
     }
 
     /// Lapsed admissions go back to where they were; called tickets past their window are no-shows.
@@ -230,7 +273,7 @@ public struct QueueModel {
             switch ticket.state {
             case .printing: true
             case .waiting, .called, .admitted: now.wall < ticket.issuedAt.addingTimeInterval(validity)
-            case .entered, .noShow, .printFailed: false
+            case .entered, .noShow, .printFailed, .voided: false
             }
         }
     }

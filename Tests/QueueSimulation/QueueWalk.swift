@@ -4,9 +4,9 @@ import Foundation
 
 /// A long random walk through the store's days, reproducible from its seed: tickets issued
 /// and printed (or not), calls, scans at the door (genuine, used, forged), passages at two
-/// doors, corrections, wall-clock steps and day rollovers. Every command runs on `DayState`
-/// and on `QueueModel` side by side; where they disagree, `mismatches` says so with the seed
-/// and the step, so `QueueWalk(seed:)` replays it exactly.
+/// doors, technicians' skips and voids, corrections, wall-clock steps and day rollovers.
+/// Every command runs on `DayState` and on `QueueModel` side by side; where they disagree,
+/// `mismatches` says so with the seed and the step, so `QueueWalk(seed:)` replays it exactly.
 public struct QueueWalk: Sendable {
     /// What one step did.
     public struct Step: Sendable {
@@ -144,15 +144,41 @@ public struct QueueWalk: Sendable {
                 expected = model.admitRefusal(code: code, keyring: keyring, at: now)
                 attempt { state throws(Refusal) in try state.admit(code: code, keyring: keyring, at: now, policy: policy) }
                 if refusal == nil { model.admit(code: code, at: now) }
-            case 720..<850:
+            case 720..<840:
                 command = "pass in"
                 events = state.pass(.entry, door: "main", at: now)
                 model.pass(.entry, door: "main")
-            case 850..<960:
+            case 840..<940:
                 let door = Bool.random(using: &random) ? "main" : "side"
                 command = "pass out at \(door)"
                 events = state.pass(.exit, door: door, at: now)
                 model.pass(.exit, door: door)
+            case 940..<950:
+                // A technician frees the place of a called ticket whose holder did not come;
+                // now and then of another ticket, or of a number never issued.
+                let called = ordered.filter { $0.state == .called }
+                let number: TicketNumber = if !called.isEmpty, Int.random(in: 0..<4, using: &random) != 0 {
+                    called[Int.random(in: 0..<called.count, using: &random)].number
+                } else if !ordered.isEmpty, Int.random(in: 0..<10, using: &random) != 0 {
+                    ordered[Int.random(in: 0..<ordered.count, using: &random)].number
+                } else {
+                    TicketNumber(totem: "A", lane: .regular, sequence: 9_999)
+                }
+                command = "skip \(number)"
+                expected = model.skipRefusal(number)
+                attempt { state throws(Refusal) in try state.skip(number: number, by: "tech", at: now) }
+                if refusal == nil { model.skip(number) }
+            case 950..<960:
+                // A technician voids a ticket, now and then without a reason or of a number
+                // never issued.
+                let number = ordered.isEmpty || Int.random(in: 0..<20, using: &random) == 0
+                    ? TicketNumber(totem: "A", lane: .regular, sequence: 9_999)
+                    : ordered[Int.random(in: 0..<ordered.count, using: &random)].number
+                let reason = Int.random(in: 0..<10, using: &random) == 0 ? "  " : "customer left the queue"
+                command = "void \(number)\(reason == "  " ? " without a reason" : "")"
+                expected = model.voidRefusal(number, reason: reason)
+                attempt { state throws(Refusal) in try state.void(number: number, by: "tech", reason: reason, at: now) }
+                if refusal == nil { model.void(number) }
             case 960..<980:
                 let delta = Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: -20_000...20_000, using: &random)
                     : Int.random(in: -3...3, using: &random)

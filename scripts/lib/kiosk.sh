@@ -6,8 +6,22 @@
 
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
-# clupctl against this work directory's daemon.
-clupctl() { CLUP_SOCKET="$WORK/control.sock" "$BIN/clupctl" "$@"; }
+# clupctl against this work directory's daemon, as the technician kiosk_start logs in.
+clupctl() { CLUP_SOCKET="$WORK/control.sock" CLUP_SESSION_FILE="$WORK/session" "$BIN/clupctl" "$@"; }
+
+# The technician the demo and the tests log in as (commands that change the totem need one).
+KIOSK_TECHNICIAN=${KIOSK_TECHNICIAN:-tess}
+KIOSK_TECHNICIAN_SECRET=${KIOSK_TECHNICIAN_SECRET:-correct-horse-2026}
+
+# Adds the technician (root may, before anyone is logged in) where the state directory has
+# none yet, and logs in; KIOSK_NO_LOGIN=1 leaves clupctl without a session.
+kiosk_login() {
+  [ "${KIOSK_NO_LOGIN:-}" = 1 ] && return 0
+  if ! clupctl technician list | grep -q "^$KIOSK_TECHNICIAN "; then
+    printf '%s\n' "$KIOSK_TECHNICIAN_SECRET" | clupctl technician add "$KIOSK_TECHNICIAN" >/dev/null
+  fi
+  printf '%s\n' "$KIOSK_TECHNICIAN_SECRET" | clupctl login "$KIOSK_TECHNICIAN" >/dev/null
+}
 
 # Writes $WORK/clupd.toml: a small screen-timeout (and its warning) so the demo and tests
 # see the screen sleep, the store's time zone KIOSK_TIMEZONE (default UTC), plus any lines given.
@@ -48,7 +62,7 @@ kiosk_start_daemon() {
     --config "$WORK/clupd.toml" >>"$WORK/clupd.log" 2>&1 &
   CLUPD_PID=$!
   for _ in $(seq 1 100); do
-    clupctl status >/dev/null 2>&1 && return 0
+    clupctl status >/dev/null 2>&1 && { kiosk_login; return $?; }
     kill -0 "$CLUPD_PID" 2>/dev/null || { echo "clupd exited; its log:" >&2; cat "$WORK/clupd.log" >&2; return 1; }
     sleep 0.1
   done
@@ -70,6 +84,8 @@ kiosk_stop() {
     wait "$CLUPD_PID" 2>/dev/null || true
   fi
   CLUPD_PID=
+  # A shell test's private tmux server, if one runs.
+  if [ -S "$WORK/tmux.sock" ]; then tmux -S "$WORK/tmux.sock" kill-server 2>/dev/null || true; fi
   "$ROOT/scripts/private-cupsd" stop "$WORK/cups" 2>/dev/null || true
   if [ -d "$WORK/ipp" ]; then "$ROOT/scripts/private-ipp-printer" stop "$WORK/ipp" 2>/dev/null || true; fi
 }

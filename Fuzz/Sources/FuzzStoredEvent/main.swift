@@ -65,6 +65,13 @@ if let directory = ProcessInfo.processInfo.environment["CLUP_FUZZ_WRITE_SEED"] {
     var events: [DomainEvent] = Array(state.tickets.values.map { DomainEvent.ticketIssued($0) }.prefix(1))
     events += state.pass(.entry, door: "main", at: Fixture.now) + state.pass(.exit, door: "side", at: Fixture.now)
     events += (try? state.correct(door: "main", delta: 2, by: "tech", reason: "recount", at: Fixture.now)) ?? []
+    let inOrder = state.tickets.values.sorted { $0.number.sequence < $1.number.sequence }
+    if let called = inOrder.first(where: { $0.state == .called }) {
+        events += (try? state.skip(number: called.number, by: "tech", at: Fixture.now)) ?? []
+    }
+    if let waiting = inOrder.first(where: { $0.state == .waiting }) {
+        events += (try? state.void(number: waiting.number, by: "tech", reason: "ticket lost", at: Fixture.now)) ?? []
+    }
     events += state.expireWindows(at: Moment(wall: .distantFuture), policy: Fixture.policy)
     events += state.callWhileRoom(at: Fixture.now, policy: Fixture.policy)
     var tomorrow = DayState(businessDay: BusinessDay("2026-11-22"))

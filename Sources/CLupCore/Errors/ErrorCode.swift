@@ -17,6 +17,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case notReprintable = "E-Q-010"
     case noSuchSlot = "E-Q-011"
     case numbersUsedUp = "E-Q-012"
+    case voidWithoutReason = "E-Q-013"
+    case alreadyVoided = "E-Q-014"
 
     // MARK: The door (E-DOOR)
     case unreadableCode = "E-DOOR-001"
@@ -27,6 +29,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case unreadableScan = "E-DOOR-006"
     case otherTotemsTicket = "E-DOOR-007"
     case bookingCancelled = "E-DOOR-008"
+    case voidedTicket = "E-DOOR-009"
 
     // MARK: Occupancy (E-OCC)
     case correctionBelowZero = "E-OCC-001"
@@ -84,6 +87,16 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case badEmployee = "E-CTL-017"
     case unknownEmployee = "E-CTL-018"
     case employeeExists = "E-CTL-019"
+    case loginRequired = "E-CTL-020"
+    case sessionEnded = "E-CTL-021"
+    case nameLocked = "E-CTL-022"
+    case wrongSecret = "E-CTL-023"
+    case badTechnician = "E-CTL-024"
+    case technicianExists = "E-CTL-025"
+    case unknownTechnician = "E-CTL-026"
+    case deviceBusy = "E-CTL-027"
+    case selfTestTimedOut = "E-CTL-028"
+    case workTimedOut = "E-CTL-029"
 
     // MARK: Configuration (E-CFG)
     case badConfiguration = "E-CFG-001"
@@ -119,6 +132,9 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case hotplugFailed = "E-USB-004"
     case drawingFailed = "E-GFX-001"
     case offThePanel = "E-SIM-001"
+    case calibrationDegenerate = "E-CAL-001"
+    case calibrationTooFarOff = "E-CAL-002"
+    case calibrationNotStarted = "E-CAL-003"
 
     // MARK: The hub (E-HUB), as it answers totems and administrators
     case enrolmentCodeUnknown = "E-HUB-001"
@@ -171,6 +187,9 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .slotFull: ("The booking slot holds all the bookings it may.", "Choose another slot.")
         case .notReprintable: ("Only a ticket the printer failed is printed again.", "Issue a new ticket instead.")
         case .noSuchSlot: ("Not the start of one of the store's booking slots.", "Choose a slot the store offers.")
+        case .voidWithoutReason: ("Voiding a ticket needs a reason, kept in the audit trail.", "Give --reason \"...\".")
+        case .alreadyVoided: ("The ticket was already voided.", "Nothing to do: its code no longer opens the door.")
+        case .voidedTicket: ("Staff voided this ticket: its code no longer opens the door.", "The customer takes a new ticket; staff may explain why.")
         case .numbersUsedUp: ("A lane has used all its 65,535 numbers today.", "Numbers start again with the next business day.")
         case .unreadableCode: ("The code read at the door is not a CLup ticket code.", "Scan the ticket's QR code again, flat and still.")
         case .forgedCode: ("The code's signature does not match: not a genuine ticket.", "Refuse entry; staff may check the ticket.")
@@ -228,6 +247,21 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .noSuchButton: ("The screen shown has no button of that name.", "See the screen's buttons with `clupctl screen`; the screen may have changed meanwhile.")
         case .badEmployee: ("The staff number or the PIN cannot be used.", "A staff number is 1 to 8 digits; a PIN 4 to 12, not one digit repeated nor consecutive.")
         case .unknownEmployee: ("No employee has that staff number at this totem.", "See them with `clupctl employee list`.")
+        case .loginRequired: ("The command changes the totem: it needs a technician logged in.",
+                              "Log in with `clupctl login NAME` (or `login` in the shell); root adds technicians with `clupctl technician add NAME`.")
+        case .sessionEnded: ("The technician's session ended (idle too long, logged out, or clupd restarted).", "Log in again.")
+        case .nameLocked: ("Too many wrong secrets for this technician name: it is locked for a while.",
+                           "Wait until the time given, or have root set a new secret (`clupctl technician secret NAME`).")
+        case .wrongSecret: ("The technician name or secret is wrong.", "Try again; after 5 failures the name is locked.")
+        case .badTechnician: ("Not a valid technician name or secret.",
+                              "A name is 2 to 32 letters, digits, dot, dash or underscore; a secret is 10 to 128 characters with at least 4 different ones, and does not contain the name.")
+        case .technicianExists: ("A technician of that name already exists.", "Give them a new secret with `clupctl technician secret NAME`.")
+        case .unknownTechnician: ("No technician has that name here.", "See them with `clupctl technician list`.")
+        case .deviceBusy: ("The device is in use: a customer is at the totem, or another test or calibration holds it.",
+                           "Wait until the customer has gone (or add --force), or finish the other test.")
+        case .selfTestTimedOut: ("The self-test waited for the device and nothing came.",
+                                 "Check the device's cable and its node under /dev/clup, then test again (--timeout for more time).")
+        case .workTimedOut: ("clupd did not finish the request in the time allowed.", "Try again; see `clupctl logs` if it keeps happening.")
         case .employeeExists: ("An employee with that staff number is already there.", "Give them a new PIN with `clupctl employee pin NUMBER`.")
         case .badConfiguration: ("The configuration file cannot be used.", "Fix the key and line named; clupd says what it expected.")
         case .configurationNotReloaded: ("The configuration file changed but cannot be used; the one in force stays.",
@@ -259,6 +293,11 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .noHotplug: ("This libusb has no hotplug support.", "Nothing to do: devices are listed on request.")
         case .hotplugFailed: ("USB hotplug could not be registered.", "Check /dev/bus/usb and udev.")
         case .drawingFailed: ("Drawing a screen or a ticket failed.", "Report it with clupd's log.")
+        case .calibrationDegenerate: ("The four touches do not span the screen (the same spot, or in a line).",
+                                      "Calibrate again and touch the centre of each target as it appears.")
+        case .calibrationTooFarOff: ("The calibration would still miss a target by more than allowed.",
+                                     "Calibrate again, touching each target's centre; check the panel's mounting if it persists.")
+        case .calibrationNotStarted: ("No calibration is in progress (it ended, or its 60 s lease ran out).", "Run `clupctl calibrate` again.")
         case .offThePanel: ("The simulated tap is off the panel.", "Tap within the screen's size.")
         case .enrolmentCodeUnknown: ("The hub knows no such enrolment code.", "Check the code, or have a new one made (`clup-hub enrolment-code`).")
         case .enrolmentCodeUsed: ("The enrolment code was already used: a code enrols one totem once.", "Have a new code made.")

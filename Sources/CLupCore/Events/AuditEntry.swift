@@ -1,45 +1,87 @@
 /// Something a member of staff did, or tried, at the totem, kept in the event log (and
-/// synced to the hub) so that every priority ticket and every use of the PIN pad can be
-/// traced to a name: who, in which role, what, and how it ended.
+/// synced to the hub) so that every priority ticket, every use of the PIN pad and every
+/// maintenance command can be traced to a name: who, in which role, what, and how it ended.
 public struct AuditEntry: Hashable, Codable, Sendable {
     public enum Role: String, Codable, Sendable {
         /// A store employee at the totem's PIN pad.
         case employee
-        /// Whoever manages the totem's employees through the control socket.
+        /// A field technician (or whoever runs `clupctl`) through the control socket.
         case technician
     }
 
-    public enum Action: String, Codable, Sendable {
-        /// An employee typed the right PIN: a session opens.
-        case login
+    /// What was done. Open rather than an enum: a hub or a totem of an older release keeps an
+    /// action it does not know instead of failing to read the event.
+    public struct Action: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = String(rawValue.prefix(AuditEntry.maximumText)) }
+        public init(from decoder: Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+        public var description: String { rawValue }
+
+        /// An employee typed the right PIN, or a technician the right secret: a session opens.
+        public static let login = Action(rawValue: "login")
         /// A wrong staff number or PIN (the two are not told apart).
-        case pinRefused = "pin-refused"
+        public static let pinRefused = Action(rawValue: "pin-refused")
         /// Too many wrong PINs: the pad is locked.
-        case padLocked = "pad-locked"
-        /// The session ended (ticket printed, cancelled, or idle).
-        case logout
+        public static let padLocked = Action(rawValue: "pad-locked")
+        /// The session ended (ticket printed, cancelled, idle, or the technician logged out).
+        public static let logout = Action(rawValue: "logout")
         /// A priority ticket issued in a session.
-        case priorityTicket = "priority-ticket"
-        case employeeAdded = "employee-added"
-        case employeeRemoved = "employee-removed"
-        case pinChanged = "pin-changed"
+        public static let priorityTicket = Action(rawValue: "priority-ticket")
+        public static let employeeAdded = Action(rawValue: "employee-added")
+        public static let employeeRemoved = Action(rawValue: "employee-removed")
+        public static let pinChanged = Action(rawValue: "pin-changed")
+        /// A command through the control socket, read or write (`what` says which).
+        public static let command = Action(rawValue: "command")
+        /// A wrong technician name or secret.
+        public static let loginRefused = Action(rawValue: "login-refused")
+        /// Too many wrong secrets for a technician name: the name is locked.
+        public static let nameLocked = Action(rawValue: "name-locked")
+        public static let technicianAdded = Action(rawValue: "technician-added")
+        public static let technicianRemoved = Action(rawValue: "technician-removed")
+        public static let secretChanged = Action(rawValue: "secret-changed")
+        /// The touch panel's calibration saved.
+        public static let calibrated = Action(rawValue: "calibrated")
     }
 
     public let role: Role
-    /// The employee's staff number, or the technician's user name; for a refused PIN, the
-    /// staff number typed (it may not exist).
+    /// The employee's staff number, or the technician's name (`-` when nobody is logged in);
+    /// for a refused PIN or secret, the number or name typed (it may not exist).
     public let who: String
     public let action: Action
-    /// How it ended, in a few words ("ok", "wrong PIN", "ticket P-003", "idle 30 s").
+    /// How it ended, in a few words ("ok", "wrong PIN", "ticket P-003", "E-Q-004 …").
     public let result: String
+    /// The Unix user the control socket's peer ran as, for what came through it.
+    public let uid: UInt32?
+    /// The command, as it would be typed, secrets left out ("void A-017 \"duplicate\"").
+    public let what: String?
 
     /// The longest `who` and `result` kept: what comes from outside is bounded.
     public static let maximumText = 64
+    /// The longest `what` kept.
+    public static let maximumCommand = 160
 
-    public init(role: Role, who: String, action: Action, result: String) {
+    public init(role: Role, who: String, action: Action, result: String, uid: UInt32? = nil, what: String? = nil) {
         self.role = role
         self.who = String(who.prefix(Self.maximumText))
         self.action = action
         self.result = String(result.prefix(Self.maximumText))
+        self.uid = uid
+        self.what = what.map { String($0.prefix(Self.maximumCommand)) }
+    }
+
+    private enum CodingKeys: String, CodingKey { case role, who, action, result, uid, what }
+
+    /// Bounds what was stored too: an event is read back as hostile as it came.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(role: try container.decode(Role.self, forKey: .role), who: try container.decode(String.self, forKey: .who),
+                  action: try container.decode(Action.self, forKey: .action),
+                  result: try container.decode(String.self, forKey: .result),
+                  uid: try container.decodeIfPresent(UInt32.self, forKey: .uid),
+                  what: try container.decodeIfPresent(String.self, forKey: .what))
     }
 }

@@ -23,6 +23,12 @@ public enum DomainEvent: Hashable, Codable, Sendable {
     case admissionLapsed(TicketNumber, businessDay: BusinessDay, at: Date)
     /// Staff asked for a ticket the printer failed to be printed again.
     case ticketReprinted(TicketNumber, businessDay: BusinessDay, by: String)
+    /// A technician skipped a called ticket whose holder did not come: it is a no-show at
+    /// once, and its place is free (without waiting for the presentation window to end).
+    case ticketSkipped(TicketNumber, businessDay: BusinessDay, at: Date, by: String)
+    /// A technician voided a ticket waiting, called or failed by the printer, saying why: it
+    /// leaves the queue, holds nothing, and its code no longer opens the door.
+    case ticketVoided(TicketNumber, businessDay: BusinessDay, at: Date, by: String, reason: String)
     /// A turnstile pulse; `ticket` is the admitted ticket whose holder it was, if any.
     case passage(direction: PassageDirection, door: String, businessDay: BusinessDay, at: Date, ticket: TicketNumber?,
                  steady: SteadyTime? = nil)
@@ -51,6 +57,8 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case .ticketAdmitted: "ticket.admitted"
         case .admissionLapsed: "ticket.admission-lapsed"
         case .ticketReprinted: "ticket.reprinted"
+        case .ticketSkipped: "ticket.skipped"
+        case .ticketVoided: "ticket.voided"
         case .passage: "occupancy.passage"
         case .occupancyCorrected: "occupancy.corrected"
         case .storeSettingsApplied: "store.settings-applied"
@@ -68,6 +76,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case let .ticketSubmitted(_, day, _), let .ticketPrinted(_, day, _), let .ticketPrintFailed(_, day, _),
              let .ticketCalled(_, day, _, _, _), let .ticketNoShow(_, day, _), let .ticketAdmitted(_, day, _, _),
              let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _), let .ticketLeft(_, day, _),
+             let .ticketSkipped(_, day, _, _), let .ticketVoided(_, day, _, _, _),
              let .passage(_, _, day, _, _, _), let .occupancyCorrected(_, day, _, _, _, _),
              let .storeSettingsApplied(_, day, _), let .audited(_, day, _):
             day

@@ -11,8 +11,9 @@ extension DayState {
 
     /// The day `businessDay` begins after `previous` (the last day the totem kept, if any):
     /// the people still inside at each door carry over, and so do the tickets still in play
-    /// (printing, waiting, called, admitted) whose validity has not run out. Opens an empty
-    /// day when there is nothing to carry; a day already open stays as it is.
+    /// (printing, waiting, called, admitted) whose validity has not run out; voided ones stay
+    /// behind. Opens an empty day when there is nothing to carry; a day already open stays
+    /// as it is.
     @discardableResult
     public mutating func open(after previous: DayState?, at now: Moment, ticketValidity: TimeInterval) -> [DomainEvent] {
         guard !isOpen else { return [] }
@@ -24,7 +25,7 @@ extension DayState {
                 switch ticket.state {
                 case .printing: true
                 case .waiting, .called, .admitted: now.wall < ticket.issuedAt.addingTimeInterval(ticketValidity)
-                case .entered, .noShow, .printFailed: false
+                case .entered, .noShow, .printFailed, .voided: false
                 }
             }.sorted { ($0.issuedAt, $0.number.description) < ($1.issuedAt, $1.number.description) }
         }
@@ -64,9 +65,11 @@ extension DayState {
         return applying([.ticketIssued(ticket)])
     }
 
-    /// The bookings of the slot starting at `slot` that totem `totem` issued itself.
+    /// The bookings of the slot starting at `slot` that totem `totem` issued itself (those
+    /// the printer failed, or staff voided, hold nothing).
     public func ownBookings(of slot: Date, totem: Character) -> Int {
-        tickets.values.filter { $0.number.totem == totem && $0.slotStart == slot && $0.state != .printFailed }.count
+        tickets.values.filter { $0.number.totem == totem && $0.slotStart == slot && $0.state != .printFailed && $0.state != .voided }
+            .count
     }
 
     /// A booking the hub made for a customer at this totem (from the hub's authenticated
@@ -217,6 +220,54 @@ extension DayState {
         return applying([.ticketReprinted(number, businessDay: businessDay, by: who)])
     }
 
+    // MARK: Queue care
+
+    /// The longest reason a void keeps, and the longest name of who did it: both come from
+    /// outside (the control socket), and the event log keeps them for good.
+    public static let maximumVoidReason = 160
+    public static let maximumStaffName = 64
+
+    /// A technician skips a called ticket whose holder did not come: it becomes a no-show
+    /// now rather than when its presentation window ends, and its place is free (the next
+    /// settle calls whoever the rule says).
+    @discardableResult
+    public mutating func skip(number: TicketNumber, by who: String, at now: Moment) throws(Refusal) -> [DomainEvent] {
+        guard let ticket = tickets[number] else { throw .unknownTicket(number.description) }
+        let name = number.description
+        switch ticket.state {
+        case .called: break
+        case .waiting: throw .skipNotCalled(name)
+        case .printing, .printFailed: throw .skipNotPrinted(name)
+        case .admitted: throw .atTheDoor(name)
+        case .entered: throw .alreadyInside(name)
+        case .noShow: throw .alreadyNoShow(name)
+        case .voided: throw .alreadyVoided(name)
+        }
+        return applying([.ticketSkipped(number, businessDay: businessDay, at: now.wall,
+                                        by: String(who.prefix(Self.maximumStaffName)))])
+    }
+
+    /// A technician voids a ticket waiting, called or failed by the printer, saying why: it
+    /// leaves the queue (a called one frees its place), and its code no longer opens the
+    /// door. The reason, trimmed, must not be blank.
+    @discardableResult
+    public mutating func void(number: TicketNumber, by who: String, reason: String, at now: Moment) throws(Refusal) -> [DomainEvent] {
+        let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !why.isEmpty else { throw .voidWithoutReason }
+        guard let ticket = tickets[number] else { throw .unknownTicket(number.description) }
+        let name = number.description
+        switch ticket.state {
+        case .waiting, .called, .printFailed: break
+        case .printing: throw .stillPrinting(name)
+        case .admitted: throw .atTheDoor(name)
+        case .entered: throw .alreadyInside(name)
+        case .noShow: throw .alreadyNoShow(name)
+        case .voided: throw .alreadyVoided(name)
+        }
+        return applying([.ticketVoided(number, businessDay: businessDay, at: now.wall, by: String(who.prefix(Self.maximumStaffName)),
+                                       reason: String(why.prefix(Self.maximumVoidReason)))])
+    }
+
     // MARK: The door
 
     /// A code read at the door: verified offline against the store's keys, then admitted
@@ -276,6 +327,8 @@ extension DayState {
             throw .alreadyUsed(number)
         case .noShow:
             throw .noShow(number)
+        case .voided:
+            throw .voided(number)
         }
         return applying([.ticketAdmitted(ticket.number, businessDay: businessDay, at: now.wall, steady: now.steady)])
     }
@@ -287,6 +340,7 @@ extension DayState {
                                           otherDoors: OtherDoors) throws(Refusal) -> [DomainEvent] {
         if otherDoors.cancelled.contains(number) { throw .bookingCancelled(number.description) }
         let known = tickets[number]
+        if known?.state == .voided { throw .voided(number.description) }
         if let known, known.state == .entered { return try leaving(known, at: now) }
         if known?.state == .admitted { throw .alreadyUsed(number.description) }
         if let known, known.state == .printing || known.state == .printFailed { throw .notPrinted(number.description) }

@@ -104,8 +104,10 @@ public struct DayState: Hashable, Codable, Sendable {
             tickets[number]?.calledAt = at
             tickets[number]?.calledSteady = steady
             tickets[number]?.callReason = reason
-        case let .ticketNoShow(number, _, _):
+        case let .ticketNoShow(number, _, _), let .ticketSkipped(number, _, _, _):
             tickets[number]?.state = .noShow
+        case let .ticketVoided(number, _, _, _, _):
+            tickets[number]?.state = .voided
         case let .ticketAdmitted(number, _, at, steady):
             tickets[number]?.state = .admitted
             tickets[number]?.admittedAt = at

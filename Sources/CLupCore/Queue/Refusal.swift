@@ -24,6 +24,24 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
     case correctionTooLarge(delta: Int)
     case countOutOfRange(Int)
     case numbersUsedUp(lane: String)
+    /// A skip of a ticket waiting to be called: only a called ticket is skipped.
+    case skipNotCalled(String)
+    /// A skip of a ticket still printing or failed by the printer.
+    case skipNotPrinted(String)
+    /// A skip or void of a ticket admitted: the turnstile was released for it.
+    case atTheDoor(String)
+    /// A skip or void of a ticket whose holder came in.
+    case alreadyInside(String)
+    /// A skip or void of a ticket that is a no-show already.
+    case alreadyNoShow(String)
+    /// A void of a ticket still printing: it is voided once printed or failed.
+    case stillPrinting(String)
+    /// A void without a reason (blank once trimmed).
+    case voidWithoutReason
+    /// A skip or void of a ticket voided already.
+    case alreadyVoided(String)
+    /// A voided ticket's code read at the door.
+    case voided(String)
 
     public var coded: CodedError {
         switch self {
@@ -57,6 +75,18 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
         case let .countOutOfRange(count):
             CodedError(.countOutOfRange, "a count of \(count) people is outside 0...\(OccupancyLedger.maximumCount)")
         case let .numbersUsedUp(lane): CodedError(.numbersUsedUp, "today's \(lane) numbers are used up (\(TicketNumber.maximumSequence))")
+        case let .skipNotCalled(number):
+            CodedError(.notCalledYet, "ticket \(number) has not been called yet: only a called ticket is skipped")
+        case let .skipNotPrinted(number):
+            CodedError(.notPrinted, "ticket \(number) has not been printed: only a called ticket is skipped")
+        case let .atTheDoor(number): CodedError(.alreadyUsed, "ticket \(number) is already at the door: the turnstile was released for it")
+        case let .alreadyInside(number): CodedError(.alreadyUsed, "ticket \(number) is already inside")
+        case let .alreadyNoShow(number): CodedError(.noShow, "ticket \(number) is already a no-show: it holds no place")
+        case let .stillPrinting(number):
+            CodedError(.notPrinted, "ticket \(number) is still printing: it may be voided once printed, or once the printer failed")
+        case .voidWithoutReason: CodedError(.voidWithoutReason, "voiding a ticket needs a reason")
+        case let .alreadyVoided(number): CodedError(.alreadyVoided, "ticket \(number) was already voided")
+        case let .voided(number): CodedError(.voidedTicket, "ticket \(number) was voided by staff")
         }
     }
 }

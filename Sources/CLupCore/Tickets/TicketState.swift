@@ -2,8 +2,11 @@
 ///
 /// `printing` → `waiting` → `called` → `admitted` (scanned at the door, turnstile released)
 /// → `entered` (the turnstile reported the passage). A called ticket that does not reach the
-/// door in time becomes `noShow`; a ticket the printer could not print is `printFailed`.
-/// A booking skips the queue: `waiting` until its window, then `admitted` at the door.
+/// door in time becomes `noShow` (or is skipped by a technician, who frees its place at
+/// once); a ticket the printer could not print is `printFailed`. A technician may void a
+/// ticket waiting, called or failed by the printer: it is `voided`, and its code no longer
+/// opens the door. A booking skips the queue: `waiting` until its window, then `admitted`
+/// at the door.
 public enum TicketState: String, Codable, Sendable, CaseIterable {
     /// Recorded and sent to the printer; not yet in the queue.
     case printing
@@ -15,10 +18,14 @@ public enum TicketState: String, Codable, Sendable, CaseIterable {
     case admitted
     /// Its holder passed the turnstile.
     case entered
-    /// Called, but did not reach the door within the presentation window.
+    /// Called, but did not reach the door within the presentation window (or a technician
+    /// skipped it before the window ended).
     case noShow = "no-show"
     /// The printer failed; the customer was told and holds nothing.
     case printFailed = "print-failed"
+    /// Voided by staff (with a reason kept in the event log): out of the queue, holding
+    /// nothing, refused at the door.
+    case voided
 
     /// Whether the ticket holds one of the store's places without being inside yet.
     public var holdsAPlace: Bool { self == .called || self == .admitted }

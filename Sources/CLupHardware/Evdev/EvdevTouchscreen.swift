@@ -1,4 +1,5 @@
 import CEvdev
+import CLupCore
 import Foundation
 
 /// A touch panel read from its evdev node (`/dev/input/event*`, or the stable
@@ -11,7 +12,9 @@ public final class EvdevTouchscreen: Touchscreen {
     public var onGesture: ((TouchGesture) -> Void)?
     let device: EvdevDevice
     let configuredAxes: [UInt16: AxisRange]?
-    let calibration: CalibrationMatrix
+    public var calibration: CalibrationMatrix {
+        didSet { pipeline?.calibration = calibration }
+    }
     private var decoder: TouchDecoder?
     private var pipeline: TouchPipeline?
 

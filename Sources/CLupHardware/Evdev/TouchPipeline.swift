@@ -1,21 +1,4 @@
-/// The 6 numbers of libinput's `LIBINPUT_CALIBRATION_MATRIX`, applied to normalised
-/// coordinates: x' = a·x + b·y + c, y' = d·x + e·y + f. Rotation and mirroring are matrices too.
-public struct CalibrationMatrix: Hashable, Sendable {
-    public let a, b, c, d, e, f: Double
-
-    public init(_ values: [Double]) {
-        let v = values.count == 6 ? values : [1, 0, 0, 0, 1, 0]
-        (a, b, c, d, e, f) = (v[0], v[1], v[2], v[3], v[4], v[5])
-    }
-
-    public static let identity = CalibrationMatrix([1, 0, 0, 0, 1, 0])
-    /// The panel mounted turned 90° clockwise.
-    public static let rotated90 = CalibrationMatrix([0, 1, 0, -1, 0, 1])
-
-    func apply(x: Double, y: Double) -> (Double, Double) {
-        (min(1, max(0, a * x + b * y + c)), min(1, max(0, d * x + e * y + f)))
-    }
-}
+import CLupCore
 
 /// Turns finished contacts into gestures, stage by stage: normalise with the axis ranges,
 /// calibrate, drop ghosts, classify (tap, long press, drag).

@@ -1,3 +1,5 @@
+import CLupCore
+
 /// Plays a recorded event stream through the same decoder and pipeline as a live panel.
 public enum TouchReplay {
     /// The gestures of `recording` (its axes from its own `A:` lines or a `.desc` read with it).

@@ -1,3 +1,5 @@
+import CLupCore
+
 /// The touch panel in front of the display.
 ///
 /// Implementations call `onGesture` on the daemon's event loop, in panel coordinates
@@ -5,4 +7,7 @@
 public protocol Touchscreen: AnyObject {
     var health: DeviceHealth { get }
     var onGesture: ((TouchGesture) -> Void)? { get set }
+    /// libinput's matrix from the panel's raw coordinates to the display's; set to the
+    /// identity while `clupctl calibrate` reads raw touches, then to what it found.
+    var calibration: CalibrationMatrix { get set }
 }

@@ -29,6 +29,8 @@ final class ControlConnection {
     /// The order in which the server accepted it.
     let serial: Int
     var deadline: EventLoop.TimerID?
+    /// Slow work whose reply is awaited.
+    var pending: PendingReply?
     private var received = Data()
     private var reply = Data()
     private var sent = 0
@@ -57,6 +59,17 @@ final class ControlConnection {
                 return newline - received.startIndex > limit ? .tooLong : .request(received[..<newline])
             }
             if received.count > limit { return .tooLong }
+        }
+    }
+
+    /// Whether the client closed its end while its reply was being worked out (what it sent
+    /// after its request is read and ignored).
+    func peerClosed() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count == 0 { return true }
+            if count < 0 { return !(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) }
         }
     }
 

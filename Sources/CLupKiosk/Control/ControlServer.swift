@@ -59,7 +59,9 @@ final class ControlServer {
     private var floodLogTimer: EventLoop.TimerID?
     static let floodLogSeconds = 10.0
     private var loop: EventLoop?
-    private var handle: ((ControlRequest, Peer) throws -> Data)?
+    private var handle: ((ControlMessage, Peer) throws -> ControlAnswer)?
+    /// Told of each caller refused for want of permission (for the audit trail).
+    var onRefused: ((Peer?) -> Void)?
 
     /// Binds `path`. A stale socket file left by a dead daemon is replaced; one a live
     /// daemon answers on is not.
@@ -96,8 +98,8 @@ final class ControlServer {
         }
     }
 
-    /// Serves connections on `loop`; `handle` returns the JSON of a successful result.
-    func start(on loop: EventLoop, handle: @escaping (ControlRequest, Peer) throws -> Data) {
+    /// Serves connections on `loop`; `handle` returns the JSON of a successful result, now or later.
+    func start(on loop: EventLoop, handle: @escaping (ControlMessage, Peer) throws -> ControlAnswer) {
         self.loop = loop
         self.handle = handle
         loop.watch(fd) { [unowned self] in self.acceptAll() }
@@ -143,7 +145,10 @@ final class ControlServer {
             return
         case let .request(body):
             loop?.unwatch(client)
-            reply(to: connection, with: answer(body, connection: connection))
+            switch answer(body, connection: connection) {
+            case let .now(data): reply(to: connection, with: data)
+            case let .later(pending): wait(for: pending, on: connection)
+            }
         case .tooLong:
             loop?.unwatch(client)
             reply(to: connection, with: Self.failure(CodedError(.noRequest, "a request over \(Self.maxRequestBytes) bytes")))
@@ -164,23 +169,60 @@ final class ControlServer {
         }
     }
 
-    private func answer(_ body: Data, connection: ControlConnection) -> Data {
+    private func answer(_ body: Data, connection: ControlConnection) -> ControlAnswer {
         guard let peer = connection.peer, isAllowed(peer) else {
             logger.warning("control: refused a caller without permission", metadata: ["peer": "\(String(describing: connection.peer))"])
-            return Self.failure(CodedError(.permissionDenied, "permission denied: not root, clupd's user or the control group"))
+            onRefused?(connection.peer)
+            return .now(Self.failure(CodedError(.permissionDenied, "permission denied: not root, clupd's user or the control group")))
         }
-        let request: ControlRequest
+        let message: ControlMessage
         do {
-            request = try JSONDecoder().decode(ControlRequest.self, from: body)
+            message = try ControlMessage.decode(body)
         } catch {
-            return Self.failure(CodedError(.requestNotUnderstood, "not a control request this clupd understands"))
+            return .now(Self.failure(CodedError(.requestNotUnderstood, "not a control request this clupd understands")))
         }
-        logger.info("control: \(request)", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)"])
-        guard let handle else { return Self.failure(CodedError(.stopping, "clupd is stopping")) }
+        // The summary, not the request: a login carries a secret.
+        if message.quiet != true {
+            logger.info("control: \(message.request.summary)", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)"])
+        }
+        guard let handle else { return .now(Self.failure(CodedError(.stopping, "clupd is stopping"))) }
         do {
-            return Data(#"{"ok":true,"result":"#.utf8) + (try handle(request, peer)) + Data("}\n".utf8)
+            switch try handle(message, peer) {
+            case let .now(result): return .now(Self.success(result))
+            case let .later(pending): return .later(pending)
+            }
         } catch {
-            return Self.failure(CodedError(describing: error))
+            return .now(Self.failure(CodedError(describing: error)))
+        }
+    }
+
+    /// Keeps the connection while slow work goes on: the reply is sent when it is done; if
+    /// the client goes away or the work overruns its time first, the work is cancelled.
+    private func wait(for pending: PendingReply, on connection: ControlConnection) {
+        guard let loop else { return }
+        connection.pending = pending
+        loop.cancel(connection.deadline)
+        connection.deadline = loop.schedule(after: pending.seconds) { [unowned self] in
+            guard connections[connection.fd] === connection, connection.pending != nil else { return }
+            connection.deadline = nil
+            pending.finish(.failure(CodedError(.workTimedOut, "clupd did not finish \(pending.what) within \(Int(pending.seconds)) s")))
+        }
+        pending.deliver = { [unowned self] result in
+            guard connections[connection.fd] === connection else { return }
+            connection.pending = nil
+            loop.unwatch(connection.fd)
+            switch result {
+            case let .success(data): reply(to: connection, with: Self.success(data))
+            case let .failure(error): reply(to: connection, with: Self.failure(CodedError(describing: error)))
+            }
+        }
+        // The client says nothing more; end of file means it went away.
+        loop.watch(connection.fd) { [unowned self] in
+            if connection.peerClosed() { drop(connection.fd) }
+        }
+        if let early = pending.early, let deliver = pending.deliver {
+            pending.deliver = nil
+            deliver(early)
         }
     }
 
@@ -205,7 +247,7 @@ final class ControlServer {
     }
 
     private func dropOldestWaiting() {
-        let waiting = connections.values.filter { !$0.isReplying }
+        let waiting = connections.values.filter { !$0.isReplying && $0.pending == nil }
         guard let oldest = (waiting.isEmpty ? Array(connections.values) : waiting).min(by: { $0.serial < $1.serial }) else { return }
         droppedSinceLog += 1
         if floodLogTimer == nil {
@@ -231,6 +273,10 @@ final class ControlServer {
 
     private func drop(_ client: Int32) {
         guard let connection = connections.removeValue(forKey: client) else { return }
+        if let pending = connection.pending {
+            connection.pending = nil
+            pending.cancel()
+        }
         loop?.unwatch(client)
         loop?.cancel(connection.deadline)
         Glibc.close(client)
@@ -259,8 +305,68 @@ final class ControlServer {
         return line.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).compactMap { gid_t($0) }
     }
 
+    static func success(_ result: Data) -> Data {
+        Data(#"{"ok":true,"result":"#.utf8) + result + Data("}\n".utf8)
+    }
+
     static func failure(_ failure: CodedError) -> Data {
         let encoded = (try? JSONEncoder().encode(failure)) ?? Data("{}".utf8)
         return Data(#"{"ok":false,"error":"#.utf8) + encoded + Data("}\n".utf8)
+    }
+}
+
+/// What the handler answers: the result's JSON now, or later when slow work is done.
+enum ControlAnswer {
+    case now(Data)
+    case later(PendingReply)
+}
+
+/// A reply still being worked out (a secret checked on a worker, a device waited for). The
+/// work calls `finish` once; if the client goes away first, `onCancel` is called instead, so
+/// the work can stop and give back what it holds.
+final class PendingReply {
+    /// What is being done, for the timeout's message ("the self-test of the turnstile").
+    let what: String
+    /// How long the work may take before the client is told it timed out.
+    let seconds: Double
+    /// Called once, when the client went away before the reply (or the server stops).
+    var onCancel: (() -> Void)?
+    /// Observers of the outcome (the audit trail), called before the reply is sent.
+    private var observers: [(Result<Data, Error>) -> Void] = []
+    fileprivate var deliver: ((Result<Data, Error>) -> Void)?
+    private(set) var isDone = false
+
+    init(_ what: String, seconds: Double) {
+        self.what = what
+        self.seconds = seconds
+    }
+
+    func observe(_ observer: @escaping (Result<Data, Error>) -> Void) { observers.append(observer) }
+
+    /// The work is done: the client gets `result` (if it is still there).
+    func finish(_ result: Result<Data, Error>) {
+        guard !isDone else { return }
+        isDone = true
+        for observer in observers { observer(result) }
+        onCancel = nil
+        if let deliver {
+            self.deliver = nil
+            deliver(result)
+        } else {
+            early = result
+        }
+    }
+
+    /// A result that came before the server was waiting for it.
+    fileprivate var early: Result<Data, Error>?
+
+    fileprivate func cancel() {
+        guard !isDone else { return }
+        isDone = true
+        let cancelled = onCancel
+        onCancel = nil
+        deliver = nil
+        cancelled?()
+        for observer in observers { observer(.failure(CodedError(.noRequest, "the client went away before the reply"))) }
     }
 }

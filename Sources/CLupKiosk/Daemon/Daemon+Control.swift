@@ -6,8 +6,116 @@ import CLupStore
 import Foundation
 
 extension Daemon {
-    /// Answers one control request from `peer`; the result is encoded as JSON.
-    func handle(_ request: ControlRequest, from peer: ControlServer.Peer) throws -> Data {
+    /// Answers one control message from `peer`: checks that a technician is logged in for what
+    /// changes the totem, answers (now, or later for slow work), and keeps the command, its
+    /// caller and its result in the audit trail.
+    func answer(_ message: ControlMessage, from peer: ControlServer.Peer) throws -> ControlAnswer {
+        let request = message.request
+        let technician = technicians.technician(for: message, peer: peer)
+        switch request {
+        case let .login(name, secret):
+            return .later(try technicians.login(name: name, secret: secret, peer: peer))
+        case .logout:
+            let name = technicians.logout(message, peer: peer)
+            return .now(try JSONEncoder().encode(MessageReply(name.map { "\($0) logged out" } ?? "no session to end")))
+        case .hello:
+            return .now(try JSONEncoder().encode(hello(technician: technician)))
+        default:
+            break
+        }
+        // The shell's prompt and completion read without leaving a trace; nothing else does.
+        let quiet = message.quiet == true && !request.needsTechnician
+        let audited = !quiet && !Self.unaudited(request)
+        let answer: ControlAnswer
+        do {
+            if request.needsTechnician, technician == nil, !Self.bootstrap(request, peer: peer) {
+                throw technicians.missingTechnician(for: message)
+            }
+            answer = try dispatch(request, by: technician ?? peer.userName, peer: peer)
+        } catch {
+            if audited { audit(request, technician: technician, peer: peer, result: .failure(error)) }
+            throw error
+        }
+        if audited {
+            switch answer {
+            case .now: audit(request, technician: technician, peer: peer, result: .success(Data()))
+            case let .later(pending):
+                pending.observe { [unowned self] in audit(request, technician: technician, peer: peer, result: $0) }
+            }
+        }
+        return answer
+    }
+
+    /// The follow-up reads of `clupctl logs --follow` (its first request is audited).
+    private static func unaudited(_ request: ControlRequest) -> Bool {
+        if case .logRead = request { return true }
+        return false
+    }
+
+    /// Root adds technicians before there is anyone to log in.
+    private static func bootstrap(_ request: ControlRequest, peer: ControlServer.Peer) -> Bool {
+        if case .putTechnician = request { return peer.uid == 0 }
+        return false
+    }
+
+    private func audit(_ request: ControlRequest, technician: String?, peer: ControlServer.Peer, result: Result<Data, Error>) {
+        let outcome: String
+        switch result {
+        case .success: outcome = "ok"
+        case let .failure(error):
+            let coded = CodedError(describing: error)
+            outcome = coded.description
+        }
+        kiosk.record([AuditEntry(role: .technician, who: technician ?? "-", action: .command, result: outcome, uid: peer.uid,
+                                 what: request.summary)])
+    }
+
+    /// A caller refused for want of permission: kept in the trail, once a minute per user at most.
+    func auditRefused(_ peer: ControlServer.Peer?) {
+        let uid = peer?.uid ?? UInt32.max
+        let now = clock.monotonic()
+        if let last = refusedAudited[uid], now - last < 60 { return }
+        if refusedAudited.count > 100 { refusedAudited.removeAll() }
+        refusedAudited[uid] = now
+        kiosk.record([AuditEntry(role: .technician, who: "-", action: .command,
+                                 result: "\(ErrorCode.permissionDenied.rawValue) not root, clupd's user or the control group",
+                                 uid: peer?.uid, what: "(any command)")])
+    }
+
+    /// The request answered now or, for what waits on a device or a worker, later.
+    private func dispatch(_ request: ControlRequest, by who: String, peer: ControlServer.Peer) throws -> ControlAnswer {
+        switch request {
+        case let .selfTest(step, timeout, force):
+            return .later(try selfTest(step, timeoutSeconds: timeout, force: force, by: who))
+        case let .calibrationTarget(index, timeout, force):
+            return .later(try calibrationTarget(index, timeoutSeconds: timeout, force: force))
+        case let .calibrationEnd(matrix):
+            return .now(try calibrationEnd(matrix, by: who))
+        case .diagnostics:
+            return .later(diagnostics())
+        default:
+            return .now(try handle(request, by: who, peer: peer))
+        }
+    }
+
+    /// The prompt's facts: the totem, its worst problem, and who is logged in.
+    func hello(technician: String?) -> HelloReply {
+        let health = kiosk.deviceHealth + [usb.health]
+        let printer = printerReport()
+        let state: String
+        if let broken = health.first(where: { $0.state != .ok && $0.role != "usb" }) {
+            state = "\(broken.role.replacingOccurrences(of: "-", with: " ").uppercased()) \(broken.state.rawValue.uppercased())"
+        } else if !printer.ready {
+            state = "PRINTER FAULT"
+        } else {
+            state = "ok"
+        }
+        return HelloReply(storeID: UInt32(config.store.id), letter: String(config.totem.letter), state: state, technician: technician,
+                          clupdVersion: ClupVersion.current)
+    }
+
+    /// Answers a request that needs no waiting, for `who` (the technician, else the Unix user).
+    func handle(_ request: ControlRequest, by who: String, peer: ControlServer.Peer) throws -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = .sortedKeys
@@ -22,7 +130,7 @@ extension Daemon {
         case .syncNow:
             guard let sync else { throw CodedError(.notEnrolled, "this totem is not enrolled at a hub, so it has nothing to sync") }
             sync.syncNow()
-            logger.info("sync asked for", metadata: ["by": "\(peer.userName)"])
+            logger.info("sync asked for", metadata: ["by": "\(who)"])
             return try encoder.encode(syncReport())
         case .tickets:
             let lines = day.tickets.values.sorted(by: issueOrder).map { ticket in
@@ -39,21 +147,21 @@ extension Daemon {
             guard case let .ticketCalled(number, _, _, reason, _)? = events.first else {
                 throw CodedError(.nobodyCalled, "no ticket was called")
             }
-            logger.info("ticket called by hand", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
+            logger.info("ticket called by hand", metadata: ["number": "\(number)", "by": "\(who)"])
             return try encoder.encode(CallReply(number: number.description, reason: reason))
         case .ledger:
             return try encoder.encode(ledgerReport())
         case let .correctLedger(delta, reason):
             try kiosk.desk.perform { day, now in
-                try day.correct(door: config.totem.door, delta: delta, by: peer.userName, reason: reason, at: now)
+                try day.correct(door: config.totem.door, delta: delta, by: who, reason: reason, at: now)
             }
-            logger.notice("occupancy corrected", metadata: ["delta": "\(delta)", "by": "\(peer.userName)", "reason": "\(reason)"])
+            logger.notice("occupancy corrected", metadata: ["delta": "\(delta)", "by": "\(who)", "reason": "\(reason)"])
             return try encoder.encode(ledgerReport())
         case let .setOccupancy(count, reason):
             try kiosk.desk.perform { day, now in
-                try day.correct(door: config.totem.door, toCount: count, by: peer.userName, reason: reason, at: now)
+                try day.correct(door: config.totem.door, toCount: count, by: who, reason: reason, at: now)
             }
-            logger.notice("occupancy set", metadata: ["count": "\(count)", "by": "\(peer.userName)", "reason": "\(reason)"])
+            logger.notice("occupancy set", metadata: ["count": "\(count)", "by": "\(who)", "reason": "\(reason)"])
             return try encoder.encode(ledgerReport())
         case .configuration:
             return try encoder.encode(ConfigurationReport(source: configSource, toml: config.toml(comments: true)))
@@ -63,7 +171,7 @@ extension Daemon {
             let outcome = kiosk.issueTicket(.priority(reason))
             if let number = outcome.ticket {
                 logger.notice("priority ticket issued", metadata: ["number": "\(number)", "reason": "\(reason.rawValue)",
-                                                                    "by": "\(peer.userName)"])
+                                                                    "by": "\(who)"])
             }
             return try reply(outcome, encoder)
         case .printer:
@@ -75,8 +183,8 @@ extension Daemon {
             guard let number = TicketNumber(text) else {
                 throw CodedError(.notATicketNumber, "\(text) is not a ticket number (like A-017)")
             }
-            let outcome = try kiosk.reprint(number, by: peer.userName)
-            logger.notice("ticket reprinted", metadata: ["number": "\(number)", "by": "\(peer.userName)"])
+            let outcome = try kiosk.reprint(number, by: who)
+            logger.notice("ticket reprinted", metadata: ["number": "\(number)", "by": "\(who)"])
             return try reply(outcome, encoder)
         case .simApproach, .simLeave:
             guard let presence = devices.simulatedPresence else { throw realDevice("presence sensor") }
@@ -108,7 +216,7 @@ extension Daemon {
             let trail = try Kiosk.auditTrail(in: kiosk.desk.store, last: AuditReport.limit + 1)
             let entries = trail.filter { item in since.map { item.at >= $0 } ?? true }.map {
                 AuditReport.Entry(at: $0.at, role: $0.entry.role.rawValue, who: $0.entry.who, action: $0.entry.action.rawValue,
-                                  result: $0.entry.result)
+                                  result: $0.entry.result, uid: $0.entry.uid, what: $0.entry.what)
             }
             return try encoder.encode(AuditReport(entries: Array(entries.suffix(AuditReport.limit)),
                                                   truncated: trail.count > AuditReport.limit))
@@ -122,18 +230,18 @@ extension Daemon {
             if replacing, !exists { throw CodedError(.unknownEmployee, "no employee has staff number \(staffNumber)") }
             if !replacing, exists { throw CodedError(.employeeExists, "staff number \(staffNumber) is already an employee here") }
             let record = EmployeeRecord(staffNumber: staffNumber, kdf: pin.kdf, salt: pin.salt, pinHash: pin.hash, changedAt: clock.now())
-            try kiosk.desk.audit([AuditEntry(role: .technician, who: peer.userName, action: replacing ? .pinChanged : .employeeAdded,
-                                             result: "staff number \(staffNumber)")], changing: .put(record))
-            logger.notice(replacing ? "employee PIN changed" : "employee added", metadata: ["staff": "\(staffNumber)", "by": "\(peer.userName)"])
+            try kiosk.desk.audit([AuditEntry(role: .technician, who: who, action: replacing ? .pinChanged : .employeeAdded,
+                                             result: "staff number \(staffNumber)", uid: peer.uid)], changing: .put(record))
+            logger.notice(replacing ? "employee PIN changed" : "employee added", metadata: ["staff": "\(staffNumber)", "by": "\(who)"])
             return try encoder.encode(employeesReport())
         case let .removeEmployee(staffNumber):
             guard PinHash.problem(staffNumber: staffNumber) == nil, let existing = try kiosk.desk.store.employee(staffNumber) else {
                 throw CodedError(.unknownEmployee, "no employee has staff number \(staffNumber.prefix(20))")
             }
             if existing.source == .hub { throw Self.managedAtTheHub(staffNumber) }
-            try kiosk.desk.audit([AuditEntry(role: .technician, who: peer.userName, action: .employeeRemoved,
-                                             result: "staff number \(staffNumber)")], changing: .remove(staffNumber: staffNumber))
-            logger.notice("employee removed", metadata: ["staff": "\(staffNumber)", "by": "\(peer.userName)"])
+            try kiosk.desk.audit([AuditEntry(role: .technician, who: who, action: .employeeRemoved,
+                                             result: "staff number \(staffNumber)", uid: peer.uid)], changing: .remove(staffNumber: staffNumber))
+            logger.notice("employee removed", metadata: ["staff": "\(staffNumber)", "by": "\(who)"])
             return try encoder.encode(employeesReport())
         case .screen:
             return try encoder.encode(kiosk.screenReport)
@@ -144,6 +252,22 @@ extension Daemon {
             guard let reader = devices.simulatedReader else { throw realDevice("door reader") }
             let outcomes = reader.scan(code).map(kiosk.read)
             return try reply(outcomes.last ?? KioskOutcome("the reader read nothing"), encoder)
+        case .technicians:
+            return try encoder.encode(techniciansReport())
+        case let .putTechnician(name, secret, replacing):
+            return try encoder.encode(try putTechnician(name, secret: secret, replacing: replacing, by: who, uid: peer.uid))
+        case let .removeTechnician(name):
+            return try encoder.encode(try removeTechnician(name, by: who, uid: peer.uid))
+        case let .skip(text):
+            return try encoder.encode(try skip(text, by: who))
+        case let .void(text, reason):
+            return try encoder.encode(try void(text, reason: reason, by: who))
+        case .logSource:
+            return try encoder.encode(logSource())
+        case let .logRead(offset, maxBytes):
+            return try encoder.encode(try logRead(offset: offset, maxBytes: maxBytes))
+        case .hello, .login, .logout, .selfTest, .calibrationTarget, .calibrationEnd, .diagnostics:
+            throw CodedError(.internalError, "\(request.summary) is answered elsewhere")
         }
     }
 

@@ -57,6 +57,14 @@ public final class Daemon {
     /// The store's settings from the hub in force (the last applied, kept in the event log).
     var hubSettings: StoreSettingsDocument?
     var settingsFollower: SettingsFollower?
+    /// The technicians logged in on the control socket, and the names locked.
+    let technicians: TechnicianDesk
+    /// When a caller without permission was last audited, per Unix user.
+    var refusedAudited: [UInt32: Double] = [:]
+    /// A calibration of the touch panel under way.
+    var calibration: CalibrationInProgress?
+    /// Where the touch panel's calibration in force comes from.
+    var calibrationSource = "hardware.calibration"
     /// Keys of clupd.toml that the hub manages once the totem is enrolled.
     static let hubManagedKeys = ["queue.capacity", "queue.priority_share", "queue.booking_share", "queue.presentation_window_minutes",
                                  "queue.booking_early_minutes", "queue.booking_late_minutes", "queue.slot_minutes"]
@@ -121,6 +129,17 @@ public final class Daemon {
         } catch {
             throw .data(error)
         }
+        technicians = TechnicianDesk(store: kiosk.desk.store, control: config.control, loop: loop, clock: clock, logger: logger,
+                                     timeOfDay: { [unowned kiosk] in kiosk.clockTime($0) }, record: { [unowned kiosk] in kiosk.record($0) })
+        switch SavedCalibration.read(from: state.calibrationPath) {
+        case let .success(saved)?:
+            devices.devices.touchscreen.calibration = CalibrationMatrix(saved.matrix)
+            calibrationSource = "\(state.calibrationPath) (clupctl calibrate, by \(saved.by) at \(saved.at.formatted(.iso8601)))"
+        case let .failure(problem)?:
+            logger.error("the saved calibration is ignored", metadata: ["problem": "\(problem)"])
+        case nil:
+            break
+        }
         do {
             sync = try SyncClient.make(stateDirectory: state.path, databasePath: state.databasePath, logger: logger)
         } catch {
@@ -160,7 +179,9 @@ public final class Daemon {
         }
         usb.start()
         kiosk.start()
-        server.start(on: loop) { [unowned self] request, peer in try self.handle(request, from: peer) }
+        server.onRefused = { [unowned self] peer in auditRefused(peer) }
+        server.start(on: loop) { [unowned self] message, peer in try self.answer(message, from: peer) }
+        sweepSessions()
         SignalWatcher.install(on: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
             if signal == SIGHUP { return self.reloadConfiguration() }
             self.logger.info("stopping on signal \(signal)")
@@ -214,6 +235,12 @@ public final class Daemon {
             self.sync?.report(self.healthForTheHub)
             self.loop.schedule(after: 5) { [unowned self] in self.checkPrinter() }
         }
+    }
+
+    /// Ends the technicians' sessions idle too long, every 30 s.
+    private func sweepSessions() {
+        technicians.sweep()
+        loop.schedule(after: 30) { [unowned self] in self.sweepSessions() }
     }
 
     /// Pets systemd's watchdog from the loop itself: if the loop hangs, systemd restarts us.
@@ -279,7 +306,7 @@ public final class Daemon {
         var recorded = settings
         recorded.employees = nil
         let employees = settings.employees.map { pins in
-            EmployeeChange.replaceFromHub(pins.compactMap { pin in
+            StaffChange.replaceFromHub(pins.compactMap { pin in
                 guard let salt = Data(base64Encoded: pin.salt), let hash = Data(base64Encoded: pin.hash) else { return nil }
                 return EmployeeRecord(staffNumber: pin.staffNumber, kdf: pin.kdf, salt: salt, pinHash: hash, changedAt: clock.now(),
                                       source: .hub)

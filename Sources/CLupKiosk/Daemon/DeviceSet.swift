@@ -1,4 +1,5 @@
 import CLupConfig
+import CLupCore
 import CLupHardware
 import Foundation
 

@@ -8,6 +8,8 @@ struct StateDirectory {
 
     var databasePath: String { path + "/clup.sqlite" }
     var spoolPath: String { path + "/spool" }
+    /// The touch panel's calibration `clupctl calibrate` saved.
+    var calibrationPath: String { path + "/calibration.json" }
     var keyPath: String { path + "/totem.key" }
 
     /// Creates the directory if needed (mode 0700) and takes its lock.

@@ -168,6 +168,8 @@ extension Kiosk {
     func redraw() {
         frameRequests += 1
         let request = frameRequests
+        // A self-test or a calibration has the screen: the kiosk draws again once it is done.
+        if maintenance?.display == true { return }
         // Nobody in front: the numbers called and the queue, else a dark screen.
         guard flow.screen != .asleep || attracts else {
             do {

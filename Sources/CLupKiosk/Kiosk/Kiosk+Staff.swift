@@ -121,9 +121,21 @@ extension Kiosk {
         }
     }
 
-    /// The pad's lock as the audit trail leaves it (at start).
-    static func padLock(from store: TotemStore, lockSeconds: Double) -> PadLock {
-        PadLock(lockSeconds: lockSeconds, replaying: (try? auditTrail(in: store, last: 200)) ?? [])
+    /// The pad's lock as the audit trail leaves it (at start): the last day's entries, which
+    /// hold any lock still on whatever else (maintenance commands) was audited since.
+    static func padLock(from store: TotemStore, lockSeconds: Double, now: Date = Date()) -> PadLock {
+        PadLock(lockSeconds: lockSeconds, replaying: (try? auditTrail(in: store, since: now.addingTimeInterval(-lockReplaySeconds))) ?? [])
+    }
+
+    /// How far back the locks are rebuilt from.
+    static let lockReplaySeconds = 86_400.0
+
+    /// The entries of the audit trail kept since `since` that can be read, oldest first.
+    static func auditTrail(in store: TotemStore, since: Date) throws -> [(entry: AuditEntry, at: Date)] {
+        try store.events(ofTypes: ["staff.audit"], since: since).compactMap { stored in
+            guard case let .audited(entry, _, at)? = try? stored.decoded() else { return nil }
+            return (entry, at)
+        }
     }
 
     /// The last `count` entries of the audit trail that can be read, oldest first, with when each was kept.

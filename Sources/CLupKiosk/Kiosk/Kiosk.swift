@@ -91,6 +91,8 @@ final class Kiosk {
     var sessionTimer: EventLoop.TimerID?
     /// Gives up once "Are you still there?" has had no answer.
     var warningTimer: EventLoop.TimerID?
+    /// Devices lent to a technician's self-test or calibration: what they report goes there.
+    var maintenance: MaintenanceHold?
 
     init(config: KioskConfiguration, devices: KioskDevices, desk: QueueDesk, spooler: PrintSpooler,
          key: Curve25519.Signing.PrivateKey, runtime: KioskRuntime) {
@@ -106,7 +108,7 @@ final class Kiosk {
         keyring = Self.keyring(config, key: key)
         flow = ScreenFlow(language: config.tickets.languages.first ?? "en")
         geometry = Self.geometry(of: devices.display, config)
-        padLock = Self.padLock(from: desk.store, lockSeconds: config.screen.pinLockSeconds)
+        padLock = Self.padLock(from: desk.store, lockSeconds: config.screen.pinLockSeconds, now: clock.now())
     }
 
     /// Where things sit on `display`: its size in pixels, and in millimetres as the display
@@ -206,12 +208,21 @@ final class Kiosk {
     // MARK: Device events
 
     func presenceChanged(_ present: Bool) -> KioskOutcome {
+        if let take = maintenance?.onPresence {
+            take(present)
+            return KioskOutcome("presence \(present) taken by \(maintenance?.what ?? "maintenance")")
+        }
         handle(.presence(present))
         return KioskOutcome(present ? "someone approached; screen \(flow.screen.name)"
                                     : "they left; the screen sleeps after \(Int(config.screen.idleTimeoutSeconds)) s idle")
     }
 
     func touched(_ gesture: TouchGesture) -> KioskOutcome {
+        if let take = maintenance?.onTouch {
+            let what = maintenance?.what ?? "maintenance"
+            take(gesture)
+            return KioskOutcome("the touch is taken by \(what)")
+        }
         let arrival = clock.monotonic()
         let wasAsleep = flow.screen == .asleep
         if gesture.kind == .longPress, let outcome = longPressed(gesture) { return outcome }
@@ -241,6 +252,12 @@ final class Kiosk {
     }
 
     func passed(_ direction: PassageDirection) -> KioskOutcome {
+        if let take = maintenance?.onPassage {
+            // A test pulse: nobody went through, so the ledger is not touched.
+            let what = maintenance?.what ?? "maintenance"
+            take(direction)
+            return KioskOutcome("passage \(direction.rawValue) taken by \(what); not counted")
+        }
         do {
             let events = try desk.perform { day, now in day.pass(direction, door: config.totem.door, at: now) }
             let holder = events.compactMap { event -> TicketNumber? in
@@ -257,6 +274,11 @@ final class Kiosk {
 
     /// What the door reader delivered: a code to check, or a scan it could not read.
     func read(_ output: WedgeDecoder.Output) -> KioskOutcome {
+        if let take = maintenance?.onRead {
+            let what = maintenance?.what ?? "maintenance"
+            take(output)
+            return KioskOutcome("the read is taken by \(what); nobody admitted")
+        }
         switch output {
         case let .code(code) where code.hasPrefix(Self.staffBadgePrefix):
             return badgeRead(code)

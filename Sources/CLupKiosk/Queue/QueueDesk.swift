@@ -72,7 +72,7 @@ final class QueueDesk {
 
     /// Commits what `prepare` worked out, adopts it, and settles the queue.
     @discardableResult
-    func commit(_ pending: Pending, changing employees: EmployeeChange? = nil) throws -> [DomainEvent] {
+    func commit(_ pending: Pending, changing employees: StaffChange? = nil) throws -> [DomainEvent] {
         try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
         day = pending.next
         KioskMetrics.recorded(pending.events)
@@ -83,7 +83,7 @@ final class QueueDesk {
 
     /// Keeps what a member of staff did in the event log, with the change to the employees
     /// it describes, in one transaction.
-    func audit(_ entries: [AuditEntry], changing employees: EmployeeChange? = nil) throws {
+    func audit(_ entries: [AuditEntry], changing employees: StaffChange? = nil) throws {
         let pending = try prepare { day, now in entries.flatMap { day.audit($0, at: now) } }
         try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
         day = pending.next
@@ -92,7 +92,7 @@ final class QueueDesk {
 
     /// Runs `command`, commits it and settles the queue.
     @discardableResult
-    func perform(changing employees: EmployeeChange? = nil, _ command: (inout DayState, Moment) throws -> [DomainEvent]) throws
+    func perform(changing employees: StaffChange? = nil, _ command: (inout DayState, Moment) throws -> [DomainEvent]) throws
         -> [DomainEvent] {
         try commit(try prepare(command), changing: employees)
     }

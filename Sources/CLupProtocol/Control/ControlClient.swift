@@ -25,14 +25,22 @@ public struct ControlClient: Sendable {
     }
 
     public let socketPath: String
+    /// The technician's session, sent with every request.
+    public var session: String?
+    /// How long to wait for the reply (a self-test step waits for the device).
+    public var timeoutSeconds: Int
 
-    public init(socketPath: String = Self.defaultSocketPath) {
+    public init(socketPath: String = Self.defaultSocketPath, session: String? = nil, timeoutSeconds: Int = 30) {
         self.socketPath = socketPath
+        self.session = session
+        self.timeoutSeconds = timeoutSeconds
     }
 
     /// Sends `request` and decodes the result as `Result`; a refusal throws its `CodedError`.
-    public func send<Result: Decodable>(_ request: ControlRequest, expecting: Result.Type) throws -> Result {
-        let data = try exchange(try JSONEncoder().encode(request) + Data("\n".utf8))
+    /// `quiet`: the shell's own request (prompt, completion), not audited.
+    public func send<Result: Decodable>(_ request: ControlRequest, expecting: Result.Type, quiet: Bool = false) throws -> Result {
+        let message = ControlMessage(request, session: session, quiet: quiet)
+        let data = try exchange(try JSONEncoder().encode(message) + Data("\n".utf8))
         let reply: ControlReply<Result>
         do {
             let decoder = JSONDecoder()
@@ -56,7 +64,7 @@ public struct ControlClient: Sendable {
     private func exchange(_ request: Data) throws -> Data {
         let fd = try Self.connected(socketPath)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let sent = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == request.count else { throw ConnectionError.daemonNotRunning(path: socketPath, detail: String(cString: strerror(errno))) }
@@ -64,7 +72,13 @@ public struct ControlClient: Sendable {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
-            if count < 0 { throw ConnectionError.badReply("reading: \(String(cString: strerror(errno)))") }
+            if count < 0 {
+                let code = errno
+                if code == EAGAIN || code == EWOULDBLOCK {
+                    throw ConnectionError.badReply("no reply within \(timeoutSeconds) s")
+                }
+                throw ConnectionError.badReply("reading: \(String(cString: strerror(code)))")
+            }
             if count == 0 { break }
             reply.append(contentsOf: buffer[0..<count])
         }

@@ -82,26 +82,10 @@ public struct PinHash: Codable, Sendable, Equatable {
             guard let line = readLine(strippingNewline: true) else { throw CodedError(.badEmployee, "no PIN on stdin") }
             return String(line.prefix(64))
         }
-        let first = try silentLine("PIN: ")
-        let second = try silentLine("PIN again: ")
+        let first = try Terminal.readHidden("PIN: ", failure: .badEmployee)
+        let second = try Terminal.readHidden("PIN again: ", failure: .badEmployee)
         guard first == second else { throw CodedError(.badEmployee, "the two PINs differ") }
         return first
-    }
-
-    /// One line read from the terminal with echo off.
-    private static func silentLine(_ prompt: String) throws -> String {
-        FileHandle.standardError.write(Data(prompt.utf8))
-        var saved = termios()
-        tcgetattr(STDIN_FILENO, &saved)
-        var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
-        defer {
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-            FileHandle.standardError.write(Data("\n".utf8))
-        }
-        guard let line = readLine(strippingNewline: true) else { throw CodedError(.badEmployee, "no PIN typed") }
-        return String(line.prefix(64))
     }
 
     private static func parameters(_ kdf: String) -> (log: Int, r: Int, p: Int)? {

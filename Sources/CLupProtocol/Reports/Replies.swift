@@ -107,13 +107,19 @@ public struct AuditReport: Codable, Sendable, Equatable {
         public let who: String
         public let action: String
         public let result: String
+        /// The Unix user of the control socket's peer, for what came through it.
+        public let uid: UInt32?
+        /// The command, as typed (secrets left out).
+        public let what: String?
 
-        public init(at: Date, role: String, who: String, action: String, result: String) {
+        public init(at: Date, role: String, who: String, action: String, result: String, uid: UInt32? = nil, what: String? = nil) {
             self.at = at
             self.role = role
             self.who = who
             self.action = action
             self.result = result
+            self.uid = uid
+            self.what = what
         }
     }
 

@@ -85,7 +85,7 @@ final class KioskStaffTests: XCTestCase {
         XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
         XCTAssertEqual(try hold(3000, on: totem).sentence, "the PIN pad is locked until 11:35", "even the right PIN cannot be tried")
         // clupd restarted meanwhile: the lock is rebuilt from the trail.
-        let restarted = Kiosk.padLock(from: totem.kiosk.desk.store, lockSeconds: 300)
+        let restarted = Kiosk.padLock(from: totem.kiosk.desk.store, lockSeconds: 300, now: totem.clock.now())
         XCTAssertTrue(restarted.isLocked(at: totem.clock.now()))
         XCTAssertFalse(restarted.isLocked(at: totem.clock.now().addingTimeInterval(300)))
 

@@ -28,6 +28,8 @@ public struct HardwareSettings: ConfigTable {
     public var touchscreen: String?
     public var touchscreenAxes: String?
     public var calibration = [1.0, 0, 0, 0, 1, 0]
+    /// `clupctl calibrate` saves a calibration only if no target is missed by more than this.
+    public var calibrationMaxErrorMM = 3.0
     public var reader: String?
     public var readerLayout = "us"
     public var serialReader: String?
@@ -69,7 +71,10 @@ public struct HardwareSettings: ConfigTable {
         .text("touchscreen", \.touchscreen, doc: "the touch panel's evdev node (grabbed), example: \"/dev/clup/touch\""),
         .path("touchscreen_axes", \.touchscreenAxes, doc: "an evemu .desc whose axis ranges replace the panel's own"),
         .numbers("calibration", \.calibration, count: 6, what: "libinput's calibration matrix",
-                 doc: "libinput's calibration matrix; [0, 1, 0, -1, 0, 1] turns 90°"),
+                 doc: "libinput's calibration matrix; [0, 1, 0, -1, 0, 1] turns 90°; one saved by clupctl calibrate replaces it"),
+        .number("calibration_max_error_mm", \.calibrationMaxErrorMM, what: "millimetres", accepts: { (0.5...50).contains($0) },
+                refusal: { "\($0) mm is out of range 0.5...50" },
+                doc: "clupctl calibrate saves a calibration only if it misses no target by more than this"),
         .text("reader", \.reader, doc: "the keyboard-wedge QR reader's evdev node, example: \"/dev/clup/reader\""),
         .parsed("reader_layout", \.readerLayout, doc: "the layout the scanner types in: \"us\" or \"de\"",
                 expected: "a keymap (\"us\" or \"de\")", parse: { Keymap.named($0) == nil ? nil : $0 }, format: { $0 }),
