@@ -130,5 +130,6 @@ let package = Package(
         .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport"]),
         .testTarget(name: "CLupHubTests", dependencies: ["CLupHub", "CLupProtocol"]),
         .testTarget(name: "CLupConfigTests", dependencies: ["CLupConfig"]),
+        .testTarget(name: "clupctlTests", dependencies: ["clupctl"]),
     ]
 )

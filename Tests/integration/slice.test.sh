@@ -538,7 +538,7 @@ test_ledger_corrections_are_audited_and_never_go_below_zero() {
   clupctl ledger correct --delta 2 --reason "two children under the turnstile" >/dev/null
   out=$(clupctl ledger)
   assert_contains "$out" "1 in, 0 out, corrections 2, inside 3"
-  assert_contains "$out" "+2 by $(id -un): two children under the turnstile"
+  assert_contains "$out" "+2 by $KIOSK_TECHNICIAN: two children under the turnstile"
   assert_contains "$out" "event log: agrees with the ledger"
   assert_contains "$(clupctl ledger --json)" '"matchesEventLog" : true'
 }

@@ -214,8 +214,15 @@ extension Daemon {
         if index == 0 {
             if let calibrating = calibration { endCalibration(calibrating, keep: nil) }
             hold = MaintenanceHold("the calibration of the touch panel", display: true)
-            try kiosk.take(hold, force: force, leaseSeconds: 120)
-            calibration = CalibrationInProgress(hold: hold, previous: devices.devices.touchscreen.calibration)
+            // Four touches and the answer, with time to spare; past it the calibration there was is put back.
+            try kiosk.take(hold, force: force, leaseSeconds: Double(timeoutSeconds * targets.count) + 60)
+            let previous = devices.devices.touchscreen.calibration
+            calibration = CalibrationInProgress(hold: hold, previous: previous)
+            hold.onLeaseEnd = { [unowned self, unowned hold] in
+                guard calibration?.hold === hold else { return }
+                devices.devices.touchscreen.calibration = previous
+                calibration = nil
+            }
             devices.devices.touchscreen.calibration = .identity
         } else {
             guard let calibrating = calibration, kiosk.maintenance === calibrating.hold else {

@@ -17,6 +17,8 @@ final class MaintenanceHold {
     var onPresence: ((Bool) -> Void)?
     /// Ends the hold when nobody finishes it (a clupctl killed mid-calibration).
     var lease: EventLoop.TimerID?
+    /// Puts back what the hold changed, when its lease ends it.
+    var onLeaseEnd: (() -> Void)?
 
     init(_ what: String, display: Bool = false) {
         self.what = what
@@ -48,6 +50,7 @@ extension Kiosk {
         hold.lease = loop.schedule(after: leaseSeconds) { [weak self, weak hold] in
             guard let self, let hold else { return }
             logger.warning("maintenance hold ended by its lease", metadata: ["what": "\(hold.what)"])
+            hold.onLeaseEnd?()
             give(back: hold)
         }
         logger.notice("devices lent to maintenance", metadata: ["what": "\(hold.what)"])
