@@ -319,7 +319,7 @@ test_an_employee_added_at_the_hub_logs_in_at_the_totem_and_the_audit_reaches_the
   rc=0; out=$(clupctl employee remove 104 2>&1) || rc=$?
   assert_status $rc 1 "removing at the totem an employee the hub manages"
   assert_contains "$out" "managed at the hub"
-  assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT count(*) FROM event WHERE payload LIKE '%pin_hash%' OR payload LIKE '%"employees"%'")" 0 \
+  assert_eq "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT count(*) FROM event WHERE payload LIKE '%pin_hash%' OR payload LIKE '%\"employees\"%'")" 0 \
     "no PIN hash in the event log"
   clupctl sim approach >/dev/null
   wait_for_screen welcome

@@ -62,32 +62,18 @@ extension Daemon {
             }
         case .presence:
             let hold = MaintenanceHold("the self-test of the presence sensor")
-            try kiosk.take(hold, force: force, leaseSeconds: wait + 10)
-            let timer = loop.schedule(after: wait) { [unowned self] in
-                kiosk.give(back: hold)
-                finish(name(health("presence")), false, "nobody seen arrive or leave within \(timeoutSeconds) s",
-                       check: "stand in front of the totem during the test; the sensor's cable and hardware.presence or hardware.proximity")
-            }
-            hold.onPresence = { [unowned self] present in
-                loop.cancel(timer)
-                kiosk.give(back: hold)
-                finish(name(health("presence")), true, present ? "saw someone arrive" : "saw someone leave")
-            }
-            pending.onCancel = { [unowned self] in loop.cancel(timer); kiosk.give(back: hold) }
+            try lend(hold, for: wait, force: force, pending: pending, passed: { finish($0, true, $1) },
+                      missed: { finish(name(health("presence")), false, "nobody seen arrive or leave within \(timeoutSeconds) s",
+                                       check: "stand in front of the totem during the test; the sensor's cable and "
+                                           + "hardware.presence or hardware.proximity") },
+                      arm: { seen in hold.onPresence = { seen(name(health("presence")), $0 ? "saw someone arrive" : "saw someone leave") } })
         case .turnstile:
             let hold = MaintenanceHold("the self-test of the turnstile")
-            try kiosk.take(hold, force: force, leaseSeconds: wait + 10)
-            let timer = loop.schedule(after: wait) { [unowned self] in
-                kiosk.give(back: hold)
-                finish(name(health("turnstile")), false, "no pulse within \(timeoutSeconds) s",
-                       check: "push the turnstile's arm through during the test; its pulse lines (hardware.gpio_chip, entry_line, exit_line)")
-            }
-            hold.onPassage = { [unowned self] direction in
-                loop.cancel(timer)
-                kiosk.give(back: hold)
-                finish(name(health("turnstile")), true, "pulse \(direction.rawValue) (not counted in the ledger)")
-            }
-            pending.onCancel = { [unowned self] in loop.cancel(timer); kiosk.give(back: hold) }
+            try lend(hold, for: wait, force: force, pending: pending, passed: { finish($0, true, $1) },
+                      missed: { finish(name(health("turnstile")), false, "no pulse within \(timeoutSeconds) s",
+                                       check: "push the turnstile's arm through during the test; its pulse lines "
+                                           + "(hardware.gpio_chip, entry_line, exit_line)") },
+                      arm: { seen in hold.onPassage = { seen(name(health("turnstile")), "pulse \($0.rawValue) (not counted in the ledger)") } })
         case .release:
             let device = name(health("turnstile"))
             do {
@@ -102,20 +88,35 @@ extension Daemon {
             }
         case .reader:
             let hold = MaintenanceHold("the self-test of the door reader")
-            try kiosk.take(hold, force: force, leaseSeconds: wait + 10)
-            let timer = loop.schedule(after: wait) { [unowned self] in
-                kiosk.give(back: hold)
-                finish(name(health("door-reader")), false, "no code read within \(timeoutSeconds) s",
-                       check: "show a ticket's QR code to the reader during the test; its cable and hardware.reader")
-            }
-            hold.onRead = { [unowned self] output in
-                loop.cancel(timer)
-                kiosk.give(back: hold)
-                finish(name(health("door-reader")), true, describe(output))
-            }
-            pending.onCancel = { [unowned self] in loop.cancel(timer); kiosk.give(back: hold) }
+            try lend(hold, for: wait, force: force, pending: pending, passed: { finish($0, true, $1) },
+                      missed: { finish(name(health("door-reader")), false, "no code read within \(timeoutSeconds) s",
+                                       check: "show a ticket's QR code to the reader during the test; its cable and hardware.reader") },
+                      arm: { [unowned self] seen in hold.onRead = { seen(name(health("door-reader")), self.describe($0)) } })
         }
         return pending
+    }
+
+    /// Lends a device to a step that waits up to `seconds` for it to report: `arm` sets the
+    /// hold's callback, which hands `seen` the device's name and what it saw (a pass); nothing
+    /// within the time is `missed`. The device goes back to the kiosk in every case, and when
+    /// the client goes away.
+    private func lend(_ hold: MaintenanceHold, for seconds: Double, force: Bool, pending: PendingReply,
+                      passed: @escaping (String, String) -> Void, missed: @escaping () -> Void,
+                      arm: (_ seen: @escaping (String, String) -> Void) -> Void) throws {
+        try kiosk.take(hold, force: force, leaseSeconds: seconds + 10)
+        let timer = loop.schedule(after: seconds) { [unowned self] in
+            kiosk.give(back: hold)
+            missed()
+        }
+        arm { [unowned self] device, reason in
+            loop.cancel(timer)
+            kiosk.give(back: hold)
+            passed(device, reason)
+        }
+        pending.onCancel = { [unowned self] in
+            loop.cancel(timer)
+            kiosk.give(back: hold)
+        }
     }
 
     /// What a code read in a self-test is: checked as the door would, admitting nobody.

@@ -58,6 +58,8 @@ extension Kiosk {
 
     /// Gives the devices back to the kiosk (nothing if `hold` no longer has them).
     func give(back hold: MaintenanceHold) {
+        // Its callbacks hold on to the test that made it: let both go.
+        (hold.onPassage, hold.onRead, hold.onTouch, hold.onPresence, hold.onLeaseEnd) = (nil, nil, nil, nil, nil)
         guard maintenance === hold else { return }
         loop.cancel(hold.lease)
         maintenance = nil
