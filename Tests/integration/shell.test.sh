@@ -298,6 +298,7 @@ test_selftest_waits_for_a_pulse_and_a_code_without_counting_or_admitting() {
   out=$(shell_run 'selftest presence --timeout 1')
   assert_contains "$out" "FAIL presence   presence (simulated)"
   assert_contains "$out" "nobody seen arrive or leave within 1 s"
+  assert_contains "$(clupctl audit --who tess | grep 'selftest presence')" "FAIL nobody seen arrive or leave within 1 s"
   assert_contains "$(shell_run 'selftest voice')" "PASS voice"
   assert_contains "$(shell_run 'selftest screen --no-ask')" "PASS screen"
   # With a customer at the totem the devices are theirs.

@@ -38,7 +38,7 @@ extension Daemon {
         }
         if audited {
             switch answer {
-            case .now: audit(request, technician: technician, peer: peer, result: .success(Data()))
+            case let .now(data): audit(request, technician: technician, peer: peer, result: .success(data))
             case let .later(pending):
                 pending.observe { [unowned self] in audit(request, technician: technician, peer: peer, result: $0) }
             }
@@ -61,7 +61,13 @@ extension Daemon {
     private func audit(_ request: ControlRequest, technician: String?, peer: ControlServer.Peer, result: Result<Data, Error>) {
         let outcome: String
         switch result {
-        case .success: outcome = "ok"
+        case let .success(data):
+            // A self-test answers even when the device fails it: the trail keeps the verdict.
+            if case .selfTest = request, let verdict = try? JSONDecoder().decode(SelfTestResult.self, from: data) {
+                outcome = "\(verdict.passed ? "PASS" : "FAIL") \(verdict.reason)"
+            } else {
+                outcome = "ok"
+            }
         case let .failure(error):
             let coded = CodedError(describing: error)
             outcome = coded.description
