@@ -35,8 +35,9 @@ enum SessionFile {
     static func remove() { unlink(path) }
 }
 
-/// Logs `name` in with the secret typed (without echo), and keeps the session.
-func logIn(_ name: String, client: ControlClient) throws -> LoginReply {
+/// Logs `name` in with the secret typed (without echo), and keeps the session; shared by
+/// `clupctl login` and the shell's prompt for a login.
+func logInTechnician(_ name: String, client: ControlClient) throws -> LoginReply {
     let secret = try Terminal.readHidden("secret for \(name): ", failure: .wrongSecret)
     let reply = try client.send(.login(name: name, secret: secret), expecting: LoginReply.self)
     try SessionFile.save(reply.token)
@@ -53,7 +54,7 @@ struct Login: ParsableCommand {
     @Argument(help: "Your technician name.", completion: .custom { _, _, _ in Completions.technicians() }) var name: String
 
     func run() throws {
-        let reply = try logIn(name, client: connection.client)
+        let reply = try logInTechnician(name, client: connection.client)
         print("logged in as \(reply.name); the session ends after \(reply.idleSeconds) s without a command")
     }
 }

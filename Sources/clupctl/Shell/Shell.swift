@@ -85,7 +85,7 @@ final class ShellContext {
         case leave
     }
 
-    /// Runs one line: a builtin (exit, help, login, logout, history) or a clupctl command.
+    /// Runs one line: the shell's own words (exit, help, login, logout) or a clupctl command.
     func run(_ line: String) -> Outcome {
         let words: [String]
         do {
@@ -105,8 +105,6 @@ final class ShellContext {
                 return .ran(0)
             }
             return .ran(ClupctlMain.execute(["help"] + words.dropFirst()))
-        case "history":
-            return .ran(0)
         case "shell":
             FileHandle.standardError.write(Data("clupctl: already in the shell\n".utf8))
             return .ran(2)
@@ -127,7 +125,7 @@ final class ShellContext {
         guard interactive, let name = Terminal.readVisible("log in to go on; technician name (empty: no): "),
               !name.trimmingCharacters(in: .whitespaces).isEmpty else { return false }
         do {
-            let reply = try CLupctlLogin.logIn(name.trimmingCharacters(in: .whitespaces), connection.client)
+            let reply = try logInTechnician(name.trimmingCharacters(in: .whitespaces), client: connection.client)
             loggedIn = true
             print("logged in as \(reply.name)")
             return true
@@ -157,16 +155,9 @@ final class ShellContext {
         """
 }
 
-/// Logging in, shared by `clupctl login` and the shell's prompt for it.
-enum CLupctlLogin {
-    static func logIn(_ name: String, _ client: ControlClient) throws -> LoginReply {
-        try clupctl.logIn(name, client: client)
-    }
-}
-
 /// What Tab offers in the shell.
 enum ShellCompleter {
-    static let builtins = ["exit", "help", "history", "quit"]
+    static let builtins = ["exit", "help", "quit"]
 
     /// The candidates for `word`, given the words before it on the line.
     static func candidates(before: String, word: String, tree: CommandTree = .clupctl,
