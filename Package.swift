@@ -24,7 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // The hub's SIGTERM: a bounded drain, then cancellation.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // The managers' passwords (bcrypt).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
@@ -77,7 +78,6 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -93,8 +93,8 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -128,7 +128,14 @@ let package = Package(
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport"]),
-        .testTarget(name: "CLupHubTests", dependencies: ["CLupHub", "CLupProtocol"]),
+        // The hub in process: its router through HummingbirdTesting, against a private PostgreSQL.
+        .testTarget(name: "CLupHubTests", dependencies: [
+            "CLupHub", "CLupProtocol", "CLupCore",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "CLupConfigTests", dependencies: ["CLupConfig"]),
         .testTarget(name: "clupctlTests", dependencies: ["clupctl"]),
     ]

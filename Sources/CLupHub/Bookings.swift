@@ -268,8 +268,12 @@ public struct Bookings: Sendable {
     /// the store's doors hear it with the next settings, and a notice waits for the SMS gateway.
     public func cancel(store: String, number: String, reference: String, now: Date = Date()) async throws -> Cancelled {
         try Self.checkReference(reference)
-        guard let parsed = TicketNumber(number), parsed.totem == TicketPayload.hubLetter, parsed.lane == .booking else {
-            throw HubError(.notFound, .unknownBooking, "\"\(number.prefix(16))\" is not the number of a booking (ZB-…)")
+        // The documented pattern, checked as written: `TicketNumber` also reads forms (ZB-8)
+        // that no booking is ever given.
+        guard number.utf8.count <= 8, number.range(of: "^ZB-[0-9]{3,5}$", options: .regularExpression) != nil,
+              let parsed = TicketNumber(number), parsed.totem == TicketPayload.hubLetter, parsed.lane == .booking
+        else {
+            throw HubError.badRequest("\"\(TypedText.kept(number, maximum: 16))\" is not the number of a booking (ZB- and 3 to 5 digits)")
         }
         let logger = database.logger
         return try await database.transaction { connection in

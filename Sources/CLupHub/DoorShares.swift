@@ -46,6 +46,7 @@ enum DoorShares {
     /// store's settings version (nil: no such store).
     @discardableResult
     static func replan(store: String, bump: Bump, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
+        // Under the store's lock (taken first by the caller, or here if it did not touch the store before).
         let stores = try await connection.rows("""
             SELECT settings_version, capacity FROM store WHERE store_id = \(store) FOR UPDATE
             """, as: (Int64, Int).self, logger)

@@ -67,6 +67,7 @@ public struct Enrolment: Sendable {
             }
             if let used { throw HubError(.forbidden, .enrolmentCodeUsed, "the code was used on \(used)") }
             guard expires > now else { throw HubError(.forbidden, .enrolmentCodeExpired, "the code expired on \(expires)") }
+            try await StoreLock.take(store, connection, logger)
             let suffix = HubWire.hex((0..<4).map { _ in UInt8.random(in: 0...255) })
             let deviceID = "store-\(store)-totem-\(letter)-\(suffix)"
             let holders = try await connection.all("""
@@ -98,6 +99,11 @@ public struct Enrolment: Sendable {
     /// other totems no longer admit its tickets, and the places it held go to the other doors.
     public func revoke(deviceID: String, now: Date = Date()) async throws {
         try await database.transaction { connection in
+            // The store's row first (`StoreLock`), then the totem's.
+            for store in try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: String.self,
+                                                  database.logger) {
+                try await StoreLock.take(store, connection, database.logger)
+            }
             let revoked = try await connection.all("""
                 UPDATE totem SET revoked_at = \(now) WHERE device_id = \(deviceID) AND revoked_at IS NULL RETURNING device_id
                 """, as: String.self, database.logger)

@@ -2,6 +2,7 @@ import CLupCore
 import Crypto
 import Foundation
 import PostgresNIO
+import ServiceLifecycle
 
 /// What an administrator does from the hub's shell: stores and the totems enrolled in them.
 public struct HubAdmin: Sendable {
@@ -253,7 +254,9 @@ enum StoreSettings {
                                          database.logger).first
             }
             guard let version else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
-            if version > after || ContinuousClock.now >= until {
+            // A hub that is stopping answers at once with what it has: the totem asks again,
+            // of whichever hub serves next.
+            if version > after || ContinuousClock.now >= until || Task.isShuttingDownGracefully {
                 let found = try await database.transaction { connection in
                     try await current(store: store, device: device, connection, database.logger)
                 }

@@ -9,8 +9,10 @@ import PostgresNIO
 public final class HubDatabase: Sendable {
     public let client: PostgresClient
     let logger: Logger
+    /// For a connection of its own, outside the pool (the settings listener's).
+    let directConfiguration: PostgresConnection.Configuration
 
-    public init(settings: DatabaseSettings, logger: Logger) throws(HubError) {
+    public init(settings: DatabaseSettings, logger: Logger, deadline: Duration = HubDatabase.standardDeadline) throws(HubError) {
         var configuration: PostgresClient.Configuration
         var password: String? = nil
         if let file = settings.passwordFile {
@@ -22,31 +24,62 @@ public final class HubDatabase: Sendable {
         if let folder = settings.socketDirectory {
             configuration = .init(unixSocketPath: "\(folder)/.s.PGSQL.\(settings.port)", username: settings.user,
                                   password: password, database: settings.name)
+            directConfiguration = .init(unixSocketPath: "\(folder)/.s.PGSQL.\(settings.port)", username: settings.user,
+                                        password: password, database: settings.name)
         } else {
             configuration = .init(host: settings.host, port: settings.port, username: settings.user, password: password,
                                   database: settings.name, tls: .disable)
+            directConfiguration = .init(host: settings.host, port: settings.port, username: settings.user, password: password,
+                                        database: settings.name, tls: .disable)
         }
         configuration.options.maximumConnections = settings.connections
         configuration.options.connectTimeout = .seconds(5)
+        // PostgreSQL ends a statement a second before the hub would stop waiting for it, so
+        // that a statement held up (by a lock, say) fails and rolls its transaction back
+        // before the answer is 503, rather than commit after it.
+        let milliseconds = deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000
+        configuration.options.additionalStartupParameters = [("statement_timeout", "\(max(500, milliseconds - 1000))")]
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
+        self.deadline = deadline
     }
 
-    /// A request the database does not let finish within this (PostgreSQL down: the pool
-    /// waits for a connection that never comes) is answered 503, so the totem retries
-    /// instead of hanging.
-    static let deadline: Duration = .seconds(8)
+    /// A request the database does not let finish within `deadline` (PostgreSQL down: the
+    /// pool waits for a connection that never comes; restarted: a query whose connection
+    /// died unseen; a lock held elsewhere) is answered 503, so the totem retries instead of
+    /// hanging. The serving connections also carry a `statement_timeout` a second shorter,
+    /// so that a statement PostgreSQL holds up fails there first and its transaction rolls
+    /// back. What is left: a transaction slow over several statements may still commit
+    /// after its 503: a totem's batch is idempotent; an app's retried booking may be made
+    /// twice (the bookings API has no idempotency key yet).
+    public let deadline: Duration
+    public static let standardDeadline: Duration = .seconds(8)
 
-    /// Runs `body`, or fails with 503 once `deadline` has passed (cancelling it).
+    /// Runs `body`, or fails with 503 once `deadline` has passed, whether or not `body`
+    /// notices that it was cancelled: the answer never waits for the database.
     func withDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: Self.deadline)
-                throw HubError(.serviceUnavailable, .hubDatabaseUnavailable, "PostgreSQL did not answer within \(Self.deadline)")
+        let deadline = self.deadline
+        let answer = FirstAnswer<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                answer.wait(with: continuation)
+                let work = Task {
+                    do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
+                }
+                let timer = Task {
+                    try await Task.sleep(for: deadline)
+                    answer.give(.failure(HubError(.serviceUnavailable, .hubDatabaseUnavailable,
+                                                  "the hub's database did not answer within \(deadline)")))
+                }
+                // Whoever answers first (the work, the deadline, the caller's cancellation),
+                // the other two stop: the work rolls back at its next statement.
+                answer.whenGiven {
+                    timer.cancel()
+                    work.cancel()
+                }
             }
-            defer { group.cancelAll() }
-            return try await group.next()!
+        } onCancel: {
+            answer.give(.failure(CancellationError()))
         }
     }
 
@@ -66,25 +99,35 @@ public final class HubDatabase: Sendable {
         }
     }
 
-    /// A PostgreSQL failure as the hub reports it: unreachable (503, the totem retries) or
-    /// a refused statement (500).
+    /// A PostgreSQL failure as the hub reports it: unavailable for now (503, the totem
+    /// retries: unreachable, restarting, a deadlock or a statement it cancelled) or a refused
+    /// statement (500). PostgreSQL's words go to `detail`, for the log, never to the client.
     public static func hubError(_ error: any Error) -> HubError {
         if let hub = error as? HubError { return hub }
+        if error is CancellationError {
+            return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "the request was cancelled (the hub is stopping)")
+        }
         if let psql = error as? PSQLError {
             switch psql.code {
             case .server:
                 let message = psql.serverInfo?[.message] ?? "server error"
                 let state = psql.serverInfo?[.sqlState] ?? "?"
-                // 57P01 admin shutdown, 57P02/57P03 crash or starting up, 53300 too many connections.
-                if state.hasPrefix("57P") || state == "53300" {
-                    return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "PostgreSQL is not available (\(state) \(message))")
+                let detail = "\(state) \(message)"
+                // 57P01 admin shutdown, 57P02/57P03 crash or starting up, 57014 a statement cancelled
+                // (statement_timeout), 53300 too many connections, 40P01 deadlock, 40001 serialization,
+                // 55P03 a lock not available: each passes; the request is worth sending again.
+                if state.hasPrefix("57") || state.hasPrefix("40") || ["53300", "55P03"].contains(state) {
+                    return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "the hub's database is busy or restarting; try again",
+                                    detail: detail)
                 }
-                return HubError(.internalServerError, .hubDatabaseError, "PostgreSQL refused a statement (\(state) \(message))")
+                return HubError(.internalServerError, .hubDatabaseError, "the hub's database refused a statement", detail: detail)
             default:
-                return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "PostgreSQL cannot be reached (\(psql.code))")
+                return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "the hub's database cannot be reached",
+                                detail: String(reflecting: psql))
             }
         }
-        return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "PostgreSQL cannot be reached (\(String(describing: error).prefix(200)))")
+        return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "the hub's database cannot be reached",
+                        detail: String(String(reflecting: error).prefix(500)))
     }
 
     // MARK: Migrations
@@ -204,5 +247,47 @@ public final class HubDatabase: Sendable {
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
         return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
+    }
+}
+
+/// The first of several possible answers (the work's, the deadline's, a cancellation's)
+/// resumes the waiting caller; the others are dropped.
+final class FirstAnswer<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var early: Result<T, any Error>?
+    private var given = false
+    private var onGiven: (@Sendable () -> Void)?
+
+    func wait(with continuation: CheckedContinuation<T, any Error>) {
+        lock.lock()
+        if let early {
+            lock.unlock()
+            continuation.resume(with: early)
+            return
+        }
+        self.continuation = continuation
+        lock.unlock()
+    }
+
+    /// Called once the answer is given (at once if it already was).
+    func whenGiven(_ action: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if given { lock.unlock(); action(); return }
+        onGiven = action
+        lock.unlock()
+    }
+
+    func give(_ result: Result<T, any Error>) {
+        lock.lock()
+        guard !given else { lock.unlock(); return }
+        given = true
+        let continuation = self.continuation, action = onGiven
+        self.continuation = nil
+        onGiven = nil
+        if continuation == nil { early = result }
+        lock.unlock()
+        continuation?.resume(with: result)
+        action?()
     }
 }

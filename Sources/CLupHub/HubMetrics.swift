@@ -1,48 +1,55 @@
 import Foundation
-import Metrics
 import PostgresNIO
 import Prometheus
 
 /// The hub's figures for Prometheus, at `GET /metrics` with the `[hub] metrics_token` as a
-/// bearer token (off without one): counters and timings kept as batches are stored
-/// (swift-metrics, into a Prometheus registry), and the fleet and the stores read from the
-/// database at each scrape.
+/// bearer token (off without one): counters and timings kept as batches are stored, and
+/// the fleet and the stores read from the database at each scrape.
+///
+/// Every family is made here with its HELP text, straight in the registry: swift-metrics
+/// gives its backend no help text, and `promtool check metrics` refuses a family without.
 public final class HubMetrics: Sendable {
-    public let registry: PrometheusCollectorRegistry
+    /// Where the ingest path counts: one registry for the process, whichever server scrapes it.
+    static let registry = PrometheusCollectorRegistry()
 
-    /// Makes the registry the process's metrics backend: call once, before serving.
-    public static func bootstrap() -> HubMetrics {
-        let metrics = HubMetrics(registry: PrometheusCollectorRegistry())
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
-        return metrics
-    }
+    /// A server's `/metrics`: the process's counters and the fleet read at each scrape.
+    public init() {}
 
-    init(registry: PrometheusCollectorRegistry) {
-        self.registry = registry
-    }
-
-    // What the ingest path records (no-ops until `bootstrap`).
+    // What the ingest path records.
     static func batchStored(events: Int, deadLettered: Int, duration: Duration) {
-        Counter(label: "clup_hub_batches_total", dimensions: [("result", "stored")]).increment()
-        Counter(label: "clup_hub_events_received_total").increment(by: events)
-        if deadLettered > 0 { Counter(label: "clup_hub_dead_letters_total").increment(by: deadLettered) }
-        Metrics.Timer(label: "clup_hub_batch_duration_seconds").recordNanoseconds(
-            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        batches(result: "stored").increment()
+        registry.makeCounter(name: "clup_hub_events_received_total",
+                             help: "Events received in batches the hub stored, dead letters included.").increment(by: Int64(events))
+        registry.makeCounter(name: "clup_hub_dead_letters_total",
+                             help: "Events the hub kept as dead letters rather than applying them.").increment(by: Int64(deadLettered))
+        registry.makeDurationHistogram(name: "clup_hub_batch_duration_seconds", buckets: batchBuckets,
+                                       help: "How long storing a batch took, for the batches stored.").record(duration)
     }
 
     static func batchFailed() {
-        Counter(label: "clup_hub_batches_total", dimensions: [("result", "failed")]).increment()
+        batches(result: "failed").increment()
     }
 
     static func settingsVersionMade() {
-        Counter(label: "clup_hub_settings_versions_total").increment()
+        registry.makeCounter(name: "clup_hub_settings_versions_total",
+                             help: "Versions of store settings the hub made (a change at the hub, a replan of the doors).").increment()
     }
+
+    private static func batches(result: String) -> Counter {
+        registry.makeCounter(name: "clup_hub_batches_total", labels: [("result", result)],
+                             help: "Batches of events from totems, by whether they were stored or failed.")
+    }
+
+    /// From 5 ms to 10 s (swift-prometheus' default for timers).
+    private static let batchBuckets: [Duration] = [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+                                                   .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                                                   .milliseconds(2500), .seconds(5), .seconds(10)]
 
     /// The Prometheus text of everything, the fleet read now from `database`.
     func scrape(_ database: HubDatabase) async throws -> String {
         let totems = try await database.transaction { connection in
             try await connection.rows("""
-                SELECT t.device_id, t.store_id, coalesce(extract(epoch FROM now() - t.last_contact)::float8, -1),
+                SELECT t.device_id, t.store_id, coalesce(extract(epoch FROM t.last_contact)::float8, 0),
                        coalesce(t.last_outbox_depth, 0), coalesce(t.last_clock_skew, 0),
                        coalesce(g.issued_limit, 0), coalesce(g.held, 0), coalesce(g.waiting, 0)
                 FROM totem t LEFT JOIN door_grant g ON g.device_id = t.device_id
@@ -56,13 +63,14 @@ public final class HubMetrics: Sendable {
                 GROUP BY o.store_id ORDER BY o.store_id
                 """, as: (String, Int64).self, database.logger)
         }
-        var text = registry.emitToString()
+        var text = Self.registry.emitToString()
         func family(_ name: String, _ help: String, _ samples: [(labels: String, value: String)]) {
             text += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
             for sample in samples { text += "\(name){\(sample.labels)} \(sample.value)\n" }
         }
         let labels = totems.map { "device=\"\($0.0)\",store=\"\($0.1)\"" }
-        family("clup_hub_totem_seconds_since_contact", "Seconds since the totem's last batch (-1: never).",
+        // A timestamp, not an age (`time() - …` in the query), 0 for never: see the totem's.
+        family("clup_hub_totem_last_contact_timestamp_seconds", "When the totem's last batch came, in Unix seconds (0: never).",
                zip(labels, totems).map { ($0, "\($1.2)") })
         family("clup_hub_totem_outbox_depth", "Events the totem still held after its last batch.", zip(labels, totems).map { ($0, "\($1.3)") })
         family("clup_hub_totem_clock_skew_seconds", "The totem's clock minus the hub's.", zip(labels, totems).map { ($0, "\($1.4)") })

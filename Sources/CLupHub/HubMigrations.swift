@@ -245,6 +245,28 @@ enum HubMigrations {
                 PRIMARY KEY (store_id, staff_number)
             );
             """),
+        (10, "the panel's login guesses counted per name typed, known or not, apart from the managers", """
+            -- One row per name guessed at recently (a manager's or not, so that both are answered
+            -- alike): the guesses checked since the last success, and the lock they led to.
+            -- A guess is counted here, in its own transaction, before its password is checked.
+            CREATE TABLE login_throttle (
+                name text PRIMARY KEY CHECK (name ~ '^[a-z][a-z0-9._-]{1,31}$'),
+                guesses integer NOT NULL DEFAULT 0 CHECK (guesses >= 0),
+                locked_until timestamptz,
+                last_guess timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX login_throttle_last_guess ON login_throttle (last_guess);
+            ALTER TABLE manager DROP COLUMN failed_logins;
+            ALTER TABLE manager DROP COLUMN locked_until;
+            """),
+        (11, "the highest seq each totem ever sent, so that a seq is stored once across days", """
+            -- Up to here a seq may be held already (as an event of any day, or a dead letter);
+            -- above it, nothing of the device is held, and a batch needs no lookup.
+            ALTER TABLE device_cursor ADD COLUMN highest bigint NOT NULL DEFAULT 0;
+            UPDATE device_cursor c SET highest = greatest(c.acknowledged,
+                coalesce((SELECT max(seq) FROM event e WHERE e.store_id = c.store_id AND e.device_id = c.device_id), 0),
+                coalesce((SELECT max(seq) FROM dead_letter d WHERE d.store_id = c.store_id AND d.device_id = c.device_id), 0));
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -7,6 +7,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import PostgresNIO
+import ServiceLifecycle
 
 /// A request's context: which totem signed it, once `DeviceAuthenticator` has checked.
 public struct HubRequestContext: RequestContext {
@@ -76,12 +77,13 @@ public struct HubServer: Sendable {
         }
         app.post("bookings") { request, context in
             var request = request
-            let asked = try Self.decode(Bookings.Request.self, from: try await Self.body(of: &request, context: context), isoDates: true)
+            let asked = try Self.decode(Bookings.Request.self, from: try await Self.body(of: &request, context: context, limit: Self.appBodyLimit),
+                                        isoDates: true)
             return Self.json(try await bookings.book(store: try context.parameters.require("store"), asked), status: .created)
         }
         app.post("bookings/:number/cancel") { request, context in
             var request = request
-            let asked = try Self.decode(Bookings.Cancellation.self, from: try await Self.body(of: &request, context: context))
+            let asked = try Self.decode(Bookings.Cancellation.self, from: try await Self.body(of: &request, context: context, limit: Self.appBodyLimit))
             return Self.json(try await bookings.cancel(store: try context.parameters.require("store"),
                                                        number: try context.parameters.require("number"), reference: asked.customerRef))
         }
@@ -124,27 +126,46 @@ public struct HubServer: Sendable {
 
     /// Serves until SIGTERM or SIGINT: HTTPS on `[hub] host:port`, the pool beside it.
     public func run(tls: TLSConfiguration) async throws {
-        var app = Application(router: router(), server: try .tls(.http1(), tlsConfiguration: tls),
+        // A client that does not answer TLS's goodbye (close_notify) holds a stopping hub
+        // for NIOSSL's 5 s by default; a second is plenty on a hub's network.
+        var tls = tls
+        tls.shutdownTimeout = .seconds(1)
+        let app = Application(router: router(), server: try .tls(.http1(), tlsConfiguration: tls),
                               configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
                               logger: logger)
         // The pool runs beside the server rather than as one of its services: on SIGTERM the
-        // server drains and returns, then the pool is cancelled, whether or not PostgreSQL
-        // is there to say goodbye to.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await database.client.run() }
-            group.addTask { [signals, database, logger] in await signals.listen(on: database.client, logger: logger) }
-            defer { group.cancelAll() }
-            try await app.runService()
+        // server drains and returns, and the process ends without waiting for the pool to
+        // say goodbye to a PostgreSQL that may be stopping too (or gone). Draining waits
+        // `shutdownGrace` at most (a long poll, a batch waiting on the database); then what
+        // is left is cancelled.
+        let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                       cancellationSignals: [], logger: logger)
+                                  .withMaximumGracefulShutdown(Self.shutdownGrace))
+        let pool = Task { await database.client.run() }
+        let listening = Task { [signals, database, logger] in await signals.listen(on: database, logger: logger) }
+        defer {
+            listening.cancel()
+            pool.cancel()
+        }
+        try await server.run()
+    }
+
+    /// How long SIGTERM lets requests under way finish before they are cancelled.
+    static let shutdownGrace: Duration = .seconds(2)
+
+    /// The request's body, at most `limit` bytes (a totem's batch may be large; what the app
+    /// sends is a few fields, `appBodyLimit`).
+    static func body(of request: inout Request, context: HubRequestContext, limit: Int? = nil) async throws -> ByteBuffer {
+        let limit = min(limit ?? context.maxUploadSize, context.maxUploadSize)
+        do {
+            return try await request.collectBody(upTo: limit)
+        } catch {
+            throw HubError(.contentTooLarge, .badHubRequest, "the request body exceeds \(limit) bytes")
         }
     }
 
-    static func body(of request: inout Request, context: HubRequestContext) async throws -> ByteBuffer {
-        do {
-            return try await request.collectBody(upTo: context.maxUploadSize)
-        } catch {
-            throw HubError(.contentTooLarge, .badHubRequest, "the request body exceeds \(HubWire.maximumBodyBytes) bytes")
-        }
-    }
+    /// The most the bookings API reads of a body: its requests are a few short fields.
+    static let appBodyLimit = 4096
 
     /// `body` as a `T`; the app's dates are ISO 8601 text, the totems' are numbers.
     static func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer, isoDates: Bool = false) throws -> T {
@@ -185,14 +206,13 @@ struct HubErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as HubError {
-            if error.status.code >= 500 { logger.error("request failed", metadata: ["error": "\(error.coded)", "path": "\(request.uri.path)"]) }
-            return HubServer.json(["error": error.coded], status: error.status)
-        } catch let error as any HTTPResponseError {
+        } catch let error as any HTTPResponseError where !(error is HubError) {
             return HubServer.json(["error": CodedError(.badHubRequest, "\(error.status.reasonPhrase)")], status: error.status)
         } catch {
             let hub = HubDatabase.hubError(error)
-            logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            if hub.status.code >= 500 {
+                logger.error("request failed", metadata: ["error": "\(hub.coded)", "detail": "\(hub.detail ?? "-")", "path": "\(request.uri.path)"])
+            }
             return HubServer.json(["error": hub.coded], status: hub.status)
         }
     }
@@ -244,11 +264,11 @@ struct DeviceAuthenticator: RouterMiddleware {
         let found = try await database.withDeadline { [database] in
             try await database.client.withConnection { connection in
                 try await connection.rows("""
-                    SELECT store_id, letter, device_key, revoked_at FROM totem WHERE device_id = \(deviceID)
-                    """, as: (String, String, Data, Date?).self, logger).first
+                    SELECT store_id, letter, door, device_key, revoked_at FROM totem WHERE device_id = \(deviceID)
+                    """, as: (String, String, String, Data, Date?).self, logger).first
             }
         }
-        guard let (store, letter, keyData, revoked) = found else {
+        guard let (store, letter, door, keyData, revoked) = found else {
             throw HubError.unauthorized(.unknownDevice, "no totem \(deviceID) is enrolled")
         }
         if let revoked { throw HubError(.forbidden, .revokedDevice, "totem \(deviceID) was revoked on \(revoked)") }
@@ -271,7 +291,15 @@ struct DeviceAuthenticator: RouterMiddleware {
                 """, logger: logger)
         }
         var context = context
-        context.device = AuthenticatedDevice(deviceID: deviceID, storeID: store, letter: letter)
+        context.device = AuthenticatedDevice(deviceID: deviceID, storeID: store, letter: letter, door: door)
         return try await next(request, context)
+    }
+}
+
+extension ServiceGroupConfiguration {
+    func withMaximumGracefulShutdown(_ duration: Duration) -> Self {
+        var configuration = self
+        configuration.maximumGracefulShutdownDuration = duration
+        return configuration
     }
 }

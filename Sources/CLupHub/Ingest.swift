@@ -8,6 +8,8 @@ public struct AuthenticatedDevice: Sendable {
     public let deviceID: String
     public let storeID: String
     public let letter: String
+    /// The door it was enrolled at: the only door its passages and corrections may name.
+    public let door: String
 }
 
 /// Applies a totem's batch of events: each stored once by `(device_id, seq)` with the
@@ -73,10 +75,9 @@ public struct Ingest: Sendable {
         for case let .apply(_, day) in checked { days.insert(day) }
         try await database.ensurePartitions(for: days)
         let logger = database.logger
-        let (store, deviceID) = (device.storeID, device.deviceID)
         let started = ContinuousClock.now
         do {
-            let (reply, received) = try await storeBatch(events, checked, batch, store: store, device: deviceID, now: now, logger)
+            let (reply, received) = try await storeBatch(events, checked, batch, from: device, now: now, logger)
             HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started)
             return reply
         } catch {
@@ -86,14 +87,41 @@ public struct Ingest: Sendable {
     }
 
     /// The batch's transaction; returns the reply and how many of its events were new to the hub.
-    private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, store: String, device deviceID: String,
-                       now: Date, _ logger: Logger) async throws -> (BatchReply, Int) {
-        try await database.transaction { connection in
+    private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, from device: AuthenticatedDevice,
+                            now: Date, _ logger: Logger) async throws -> (BatchReply, Int) {
+        let (store, deviceID) = (device.storeID, device.deviceID)
+        return try await database.transaction { connection in
+            // The store's row before anything else, as every transaction that touches a store
+            // takes it: one order of locks, so two doors' batches wait for each other, never deadlock.
+            try await StoreLock.take(store, connection, logger)
             // One batch of a device at a time, whichever hub process holds it.
-            var acknowledged = try await connection.all("""
-                SELECT acknowledged FROM device_cursor WHERE store_id = \(store) AND device_id = \(deviceID) FOR UPDATE
-                """, as: Int64.self, logger).first ?? 0
-            let fresh = zip(events, checked).filter { $0.0.seq > acknowledged }
+            guard var (acknowledged, highest) = try await connection.rows("""
+                SELECT acknowledged, highest FROM device_cursor WHERE store_id = \(store) AND device_id = \(deviceID) FOR UPDATE
+                """, as: (Int64, Int64).self, logger).first
+            else { throw HubError.unauthorized(.unknownDevice, "no totem \(deviceID) is enrolled") }
+            // A seq the hub may hold already (at most `highest`): the same content again (an
+            // answer that was lost) is nothing new; other content, on whatever day, is a dead
+            // letter. A (device, seq) is stored once.
+            let copies = try await Self.copies(of: events.map(\.seq).filter { $0 <= highest }, store: store, device: deviceID,
+                                               connection, logger)
+            var fresh: [(UploadedEvent, Checked)] = []
+            for (event, verdict) in zip(events, checked) {
+                guard let copy = copies[event.seq] else { fresh.append((event, verdict)); continue }
+                if copy.contains(event.contentHash) { continue }
+                fresh.append((event, .deadLetter(reason: "seq \(event.seq) was received before with different content")))
+            }
+            // What the device may change: its own door, its own tickets, as `EventAuthority` says.
+            let applying = fresh.compactMap { if case let .apply(domain, day) = $0.1 { (domain, day) } else { nil } }
+            var authority = EventAuthority(device: device, held: try await EventAuthority.load(
+                EventAuthority.ticketsToLoad(in: applying, of: device), store: store, device: deviceID, connection, logger))
+            fresh = fresh.map { event, verdict in
+                guard case let .apply(domain, day) = verdict else { return (event, verdict) }
+                switch authority.verdict(on: domain, day: day) {
+                case let .apply(allowed): return (event, .apply(allowed, day: day))
+                case let .refuse(reason): return (event, .deadLetter(reason: reason))
+                }
+            }
+            highest = max(highest, events.last?.seq ?? 0)
             // The whole batch in a few statements; if PostgreSQL refuses any of it, again one
             // event at a time, so that only what it refuses becomes a dead letter.
             var deadLettered: Int
@@ -127,7 +155,8 @@ public struct Ingest: Sendable {
                 acknowledged = seq
             }
             try await connection.query("""
-                UPDATE device_cursor SET acknowledged = \(acknowledged) WHERE store_id = \(store) AND device_id = \(deviceID)
+                UPDATE device_cursor SET acknowledged = \(acknowledged), highest = \(highest)
+                WHERE store_id = \(store) AND device_id = \(deviceID)
                 """, logger: logger)
             try await connection.query("""
                 UPDATE totem SET last_contact = \(now), last_outbox_depth = \(batch.outboxDepth), last_clock_skew = \(batch.clockOffset)
@@ -148,8 +177,8 @@ public struct Ingest: Sendable {
     }
 
     /// Stores a batch's new events at once: one insert for all, the projections in seq
-    /// order, the occupancy counts added up per door and day; a seq held before with other
-    /// content is kept as a dead letter. Returns the dead letters kept. Throws what
+    /// order, the occupancy counts added up per door and day (the seqs are new: `copies`
+    /// sorted out those held before). Returns the dead letters kept. Throws what
     /// PostgreSQL refused (the caller goes again one event at a time).
     private static func storeAll(_ fresh: [(UploadedEvent, Checked)], store: String, device: String,
                                  _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
@@ -172,19 +201,6 @@ public struct Ingest: Sendable {
                 AS u(day, seq, wall, type, payload, hash)
             ON CONFLICT DO NOTHING RETURNING seq
             """, as: Int64.self, logger))
-        // Held already (a retry of a batch whose answer was lost): the same content, or a
-        // conflict, kept beside the first as a dead letter for the support desk.
-        let again = applying.filter { !inserted.contains($0.event.seq) }
-        if !again.isEmpty {
-            let held = Dictionary(try await connection.rows("""
-                SELECT seq, content_hash FROM event WHERE store_id = \(store) AND device_id = \(device)
-                    AND seq = ANY(\(again.map(\.event.seq))::int8[])
-                """, as: (Int64, String).self, logger), uniquingKeysWith: { first, _ in first })
-            for (event, _, _) in again where held[event.seq].map({ $0 != event.contentHash }) ?? false {
-                deadLettered += try await deadLetter(event, reason: "seq \(event.seq) was received before with different content",
-                                                     store: store, device: device, connection, logger)
-            }
-        }
         var counts: [Projections.OccupancyCounts.Key: Projections.OccupancyCounts] = [:]
         for (event, domain, day) in applying where inserted.contains(event.seq) {
             if let delta = Projections.OccupancyCounts(domain, day: day) {
@@ -213,18 +229,6 @@ public struct Ingest: Sendable {
                 """, as: Int64.self, logger)
             if !inserted.isEmpty {
                 try await Projections.apply(domain, seq: event.seq, day: day, store: store, device: device, connection, logger)
-            } else {
-                // Held already (a retry of a batch whose answer was lost): the same content, or a
-                // conflict, kept beside the first as a dead letter for the support desk.
-                let hashes = try await connection.all("""
-                    SELECT content_hash FROM event WHERE store_id = \(store) AND device_id = \(device) AND seq = \(event.seq)
-                    """, as: String.self, logger)
-                if let held = hashes.first, held != event.contentHash {
-                    try await connection.query("RELEASE SAVEPOINT event_apply", logger: logger)
-                    _ = try await deadLetter(event, reason: "seq \(event.seq) was received before with different content",
-                                             store: store, device: device, connection, logger)
-                    return nil
-                }
             }
             try await connection.query("RELEASE SAVEPOINT event_apply", logger: logger)
             return nil
@@ -232,6 +236,18 @@ public struct Ingest: Sendable {
             try await connection.query("ROLLBACK TO SAVEPOINT event_apply", logger: logger)
             return "PostgreSQL refused it: \(error.serverInfo?[.sqlState] ?? "?") \(error.serverInfo?[.message] ?? "")"
         }
+    }
+
+    /// The content hashes the hub holds for each of `seqs`, as an event or as dead letters.
+    private static func copies(of seqs: [Int64], store: String, device: String, _ connection: PostgresConnection,
+                               _ logger: Logger) async throws -> [Int64: Set<String>] {
+        guard !seqs.isEmpty else { return [:] }
+        let rows = try await connection.rows("""
+            SELECT seq, content_hash FROM event WHERE store_id = \(store) AND device_id = \(device) AND seq = ANY(\(seqs)::int8[])
+            UNION ALL
+            SELECT seq, content_hash FROM dead_letter WHERE store_id = \(store) AND device_id = \(device) AND seq = ANY(\(seqs)::int8[])
+            """, as: (Int64, String).self, logger)
+        return rows.reduce(into: [:]) { $0[$1.0, default: []].insert($1.1) }
     }
 
     private static func deadLetter(_ event: UploadedEvent, reason: String, store: String, device: String,

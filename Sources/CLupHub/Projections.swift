@@ -26,7 +26,14 @@ enum Projections {
         case let .ticketFromOtherDoor(ticket, _) where ticket.number.totem == TicketPayload.hubLetter:
             // A booking made through the hub has no issuing totem: its row is the door's.
             try await upsert(ticket, day: day, store: store, device: device, connection, logger)
-        case .ticketSubmitted, .ticketFromOtherDoor:
+        case let .ticketFromOtherDoor(ticket, _):
+            // Another door's ticket taken in here while called (`EventAuthority` let it
+            // through): from now on it is this door's to admit, see leave, or let lapse.
+            try await connection.query("""
+                UPDATE ticket SET admitted_by = \(device)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.number.description) AND state = 'called'
+                """, logger: logger)
+        case .ticketSubmitted:
             break
         case let .ticketPrinted(number, _, _):
             try await setState(number, "waiting", day: day, store: store, connection, logger)
@@ -138,8 +145,11 @@ enum Projections {
             VALUES (\(store), \(day)::date, \(ticket.number.description), \(device), \(ticket.lane.rawValue), \(ticket.state.rawValue),
                     \(ticket.issuedAt), \(ticket.calledAt), \(ticket.admittedAt), \(ticket.enteredAt), \(ticket.slotStart),
                     \(ticket.promisedWait.map { (Double($0.low) + Double($0.high)) / 2 }))
-            ON CONFLICT (store_id, business_day, number) DO UPDATE SET state = excluded.state, called_at = excluded.called_at,
-                admitted_at = excluded.admitted_at, entered_at = excluded.entered_at
+            ON CONFLICT (store_id, business_day, number) DO UPDATE SET
+                -- A ticket someone went in with stays so, whatever a later copy of it says.
+                state = CASE WHEN ticket.state IN ('admitted', 'entered') THEN ticket.state ELSE excluded.state END,
+                called_at = excluded.called_at, admitted_at = coalesce(ticket.admitted_at, excluded.admitted_at),
+                entered_at = coalesce(ticket.entered_at, excluded.entered_at)
             """, logger: logger)
     }
 

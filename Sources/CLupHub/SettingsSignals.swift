@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -56,21 +57,46 @@ public final class SettingsSignals: Sendable {
         for continuation in waiters.withLock({ $0.byStore.values.flatMap(\.values) }) { continuation.yield() }
     }
 
-    /// Listens until cancelled, on one connection of `client`'s pool, coming back after a
-    /// second when the connection is lost.
-    func listen(on client: PostgresClient, logger: Logger) async {
+    /// Listens until cancelled, on a connection of its own (outside the pool), coming back
+    /// after a second when the connection is lost (PostgreSQL restarted, the network cut).
+    ///
+    /// Each attempt runs apart and is watched: postgres-nio's LISTEN never returns when the
+    /// connection under it has just closed (postgres-nio issue 601), so an attempt whose
+    /// connection is seen closed is left behind rather than waited for; it holds no pooled
+    /// connection, so nothing the requests need is lost with it.
+    func listen(on database: HubDatabase, logger: Logger) async {
+        var quiet = false  // a warning once per outage, a notice when listening again
         while !Task.isCancelled {
-            do {
-                try await client.withConnection { connection in
+            let attempt = ListenAttempt()
+            let wasQuiet = quiet
+            let task = Task {
+                do {
+                    let connection = try await PostgresConnection.connect(configuration: database.directConfiguration, id: 0,
+                                                                          logger: logger)
+                    attempt.started(on: connection)
                     try await connection.listen(on: Self.channel) { notifications in
+                        if wasQuiet { logger.notice("listening for settings changes again") }
+                        attempt.listening()
                         // What was missed while not listening: every waiter looks again.
                         self.signalAll()
                         for try await notification in notifications { self.signal(store: notification.payload) }
                     }
+                    attempt.ended(nil)
+                } catch {
+                    attempt.ended(error)
                 }
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("not listening for settings changes; long polls look every second", metadata: ["error": "\(error)"])
+            }
+            while !Task.isCancelled, !attempt.isOver {
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+            task.cancel()
+            attempt.close()
+            if Task.isCancelled { return }
+            if attempt.didListen { quiet = false }
+            if !quiet {
+                logger.warning("not listening for settings changes; long polls look every second until it listens again",
+                               metadata: ["error": "\(attempt.error)"])
+                quiet = true
             }
             try? await Task.sleep(for: .seconds(1))
         }
@@ -80,4 +106,32 @@ public final class SettingsSignals: Sendable {
     static func notify(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
         _ = try await connection.all("SELECT pg_notify(\(channel), \(store))::text", as: String.self, logger)
     }
+}
+
+/// One attempt at listening, as its watcher sees it: over once it ended, or once its
+/// connection closed under it.
+private final class ListenAttempt: Sendable {
+    private let state = Mutex<(connection: PostgresConnection?, listened: Bool, ended: Bool, error: String)>(
+        (nil, false, false, "connection closed"))
+
+    func started(on connection: PostgresConnection) { state.withLock { $0.connection = connection } }
+    func listening() { state.withLock { $0.listened = true } }
+    var didListen: Bool { state.withLock { $0.listened } }
+
+    func ended(_ error: (any Error)?) {
+        state.withLock {
+            $0.ended = true
+            if let error { $0.error = String(String(reflecting: error).prefix(500)) }
+        }
+    }
+
+    var isOver: Bool { state.withLock { $0.ended || $0.connection?.isClosed == true } }
+
+    /// Closes the attempt's connection if it is still open (not waiting for PostgreSQL's goodbye).
+    func close() {
+        guard let connection = state.withLock({ $0.connection }), !connection.isClosed else { return }
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }  // a connection must be closed before it goes
+    }
+    var error: String { state.withLock { $0.error } }
 }

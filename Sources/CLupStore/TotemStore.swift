@@ -234,6 +234,24 @@ public final class TotemStore: Sendable {
         }
     }
 
+    /// Deletes the audit trail's entries (`staff.audit` events) the totem need not keep any
+    /// more: those kept before `before`, and those beyond the newest `keeping`, of the events
+    /// up to seq `held` only (what the hub holds: nothing it has not uploaded goes). An audit
+    /// entry changes nothing of a day, so no replay misses it; and the log's last event
+    /// stays, since the next seq follows it. Returns how many went.
+    @discardableResult
+    public func pruneAuditTrail(keptBefore before: Date, keeping: Int, held: Int64) throws -> Int {
+        try database.write { db in
+            try db.execute(sql: """
+                DELETE FROM event WHERE device_id = ?1 AND type = 'staff.audit' AND seq <= ?2
+                    AND seq < (SELECT MAX(seq) FROM event WHERE device_id = ?1)
+                    AND (wall_time < ?3 OR seq < (SELECT MIN(seq) FROM (
+                        SELECT seq FROM event WHERE device_id = ?1 AND type = 'staff.audit' ORDER BY seq DESC LIMIT ?4)))
+                """, arguments: [deviceID, held, before, max(1, keeping)])
+            return db.changesCount
+        }
+    }
+
     /// Rebuilds `businessDay` from the event log alone, to check it against `loadDay`.
     public func replayDay(_ businessDay: BusinessDay) throws -> DayState {
         DayState.replaying(try events().map { try $0.decoded() }, businessDay: businessDay)

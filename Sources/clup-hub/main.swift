@@ -34,13 +34,20 @@ struct ConfigOption: ParsableArguments {
 struct Refusal: Error, CustomStringConvertible {
     let coded: CodedError
     let exitCode: Int32
+    /// What the database said, for the administrator at the hub's own shell (never for a client).
+    let detail: String?
 
-    init(_ coded: CodedError, exitCode: Int32 = 1) {
+    init(_ coded: CodedError, exitCode: Int32 = 1, detail: String? = nil) {
         self.coded = coded
         self.exitCode = exitCode
+        self.detail = detail
     }
 
-    var description: String { "\(coded.code) \(coded.message) (\(coded.action))" }
+    init(_ error: HubError) { self.init(error.coded, detail: error.detail) }
+
+    var description: String {
+        "\(coded.code) \(coded.message)\(detail.map { " [\(TypedText.escaped($0))]" } ?? "") (\(coded.action))"
+    }
 }
 
 /// Runs `body` with the database's pool running beside it; errors become one line.
@@ -58,9 +65,9 @@ func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (Hu
             return try await body(database)
         }
     } catch let error as HubError {
-        throw Refusal(error.coded)
+        throw Refusal(error)
     } catch {
-        throw Refusal(HubDatabase.hubError(error).coded)
+        throw Refusal(HubDatabase.hubError(error))
     }
 }
 
@@ -76,7 +83,7 @@ func refusing(_ body: () async throws -> Void) async throws {
     } catch let refusal as Refusal {
         throw fail(refusal)
     } catch let error as HubError {
-        throw fail(Refusal(error.coded))
+        throw fail(Refusal(error))
     } catch let error as CodedError {
         throw fail(Refusal(error))
     }
@@ -130,7 +137,7 @@ struct Serve: AsyncParsableCommand {
             // The schema is checked once with a pool of its own, before serving.
             try await withDatabase(config) { try await $0.checkSchema() }
             logger.info("clup-hub serving", metadata: ["address": "\(config.hub.host):\(config.hub.port)"])
-            try await HubServer(database: database, settings: config.hub, metrics: HubMetrics.bootstrap(), logger: logger).run(tls: tls)
+            try await HubServer(database: database, settings: config.hub, metrics: HubMetrics(), logger: logger).run(tls: tls)
         }
     }
 }

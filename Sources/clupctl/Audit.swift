@@ -18,10 +18,17 @@ struct Audit: ParsableCommand {
         if let who { report = AuditReport(entries: report.entries.filter { $0.who == who }, truncated: report.truncated) }
         if json { return try printJSON(report) }
         if report.truncated { print("(older entries left out: the newest \(AuditReport.limit) shown)") }
-        if report.entries.isEmpty { print("nothing audited" + (since.map { " in the last \($0)" } ?? "")) }
-        for entry in report.entries {
-            let command = entry.what.map { "  uid \(entry.uid.map(String.init) ?? "?"): \($0)" } ?? ""
-            print("\(entry.at.formatted(.iso8601))  \(column(entry.role, 10)) \(column(entry.who, 10)) \(column(entry.action, 16)) \(entry.result)\(command)")
+        if report.entries.isEmpty { print("nothing audited" + (since.map { " in the last \(quoted($0))" } ?? "")) }
+        for line in Self.lines(report) { print(line) }
+    }
+
+    /// One line per entry. Every field is escaped: a name or a reason typed with a newline
+    /// in it cannot pass for an entry of its own, nor act on the terminal.
+    static func lines(_ report: AuditReport) -> [String] {
+        report.entries.map { entry in
+            let command = entry.what.map { "  uid \(entry.uid.map(String.init) ?? "?"): \(shown($0))" } ?? ""
+            return "\(entry.at.formatted(.iso8601))  \(column(shown(entry.role), 10)) \(column(shown(entry.who), 10)) "
+                + "\(column(shown(entry.action), 16)) \(shown(entry.result))\(command)"
         }
     }
 
@@ -32,6 +39,6 @@ struct Audit: ParsableCommand {
             return Date().addingTimeInterval(-count * unit)
         }
         if let date = try? Date(text, strategy: .iso8601) { return date }
-        throw ValidationError("--since takes 30m, 2h, 7d (up to 3650 days) or an ISO 8601 instant, not \(text.prefix(40))")
+        throw ValidationError("--since takes 30m, 2h, 7d (up to 3650 days) or an ISO 8601 instant, not \(quoted(text))")
     }
 }

@@ -53,7 +53,7 @@ struct Calibrate: ParsableCommand {
         let save = yes || Terminal.readVisible("save this calibration? [y/n] ")?.lowercased().hasPrefix("y") == true
         let reply = try client.send(.calibrationEnd(matrix: save ? matrix : nil), expecting: CalibrationReply.self)
         if save {
-            print("saved: in force now and at every start (\(reply.source))")
+            print("saved: in force now and at every start (\(shown(reply.source)))")
         } else {
             print("not saved; the calibration in force is kept: [\(reply.matrix.map { String(format: "%.4f", $0) }.joined(separator: ", "))]")
         }

@@ -89,9 +89,10 @@ enum ClupctlMain {
         }
     }
 
-    /// Prints a refusal: its code and message, then what to do.
+    /// Prints a refusal: its code and message, then what to do. Both escaped: a message from
+    /// clupd may quote what someone typed (a ticket "number" with a newline in it).
     static func fail(_ error: CodedError) {
-        FileHandle.standardError.write(Data("clupctl: \(error)\n  what to do: \(error.action)\n".utf8))
+        FileHandle.standardError.write(Data("clupctl: \(shown(error.description))\n  what to do: \(shown(error.action))\n".utf8))
     }
 
     /// Help asked for (`--help`, `help COMMAND`: the parser hands these back as errors, some
@@ -103,7 +104,9 @@ enum ClupctlMain {
             print(Clupctl.fullMessage(for: error))
             return 0
         }
-        var message = Clupctl.fullMessage(for: error)
+        // The parser's message quotes what was typed (an unknown option, a bad value): each of
+        // its lines escaped, so that what was typed cannot act on the terminal.
+        var message = shownLines(Clupctl.fullMessage(for: error))
         if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
         guard code == .validationFailure else {
             FileHandle.standardError.write(Data("clupctl: \(message)\n".utf8))

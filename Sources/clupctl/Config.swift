@@ -14,8 +14,8 @@ struct ConfigCommand: ParsableCommand {
         func run() throws {
             let report = try connection.client.send(.configuration, expecting: ConfigurationReport.self)
             if json { return try printJSON(report) }
-            print("# from \(report.source)")
-            print(report.toml, terminator: "")
+            print("# from \(shown(report.source))")
+            print(shownLines(report.toml), terminator: "")
         }
     }
 }

@@ -14,17 +14,17 @@ struct Devices: ParsableCommand {
         let report = try connection.client.send(.devices, expecting: DevicesReport.self)
         if json { return try printJSON(report) }
         if let problem = report.usbProblem {
-            print("usb: \(problem)")
+            print("usb: \(shown(problem))")
         } else {
-            print("usb: \(report.usb.count) devices (\(report.profiles))")
+            print("usb: \(report.usb.count) devices (\(shown(report.profiles)))")
             for device in report.usb {
-                let known = device.role.map { "\(column($0, 12)) \(device.name ?? "")" } ?? "-"
-                print("  \(String(format: "%03d:%03d", device.bus, device.address))  \(device.id)  \(known)")
+                let known = device.role.map { "\(column(shown($0), 12)) \(shown(device.name ?? ""))" } ?? "-"
+                print("  \(String(format: "%03d:%03d", device.bus, device.address))  \(shown(device.id))  \(known)")
             }
         }
         print("kiosk devices")
         for device in report.devices {
-            print("  \(column(device.role, 12)) \(column(device.backend, 10)) \(column(device.state.rawValue, 8)) \(device.detail)")
+            print("  \(column(shown(device.role), 12)) \(column(shown(device.backend), 10)) \(column(device.state.rawValue, 8)) \(shown(device.detail))")
         }
     }
 }

@@ -61,7 +61,7 @@ private func show(_ report: EmployeesReport) {
         print("no employees: add one with `clupctl employee add STAFF-NUMBER`")
     }
     for employee in report.employees {
-        print("\(column(employee.staffNumber, 10)) PIN set \(employee.changedAt.formatted(.iso8601))"
+        print("\(column(shown(employee.staffNumber), 10)) PIN set \(employee.changedAt.formatted(.iso8601))"
             + (employee.managedBy == "hub" ? "  (the store's, managed at the hub)" : ""))
     }
     if let until = report.padLockedUntil {

@@ -21,7 +21,7 @@ struct Errors: ParsableCommand {
         if markdown { return print(ErrorCode.markdownCatalog, terminator: "") }
         if json {
             let codes = try code.map { text in
-                guard let known = ErrorCode(rawValue: text.uppercased()) else { throw ValidationError("no error code \(text) (clupctl errors lists them)") }
+                guard let known = ErrorCode(rawValue: text.uppercased()) else { throw ValidationError("no error code \(quoted(text)) (clupctl errors lists them)") }
                 return [known]
             } ?? ErrorCode.allCases
             return try printJSON(codes.map { Entry(code: $0.rawValue, meaning: $0.meaning, action: $0.action) })
@@ -31,7 +31,7 @@ struct Errors: ParsableCommand {
             return
         }
         guard let known = ErrorCode(rawValue: code.uppercased()) else {
-            throw ValidationError("no error code \(code) (clupctl errors lists them)")
+            throw ValidationError("no error code \(quoted(code)) (clupctl errors lists them)")
         }
         print("\(known.rawValue)  \(known.meaning)\nwhat to do: \(known.action)")
     }

@@ -13,7 +13,7 @@ struct Issue: ParsableCommand {
 
     func run() throws {
         let reply = try connection.client.send(.issuePriority(priority), expecting: SimulationReply.self)
-        print(reply.outcome)
+        print(shown(reply.outcome))
     }
 }
 

@@ -48,15 +48,22 @@ struct LedgerCommand: ParsableCommand {
 }
 
 private func printLedger(_ report: LedgerReport) {
-    print("business day \(report.businessDay): \(report.inside) inside")
+    for line in ledgerLines(report) { print(line) }
+}
+
+/// The ledger as lines; the doors' names, who corrected and why are escaped (a reason is
+/// typed by a person, and must not start a line of its own).
+func ledgerLines(_ report: LedgerReport) -> [String] {
+    var lines = ["business day \(shown(report.businessDay)): \(report.inside) inside"]
     for door in report.doors {
         let carried = door.carried == 0 ? "" : "\(door.carried) carried over from the day before, "
-        print("  door \(column(door.door, 8)) \(carried)\(door.entries) in, \(door.exits) out, corrections \(door.corrections), "
-              + "inside \(door.inside)")
+        lines.append("  door \(column(shown(door.door), 8)) \(carried)\(door.entries) in, \(door.exits) out, "
+                     + "corrections \(door.corrections), inside \(door.inside)")
     }
     for correction in report.corrections {
-        print("  correction \(clockTime(correction.at)) \(correction.door) \(correction.delta > 0 ? "+" : "")\(correction.delta) "
-              + "by \(correction.by): \(correction.reason)")
+        lines.append("  correction \(clockTime(correction.at)) \(shown(correction.door)) \(correction.delta > 0 ? "+" : "")"
+                     + "\(correction.delta) by \(shown(correction.by)): \(shown(correction.reason))")
     }
-    print("event log: \(report.matchesEventLog ? "agrees with the ledger" : "DISAGREES with the ledger")")
+    lines.append("event log: \(report.matchesEventLog ? "agrees with the ledger" : "DISAGREES with the ledger")")
+    return lines
 }

@@ -14,14 +14,14 @@ struct PrinterCommand: ParsableCommand {
         let details = try connection.client.send(.printer, expecting: PrinterDetails.self)
         if json { return try printJSON(details) }
         let printer = details.printer
-        print("queue    \(printer.queue) (\(details.profile))")
-        print("state    \(printer.ready ? "ready" : "NOT READY"), \(printer.state)"
-              + (printer.message.isEmpty ? "" : " — \(printer.message)"))
-        print("reasons  \(printer.reasons.isEmpty ? "none" : printer.reasons.joined(separator: ", "))")
+        print("queue    \(shown(printer.queue)) (\(shown(details.profile)))")
+        print("state    \(printer.ready ? "ready" : "NOT READY"), \(shown(printer.state))"
+              + (printer.message.isEmpty ? "" : " — \(shown(printer.message))"))
+        print("reasons  \(printer.reasons.isEmpty ? "none" : printer.reasons.map(shown).joined(separator: ", "))")
         if let age = printer.checkedSecondsAgo { print("checked  \(Int(age)) s ago") }
         print("failed today (\(details.failures.count))")
         for failure in details.failures {
-            print("  \(column(failure.number, 8)) \(clockTime(failure.issuedAt))  \(failure.reason)")
+            print("  \(column(shown(failure.number), 8)) \(clockTime(failure.issuedAt))  \(shown(failure.reason))")
         }
         if !details.failures.isEmpty { print("reprint one with: clupctl reprint NUMBER") }
     }
@@ -37,6 +37,6 @@ struct Reprint: ParsableCommand {
 
     func run() throws {
         let reply = try connection.client.send(.reprint(number: number), expecting: SimulationReply.self)
-        print(reply.outcome)
+        print(shown(reply.outcome))
     }
 }

@@ -13,20 +13,20 @@ struct QueueCommand: ParsableCommand {
     func run() throws {
         let report = try connection.client.send(.queue, expecting: QueueReport.self)
         if json { return try printJSON(report) }
-        print("business day \(report.businessDay): \(report.inside) inside + \(report.promised) called "
+        print("business day \(shown(report.businessDay)): \(report.inside) inside + \(report.promised) called "
               + "of \(report.capacity) places, \(report.priorityReserve) kept for priority")
         print("called (\(report.called.count))")
         for line in report.called {
             let deadline = line.deadline.map { ", no-show at \(clockTime($0))" } ?? ""
-            print("  \(column(line.number, 8)) \(column(line.lane, 9)) \(column(line.state, 9)) "
-                  + "called \(line.calledAt.map(clockTime) ?? "-")\(deadline) — \(line.reason ?? "")")
+            print("  \(column(shown(line.number), 8)) \(column(shown(line.lane), 9)) \(column(shown(line.state), 9)) "
+                  + "called \(line.calledAt.map(clockTime) ?? "-")\(deadline) — \(shown(line.reason ?? ""))")
         }
         print("waiting (\(report.waiting.count))")
         for line in report.waiting {
-            print("  \(column(line.number, 8)) \(column(line.lane, 9)) since \(clockTime(line.issuedAt))")
+            print("  \(column(shown(line.number), 8)) \(column(shown(line.lane), 9)) since \(clockTime(line.issuedAt))")
         }
-        print("next call: \(report.nextCall ?? "none (no room, or nobody waiting)")")
-        print("estimated wait for a new ticket: \(report.estimatedWait)")
+        print("next call: \(report.nextCall.map(shown) ?? "none (no room, or nobody waiting)")")
+        print("estimated wait for a new ticket: \(shown(report.estimatedWait))")
     }
 }
 
@@ -38,6 +38,6 @@ struct CallNext: ParsableCommand {
 
     func run() throws {
         let reply = try connection.client.send(.callNext, expecting: CallReply.self)
-        print("called \(reply.number): \(reply.reason)")
+        print("called \(shown(reply.number)): \(shown(reply.reason))")
     }
 }

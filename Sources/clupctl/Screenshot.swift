@@ -12,7 +12,7 @@ struct Screenshot: ParsableCommand {
     func run() throws {
         let reply = try connection.client.send(.screenshot, expecting: ScreenshotReply.self)
         try reply.png.write(to: URL(fileURLWithPath: file), options: .atomic)
-        print(file)
+        print(shown(file))
     }
 }
 
@@ -27,9 +27,9 @@ struct ScreenCommand: ParsableCommand {
     func run() throws {
         let report = try connection.client.send(.screen, expecting: ScreenReport.self)
         if json { return try printJSON(report) }
-        print("screen \(report.name) (\(report.language)), \(report.width) × \(report.height) px")
+        print("screen \(shown(report.name)) (\(shown(report.language))), \(report.width) × \(report.height) px")
         for button in report.buttons {
-            print("  \(button.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \"\(button.label)\" at "
+            print("  \(shown(button.name).padding(toLength: 14, withPad: " ", startingAt: 0)) \"\(shown(button.label))\" at "
                 + "(\(button.x), \(button.y)) \(button.width) × \(button.height)")
         }
     }

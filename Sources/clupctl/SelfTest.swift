@@ -57,8 +57,8 @@ struct SelfTest: ParsableCommand {
     }
 
     static func show(_ result: SelfTestResult) {
-        print("\(result.passed ? "PASS" : "FAIL") \(column(result.step.rawValue, 10)) \(column(result.device, 28)) \(result.reason)")
-        if let check = result.check { print("     check: \(check)") }
+        print("\(result.passed ? "PASS" : "FAIL") \(column(result.step.rawValue, 10)) \(column(shown(result.device), 28)) \(shown(result.reason))")
+        if let check = result.check { print("     check: \(shown(check))") }
         fflush(nil)
     }
 }

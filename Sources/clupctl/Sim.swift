@@ -73,5 +73,5 @@ extension PassageDirection: ExpressibleByArgument {}
 /// Sends a simulated device event and prints what it did.
 private func simulate(_ request: ControlRequest, _ connection: Connection) throws {
     let reply = try connection.client.send(request, expecting: SimulationReply.self)
-    print("\(reply.outcome) [screen: \(reply.screen)]" + (reply.ticket.map { " [ticket: \($0)]" } ?? ""))
+    print("\(shown(reply.outcome)) [screen: \(shown(reply.screen))]" + (reply.ticket.map { " [ticket: \(shown($0))]" } ?? ""))
 }

@@ -35,8 +35,8 @@ struct SyncCommand: ParsableCommand {
 }
 
 private func printSync(_ report: SyncReport) {
-    print("state        \(report.state.rawValue)" + (report.hub.map { " (\($0))" } ?? ""))
-    print("device       \(report.deviceID)")
+    print("state        \(report.state.rawValue)" + (report.hub.map { " (\(shown($0)))" } ?? ""))
+    print("device       \(shown(report.deviceID))")
     let acknowledged = report.acknowledgedSeq.map(String.init) ?? "not known yet"
     let depth = report.outboxDepth.map { "\($0) events waiting" } ?? "not known yet"
     print("events       \(report.lastSeq) recorded, \(acknowledged) held by the hub: \(depth)")
@@ -44,7 +44,7 @@ private func printSync(_ report: SyncReport) {
     if let skew = report.clockSkew { print("clock skew   \(String(format: "%+.3f", skew)) s (the totem's clock minus the hub's)") }
     if report.deadLettered > 0 { print("dead letters \(report.deadLettered) events the hub could not apply (kept there with the reason)") }
     if let error = report.lastError {
-        print("last error   \(error.code) \(error.message) (\(error.action))")
+        print("last error   \(shown(error.code)) \(shown(error.message)) (\(shown(error.action)))")
         print("retrying     after \(report.consecutiveFailures) failures, next in \(String(format: "%.1f", report.nextAttemptIn ?? 0)) s")
     }
 }

@@ -38,7 +38,7 @@ enum SessionFile {
 /// Logs `name` in with the secret typed (without echo), and keeps the session; shared by
 /// `clupctl login` and the shell's prompt for a login.
 func logInTechnician(_ name: String, client: ControlClient) throws -> LoginReply {
-    let secret = try Terminal.readHidden("secret for \(name): ", failure: .wrongSecret)
+    let secret = try Terminal.readHidden("secret for \(quoted(name)): ", failure: .wrongSecret)
     let reply = try client.send(.login(name: name, secret: secret), expecting: LoginReply.self)
     try SessionFile.save(reply.token)
     return reply
@@ -55,7 +55,7 @@ struct Login: ParsableCommand {
 
     func run() throws {
         let reply = try logInTechnician(name, client: connection.client)
-        print("logged in as \(reply.name); the session ends after \(reply.idleSeconds) s without a command")
+        print("logged in as \(shown(reply.name)); the session ends after \(reply.idleSeconds) s without a command")
     }
 }
 
@@ -66,7 +66,7 @@ struct Logout: ParsableCommand {
 
     func run() throws {
         defer { SessionFile.remove() }
-        print(try connection.client.send(.logout, expecting: MessageReply.self).message)
+        print(shown(try connection.client.send(.logout, expecting: MessageReply.self).message))
     }
 }
 
@@ -88,7 +88,7 @@ struct TechnicianCommand: ParsableCommand {
             if report.technicians.isEmpty { print("no technicians (root adds one: clupctl technician add NAME)") }
             for technician in report.technicians {
                 let state = technician.lockedUntil.map { "LOCKED until \(clockTime($0))" } ?? (technician.loggedIn ? "logged in" : "")
-                print("\(column(technician.name, 20)) changed \(technician.changedAt.formatted(.iso8601))  \(state)")
+                print("\(column(shown(technician.name), 20)) changed \(technician.changedAt.formatted(.iso8601))  \(state)")
             }
         }
     }
@@ -116,7 +116,7 @@ struct TechnicianCommand: ParsableCommand {
 
         func run() throws {
             _ = try connection.client.send(.removeTechnician(name: name), expecting: TechniciansReport.self)
-            print("\(name) removed")
+            print("\(shown(name)) removed")
         }
     }
 
@@ -127,7 +127,7 @@ struct TechnicianCommand: ParsableCommand {
         if let problem = TechnicianSecret.problem(secret: secret, name: name) { throw CodedError(.badTechnician, problem) }
         let hash = try PinHash.make(pin: secret)
         _ = try connection.client.send(.putTechnician(name: name, secret: hash, replacing: replacing), expecting: TechniciansReport.self)
-        print(replacing ? "\(name) has a new secret" : "\(name) added; they log in with clupctl login \(name)")
+        print(replacing ? "\(shown(name)) has a new secret" : "\(shown(name)) added; they log in with clupctl login \(shown(name))")
     }
 }
 
@@ -143,7 +143,7 @@ struct Skip: ParsableCommand {
     func run() throws {
         let reply = try connection.client.send(.skip(number: number), expecting: TicketCareReply.self)
         if json { return try printJSON(reply) }
-        print(reply.outcome)
+        print(shown(reply.outcome))
     }
 }
 
@@ -160,6 +160,6 @@ struct Void: ParsableCommand {
     func run() throws {
         let reply = try connection.client.send(.void(number: number, reason: reason), expecting: TicketCareReply.self)
         if json { return try printJSON(reply) }
-        print(reply.outcome)
+        print(shown(reply.outcome))
     }
 }

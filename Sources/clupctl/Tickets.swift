@@ -12,10 +12,10 @@ struct Tickets: ParsableCommand {
     func run() throws {
         let report = try connection.client.send(.tickets, expecting: TicketsReport.self)
         if json { return try printJSON(report) }
-        print("business day \(report.businessDay): \(report.tickets.count) tickets")
+        print("business day \(shown(report.businessDay)): \(report.tickets.count) tickets")
         for ticket in report.tickets {
-            print("\(column(ticket.number, 8)) \(column(ticket.lane, 9)) \(column(ticket.state, 13)) "
-                  + "\(clockTime(ticket.issuedAt))  \(ticket.code)")
+            print("\(column(shown(ticket.number), 8)) \(column(shown(ticket.lane), 9)) \(column(shown(ticket.state), 13)) "
+                  + "\(clockTime(ticket.issuedAt))  \(shown(ticket.code))")
         }
     }
 }

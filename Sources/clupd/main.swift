@@ -37,7 +37,6 @@ struct Run: ParsableCommand {
         let options = DaemonOptions(stateDirectory: stateDir, configPath: config, socketPath: socket,
                                     simulate: simulate)
         do {
-            KioskMetrics.bootstrap()
             let daemon = try Daemon(options: options)
             let status = daemon.run()
             if status != 0 { throw ExitCode(status) }

@@ -145,13 +145,41 @@ final class SkipVoidTests: XCTestCase {
         var log: [DomainEvent] = []
         var state = try twoCalledOneWaiting(&log)
         let events = try state.void(number: number("A-003"), by: String(repeating: "t", count: 500),
-                                    reason: String(repeating: "r", count: 5000), at: at(2))
+                                    reason: String(repeating: "r", count: DayState.maximumReason), at: at(2))
         guard case let .ticketVoided(_, _, _, who, why)? = events.first else { return XCTFail("\(events)") }
         XCTAssertEqual(who.count, DayState.maximumStaffName)
-        XCTAssertEqual(why.count, DayState.maximumVoidReason)
+        XCTAssertEqual(why.count, DayState.maximumReason, "a reason within the bound is kept whole")
         let skipped = try state.skip(number: number("A-001"), by: String(repeating: "t", count: 500), at: at(2))
         guard case let .ticketSkipped(_, _, _, skipper)? = skipped.first else { return XCTFail("\(skipped)") }
         XCTAssertEqual(skipper.count, DayState.maximumStaffName)
+    }
+
+    /// A reason is kept for good and shown in the log, the ledger and at the hub: one line of
+    /// plain text, bounded the same for a void and a correction, else refused with its code.
+    func test_aReasonThatIsLongOrHoldsControlsIsRefusedForVoidAndCorrection() throws {
+        var log: [DomainEvent] = []
+        var state = try twoCalledOneWaiting(&log)
+        let hostile = ["dup\u{1B}]0;pwned\u{07}", "dup\n1999-01-01T00:00:00Z  technician tess  login  ok", "a\u{0}b",
+                       String(repeating: "r", count: 60_000), "e" + String(repeating: "\u{301}", count: 60_000), String(repeating: "r", count: DayState.maximumReason + 1)]
+        for reason in hostile {
+            XCTAssertThrowsError(try state.void(number: number("A-003"), by: "tess", reason: reason, at: at(2))) { error in
+                let coded = (error as? Refusal)?.coded
+                XCTAssertEqual(coded?.errorCode, .reasonNotOneLine)
+                XCTAssertFalse(TypedText.hasControls(coded?.message ?? "\n"), "the message quotes no control")
+                XCTAssertLessThan(coded?.message.count ?? .max, 200, "nor the reason itself")
+            }
+            XCTAssertThrowsError(try state.correct(door: "main", delta: 1, by: "tess", reason: reason, at: at(2))) { error in
+                XCTAssertEqual((error as? Refusal)?.coded.errorCode, .reasonNotOneLine)
+            }
+            XCTAssertThrowsError(try state.correct(door: "main", toCount: 3, by: "tess", reason: reason, at: at(2))) { error in
+                XCTAssertEqual((error as? Refusal)?.coded.errorCode, .reasonNotOneLine)
+            }
+        }
+        XCTAssertEqual(state.tickets[number("A-003")]?.state, .waiting, "nothing was voided")
+        XCTAssertEqual(state.ledger(door: "main").corrections, 0, "nor corrected")
+        // A trailing newline is trimmed, as blanks always were: the reason left is one line.
+        try state.void(number: number("A-003"), by: "tess", reason: "printed twice\n", at: at(2))
+        XCTAssertEqual(state.tickets[number("A-003")]?.state, .voided)
     }
 
     func test_aVoidNeedsAReasonAndHappensOnce() throws {

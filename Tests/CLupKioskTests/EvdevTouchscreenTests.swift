@@ -52,6 +52,9 @@ final class EvdevTouchscreenTests: XCTestCase {
         let panel = EvdevTouchscreen(path: fifo, loop: loop, axes: axes, retryInterval: 0.2)
         var gestures: [TouchGesture] = []
         panel.onGesture = { gestures.append($0) }
+        // The kiosk hears of the panel going and coming back from it, not by asking now and then.
+        var healthSeen: [DeviceHealth.State] = []
+        panel.onHealthChange = { [unowned panel] in healthSeen.append(panel.health.state) }
         panel.start()
         XCTAssertTrue(panel.isConnected)
 
@@ -78,6 +81,7 @@ final class EvdevTouchscreenTests: XCTestCase {
         XCTAssertEqual(gestures[0].x0, 400.0 / 799, accuracy: 0.001)
         XCTAssertEqual([gestures[1].x0, gestures[1].y0], [1, 0])
         XCTAssertEqual([gestures[2].x0, gestures[2].y0], [0, 1])
+        XCTAssertEqual(Array(healthSeen.prefix(3)), [.ok, .missing, .ok], "opened, gone, back")
         panel.stop()
     }
 

@@ -16,6 +16,19 @@ final class TechnicianPolicyTests: XCTestCase {
         XCTAssertFalse(ControlRequest.simPress(name: "get-ticket").needsTechnician, "a simulated customer, not a technician")
     }
 
+    /// Routine reads are not audited (a monitoring loop would flood the event log); what
+    /// changes the totem, drives it, or takes its data away on purpose is.
+    func test_routineReadsAreLeftOutOfTheTrailAndChangesAndDiagnosticsAreNot() {
+        for read: ControlRequest in [.status, .metrics, .queue, .tickets, .screen, .ledger, .printer, .devices, .hello, .sync,
+                                     .audit(since: nil), .logSource, .logRead(offset: 0, maxBytes: 10)] {
+            XCTAssertTrue(read.isRoutineRead, read.summary)
+        }
+        for change: ControlRequest in [.void(number: "A-001", reason: "dup"), .skip(number: "A-001"), .callNext, .diagnostics,
+                                       .correctLedger(delta: 1, reason: "x"), .syncNow, .simPress(name: "get-ticket")] {
+            XCTAssertFalse(change.isRoutineRead, change.summary)
+        }
+    }
+
     func test_theSummaryKeptAndLoggedNeverHoldsASecretOrAHash() throws {
         let secret = "correct-horse-2026"
         let hash = PinHash(kdf: PinHash.defaultKDF, salt: Data(repeating: 7, count: 16), hash: Data(repeating: 9, count: 32))

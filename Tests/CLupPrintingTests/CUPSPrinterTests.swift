@@ -42,6 +42,29 @@ final class CUPSPrinterTests: XCTestCase {
         XCTAssertFalse(status.isReady)
     }
 
+    /// cupsd 2.4 unloads an ended job's attributes a second or so after it ends, and then
+    /// answers a Get-Jobs for cheap attributes from memory, where the job has no name: a
+    /// restart missed the completed job of a ticket whose job id clupd had not recorded, and
+    /// recorded the printed ticket as failed (issue 23, point 11).
+    func test_aCompletedJobIsListedWithItsNameAfterCupsdUnloadedIt() throws {
+        _ = try XCTUnwrap(Self.cups, "private cupsd did not start")
+        let printer = CUPSPrinter(queue: "clup-ticket")
+        let title = "A-043-2026-11-22"
+        let job = try printer.printFile(try document().path, title: title)
+        // Waits on cupsd's memory alone: asking for the job itself would load it again.
+        let deadline = Date().addingTimeInterval(180)
+        while try printer.reportFromMemory(of: job).map({ $0.state != .completed || $0.name != nil }) ?? true {
+            guard Date() < deadline else {
+                return XCTFail("cupsd did not unload job \(job) within 180 s: \(String(describing: try printer.reportFromMemory(of: job)))")
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let listed = try XCTUnwrap(try printer.jobs(includingEnded: true).first { $0.id == job }, "the job is listed")
+        XCTAssertEqual(listed.name, title, "a restart finds the ticket's job by its name")
+        XCTAssertEqual(listed.state, .completed)
+        XCTAssertEqual(try printer.jobs(includingEnded: true).filter { $0.id == job }.count, 1, "listed once")
+    }
+
     func test_anUnknownQueueIsNamedInTheError() throws {
         _ = try XCTUnwrap(Self.cups, "private cupsd did not start")
         let printer = CUPSPrinter(queue: "no-such-printer")
@@ -83,6 +106,48 @@ final class QueuedJobTests: XCTestCase {
 }
 
 extension CUPSPrinter {
+    /// Job `id` as a Get-Jobs for only the attributes cupsd keeps in memory reports it (what
+    /// `jobs(includingEnded:)` asked for before issue 23), which does not load the job: its
+    /// state, and its name if cupsd has one. Nil when the job is not listed.
+    func reportFromMemory(of id: Int) throws -> (state: JobState?, name: String?)? {
+        let request = ippNewRequest(IPP_OP_GET_JOBS)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, "ipp://localhost/printers/\(queue)")
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "which-jobs", nil, "all")
+        let attributes: [String] = ["job-id", "job-name", "job-state"]
+        let names = attributes.map { strdup($0) }
+        defer { names.forEach { free($0) } }
+        names.withUnsafeBufferPointer { pointers in
+            pointers.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: names.count) { values in
+                _ = ippAddStrings(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(names.count), nil, values)
+            }
+        }
+        guard let response = cupsDoRequest(nil, request, "/") else {
+            throw NSError(domain: "CUPS", code: 1, userInfo: [NSLocalizedDescriptionKey: String(cString: cupsLastErrorString())])
+        }
+        defer { ippDelete(response) }
+        // Each job's attributes are a group of their own, in no set order.
+        var found: (state: JobState?, name: String?)?
+        var group: [String: OpaquePointer] = [:]
+        func finishGroup() {
+            if group["job-id"].map({ Int(ippGetInteger($0, 0)) }) == id {
+                found = (group["job-state"].flatMap { JobState(rawValue: ippGetInteger($0, 0)) },
+                         group["job-name"].flatMap { ippGetString($0, 0, nil) }.map { String(cString: $0) })
+            }
+            group = [:]
+        }
+        var attribute = ippFirstAttribute(response)
+        while let current = attribute {
+            if let name = ippGetName(current), ippGetGroupTag(current) == IPP_TAG_JOB {
+                group[String(cString: name)] = current
+            } else {
+                finishGroup()
+            }
+            attribute = ippNextAttribute(response)
+        }
+        finishGroup()
+        return found
+    }
+
     /// Job `id` once it has ended (a minute at most, for a machine that busy).
     func waitForEnd(of id: Int) throws -> QueuedJob {
         let deadline = Date().addingTimeInterval(60)

@@ -95,6 +95,42 @@ final class TotemStoreTests: XCTestCase {
         XCTAssertEqual(try store.events(after: 5).first?.seq, 6)
     }
 
+    /// The audit trail stays bounded: old entries, and those beyond a count, go once the
+    /// hub holds them; an entry not uploaded, every other event and the last seq stay.
+    func test_theAuditTrailIsTrimmedOfWhatTheHubHoldsOnly() throws {
+        let store = try openStore()
+        var state = try busyDay(store)
+        let old = start.addingTimeInterval(-100 * 86_400)
+        func audit(_ result: String, at instant: Date) throws {
+            try run(store, &state, at: instant) { day in
+                day.audit(AuditEntry(role: .technician, who: "tess", action: .command, result: result), at: Moment(wall: instant))
+            }
+        }
+        for index in 0..<3 { try audit("old \(index)", at: old) }
+        let afterOld = try store.lastSeq()
+        for index in 0..<5 { try audit("new \(index)", at: start) }
+        let everyOther = try store.events().filter { $0.type != "staff.audit" }
+        let last = try store.lastSeq()
+
+        // The hub holds nothing yet: nothing goes.
+        XCTAssertEqual(try store.pruneAuditTrail(keptBefore: start.addingTimeInterval(-86_400), keeping: 2, held: 0), 0)
+        // It holds the old ones and two new ones. By age alone (the count far off), the old go.
+        XCTAssertEqual(try store.pruneAuditTrail(keptBefore: start.addingTimeInterval(-86_400), keeping: 1000, held: afterOld + 2), 3)
+        // By count alone (nothing old is left): the two held new ones beyond the newest two
+        // go; the three it does not hold stay, whatever the count.
+        XCTAssertEqual(try store.pruneAuditTrail(keptBefore: start.addingTimeInterval(-86_400), keeping: 2, held: afterOld + 2), 2)
+        let trail = try store.events(ofTypes: ["staff.audit"]).compactMap { stored -> String? in
+            guard case let .audited(entry, _, _) = try stored.decoded() else { return nil }
+            return entry.result
+        }
+        XCTAssertEqual(trail, ["new 2", "new 3", "new 4"])
+        XCTAssertEqual(try store.events().filter { $0.type != "staff.audit" }, everyOther, "only audit entries go")
+        // Held, old and beyond the count, the log's last event stays: the next seq follows it.
+        XCTAssertEqual(try store.pruneAuditTrail(keptBefore: start.addingTimeInterval(86_400), keeping: 1, held: last), 2)
+        XCTAssertEqual(try store.lastSeq(), last)
+        XCTAssertEqual(try store.events(ofTypes: ["staff.audit"]).map(\.seq), [Int(last)])
+    }
+
     func test_aCommitThatFailsWritesNothing() throws {
         let store = try openStore()
         var state = DayState(businessDay: day)

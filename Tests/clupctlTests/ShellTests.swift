@@ -96,9 +96,9 @@ final class ShellTests: XCTestCase {
     func test_aLogLineIsKeptBySinceAndPattern() throws {
         let line = "2026-11-23T07:57:10+0000 info clupd: [CLupKiosk] ticket issued"
         let since = try XCTUnwrap(LineFilter.instant("2026-11-23T07:00:00+0000"))
-        XCTAssertTrue(LineFilter(since: since, pattern: try NSRegularExpression(pattern: "issued$")).keeps(line))
-        XCTAssertFalse(LineFilter(since: since.addingTimeInterval(7200), pattern: nil).keeps(line))
-        XCTAssertFalse(LineFilter(since: nil, pattern: try NSRegularExpression(pattern: "printed")).keeps(line))
-        XCTAssertTrue(LineFilter(since: since, pattern: nil).keeps("a line with no time is kept"))
+        XCTAssertTrue(try LineFilter(since: since, pattern: LogPattern("issued$")).keeps(line))
+        XCTAssertFalse(try LineFilter(since: since.addingTimeInterval(7200), pattern: nil).keeps(line))
+        XCTAssertFalse(try LineFilter(since: nil, pattern: LogPattern("printed")).keeps(line))
+        XCTAssertTrue(try LineFilter(since: since, pattern: nil).keeps("a line with no time is kept"))
     }
 }

@@ -11,6 +11,15 @@ assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected [$2], got [
 assert_contains() { case "$1" in *"$2"*) ;; *) fail "${3:-missing text}: [$2] not in [$1]" ;; esac; }
 assert_status() { [ "$1" -eq "$2" ] || fail "${3:-exit status}: expected $2, got $1"; }
 
+# Fails unless Prometheus' own linter, `promtool check metrics`, finds nothing to say about
+# the Prometheus text $1 (of $2; its last newline, which $(…) drops, put back).
+assert_promtool_clean() {
+  local out rc=0
+  out=$(printf '%s\n' "$1" | promtool check metrics 2>&1) || rc=$?
+  assert_status $rc 0 "promtool check metrics, $2: $out"
+  assert_eq "$out" "" "promtool check metrics, $2"
+}
+
 # Runs CONDITION (a shell command) until it succeeds, up to SECONDS.
 wait_until() {
   local seconds=$1 condition=$2

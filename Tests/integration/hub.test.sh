@@ -43,8 +43,8 @@ sync_field() {
 }
 
 # This totem's last event and device id, and how far the hub holds its log without a gap
-# (its answer to every batch), read from the two databases: every clupctl command is itself
-# an audited event, so asking through clupctl would move what is asked.
+# (its answer to every batch), read from the two databases, so that asking never moves
+# what is asked (a command that changes something, `sync now` among them, is audited).
 totem_sql() { sqlite3 -cmd ".timeout 5000" "$WORK/state/clup.sqlite" "$1"; }
 totem_last_seq() { totem_sql "SELECT COALESCE(MAX(seq), 0) FROM event"; }
 totem_device() { totem_sql "SELECT device_id FROM event LIMIT 1"; }
@@ -65,6 +65,12 @@ wait_synced() {
   done
   echo "not synced: the totem is at $last, the hub at ${ack:-nothing}; $(clupctl sync)" >&2
   return 1
+}
+
+# Fails unless $1 is a Unix timestamp of the last two minutes (what $2 says happened).
+assert_recent() {
+  awk -v t="$1" -v now="$(date +%s)" 'BEGIN { exit !(t != "" && t > now - 120 && t < now + 5) }' \
+    || fail "$2: [$1] is not a timestamp of the last two minutes"
 }
 
 # Takes a ticket at the totem (open, or full: a ticket still joins the queue) and waits for it to print.
@@ -91,7 +97,7 @@ test_a_totem_enrols_and_every_event_reaches_the_hub_exactly_once() {
   assert_contains "$out" "state        online ($HUB_URL)"
   assert_contains "$out" "0 events waiting"
   assert_contains "$out" "clock skew"
-  wait_synced   # the audit of that clupctl sync
+  wait_synced
   figures=$(python3 "$ROOT/Tests/integration/tools/sync-figures.py" 7 "$WORK/state/clup.sqlite") || fail "$figures"
   echo "$figures" | sed 's/^/report: /'
   # The door's ledger arrived as the totem keeps it: 2 in, 1 out, corrected by -1.
@@ -102,13 +108,18 @@ test_a_totem_enrols_and_every_event_reaches_the_hub_exactly_once() {
   assert_contains "$metrics" 'clup_totem_sync_state{state="online"} 1'
   assert_contains "$metrics" 'clup_totem_events_total{type="occupancy.passage"} 3'
   assert_contains "$metrics" 'clup_totem_outbox_depth 0'
+  assert_promtool_clean "$metrics" "clupd's metrics"
+  assert_recent "$(echo "$metrics" | sed -n 's/^clup_totem_sync_last_success_timestamp_seconds //p')" "the totem's last sync"
   device=$(totem_device)
-  wait_synced   # the audit of clupctl metrics
+  wait_synced
   metrics=$(curl -sf --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_METRICS_TOKEN" "$HUB_URL/metrics") \
     || fail "the hub's /metrics did not answer with the token"
   assert_contains "$metrics" "clup_hub_totem_outbox_depth{device=\"$device\",store=\"7\"} 0"
   assert_contains "$metrics" 'clup_hub_store_inside{store="7"} 0'
   assert_contains "$metrics" 'clup_hub_batches_total{result="stored"}'
+  assert_promtool_clean "$metrics" "the hub's metrics"
+  assert_recent "$(echo "$metrics" | sed -n "s/^clup_hub_totem_last_contact_timestamp_seconds{device=\"$device\",store=\"7\"} //p")" \
+    "the hub's last contact with the totem"
   events=$(echo "$metrics" | sed -n 's/^clup_hub_events_received_total \([0-9]*\)$/\1/p')
   assert_eq "$events" "$(totem_last_seq)" "events the hub counts as received"
   status=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer wrong-token-0123456789" "$HUB_URL/metrics")
@@ -182,10 +193,11 @@ test_kill_9_of_the_hub_and_of_clupd_mid_upload_and_a_postgres_crash_lose_and_dup
   assert_contains "$(clupctl sync)" "E-SYNC-001"
   # Back; killed with SIGKILL in the middle of a batch, twice. A second session holds a row
   # the batch's transaction must lock, so the kill lands while that transaction is open:
-  # first the totem's cursor (taken before anything is stored), then the store's row
-  # (taken after the batch's events and projections are written, before the commit).
+  # first the store's row (the first lock a batch takes, before anything is stored), then
+  # the totem's row (updated after the batch's events and projections are written, before
+  # the commit).
   kills=""
-  for row in "device_cursor WHERE store_id = '7'" "store WHERE store_id = '7'"; do
+  for row in "store WHERE store_id = '7'" "totem WHERE store_id = '7'"; do
     hub_serve hub "$HUB_PORT"
     rm -f "$WORK/lock.fifo"; mkfifo "$WORK/lock.fifo"
     psql -X -q <"$WORK/lock.fifo" >/dev/null 2>&1 &
@@ -218,6 +230,29 @@ test_kill_9_of_the_hub_and_of_clupd_mid_upload_and_a_postgres_crash_lose_and_dup
   figures=$(python3 "$ROOT/Tests/integration/tools/sync-figures.py" 7 "$WORK/state/clup.sqlite") || fail "$figures"
   echo "$figures" | sed 's/^/report: /'
   echo "report: hub killed with SIGKILL mid-batch${kills}; clupd killed once; PostgreSQL crashed once (the totem saw: ${error:0:60})"
+}
+
+test_the_hub_stops_within_seconds_of_sigterm_while_its_postgres_stops_too() {
+  hub_up
+  enrol A main >/dev/null
+  kiosk_start
+  clupctl sim pass in >/dev/null
+  wait_synced
+  # A long poll for settings is under way (the totem always has one); PostgreSQL is told
+  # to stop at the moment the hub is.
+  "$ROOT/scripts/private-postgres" stop "$WORK/pg" &
+  stopping=$!
+  started=$(date +%s%N)
+  kill -TERM "$HUB_PID_hub"
+  for _ in $(seq 1 300); do kill -0 "$HUB_PID_hub" 2>/dev/null || break; sleep 0.05; done
+  took=$(( ($(date +%s%N) - started) / 1000000 ))
+  kill -0 "$HUB_PID_hub" 2>/dev/null && fail "clup-hub still runs ${took} ms after SIGTERM"
+  wait "$HUB_PID_hub" 2>/dev/null || true
+  HUB_PID_hub=
+  wait "$stopping" || true
+  # Draining waits 2 s at most, then what is left is cancelled (it was 8 to 25 s).
+  [ "$took" -lt 5000 ] || fail "clup-hub took ${took} ms to stop on SIGTERM"
+  echo "report: clup-hub stopped ${took} ms after SIGTERM, its PostgreSQL stopping at the same time"
 }
 
 test_a_hub_answering_500s_timing_out_and_dropping_connections_loses_and_duplicates_nothing() {

@@ -165,4 +165,64 @@ test_wrong_passwords_lock_the_name_and_no_password_is_stored_or_logged() {
   true
 }
 
+# The settings form of Ada's store, with the page's own CSRF token: post_settings JAR FIELDS…
+# (each FIELD name=value, sent encoded); prints the page the hub answers with, then its status.
+post_settings() {
+  local jar=$1 field fields=(); shift
+  for field in "$@"; do fields+=(--data-urlencode "$field"); done
+  panel_curl "$jar" -w '\n%{http_code}' --data-urlencode "csrf=$(csrf_of "$jar")" "${fields[@]}" "$HUB_URL/panel/stores/7/settings"
+}
+
+test_a_silent_totem_is_flagged_red_in_the_fleet() {
+  panel_up
+  code=$(clup_hub enrolment-code --store 7 --letter A --door main)
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" >/dev/null
+  hub_psql -c "UPDATE totem SET last_contact = now() - interval '10 minutes' WHERE store_id = '7'"
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  fleet=$(panel_curl ada "$HUB_URL/panel/fleet")
+  assert_contains "$fleet" '<td class="flag">SILENT for over 120 s</td>' "the silent totem's state, in the red flag style"
+  # Heard from again: the same totem is "ok", in the green style.
+  hub_psql -c "UPDATE totem SET last_contact = now() WHERE store_id = '7'"
+  assert_contains "$(panel_curl ada "$HUB_URL/panel/fleet")" '<td class="ok">ok</td>' "the totem's state once heard from"
+}
+
+test_a_refused_value_keeps_what_the_manager_typed() {
+  panel_up
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  # 45 walk-in places of 30 are refused; the other fields typed with it stay as typed,
+  # a hostile one escaped.
+  page=$(post_settings ada capacity=30 walkIn=45 priorityPercent=17 'slotMinutes=15"><b id=typed>x</b>')
+  assert_eq "${page##*$'\n'}" 422 "the refused form's status"
+  assert_contains "$page" "45 walk-in places are more than the capacity, 30"
+  assert_contains "$page" 'id="walkIn" type="number" min="0" max="100000" value="45"' "the walk-in places typed"
+  assert_contains "$page" 'value="17"' "the priority share typed"
+  assert_contains "$page" 'value="15&quot;&gt;&lt;b id=typed&gt;x&lt;/b&gt;"' "the slot length typed, escaped"
+  case "$page" in *'<b id=typed>'*) fail "the typed markup reached the page unescaped" ;; esac
+  assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '7'")" 30 "store 7's capacity"
+  # Loaded again, the page shows the saved settings, not the refused ones.
+  case "$(panel_curl ada "$HUB_URL/panel/stores/7")" in *'value="45"'*) fail "the refused value was kept after the error" ;; esac
+}
+
+test_a_chart_without_figures_says_no_data() {
+  panel_up
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  # No totem has ever reported at store 7: neither chart has a figure to draw.
+  page=$(panel_curl ada "$HUB_URL/panel/stores/7")
+  assert_contains "$page" "People inside at the end of each hour"
+  [ "$(grep -o '>no data</text>' <<<"$page" | wc -l)" -eq 2 ] || fail "both empty charts say \"no data\": $page"
+}
+
+test_the_slot_under_way_is_listed_without_bookings() {
+  panel_up
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  # Store 7 is open round the clock in UTC, in 30-minute slots; nobody has booked. The page
+  # is read again if a slot ended while it was asked for.
+  now_slot() { python3 -c 'import datetime, time; print(datetime.datetime.fromtimestamp(int(time.time()) // 1800 * 1800, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"))'; }
+  for _ in 1 2 3; do
+    before=$(now_slot); page=$(panel_curl ada "$HUB_URL/panel/stores/7"); after=$(now_slot)
+    [ "$before" = "$after" ] && break
+  done
+  assert_contains "$page" "<tr><td>$before</td><td>0</td><td>" "the slot under way, $before, with no booking"
+}
+
 run_tests

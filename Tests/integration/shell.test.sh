@@ -96,6 +96,44 @@ test_the_shell_opens_on_the_totem_and_its_prompt_names_a_printer_fault() {
   echo "report: prompt on a printer out of paper: $(edit_line)"
 }
 
+test_the_shell_opens_with_clupd_down_offers_what_works_and_reconnects() {
+  # The prompt with clupd down: `clupd DOWN> ` before it ever answered.
+  PROMPT_RE='^([a-z0-9._-]+@)?(store-7/A [A-Za-z ]+|clupd DOWN)> '
+  mkdir -p "$WORK"
+  shell_open
+  wait_pane 'clupd is not running'
+  wait_pane 'works now: logs \[--file PATH\]'
+  wait_pane 'start it:  systemctl start clupd'
+  wait_pane '^clupd DOWN> $'
+  out=$(shell_run status)
+  assert_contains "$out" "E-CTL-014 clupd is not running"
+  assert_contains "$out" "[exit 69]"
+  assert_contains "$(shell_run 'errors E-CTL-014')" "what to do: Start it (\`systemctl start clupd\`)"
+  printf '2026-11-23T07:57:10+0000 info clupd: the last words\n' > "$WORK/old.log"
+  assert_eq "$(shell_run "logs --file $WORK/old.log")" "2026-11-23T07:57:10+0000 info clupd: the last words"
+  assert_contains "$(shell_run "diagnostics $WORK/down.tgz")" "wrote $WORK/down.tgz"
+  members=$(tar tzf "$WORK/down.tgz" | sort | tr '\n' ' ')
+  for member in clupd-down.txt clupctl.txt logs.txt; do assert_contains "$members" "./$member"; done
+  assert_contains "$(tar xzOf "$WORK/down.tgz" ./clupd-down.txt)" "clupd did not answer on $WORK/control.sock"
+  # clupd starts: the next command reaches it, and the prompt names the totem again.
+  kiosk_start
+  out=$(shell_run status)
+  assert_contains "$out" "queue      0 waiting"
+  assert_contains "$out" "clupd answers again: clupd"
+  wait_pane '^store-7/A ok> $'
+  # clupd stops: the shell stays, says DOWN, and still reads the log where clupd said it was.
+  kill -TERM "$CLUPD_PID"; wait "$CLUPD_PID" || true
+  out=$(shell_run status)
+  assert_contains "$out" "E-CTL-014"
+  wait_pane '^store-7/A DOWN> $'
+  assert_contains "$(shell_run 'logs --grep "clupd ready"')" "clupd ready"
+  # From a pipe too: each command answers, the last one's status is the shell's.
+  rc=0; out=$(printf 'errors E-CTL-014\nstatus\n' | CLUP_SOCKET=$WORK/control.sock "$BIN/clupctl" shell 2>&1) || rc=$?
+  assert_status $rc 69 "$out"
+  assert_contains "$out" "E-CTL-014  clupd does not answer on its control socket."
+  echo "report: with clupd down the shell opened at 'clupd DOWN>', read a log file and wrote a diagnostics archive ($members)"
+}
+
 test_tab_completes_commands_options_ticket_numbers_and_steps_and_ctrl_c_abandons_a_line() {
   kiosk_start '[queue]' 'capacity = 2' 'priority_share = 0'
   take_tickets 3

@@ -543,6 +543,43 @@ test_ledger_corrections_are_audited_and_never_go_below_zero() {
   assert_contains "$(clupctl ledger --json)" '"matchesEventLog" : true'
 }
 
+# Fails, naming WHERE, when a line of TEXT starts with 1999 (a forged entry) or TEXT holds
+# an ESC byte: what a person typed must stay data.
+assert_no_forged_line() {
+  local text=$1 where=$2
+  if printf '%s\n' "$text" | grep -q '^1999'; then fail "a forged line in $where: $text"; fi
+  if printf '%s' "$text" | grep -q $'\e'; then fail "an ESC byte in $where"; fi
+}
+
+test_typed_text_forges_no_line_of_the_audit_the_ledger_or_the_log() {
+  kiosk_start
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  assert_eq "$(wait_for_print A-001)" called
+  forged=$'x\n1999-01-01T00:00:00Z  technician tess  login  ok'
+  # Five wrong secrets lock the name, which clupd logs.
+  for _ in 1 2 3 4 5; do printf 'wrong-secret-1\n' | clupctl login "$forged" >/dev/null 2>&1 || true; done
+  rc=0; out=$(clupctl skip $'A-001\n1999-01-01T00:00:00Z  technician tess  skip  ok' 2>&1) || rc=$?
+  assert_status $rc 1 "$out"
+  assert_contains "$out" "E-CTL-009 A-001"
+  assert_no_forged_line "$out" "the refusal of a skip"
+  rc=0; out=$(clupctl void A-001 --reason $'dup\e]0;pwned\a' 2>&1) || rc=$?
+  assert_status $rc 1 "$out"
+  assert_contains "$out" "E-Q-015 the reason holds a line break or a control character"
+  rc=0; out=$(clupctl ledger correct --delta 1 --reason "$(head -c 60000 /dev/zero | tr '\0' r)" 2>&1) || rc=$?
+  assert_status $rc 1 "${out:0:200}"
+  assert_contains "$out" "E-Q-015 the reason has 60000 characters"
+  assert_eq "$(ticket_field A-001 state)" called "the void was refused"
+  # What clupd keeps and logs holds it, whatever clupctl shows: every text of every event, and the log.
+  stored=$(sqlite3 "$WORK/state/clup.sqlite" "SELECT value FROM event, json_tree(event.payload) WHERE json_tree.type = 'text'")
+  assert_contains "$stored" 'x\n1999-01-01T00:00:00Z  techn'
+  assert_no_forged_line "$stored" "the stored events"
+  assert_contains "$(cat "$WORK/clupd.log")" 'name=x\n1999-01-01T00:00:00Z'
+  assert_no_forged_line "$(cat "$WORK/clupd.log")" "clupd's log"
+  assert_no_forged_line "$(clupctl audit)" "clupctl audit"
+  assert_no_forged_line "$(clupctl ledger)" "clupctl ledger"
+}
+
 test_an_absurd_correction_is_refused_and_one_stored_earlier_does_not_stop_clupd() {
   kiosk_start '[queue]' 'capacity = 2' 'priority_share = 0'
   clupctl sim approach >/dev/null

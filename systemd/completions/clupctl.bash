@@ -785,7 +785,7 @@ _clupctl_logs() {
     repeating_flags=()
     non_repeating_flags=(--follow -f --json -h --help)
     repeating_options=()
-    non_repeating_options=(--socket --grep --since --lines -l)
+    non_repeating_options=(--socket --grep --since --lines -l --file)
     __clupctl_offer_flags_options 0
 
     # Offer option value completions
@@ -800,6 +800,10 @@ _clupctl_logs() {
         return
         ;;
     '--lines'|'-l')
+        return
+        ;;
+    '--file')
+        __clupctl_add_completions -f
         return
         ;;
     esac

@@ -551,6 +551,7 @@ _clupctl_logs() {
         '--grep[Only lines matching this regular expression.]:grep:'
         '--since[Only the last so long\: 30m, 2h, 7d; or from an ISO 8601 instant.]:since:'
         '(--lines -l)'{--lines,-l}'[At most this many lines (the newest).]:lines:'
+        '--file[Read this log file directly, without asking clupd (what its standard error was written to).]:file:_files'
         '--json[Print JSON, one object per line.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -19,6 +19,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case numbersUsedUp = "E-Q-012"
     case voidWithoutReason = "E-Q-013"
     case alreadyVoided = "E-Q-014"
+    case reasonNotOneLine = "E-Q-015"
 
     // MARK: The door (E-DOOR)
     case unreadableCode = "E-DOOR-001"
@@ -189,6 +190,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .noSuchSlot: ("Not the start of one of the store's booking slots.", "Choose a slot the store offers.")
         case .voidWithoutReason: ("Voiding a ticket needs a reason, kept in the audit trail.", "Give --reason \"...\".")
         case .alreadyVoided: ("The ticket was already voided.", "Nothing to do: its code no longer opens the door.")
+        case .reasonNotOneLine: ("A reason (for a void or a correction) is one line of at most 160 characters, without control characters.",
+                                 "Say why in a few plain words.")
         case .voidedTicket: ("Staff voided this ticket: its code no longer opens the door.", "The customer takes a new ticket; staff may explain why.")
         case .numbersUsedUp: ("A lane has used all its 65,535 numbers today.", "Numbers start again with the next business day.")
         case .unreadableCode: ("The code read at the door is not a CLup ticket code.", "Scan the ticket's QR code again, flat and still.")

@@ -13,7 +13,7 @@ public struct AuditEntry: Hashable, Codable, Sendable {
     /// action it does not know instead of failing to read the event.
     public struct Action: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = String(rawValue.prefix(AuditEntry.maximumText)) }
+        public init(rawValue: String) { self.rawValue = AuditEntry.readBack(rawValue, maximum: AuditEntry.maximumText) }
         public init(from decoder: Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
         public func encode(to encoder: Encoder) throws {
             var container = encoder.singleValueContainer()
@@ -64,24 +64,59 @@ public struct AuditEntry: Hashable, Codable, Sendable {
     /// The longest `what` kept.
     public static let maximumCommand = 160
 
+    /// Every field from outside is kept escaped (`TypedText`) and bounded, so that no entry
+    /// can start a line of `clupctl audit`, the log or the hub's trail, nor act on a terminal.
     public init(role: Role, who: String, action: Action, result: String, uid: UInt32? = nil, what: String? = nil) {
+        self.init(role: role, who: Self.kept(who, maximum: Self.maximumText), action: action,
+                  result: Self.kept(result, maximum: Self.maximumText), uid: uid,
+                  what: what.map { Self.kept($0, maximum: Self.maximumCommand) }, checked: ())
+    }
+
+    private init(role: Role, who: String, action: Action, result: String, uid: UInt32?, what: String?, checked: Void) {
         self.role = role
-        self.who = String(who.prefix(Self.maximumText))
+        self.who = who
         self.action = action
-        self.result = String(result.prefix(Self.maximumText))
+        self.result = result
         self.uid = uid
-        self.what = what.map { String($0.prefix(Self.maximumCommand)) }
+        self.what = what
     }
 
     private enum CodingKeys: String, CodingKey { case role, who, action, result, uid, what }
 
-    /// Bounds what was stored too: an event is read back as hostile as it came.
+    /// Bounds and escapes what was stored too: an event is read back as hostile as it came
+    /// (one a release before this one kept raw), yet an entry this release kept reads back
+    /// unchanged (see `readBack`).
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(role: try container.decode(Role.self, forKey: .role), who: try container.decode(String.self, forKey: .who),
+        self.init(role: try container.decode(Role.self, forKey: .role),
+                  who: Self.readBack(try container.decode(String.self, forKey: .who), maximum: Self.maximumText),
                   action: try container.decode(Action.self, forKey: .action),
-                  result: try container.decode(String.self, forKey: .result),
+                  result: Self.readBack(try container.decode(String.self, forKey: .result), maximum: Self.maximumText),
                   uid: try container.decodeIfPresent(UInt32.self, forKey: .uid),
-                  what: try container.decodeIfPresent(String.self, forKey: .what))
+                  what: try container.decodeIfPresent(String.self, forKey: .what).map { Self.readBack($0, maximum: Self.maximumCommand) },
+                  checked: ())
+    }
+
+    /// `text` escaped (a backslash doubled, a control written out, as `TypedText.escaped`),
+    /// at most `maximum` Unicode scalars once escaped, cut between two scalars' escapes, never
+    /// inside one. Bounding the escaped text rather than what was typed keeps an entry the
+    /// same length however it is read back.
+    static func kept(_ text: String, maximum: Int) -> String {
+        var out = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            let shown = TypedText.escaped(String(scalar))
+            count += shown.unicodeScalars.count
+            guard count <= maximum else { break }
+            out += shown
+        }
+        return out
+    }
+
+    /// A stored field as the trail shows it: escaped if it holds a control character (it was
+    /// stored raw), else as it is, since it was escaped when kept; bounded either way. So
+    /// reading an entry back, and again, never escapes it twice.
+    static func readBack(_ text: String, maximum: Int) -> String {
+        TypedText.hasControls(text) ? kept(text, maximum: maximum) : TypedText.prefix(text, maximum)
     }
 }

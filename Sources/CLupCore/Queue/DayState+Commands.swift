@@ -222,10 +222,23 @@ extension DayState {
 
     // MARK: Queue care
 
-    /// The longest reason a void keeps, and the longest name of who did it: both come from
-    /// outside (the control socket), and the event log keeps them for good.
-    public static let maximumVoidReason = 160
+    /// The longest reason a void or a correction takes, and the longest name of who did it:
+    /// both come from outside (the control socket), and the event log keeps them for good.
+    public static let maximumReason = 160
     public static let maximumStaffName = 64
+
+    /// `reason` trimmed, as a void or a correction keeps it: one line of plain text, bounded,
+    /// so that it can start no line of the log or the ledger. Refuses it otherwise (and
+    /// `blank` when nothing is left once trimmed).
+    static func plainReason(_ reason: String, blank: Refusal) throws(Refusal) -> String {
+        let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !why.isEmpty else { throw blank }
+        if TypedText.hasControls(why) { throw .reasonNotOneLine("holds a line break or a control character") }
+        // Scalars, not characters: one letter with thousands of combining marks is one character.
+        let length = why.unicodeScalars.count
+        if length > maximumReason { throw .reasonNotOneLine("has \(length) characters") }
+        return why
+    }
 
     /// A technician skips a called ticket whose holder did not come: it becomes a no-show
     /// now rather than when its presentation window ends, and its place is free (the next
@@ -249,11 +262,10 @@ extension DayState {
 
     /// A technician voids a ticket waiting, called or failed by the printer, saying why: it
     /// leaves the queue (a called one frees its place), and its code no longer opens the
-    /// door. The reason, trimmed, must not be blank.
+    /// door. The reason, trimmed, is one line of plain text, neither blank nor long.
     @discardableResult
     public mutating func void(number: TicketNumber, by who: String, reason: String, at now: Moment) throws(Refusal) -> [DomainEvent] {
-        let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !why.isEmpty else { throw .voidWithoutReason }
+        let why = try Self.plainReason(reason, blank: .voidWithoutReason)
         guard let ticket = tickets[number] else { throw .unknownTicket(number.description) }
         let name = number.description
         switch ticket.state {
@@ -265,7 +277,7 @@ extension DayState {
         case .voided: throw .alreadyVoided(name)
         }
         return applying([.ticketVoided(number, businessDay: businessDay, at: now.wall, by: String(who.prefix(Self.maximumStaffName)),
-                                       reason: String(why.prefix(Self.maximumVoidReason)))])
+                                       reason: why)])
     }
 
     // MARK: The door
@@ -410,8 +422,7 @@ extension DayState {
     public mutating func correct(door: String, toCount target: Int, by who: String, reason: String,
                                  at now: Moment) throws(Refusal) -> [DomainEvent] {
         guard (0...OccupancyLedger.maximumCount).contains(target) else { throw .countOutOfRange(target) }
-        let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !why.isEmpty else { throw .correctionWithoutReason }
+        let why = try Self.plainReason(reason, blank: .correctionWithoutReason)
         let ledger = ledger(door: door)
         guard target != ledger.inside || ledger.count < 0 else { throw .zeroCorrection }
         return applying([.occupancyCorrected(door: door, businessDay: businessDay, delta: target.subtractingSaturating(ledger.count),

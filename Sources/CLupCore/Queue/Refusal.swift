@@ -38,6 +38,8 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
     case stillPrinting(String)
     /// A void without a reason (blank once trimmed).
     case voidWithoutReason
+    /// A void's or a correction's reason that is not one short line of plain text (why).
+    case reasonNotOneLine(String)
     /// A skip or void of a ticket voided already.
     case alreadyVoided(String)
     /// A voided ticket's code read at the door.
@@ -85,6 +87,8 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
         case let .stillPrinting(number):
             CodedError(.notPrinted, "ticket \(number) is still printing: it may be voided once printed, or once the printer failed")
         case .voidWithoutReason: CodedError(.voidWithoutReason, "voiding a ticket needs a reason")
+        case let .reasonNotOneLine(why):
+            CodedError(.reasonNotOneLine, "the reason \(why): give one line of at most \(DayState.maximumReason) characters")
         case let .alreadyVoided(number): CodedError(.alreadyVoided, "ticket \(number) was already voided")
         case let .voided(number): CodedError(.voidedTicket, "ticket \(number) was voided by staff")
         }

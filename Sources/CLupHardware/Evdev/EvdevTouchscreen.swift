@@ -10,6 +10,7 @@ import Foundation
 /// it is back.
 public final class EvdevTouchscreen: Touchscreen {
     public var onGesture: ((TouchGesture) -> Void)?
+    public var onHealthChange: (() -> Void)?
     let device: EvdevDevice
     let configuredAxes: [UInt16: AxisRange]?
     public var calibration: CalibrationMatrix {
@@ -24,9 +25,15 @@ public final class EvdevTouchscreen: Touchscreen {
         device = EvdevDevice(path: path, loop: loop, retryInterval: retryInterval)
         configuredAxes = axes
         self.calibration = calibration
-        device.onOpen = { [unowned self] fd in self.configure(fd) }
+        device.onOpen = { [unowned self] fd in
+            self.configure(fd)
+            self.onHealthChange?()
+        }
         device.onEvents = { [unowned self] events in self.handle(events) }
-        device.onLost = { [unowned self] in _ = self.decoder?.releaseAll(at: 0) }
+        device.onLost = { [unowned self] in
+            _ = self.decoder?.releaseAll(at: 0)
+            self.onHealthChange?()
+        }
     }
 
     public var health: DeviceHealth {

@@ -3,6 +3,8 @@ import CLupCore
 /// makes the gesture a real panel's decoder would, and the caller hands it to the kiosk.
 public final class SimulatedTouchscreen: Touchscreen {
     public var onGesture: ((TouchGesture) -> Void)?
+    /// Never called: a simulated panel does not go away.
+    public var onHealthChange: (() -> Void)?
     /// Kept, not applied: a simulated tap is already where it is on the picture.
     public var calibration = CalibrationMatrix.identity
     let width: Int

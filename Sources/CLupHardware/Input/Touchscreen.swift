@@ -7,6 +7,9 @@ import CLupCore
 public protocol Touchscreen: AnyObject {
     var health: DeviceHealth { get }
     var onGesture: ((TouchGesture) -> Void)? { get set }
+    /// Called when the panel goes away or comes back (`health` changed), so nobody needs to
+    /// look every so often.
+    var onHealthChange: (() -> Void)? { get set }
     /// libinput's matrix from the panel's raw coordinates to the display's; set to the
     /// identity while `clupctl calibrate` reads raw touches, then to what it found.
     var calibration: CalibrationMatrix { get set }

@@ -43,7 +43,8 @@ struct Panel: Sendable {
             do {
                 try await change(store, form: form, by: session.manager.name)
             } catch let error as HubError {
-                return try await storePage(store, session, error: error.coded.message, status: .unprocessableContent)
+                // The page with the error keeps what the manager typed, to be corrected.
+                return try await storePage(store, session, error: error.coded.message, typed: form, status: .unprocessableContent)
             }
             return Response(status: .seeOther, headers: [.location: "/panel/stores/\(store)?saved=1"])
         }
@@ -72,6 +73,10 @@ struct Panel: Sendable {
         var request = request
         let form = try await Self.fields(&request)
         let name = form["name"] ?? "", password = form["password"] ?? ""
+        // Not a name a manager can have (a NUL, a line break, 300 letters): a page, not a lookup.
+        guard PanelAccounts.isManagerName(name) else {
+            return Self.page(PanelPages.login(message: PanelAccounts.nameRule), status: .badRequest)
+        }
         switch try await accounts.login(name: name, password: password) {
         case let .loggedIn(token, _):
             // A new token at every login: one a visitor was given before is never the session.
@@ -107,8 +112,9 @@ struct Panel: Sendable {
                                          body: "<h1>Stores</h1><ul>\(list.isEmpty ? "<li>none</li>" : list)</ul>"))
     }
 
+    /// The store's page; after a refused change, with the `error` and the form as `typed`.
     func storePage(_ store: String, _ session: PanelAccounts.Session, notice: String? = nil, error: String? = nil,
-                   status: HTTPResponse.Status = .ok) async throws -> Response {
+                   typed: [String: String] = [:], status: HTTPResponse.Status = .ok) async throws -> Response {
         let logger = database.logger
         guard let settings = try await database.transaction({ connection in
             try await StoreSettings.current(store: store, device: nil, connection, logger)
@@ -116,33 +122,18 @@ struct Panel: Sendable {
         let name = try await database.transaction { connection in
             try await connection.all("SELECT name FROM store WHERE store_id = \(store)", as: String.self, logger).first ?? ""
         }
-        let bookingPlaces = settings.bookingsPerSlot
-        let windows = settings.windows
         let hourly = try await insideByHour(store)
         let (dayHeader, dayRows) = try await days(store)
         let (laneHeader, laneRows) = try await lanes(store)
-        let slots = try await Bookings(database: database).slots(store: store, day: nil)
-        let bookedSlots = slots.slots.filter { $0.booked > 0 || ($0.bookable && $0.start > Date()) }.prefix(8)
+        let now = Date()
+        let slots = try await Bookings(database: database).slots(store: store, day: nil, now: now)
         let html = PanelPages.html
         let body = """
             <h1>Store \(html(store)) — \(html(name))</h1>
             \(notice.map { "<p class=\"notice\" role=\"status\">\(html($0))</p>" } ?? "")
             \(error.map { "<p class=\"error\" role=\"alert\">\(html($0))</p>" } ?? "")
             <h2>Settings (version \(settings.version))</h2>
-            <form method="post" action="/panel/stores/\(html(store))/settings" class="settings">
-            <input type="hidden" name="csrf" value="\(html(session.csrf))">
-            <label>Capacity (people inside at once) <input name="capacity" id="capacity" type="number" min="1" max="100000" value="\(settings.capacity)"></label>
-            <label>Places for walk-in customers <input name="walkIn" id="walkIn" type="number" min="0" max="100000" value="\(settings.capacity - bookingPlaces)"></label>
-            <p>Places for bookings, per slot: <strong id="bookingPlaces">\(bookingPlaces)</strong> (the capacity less the walk-in places: raising one lowers the other)</p>
-            <label>Priority share of the capacity (places kept for priority tickets), % <input name="priorityPercent" id="priorityPercent" type="number" min="0" max="100" step="1" value="\(Int((settings.priorityShare * 100).rounded()))"></label>
-            <label>Slot length, minutes <input name="slotMinutes" id="slotMinutes" type="number" min="5" max="240" value="\(Int(windows?.slotMinutes ?? 30))"></label>
-            <label>Minutes a called ticket has to reach the door <input name="presentationMinutes" id="presentationMinutes" type="number" min="1" max="240" value="\(Int(windows?.presentationMinutes ?? 5))"></label>
-            <label>A booking is admitted from minutes before its slot <input name="earlyMinutes" id="earlyMinutes" type="number" min="1" max="240" value="\(Int(windows?.bookingEarlyMinutes ?? 10))"></label>
-            <label>… to minutes after its start (then it is a no-show) <input name="lateMinutes" id="lateMinutes" type="number" min="1" max="240" value="\(Int(windows?.bookingLateMinutes ?? 15))"></label>
-            <label>Of each slot's booking places, kept for each totem's own bookings (offline too) <input name="totemPlaces" id="totemPlaces" type="number" min="0" max="1000" value="\(settings.totemBookingPlaces ?? 0)"></label>
-            <p>Opening hours (<code>clup-hub store hours</code>): <strong id="hours">\(html(settings.hours?.description ?? "not set"))</strong></p>
-            <button type="submit" id="save">Save</button>
-            </form>
+            \(PanelPages.settingsForm(store: store, csrf: session.csrf, settings: settings, typed: typed))
             <h2>Statistics</h2>
             <div class="charts">
             \(PanelPages.barChart(hourly, title: "People inside at the end of each hour of the store's day (UTC)"))
@@ -152,8 +143,8 @@ struct Panel: Sendable {
             <h3>Tickets of the store's day by lane</h3>
             \(PanelPages.table(laneHeader, laneRows))
             <p><a href="/panel/stores/\(html(store))/lanes.csv">lanes.csv</a></p>
-            <h3>Booking slots now and next (\(bookingPlaces) places each)</h3>
-            \(PanelPages.table(["slot (UTC)", "booked", "free"], bookedSlots.map { [PanelPages.time($0.start), "\($0.booked)", "\($0.free)"] }))
+            <h3>Booking slots now and next (\(settings.bookingsPerSlot) places each)</h3>
+            \(PanelPages.slotsNowAndNext(slots.slots, now: now))
             <h3>Days</h3>
             \(PanelPages.table(dayHeader, Array(dayRows.suffix(14))))
             <p><a href="/panel/stores/\(html(store))/days.csv">days.csv</a></p>
@@ -178,14 +169,16 @@ struct Panel: Sendable {
             ["totem", "store", "door", "last contact", "software", "settings version", "outbox", "clock skew (s)", "devices",
              "printer", "state"],
             rows.map { row in
-                let silent = row.revokedAt == nil && (row.lastContact.map { now.timeIntervalSince($0) > Self.silentAfter } ?? true)
                 let reported = health(row.deviceID)
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
                 let devices = reported.map { faults.isEmpty ? "all \($0.devices.count) ok" : faults.joined(separator: "; ") } ?? "?"
-                return [row.deviceID, row.store, row.door, PanelPages.time(row.lastContact), versions[row.deviceID]?.0 ?? "?",
-                        "\(versions[row.deviceID]?.1 ?? 0)", row.outboxDepth.map(String.init) ?? "?",
-                        row.clockSkew.map { String(format: "%.2f", $0) } ?? "?", devices, reported?.printer ?? "?",
-                        row.revokedAt != nil ? "revoked" : silent ? "SILENT for over \(Int(Self.silentAfter)) s" : "ok"]
+                let figures: [String] = [
+                    row.deviceID, row.store, row.door, PanelPages.time(row.lastContact), versions[row.deviceID]?.0 ?? "?",
+                    "\(versions[row.deviceID]?.1 ?? 0)", row.outboxDepth.map(String.init) ?? "?",
+                    row.clockSkew.map { String(format: "%.2f", $0) } ?? "?", devices, reported?.printer ?? "?",
+                ]
+                let state = PanelPages.totemState(revoked: row.revokedAt != nil, lastContact: row.lastContact, now: now)
+                return figures.map { PanelPages.Cell($0) } + [state]
             })
         let body = """
             <h1>Fleet</h1>\(table)
@@ -204,20 +197,22 @@ struct Panel: Sendable {
         """
 
     /// People inside at the end of each hour of today (the hub's day), from the passages and
-    /// corrections uploaded.
+    /// corrections uploaded; none before a totem of the store has opened the day.
     func insideByHour(_ store: String) async throws -> [(label: String, value: Int)] {
         let logger = database.logger
-        let (carried, events) = try await database.transaction { connection in
-            let carried = try await connection.all(PostgresQuery(unsafeSQL: """
-                SELECT coalesce(sum(carried), 0)::integer FROM occupancy WHERE store_id = $1 AND business_day = \(Self.currentDay)
-                """, binds: Self.binds(store)), as: Int.self, logger).first ?? 0
+        let (doors, carried, events) = try await database.transaction { connection in
+            let (doors, carried) = try await connection.rows(PostgresQuery(unsafeSQL: """
+                SELECT count(*)::integer, coalesce(sum(carried), 0)::integer FROM occupancy
+                WHERE store_id = $1 AND business_day = \(Self.currentDay)
+                """, binds: Self.binds(store)), as: (Int, Int).self, logger).first ?? (0, 0)
             let events = try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT floor(extract(epoch FROM wall_time) / 3600)::bigint, payload FROM event
                 WHERE store_id = $1 AND business_day = \(Self.currentDay) AND type IN ('occupancy.passage', 'occupancy.corrected')
                 ORDER BY wall_time LIMIT 500000
                 """, binds: Self.binds(store)), as: (Int64, String).self, logger)
-            return (carried, events)
+            return (doors, carried, events)
         }
+        guard doors > 0 || !events.isEmpty else { return [] }
         // Hours since 1970 → people inside at the end of that hour.
         var byHour: [Int64: Int] = [:]
         var inside = carried

@@ -8,7 +8,7 @@ import PostgresNIO
 /// The managers of the web panel, their sessions, and the audit of what they change.
 ///
 /// Passwords are kept only as bcrypt hashes (cost `cost`, hashed off the event loop) and are
-/// never logged. Five wrong passwords in a row lock a name for `lockout`. A session is a
+/// never logged. Five wrong guesses in a row lock a name, a manager's or not, for `lockout`. A session is a
 /// random token in a cookie, kept at the hub as its SHA-256 with a CSRF token of its own;
 /// a new one is made at every login (a token chosen before the login is never honoured)
 /// and it ends after `idleLimit` without a request or `lifetime` in all.
@@ -51,7 +51,7 @@ public struct PanelAccounts: Sendable {
 
     /// Adds a manager (or sets a new password and role for one).
     public func add(name: String, password: String, role: Role, store: String?) async throws {
-        guard name.range(of: "^[a-z][a-z0-9._-]{1,31}$", options: .regularExpression) != nil else {
+        guard Self.isManagerName(name) else {
             throw HubError.badRequest("a manager's name is 2 to 32 small letters, digits, . _ or -, starting with a letter")
         }
         guard (Self.minimumPasswordLength...Self.maximumPasswordLength).contains(password.utf8.count) else {
@@ -68,8 +68,9 @@ public struct PanelAccounts: Sendable {
             try await connection.query("""
                 INSERT INTO manager (name, password_hash, role, store_id) VALUES (\(name), \(hash), \(role.rawValue), \(store))
                 ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, role = excluded.role,
-                    store_id = excluded.store_id, failed_logins = 0, locked_until = NULL
+                    store_id = excluded.store_id
                 """, logger: logger)
+            try await connection.query("DELETE FROM login_throttle WHERE name = \(name)", logger: logger)
             try await Self.audit(who: "clup-hub (shell)", store: store, action: "manager \(name) set as \(role.rawValue)",
                                  before: nil, after: nil, connection, logger)
         }
@@ -81,50 +82,91 @@ public struct PanelAccounts: Sendable {
         case locked(until: Date)
     }
 
+    /// What a manager's name may be; a name typed at the login page that is not one is
+    /// refused before anything is looked up (the rule is public, so this tells nothing).
+    static func isManagerName(_ name: String) -> Bool {
+        name.utf8.count <= 32 && name.range(of: "^[a-z][a-z0-9._-]{1,31}$", options: .regularExpression) != nil
+    }
+
+    static let nameRule = "A manager's name is 2 to 32 small letters, digits, . _ or -, starting with a letter."
+
     /// Checks a name and password; on success opens a new session.
+    ///
+    /// The guess is counted before its password is checked, in a transaction of its own that
+    /// holds the name's `login_throttle` row: however many guesses arrive at once, at most
+    /// `failuresBeforeLockout` of them are ever checked before the lock, and the last of them
+    /// sets it. A name nobody has is counted and locked the same way, and checked against a
+    /// decoy hash, so that its answers (and their time) are those of a real name.
     public func login(name: String, password: String, now: Date = Date()) async throws -> LoginOutcome {
+        guard Self.isManagerName(name) else { throw HubError.badRequest(Self.nameRule) }
         let logger = database.logger
-        let found = try await database.transaction { connection in
-            try await connection.rows("""
-                SELECT password_hash, role, store_id, locked_until FROM manager WHERE name = \(name) FOR UPDATE
-                """, as: (String, String, String?, Date?).self, logger).first
+        let guess = try await database.transaction { connection in
+            try await connection.query("INSERT INTO login_throttle (name) VALUES (\(name)) ON CONFLICT (name) DO NOTHING", logger: logger)
+            guard let (counted, locked) = try await connection.rows("""
+                SELECT guesses, locked_until FROM login_throttle WHERE name = \(name) FOR UPDATE
+                """, as: (Int, Date?).self, logger).first
+            else { throw HubError(.internalServerError, .hubInternalError, "a login guess could not be counted") }
+            var guesses = counted
+            if let locked, locked > now { return Guess.refusedLocked(until: locked) }
+            if locked != nil { guesses = 0 }  // a lock that ran out: five more guesses
+            guesses += 1
+            let lockedNow = guesses >= Self.failuresBeforeLockout ? now.addingTimeInterval(Self.lockout) : nil
+            try await connection.query("""
+                UPDATE login_throttle SET guesses = \(guesses), locked_until = \(lockedNow), last_guess = \(now) WHERE name = \(name)
+                """, logger: logger)
+            let manager = try await connection.rows("""
+                SELECT password_hash, role, store_id FROM manager WHERE name = \(name)
+                """, as: (String, String, String?).self, logger).first
+            return Guess.check(manager, number: guesses, locksUntil: lockedNow)
         }
-        if let locked = found?.3, locked > now { return .locked(until: locked) }
+        // Now and then, not at every guess: a spray of names costs the table a few rows each.
+        if UInt8.random(in: 0...15) == 0 { try await forgetOldGuesses(now: now) }
+        guard case let .check(manager, number, locksUntil) = guess else {
+            if case let .refusedLocked(until) = guess { return .locked(until: until) }
+            return .refused
+        }
         // An unknown name costs the same time as a wrong password.
         let matches = try await Self.verify(password.utf8.count <= Self.maximumPasswordLength ? password : "",
-                                            hash: found?.0 ?? Self.decoy)
-        guard let (_, roleText, store, _) = found, matches, let role = Role(rawValue: roleText) else {
-            if found != nil {
-                return try await database.transaction { connection in
-                    let failures = try await connection.all("""
-                        UPDATE manager SET failed_logins = failed_logins + 1 WHERE name = \(name) RETURNING failed_logins
-                        """, as: Int.self, logger).first ?? 0
-                    guard failures >= Self.failuresBeforeLockout else {
-                        try await Self.audit(who: name, store: nil, action: "login refused (wrong password)", before: nil, after: nil,
-                                             connection, logger)
-                        return .refused
-                    }
-                    let until = now.addingTimeInterval(Self.lockout)
-                    try await connection.query("""
-                        UPDATE manager SET failed_logins = 0, locked_until = \(until) WHERE name = \(name)
-                        """, logger: logger)
-                    try await Self.audit(who: name, store: nil, action: "locked after \(failures) wrong passwords", before: nil,
-                                         after: nil, connection, logger)
-                    return .locked(until: until)
+                                            hash: manager?.0 ?? Self.decoy)
+        guard let (_, roleText, store) = manager, matches, let role = Role(rawValue: roleText) else {
+            if manager != nil {
+                try await database.transaction { connection in
+                    let action = locksUntil == nil ? "login refused (wrong password)" : "locked after \(number) wrong passwords"
+                    try await Self.audit(who: name, store: nil, action: action, before: nil, after: nil, connection, logger)
                 }
             }
-            return .refused
+            return locksUntil.map { .locked(until: $0) } ?? .refused
         }
         let token = Self.randomToken()
         let csrf = Self.randomToken()
         try await database.transaction { connection in
-            try await connection.query("UPDATE manager SET failed_logins = 0, locked_until = NULL WHERE name = \(name)", logger: logger)
+            try await connection.query("DELETE FROM login_throttle WHERE name = \(name)", logger: logger)
             try await connection.query("""
                 INSERT INTO manager_session (token_hash, manager, csrf_token) VALUES (\(Self.digest(token)), \(name), \(csrf))
                 """, logger: logger)
             try await Self.audit(who: name, store: nil, action: "logged in", before: nil, after: nil, connection, logger)
         }
         return .loggedIn(token: token, Session(manager: Manager(name: name, role: role, store: store), csrf: csrf))
+    }
+
+    /// A guess as counted: refused unchecked because the name is locked, or to be checked
+    /// (the `number`th since the last success, against the manager's hash if there is one).
+    private enum Guess: Sendable {
+        case refusedLocked(until: Date)
+        case check((String, String, String?)?, number: Int, locksUntil: Date?)
+    }
+
+    /// Drops the rows of names last guessed at longer ago than a lock lasts and not locked
+    /// now, so that the table holds only recent guesses (rows another login holds are left).
+    private func forgetOldGuesses(now: Date) async throws {
+        let before = now.addingTimeInterval(-Self.lockout)
+        try await database.transaction { [logger = database.logger] connection in
+            try await connection.query("""
+                DELETE FROM login_throttle WHERE name IN (
+                    SELECT name FROM login_throttle WHERE last_guess < \(before) AND (locked_until IS NULL OR locked_until < \(now))
+                    FOR UPDATE SKIP LOCKED)
+                """, logger: logger)
+        }
     }
 
     /// The session of `token`, if it is live (and its last use moved to now).

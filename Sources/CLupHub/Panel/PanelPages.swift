@@ -70,7 +70,8 @@ enum PanelPages {
         page(title: title, manager: session?.manager, csrf: session?.csrf, body: "<h1>\(html(title))</h1><p class=\"error\">\(html(text))</p>")
     }
 
-    /// A bar chart: one bar per value, its label under it and its value over it.
+    /// A bar chart: one bar per value, its label under it and its value over it. Without a
+    /// value it says "no data", so that an empty box is not taken for a chart still loading.
     static func barChart(_ bars: [(label: String, value: Int)], title: String, width: Int = 480, height: Int = 220) -> String {
         let top = max(1, bars.map(\.value).max() ?? 1)
         let plot = Double(height - 50)
@@ -80,6 +81,11 @@ enum PanelPages {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" role="img" aria-label="\(html(title))">
             <line x1="10" y1="\(height - 30)" x2="\(width - 10)" y2="\(height - 30)" stroke="#111"/>
             """
+        if bars.isEmpty {
+            svg += """
+                <text x="\(width / 2)" y="\((height - 30) / 2)" font-size="16" text-anchor="middle" fill="#555">no data</text>
+                """
+        }
         for (index, bar) in bars.enumerated() {
             let barHeight = plot * Double(max(0, bar.value)) / Double(top)
             let x = 10 + slot * Double(index)
@@ -94,12 +100,84 @@ enum PanelPages {
         return svg + "</svg></figure>"
     }
 
-    static func table(_ header: [String], _ rows: [[String]], caption: String? = nil) -> String {
-        var out = "<table>" + (caption.map { "<caption>\(html($0))</caption>" } ?? "")
-        out += "<tr>" + header.map { "<th>\(html($0))</th>" }.joined() + "</tr>"
-        for row in rows { out += "<tr>" + row.map { "<td>\(html($0))</td>" }.joined() + "</tr>" }
+    /// A table cell: its text, and for a state to be seen at a glance a style of the page's
+    /// (`flag` red, `ok` green).
+    struct Cell: Equatable {
+        enum Style: String { case flag, ok }
+        var text: String
+        var style: Style?
+
+        init(_ text: String, _ style: Style? = nil) {
+            self.text = text
+            self.style = style
+        }
+    }
+
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        table(header, rows.map { $0.map { Cell($0) } })
+    }
+
+    static func table(_ header: [String], _ rows: [[Cell]]) -> String {
+        var out = "<table><tr>" + header.map { "<th>\(html($0))</th>" }.joined() + "</tr>"
+        for row in rows {
+            out += "<tr>" + row.map { cell in
+                (cell.style.map { "<td class=\"\($0.rawValue)\">" } ?? "<td>") + html(cell.text) + "</td>"
+            }.joined() + "</tr>"
+        }
         if rows.isEmpty { out += "<tr><td colspan=\"\(header.count)\">none</td></tr>" }
         return out + "</table>"
+    }
+
+    /// A totem's state in the fleet: revoked, SILENT (red) when not heard from for longer
+    /// than `Panel.silentAfter` or never, else ok (green).
+    static func totemState(revoked: Bool, lastContact: Date?, now: Date) -> Cell {
+        if revoked { return Cell("revoked") }
+        guard let lastContact, now.timeIntervalSince(lastContact) <= Panel.silentAfter else {
+            return Cell("SILENT for over \(Int(Panel.silentAfter)) s", .flag)
+        }
+        return Cell("ok", .ok)
+    }
+
+    /// The booking slots of the store's day now and next: the one under way and those after
+    /// it, booked or not, at most `count`.
+    static func slotsNowAndNext(_ slots: [Bookings.Slot], now: Date, count: Int = 8) -> String {
+        table(["slot (UTC)", "booked", "free"], slots.filter { $0.end > now }.prefix(count).map {
+            [time($0.start), "\($0.booked)", "\($0.free)"]
+        })
+    }
+
+    /// The settings form of `store`, its fields filled with the saved `settings`; after a
+    /// refused change, with what the manager `typed` instead (escaped), so that the error
+    /// costs them nothing they typed.
+    static func settingsForm(store: String, csrf: String, settings: StoreSettingsDocument, typed: [String: String] = [:]) -> String {
+        let windows = settings.windows
+        func field(_ name: String, _ label: String, min: Int, max: Int, saved: Int, step: Bool = false) -> String {
+            """
+            <label>\(label) <input name="\(name)" id="\(name)" type="number" min="\(min)" max="\(max)"\(step ? " step=\"1\"" : "") \
+            value="\(html(typed[name] ?? String(saved)))"></label>
+            """
+        }
+        return """
+            <form method="post" action="/panel/stores/\(html(store))/settings" class="settings">
+            <input type="hidden" name="csrf" value="\(html(csrf))">
+            \(field("capacity", "Capacity (people inside at once)", min: 1, max: 100_000, saved: settings.capacity))
+            \(field("walkIn", "Places for walk-in customers", min: 0, max: 100_000, saved: settings.capacity - settings.bookingsPerSlot))
+            <p>Places for bookings, per slot: <strong id="bookingPlaces">\(settings.bookingsPerSlot)</strong> (the capacity less the walk-in places: raising one lowers the other)</p>
+            \(field("priorityPercent", "Priority share of the capacity (places kept for priority tickets), %", min: 0, max: 100,
+                    saved: Int((settings.priorityShare * 100).rounded()), step: true))
+            \(field("slotMinutes", "Slot length, minutes", min: 5, max: 240, saved: Int(windows?.slotMinutes ?? 30)))
+            \(field("presentationMinutes", "Minutes a called ticket has to reach the door", min: 1, max: 240,
+                    saved: Int(windows?.presentationMinutes ?? 5)))
+            \(field("earlyMinutes", "A booking is admitted from minutes before its slot", min: 1, max: 240,
+                    saved: Int(windows?.bookingEarlyMinutes ?? 10)))
+            \(field("lateMinutes", "… to minutes after its start (then it is a no-show)", min: 1, max: 240,
+                    saved: Int(windows?.bookingLateMinutes ?? 15)))
+            \(field("totemPlaces", "Of each slot's booking places, kept for each totem's own bookings (offline too)", min: 0, max: 1000,
+                    saved: settings.totemBookingPlaces ?? 0))
+            <p>Opening hours (<code>clup-hub store hours</code>): <strong id="hours">\(html(settings.hours?.description ?? "not set"))</strong></p>
+            <button type="submit" id="save">Save</button>
+            </form>
+            """
     }
 
     static func csv(_ header: [String], _ rows: [[String]]) -> String {

@@ -38,6 +38,8 @@ final class TechnicianDesk {
     private var ended: [String: String] = [:]
     private var locks: [String: FailureLock] = [:]
     private var checking = 0
+    /// Ends the session that goes idle first, when it does.
+    private var sweepTimer: EventLoop.TimerID?
 
     init(store: TotemStore, control: ControlSettings, loop: EventLoop, clock: any Clock, logger: Logger,
          timeOfDay: @escaping (Date) -> String, record: @escaping ([AuditEntry]) -> Void) {
@@ -94,7 +96,7 @@ final class TechnicianDesk {
         if let lock = locks[name], lock.isLocked(at: now), let until = lock.lockedUntil {
             record([AuditEntry(role: .technician, who: name, action: .loginRefused, result: "name locked until \(timeOfDay(until))",
                                uid: peer.uid)])
-            throw CodedError(.nameLocked, "\(name) is locked after \(FailureLock.maximumFailures) wrong secrets, until \(timeOfDay(until))")
+            throw CodedError(.nameLocked, "\(TypedText.inMessage(name)) is locked after \(FailureLock.maximumFailures) wrong secrets, until \(timeOfDay(until))")
         }
         guard checking < Self.maximumChecks else {
             throw CodedError(.tooManyConnections, "clupd is checking other logins; try again in a second")
@@ -132,7 +134,7 @@ final class TechnicianDesk {
             locks[name] = lock
             record(entries)
             if locked, let until = lock.lockedUntil {
-                throw CodedError(.nameLocked, "wrong name or secret; \(name) is now locked until \(timeOfDay(until))")
+                throw CodedError(.nameLocked, "wrong name or secret; \(TypedText.inMessage(name)) is now locked until \(timeOfDay(until))")
             }
             throw CodedError(.wrongSecret, "wrong name or secret (\(lock.failures) of \(FailureLock.maximumFailures) before the name is locked)")
         }
@@ -144,6 +146,7 @@ final class TechnicianDesk {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         guard let key = Self.key(token) else { throw CodedError(.internalError, "could not make a session") }
         sessions[key] = Session(name: name, uid: peer.uid, lastUsed: clock.monotonic())
+        armSweep()
         record([AuditEntry(role: .technician, who: name, action: .login, result: "ok", uid: peer.uid)])
         logger.notice("technician logged in", metadata: ["name": "\(name)", "uid": "\(peer.uid)"])
         return try JSONEncoder().encode(LoginReply(name: name, token: token, idleSeconds: Int(idleSeconds)))
@@ -156,12 +159,24 @@ final class TechnicianDesk {
         return session.name
     }
 
-    /// Ends the sessions idle too long (called now and then, so the trail says when).
-    func sweep() {
+    /// Ends the sessions idle too long, as they go idle (so the trail says when).
+    private func sweep() {
         let now = clock.monotonic()
         for (key, session) in sessions where now - session.lastUsed > idleSeconds {
             _ = session
             end(key, why: "idle \(Self.seconds(idleSeconds))")
+        }
+        armSweep()
+    }
+
+    /// Sweeps again when the session used longest ago will have gone idle (if it is used
+    /// meanwhile, the sweep ends nobody and waits for the next).
+    private func armSweep() {
+        loop.cancel(sweepTimer)
+        let now = clock.monotonic()
+        sweepTimer = sessions.values.map(\.lastUsed).min().map { lastUsed in
+            // A millisecond past it: idle means longer than `idleSeconds`.
+            loop.schedule(after: max(0, lastUsed + idleSeconds - now) + 0.001) { [unowned self] in sweep() }
         }
     }
 

@@ -8,7 +8,7 @@ import Foundation
 extension Daemon {
     /// Answers one control message from `peer`: checks that a technician is logged in for what
     /// changes the totem, answers (now, or later for slow work), and keeps the command, its
-    /// caller and its result in the audit trail.
+    /// caller and its result in the audit trail unless it is a routine read.
     func answer(_ message: ControlMessage, from peer: ControlServer.Peer) throws -> ControlAnswer {
         let request = message.request
         let technician = technicians.technician(for: message, peer: peer)
@@ -23,9 +23,9 @@ extension Daemon {
         default:
             break
         }
-        // The shell's prompt and completion read without leaving a trace; nothing else does.
+        // Routine reads, and the shell's own prompt and completion, leave no trace.
         let quiet = message.quiet == true && !request.needsTechnician
-        let audited = !quiet && !Self.unaudited(request)
+        let audited = !quiet && !request.isRoutineRead
         let answer: ControlAnswer
         do {
             if request.needsTechnician, technician == nil, !Self.bootstrap(request, peer: peer) {
@@ -44,12 +44,6 @@ extension Daemon {
             }
         }
         return answer
-    }
-
-    /// The follow-up reads of `clupctl logs --follow` (its first request is audited).
-    private static func unaudited(_ request: ControlRequest) -> Bool {
-        if case .logRead = request { return true }
-        return false
     }
 
     /// Root adds technicians before there is anyone to log in.
@@ -186,9 +180,7 @@ extension Daemon {
             }
             return try encoder.encode(PrinterDetails(printer: printerReport(), profile: config.printer.model.name, failures: failures))
         case let .reprint(text):
-            guard let number = TicketNumber(text) else {
-                throw CodedError(.notATicketNumber, "\(text) is not a ticket number (like A-017)")
-            }
+            let number = try ticketNumber(text)
             let outcome = try kiosk.reprint(number, by: who)
             logger.notice("ticket reprinted", metadata: ["number": "\(number)", "by": "\(who)"])
             return try reply(outcome, encoder)
@@ -242,7 +234,7 @@ extension Daemon {
             return try encoder.encode(employeesReport())
         case let .removeEmployee(staffNumber):
             guard PinHash.problem(staffNumber: staffNumber) == nil, let existing = try kiosk.desk.store.employee(staffNumber) else {
-                throw CodedError(.unknownEmployee, "no employee has staff number \(staffNumber.prefix(20))")
+                throw CodedError(.unknownEmployee, "no employee has staff number \(TypedText.inMessage(staffNumber))")
             }
             if existing.source == .hub { throw Self.managedAtTheHub(staffNumber) }
             try kiosk.desk.audit([AuditEntry(role: .technician, who: who, action: .employeeRemoved,
@@ -291,7 +283,7 @@ extension Daemon {
         let buttons = kiosk.geometry.buttons(on: screen, language: kiosk.flow.language, largeText: kiosk.flow.largeText)
             + (kiosk.geometry.staffCorner(on: screen).map { [$0] } ?? [])
         guard let button = buttons.first(where: { $0.action.name == name }) else {
-            throw CodedError(.noSuchButton, "the \(screen.name) screen has no button \"\(name.prefix(40))\" "
+            throw CodedError(.noSuchButton, "the \(screen.name) screen has no button \"\(TypedText.inMessage(name))\" "
                 + "(it has: \(buttons.map(\.action.name).joined(separator: ", ")))")
         }
         let gesture = try touchscreen.touch(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2),
@@ -385,7 +377,9 @@ extension Daemon {
         let corrections = events.compactMap { event -> CorrectionLine? in
             guard case let .occupancyCorrected(door, eventDay, delta, by, reason, at) = event,
                   eventDay == day.businessDay else { return nil }
-            return CorrectionLine(at: at, door: door, delta: delta, by: by, reason: reason)
+            // Bounded as a correction is now: one stored by an older clupd may be long.
+            return CorrectionLine(at: at, door: door, delta: delta, by: String(by.prefix(DayState.maximumStaffName)),
+                                  reason: String(reason.prefix(DayState.maximumReason)))
         }
         let replayed = DayState.replaying(events, businessDay: day.businessDay)
         let doors = day.ledgers.values.sorted { $0.door < $1.door }.map {

@@ -1,29 +1,30 @@
 import CLupCore
 import CLupProtocol
 import Foundation
-import Metrics
 import Prometheus
 
 /// clupd's figures for Prometheus, printed by `clupctl metrics` (the totem opens no port:
 /// a node_exporter textfile collector, or whatever scrapes the fleet, runs the command).
-/// Counters are kept by swift-metrics as things happen (every event recorded, by type;
-/// sync batches); the state (queue, occupancy, this door's places, sync, printer, devices)
-/// is read when asked.
+/// Counters are kept as things happen (every event recorded, by type, audit lines
+/// included; sync batches); the state (queue, occupancy, this door's places, sync, printer,
+/// devices) is read when asked.
+///
+/// Every family is made here with its HELP text, straight in the registry: swift-metrics
+/// gives its backend no help text, and `promtool check metrics` refuses a family without.
 public enum KioskMetrics {
-    /// Where swift-metrics writes once `bootstrap` ran, and the scrape-time gauges always.
+    /// Where the counters are kept, and the gauges set at each `metricsText()`.
     public static let registry = PrometheusCollectorRegistry()
 
-    /// Makes the registry the process's metrics backend: clupd's main calls it once.
-    public static func bootstrap() {
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-    }
-
     static func recorded(_ events: [DomainEvent]) {
-        for event in events { Counter(label: "clup_totem_events_total", dimensions: [("type", event.type)]).increment() }
+        for event in events {
+            registry.makeCounter(name: "clup_totem_events_total", labels: [("type", event.type)],
+                                 help: "Events recorded in the totem's event log since clupd started, by type.").increment()
+        }
     }
 
     static func batchSent(ok: Bool) {
-        Counter(label: "clup_totem_sync_batches_total", dimensions: [("result", ok ? "ok" : "failed")]).increment()
+        registry.makeCounter(name: "clup_totem_sync_batches_total", labels: [("result", ok ? "ok" : "failed")],
+                             help: "Batches of events sent to the hub since clupd started, by whether the hub took them.").increment()
     }
 }
 
@@ -31,29 +32,39 @@ extension Daemon {
     /// The Prometheus text of clupd now.
     func metricsText() -> String {
         let registry = KioskMetrics.registry
-        func gauge(_ name: String, _ value: Double, _ labels: [(String, String)] = []) {
-            registry.makeGauge(name: name, labels: labels).set(value)
+        func gauge(_ name: String, _ help: String, _ value: Double, _ labels: [(String, String)] = []) {
+            registry.makeGauge(name: name, labels: labels, help: help).set(value)
         }
         let day = kiosk.desk.day
         let policy = config.queue
-        gauge("clup_totem_inside", Double(day.inside))
-        gauge("clup_totem_capacity", Double(policy.capacity))
-        gauge("clup_totem_waiting", Double(day.queueLength))
-        gauge("clup_totem_called_or_at_the_door", Double(day.promised))
-        gauge("clup_totem_door_places", Double(policy.placesHere))
-        gauge("clup_totem_door_held", Double(day.placesTaken(policy)))
-        gauge("clup_totem_hub_settings_version", Double(hubSettings?.version ?? 0))
+        gauge("clup_totem_inside", "People inside the store, over all its doors, as this totem knows them.", Double(day.inside))
+        gauge("clup_totem_capacity", "The store's capacity in force.", Double(policy.capacity))
+        gauge("clup_totem_waiting", "Tickets waiting to be called.", Double(day.queueLength))
+        gauge("clup_totem_called_or_at_the_door", "Tickets called or admitted whose holders are not inside yet.",
+              Double(day.promised))
+        gauge("clup_totem_door_places", "The places this door may fill: its share of the capacity where the hub shares it, else the capacity.", Double(policy.placesHere))
+        gauge("clup_totem_door_held", "The places taken now, counted as against clup_totem_door_places.", Double(day.placesTaken(policy)))
+        gauge("clup_totem_hub_settings_version", "The version of the hub's store settings in force (0: none).",
+              Double(hubSettings?.version ?? 0))
         let sync = syncReport()
         for state in ["off", "online", "offline", "stuck", "refused"] {
-            gauge("clup_totem_sync_state", sync.state.rawValue == state ? 1 : 0, [("state", state)])
+            gauge("clup_totem_sync_state", "1 for the sync state the totem is in, 0 for the others.",
+                  sync.state.rawValue == state ? 1 : 0, [("state", state)])
         }
-        gauge("clup_totem_outbox_depth", Double(sync.outboxDepth ?? sync.lastSeq))
-        gauge("clup_totem_sync_seconds_since_success", sync.lastSuccess.map { Date().timeIntervalSince($0) } ?? -1)
-        gauge("clup_totem_clock_skew_seconds", sync.clockSkew ?? 0)
-        gauge("clup_totem_dead_letters", Double(sync.deadLettered))
-        gauge("clup_totem_printer_ready", printerStatus?.status?.isReady == true && printerStatus?.error == nil ? 1 : 0)
+        gauge("clup_totem_outbox_depth", "Events not yet acknowledged by the hub.", Double(sync.outboxDepth ?? sync.lastSeq))
+        // A timestamp, not an age (Prometheus' advice: `time() - …` in the query), and 0 rather
+        // than absent for "never since clupd started", so an alert on its age fires for a
+        // totem that never got through too.
+        gauge("clup_totem_sync_last_success_timestamp_seconds",
+              "When the hub last took a batch, in Unix seconds (0: not since clupd started).",
+              sync.lastSuccess?.timeIntervalSince1970 ?? 0)
+        gauge("clup_totem_clock_skew_seconds", "The totem's clock minus the hub's (0: not measured).", sync.clockSkew ?? 0)
+        gauge("clup_totem_dead_letters", "Events the hub kept as dead letters since clupd started.", Double(sync.deadLettered))
+        gauge("clup_totem_printer_ready", "1 when cupsd last said the ticket printer is ready, else 0.",
+              printerStatus?.status?.isReady == true && printerStatus?.error == nil ? 1 : 0)
         for device in (kiosk.deviceHealth + [usb.health]).map(DeviceStatus.init) {
-            gauge("clup_totem_device_ok", device.state == .ok ? 1 : 0, [("role", device.role), ("backend", device.backend)])
+            gauge("clup_totem_device_ok", "1 for a device working, else 0, by role and backend.",
+                  device.state == .ok ? 1 : 0, [("role", device.role), ("backend", device.backend)])
         }
         return registry.emitToString()
     }

@@ -27,7 +27,7 @@ extension Daemon {
 
     func removeTechnician(_ name: String, by who: String, uid: UInt32) throws -> TechniciansReport {
         guard TechnicianSecret.problem(name: name) == nil, try kiosk.desk.store.technician(name) != nil else {
-            throw CodedError(.unknownTechnician, "no technician is named \(name.prefix(40))")
+            throw CodedError(.unknownTechnician, "no technician is named \(TypedText.inMessage(name))")
         }
         try kiosk.desk.audit([AuditEntry(role: .technician, who: who, action: .technicianRemoved, result: "technician \(name)", uid: uid)],
                              changing: .removeTechnician(name: name))
@@ -56,9 +56,11 @@ extension Daemon {
                                outcome: "\(number) voided: its code no longer opens the door")
     }
 
-    private func ticketNumber(_ text: String) throws -> TicketNumber {
+    /// The ticket number typed, or why it is not one (quoting it escaped: the message goes to
+    /// the audit trail and the log).
+    func ticketNumber(_ text: String) throws -> TicketNumber {
         guard let number = TicketNumber(text) else {
-            throw CodedError(.notATicketNumber, "\(text.prefix(20)) is not a ticket number (like A-017)")
+            throw CodedError(.notATicketNumber, "\(TypedText.inMessage(text)) is not a ticket number (like A-017)")
         }
         return number
     }

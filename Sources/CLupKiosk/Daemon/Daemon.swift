@@ -50,6 +50,11 @@ public final class Daemon {
     /// Why the last reload was refused or partial, until one succeeds, for `status`.
     var configProblem: CodedError?
     var printerStatus: (status: PrinterStatus?, error: PrintError?, at: Double)?
+    /// The next look at the printer, and whether it is the slow one (nil: a look is under way).
+    var nextPrinterCheck: (timer: EventLoop.TimerID, calm: Bool)?
+    /// How often cupsd is asked for the printer's state: while a ticket is on its way to it
+    /// or it is in trouble, and while it is ready with nothing to print.
+    static let printerCheckSeconds = (close: 5.0, calm: 60.0)
     /// The outbox's upload to the hub; nil when the totem is not enrolled.
     let sync: SyncClient?
     /// Who the hub says this totem is (store, letter, door, device id); nil when not enrolled.
@@ -71,7 +76,7 @@ public final class Daemon {
 
     /// Sets everything up; throws what keeps the daemon from starting.
     public init(options: DaemonOptions, clock: any Clock = SystemClock()) throws(DaemonError) {
-        var logger = Logger(label: "clupd")
+        var logger = Logger(label: "clupd") { LineSafeLogHandler(StreamLogHandler.standardError(label: $0, metadataProvider: nil)) }
         logger.logLevel = .info
         self.logger = logger
         self.clock = clock
@@ -145,6 +150,13 @@ public final class Daemon {
         } catch {
             throw .data(error)
         }
+        // The audit trail is trimmed of what the hub holds; a totem not enrolled never uploads
+        // (nor can it be enrolled with this log), so all of its log counts as held.
+        if let sync {
+            kiosk.desk.heldByTheHub = { sync.acknowledgedSeq }
+        } else {
+            kiosk.desk.heldByTheHub = { .max }
+        }
 
         let group: gid_t?
         if let name = config.control.group {
@@ -181,12 +193,12 @@ public final class Daemon {
         kiosk.start()
         server.onRefused = { [unowned self] peer in auditRefused(peer) }
         server.start(on: loop) { [unowned self] message, peer in try self.answer(message, from: peer) }
-        sweepSessions()
         SignalWatcher.install(on: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
             if signal == SIGHUP { return self.reloadConfiguration() }
             self.logger.info("stopping on signal \(signal)")
             self.loop.stop()
         }
+        kiosk.spooler.onStarted = { [unowned self] in watchThePrinterClosely() }
         checkPrinter()
         startWatchdog()
         if let sync {
@@ -221,9 +233,11 @@ public final class Daemon {
         return 0
     }
 
-    /// Asks cupsd for the printer's state every few seconds, off the loop, so `status`
-    /// never waits on a slow print server.
+    /// Asks cupsd for the printer's state, off the loop, so `status` never waits on a slow
+    /// print server: every few seconds while a ticket is on its way or the printer is in
+    /// trouble, else once a minute (`printerCheckSeconds`).
     private func checkPrinter() {
+        nextPrinterCheck = nil
         let printer = self.printer
         loop.background({ () -> Result<PrinterStatus, PrintError> in
             Result { () throws(PrintError) in try printer.status() }
@@ -233,14 +247,22 @@ public final class Daemon {
             case let .failure(error): self.printerStatus = (self.printerStatus?.status, error, self.printerStatus?.at ?? -1)
             }
             self.sync?.report(self.healthForTheHub)
-            self.loop.schedule(after: 5) { [unowned self] in self.checkPrinter() }
+            let calm = self.printerStatus?.error == nil && self.printerStatus?.status?.isReady == true && !self.kiosk.spooler.isBusy
+            self.schedulePrinterCheck(calm: calm)
         }
     }
 
-    /// Ends the technicians' sessions idle too long, every 30 s.
-    private func sweepSessions() {
-        technicians.sweep()
-        loop.schedule(after: 30) { [unowned self] in self.sweepSessions() }
+    private func schedulePrinterCheck(calm: Bool) {
+        loop.cancel(nextPrinterCheck?.timer)
+        let seconds = calm ? Self.printerCheckSeconds.calm : Self.printerCheckSeconds.close
+        nextPrinterCheck = (loop.schedule(after: seconds) { [unowned self] in checkPrinter() }, calm)
+    }
+
+    /// A ticket on its way to a printer that looked calm, or another queue: the printer is
+    /// looked at every few seconds again (a look under way schedules the next itself).
+    func watchThePrinterClosely() {
+        guard nextPrinterCheck?.calm == true else { return }
+        schedulePrinterCheck(calm: false)
     }
 
     /// Pets systemd's watchdog from the loop itself: if the loop hangs, systemd restarts us.
@@ -361,6 +383,7 @@ public final class Daemon {
         }
         let restartOnly = config.restartOnlyDifferences(to: next)
         kiosk.adopt(next.keepingRestartOnlyKeys(of: config))
+        watchThePrinterClosely()
         configLoadedAt = clock.now()
         configProblem = restartOnly.isEmpty ? nil
             : CodedError(.restartNeeded, "reloaded, but \(restartOnly.joined(separator: ", ")) changed and take effect only when clupd restarts")

@@ -155,11 +155,22 @@ extension Kiosk {
 
     /// Whether `instant` falls within the opening hours, on the store's clock.
     func isOpen(at instant: Date) -> Bool {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = config.store.timeZone
-        let parts = calendar.dateComponents([.hour, .minute], from: instant)
-        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        let minute = ClockFace(timeZone: config.store.timeZone).minuteOfDay(at: instant)
         return minute >= config.store.opensMinute && minute < config.store.closesMinute
+    }
+
+    /// Tells the flow whether the store is open now, and again when it next opens or closes:
+    /// a timer on the wall clock, so nothing looks at the hours in between.
+    func watchTheHours() {
+        loop.cancel(hoursTimer)
+        hoursTimer = nil
+        updateEntrance()
+        let (opens, closes) = (config.store.opensMinute, config.store.closesMinute)
+        // Open from midnight to midnight: it never opens nor closes.
+        guard opens > 0 || closes < 24 * 60 else { return }
+        let (face, now) = (ClockFace(timeZone: config.store.timeZone), clock.now())
+        guard let next = [opens, closes].compactMap({ face.next(minuteOfDay: $0, after: now) }).min() else { return }
+        hoursTimer = loop.schedule(at: next) { [unowned self] in watchTheHours() }
     }
 
     /// Puts the current screen on the display: drawn on a worker, shown on the loop unless a

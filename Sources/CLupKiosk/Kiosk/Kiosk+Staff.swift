@@ -39,7 +39,7 @@ extension Kiosk {
     func badgeRead(_ code: String) -> KioskOutcome {
         let number = String(code.dropFirst(Self.staffBadgePrefix.count))
         guard PinHash.problem(staffNumber: number) == nil else {
-            return KioskOutcome(refused: CodedError(.badEmployee, "not a staff badge: \(code.prefix(40))"))
+            return KioskOutcome(refused: CodedError(.badEmployee, "not a staff badge: \(TypedText.inMessage(code))"))
         }
         guard flow.screen == .asleep || flow.screen.isEntrance else {
             return KioskOutcome("staff badge \(number) read; the totem is busy (\(flow.screen.name)), try again in a moment")

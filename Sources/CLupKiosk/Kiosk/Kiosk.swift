@@ -93,6 +93,14 @@ final class Kiosk {
     var warningTimer: EventLoop.TimerID?
     /// Devices lent to a technician's self-test or calibration: what they report goes there.
     var maintenance: MaintenanceHold?
+    /// Tells the flow the store opened or closed, at the time it does.
+    var hoursTimer: EventLoop.TimerID?
+    /// The next look at the devices.
+    private var devicesTimer: EventLoop.TimerID?
+
+    /// How often the devices are looked at while they work: a framebuffer given another mode
+    /// tells nobody (a touch panel that goes or comes back does, at once).
+    static let deviceLookSeconds = 30.0
 
     init(config: KioskConfiguration, devices: KioskDevices, desk: QueueDesk, spooler: PrintSpooler,
          key: Curve25519.Signing.PrivateKey, runtime: KioskRuntime) {
@@ -138,6 +146,7 @@ final class Kiosk {
         devices.turnstile.onPassage = { [unowned self] in logged(passed($0)) }
         devices.reader.onRead = { [unowned self] in logged(read($0)) }
         devices.headset?.onChange = { [unowned self] in logged(headsetChanged($0)) }
+        devices.touchscreen.onHealthChange = { [unowned self] in watchTheDevices() }
         spooler.onAccepted = { [unowned self] number, job in recordAccepted(number, job: job) }
         spooler.onEnded = { [unowned self] number, outcome in printEnded(number, outcome) }
         desk.onSettled = { [unowned self] _ in
@@ -148,6 +157,7 @@ final class Kiosk {
         desk.settle()
         desk.watchTheDay()
         redraw()
+        watchTheHours()
         watchTheDevices()
     }
 
@@ -165,7 +175,7 @@ final class Kiosk {
         desk.rules = Self.rules(next)
         geometry = Self.geometry(of: devices.display, next)
         padLock.lockSeconds = next.screen.pinLockSeconds
-        updateEntrance()
+        watchTheHours()
     }
 
     /// The queue's rules and calendar as `config` sets them.
@@ -174,10 +184,12 @@ final class Kiosk {
                         timeZone: config.store.timeZone, ticketValidity: Double(config.tickets.validMinutes) * 60)
     }
 
-    /// Every second: with the touch panel gone, the screen says the totem is out of order
-    /// (rather than showing buttons nobody can press); when it is back, the kiosk resumes.
-    /// A display that failed is given the current screen again.
+    /// With the touch panel gone, the screen says the totem is out of order (rather than
+    /// showing buttons nobody can press); when it is back, the kiosk resumes. A display that
+    /// failed is given the current screen again. Looked at when the touch panel comes or goes,
+    /// every second while a device is in trouble, else every `deviceLookSeconds`.
     private func watchTheDevices() {
+        loop.cancel(devicesTimer)
         if devices.display.health.state == .missing { redraw() }
         if devices.display.noticeSizeChange() {
             // Another mode or another panel: the screens are laid out again for it.
@@ -186,7 +198,6 @@ final class Kiosk {
                           metadata: ["size": "\(devices.display.width)x\(devices.display.height)"])
             redraw()
         }
-        updateEntrance()
         let working = devices.touchscreen.health.state == .ok
         if working != flow.panelWorking {
             if working {
@@ -196,7 +207,8 @@ final class Kiosk {
             }
             handle(.panel(working: working))
         }
-        loop.schedule(after: 1) { [unowned self] in watchTheDevices() }
+        let trouble = !working || devices.display.health.state != .ok
+        devicesTimer = loop.schedule(after: trouble ? 1 : Self.deviceLookSeconds) { [unowned self] in watchTheDevices() }
     }
 
     private func logged(_ outcome: KioskOutcome) {

@@ -20,6 +20,8 @@ final class PrintSpooler {
     var onAccepted: ((TicketNumber, Int) -> Void)?
     /// Called on the loop when a job ended.
     var onEnded: ((TicketNumber, JobOutcome) -> Void)?
+    /// Called on the loop when a job starts (or is followed again after a restart).
+    var onStarted: (() -> Void)?
     private var jobs: [TicketNumber: PrintJob] = [:]
     /// When each job was asked for (the tap), for the log line `scripts/bench` reads.
     private var started: [TicketNumber: Double] = [:]
@@ -50,6 +52,7 @@ final class PrintSpooler {
         let now = clock.monotonic()
         jobs[number] = PrintJob(committed: committed, now: now, timeout: timeout)
         started[number] = min(askedAt ?? now, now)
+        onStarted?()
         let (model, spool, title) = (self.model, self.spool, Self.title(of: ticket))
         run(number, { TicketDocument.layOut(content, title: title, model: model, spool: spool) }) { result in
             switch result {
@@ -73,6 +76,7 @@ final class PrintSpooler {
     /// Follows job `job` of a ticket from before a restart until it ends.
     func follow(_ number: TicketNumber, job: Int) {
         jobs[number] = PrintJob(following: job, now: clock.monotonic(), timeout: timeout)
+        onStarted?()
         perform([.look(after: 0)], for: number)
     }
 

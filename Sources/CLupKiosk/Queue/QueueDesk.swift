@@ -32,7 +32,11 @@ final class QueueDesk {
     private let clock: any Clock
     private let logger: Logger
     var rules: Rules {
-        didSet { settle() }
+        didSet {
+            settle()
+            // The day may start at another time, or in another time zone, now.
+            if dayTimer != nil { watchTheDay() }
+        }
     }
     /// Today's tickets, ledgers and exit history, as committed.
     private(set) var day: DayState
@@ -44,6 +48,16 @@ final class QueueDesk {
     /// Told the day after each commit that recorded something.
     var onCommitted: ((DayState) -> Void)?
     private var expiryTimer: EventLoop.TimerID?
+    /// Starts the next business day (`watchTheDay`).
+    private var dayTimer: EventLoop.TimerID?
+    /// How far the hub holds the event log (nil: not known, and nothing is trimmed).
+    var heldByTheHub: () -> Int64? = { nil }
+    /// The business day the audit trail was last trimmed on (`trimAuditTrail`).
+    private var trailTrimmedOn: BusinessDay?
+
+    /// The audit trail a totem keeps: 90 days, and at most this many entries (plus a day's).
+    static let auditTrailDays = 90.0
+    static let auditTrailEntries = 50_000
 
     /// Opens today (committing it as opened if it was not), after the last day the store keeps.
     init(store: TotemStore, rules: Rules, loop: EventLoop, clock: any Clock, logger: Logger) throws {
@@ -87,6 +101,7 @@ final class QueueDesk {
         let pending = try prepare { day, now in entries.flatMap { day.audit($0, at: now) } }
         try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
         day = pending.next
+        KioskMetrics.recorded(pending.events)
         if !pending.events.isEmpty { onCommitted?(day) }
     }
 
@@ -101,6 +116,7 @@ final class QueueDesk {
     /// the expiry timer.
     func settle() {
         rollOverIfNeeded()
+        trimAuditTrail()
         let now = clock.moment()
         var next = day
         let events = next.expireWindows(at: now, policy: rules.policy) + next.callWhileRoom(at: now, policy: rules.policy)
@@ -117,9 +133,13 @@ final class QueueDesk {
         onSettled?(events)
     }
 
-    /// Once a minute, starts the new business day if it has begun.
+    /// Starts the new business day when it begins: a timer on the wall clock, so a clock set
+    /// meanwhile (by NTP, by hand) moves it too.
     func watchTheDay() {
-        loop.schedule(after: 60) { [unowned self] in
+        loop.cancel(dayTimer)
+        dayTimer = nil
+        guard let start = ClockFace(timeZone: rules.timeZone).next(minuteOfDay: rules.dayStartMinute, after: clock.now()) else { return }
+        dayTimer = loop.schedule(at: start) { [unowned self] in
             settle()   // rolls the day over
             watchTheDay()
         }
@@ -148,6 +168,20 @@ final class QueueDesk {
         expiryTimer = loop.schedule(after: seconds) { [unowned self] in
             expiryTimer = nil
             settle()
+        }
+    }
+
+    /// Once a business day, as soon as the hub's position is known, deletes the audit entries
+    /// past the totem's keeping that the hub holds (it keeps the trail for good).
+    private func trimAuditTrail() {
+        guard trailTrimmedOn != day.businessDay, let held = heldByTheHub() else { return }
+        trailTrimmedOn = day.businessDay
+        do {
+            let gone = try store.pruneAuditTrail(keptBefore: clock.now().addingTimeInterval(-Self.auditTrailDays * 86_400),
+                                                 keeping: Self.auditTrailEntries, held: held)
+            if gone > 0 { logger.info("old audit entries the hub holds deleted", metadata: ["entries": "\(gone)"]) }
+        } catch {
+            logger.error("the audit trail could not be trimmed", metadata: ["error": "\(error)"])
         }
     }
 
@@ -183,6 +217,7 @@ final class QueueDesk {
         var opened = stored
         let events = opened.open(after: before, at: now, ticketValidity: rules.ticketValidity)
         try store.commit(events, state: opened, at: now.wall)
+        KioskMetrics.recorded(events)
         return opened
     }
 

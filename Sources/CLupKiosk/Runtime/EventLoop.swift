@@ -16,9 +16,27 @@ public final class EventLoop {
     }
 
     private struct Timer {
-        let deadline: Double
+        let deadline: Deadline
         let handler: () -> Void
     }
+
+    /// When a timer is due: so many seconds on, or when the wall clock shows a time.
+    private enum Deadline {
+        case monotonic(Double)
+        case wall(Date)
+
+        /// Seconds left when the clocks read `monotonic` and `wall` (0 or less: due).
+        func secondsLeft(monotonic now: Double, wall: Date) -> Double {
+            switch self {
+            case let .monotonic(seconds): seconds - now
+            case let .wall(date): date.timeIntervalSince(wall)
+            }
+        }
+    }
+
+    /// The longest poll(2) waits, whatever the timers say: a wall clock set forward (by NTP,
+    /// or by hand) is noticed this late at worst, and the timers it passed run then.
+    static let longestWait = 60.0
 
     private let clock: any Clock
     private var watches: [Int32: () -> Void] = [:]
@@ -69,7 +87,17 @@ public final class EventLoop {
     @discardableResult
     public func schedule(after seconds: Double, handler: @escaping () -> Void) -> TimerID {
         let id = TimerID(value: takeID())
-        timers[id] = Timer(deadline: clock.monotonic() + seconds, handler: handler)
+        timers[id] = Timer(deadline: .monotonic(clock.monotonic() + seconds), handler: handler)
+        return id
+    }
+
+    /// Calls `handler` on the loop once, when the wall clock shows `date` or later: for what
+    /// happens at a time of day (the store opening, a new business day), which a clock set
+    /// meanwhile moves, as it does not move `schedule(after:)`.
+    @discardableResult
+    public func schedule(at date: Date, handler: @escaping () -> Void) -> TimerID {
+        let id = TimerID(value: takeID())
+        timers[id] = Timer(deadline: .wall(date), handler: handler)
         return id
     }
 
@@ -141,9 +169,7 @@ public final class EventLoop {
             pollfd(fd: fd, events: Int16(watches[fd] == nil ? 0 : POLLIN) | Int16(writeWatches[fd] == nil ? 0 : POLLOUT),
                    revents: 0)
         }
-        let timeout = !waiting ? 0 : timers.values.map(\.deadline).min().map { deadline in
-            Int32(max(0, min(60_000, ((deadline - clock.monotonic()) * 1000).rounded(.up))))
-        } ?? 60_000
+        let timeout = waiting ? Int32(max(0, (min(Self.longestWait, secondsToNextTimer ?? Self.longestWait) * 1000).rounded(.up))) : 0
         let ready = poll(&fds, nfds_t(fds.count), timeout)
         if ready < 0 && errno != EINTR {
             preconditionFailure("poll: \(systemError())")
@@ -157,15 +183,23 @@ public final class EventLoop {
         fireDueTimers()
     }
 
+    /// Seconds until the next timer falls due (nil: none): how long the loop sleeps when
+    /// nothing else happens.
+    var secondsToNextTimer: Double? {
+        let (monotonic, wall) = (clock.monotonic(), clock.now())
+        return timers.values.map { $0.deadline.secondsLeft(monotonic: monotonic, wall: wall) }.min()
+    }
+
     /// Makes `run()` return after the current handler.
     public func stop() {
         running = false
     }
 
     private func fireDueTimers() {
-        let now = clock.monotonic()
-        let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
-        for (id, timer) in due {
+        let (monotonic, wall) = (clock.monotonic(), clock.now())
+        let due = timers.map { (id: $0.key, timer: $0.value, left: $0.value.deadline.secondsLeft(monotonic: monotonic, wall: wall)) }
+            .filter { $0.left <= 0 }.sorted { $0.left < $1.left }
+        for (id, timer, _) in due {
             // An earlier handler of this pass may have cancelled it.
             guard timers.removeValue(forKey: id) != nil else { continue }
             timer.handler()

@@ -20,13 +20,12 @@ public final class SyncClient: Sendable {
     static let firstBackoff = 0.5
     static let maximumBackoff = 60.0
     static let refusedRetry = 300.0
-    /// With nothing to send, the outbox is looked at this often.
-    static let idlePoll = 1.0
     /// Online with events waiting and no progress for this long: the watchdog says stuck.
     static let stuckAfter = 60.0
     /// The hub's clock is asked again this often.
     static let timeCheckInterval = 600.0
-    /// With nothing to send, an empty batch still tells the hub the totem is there this often.
+    /// With nothing to send, an empty batch still tells the hub the totem is there this often
+    /// (events committed meanwhile end the wait: `report(_: DoorReport)`).
     static let heartbeat = 30.0
 
     let enrolment: TotemEnrolment
@@ -59,6 +58,8 @@ public final class SyncClient: Sendable {
         var answeredAt: Double?
         /// `sync now` was asked for since the last attempt began.
         var asked = false
+        /// Events were committed since the last attempt began.
+        var committed = false
         var stopping = false
     }
 
@@ -117,9 +118,12 @@ public final class SyncClient: Sendable {
     /// The totem's clock minus the hub's, as last measured (0 before).
     var clockOffset: Double { status.withLock { $0.clockOffset ?? 0 } }
 
-    /// The door's figures changed (from the loop, after a commit): the next batch carries them.
+    /// The door's figures changed (from the loop, after a commit): the next batch carries them,
+    /// with the events committed, at once if the upload was idle.
     func report(_ figures: DoorReport) {
         door.withLock { $0 = figures }
+        status.withLock { $0.committed = true }
+        wakeUp.signal()
     }
 
     /// The devices' and the printer's state (from the loop, every few seconds).
@@ -138,6 +142,9 @@ public final class SyncClient: Sendable {
                               book: { try client.book(slotStart: $0, signer: try signer()) })
     }
 
+    /// How far the hub holds the log without a gap, as it last said (nil until it answers).
+    public var acknowledgedSeq: Int64? { status.withLock { $0.acknowledged } }
+
     public func report() -> SyncReport {
         let lastSeq = Int64((try? outbox.lastSeq()) ?? 0)
         let now = ProcessInfo.processInfo.systemUptime
@@ -155,20 +162,25 @@ public final class SyncClient: Sendable {
 
     private func run() {
         while true {
-            status.withLock { $0.asked = false }
-            let wait = attempt()
+            status.withLock {
+                $0.asked = false
+                $0.committed = false
+            }
+            let (wait, idle) = attempt()
             let until = ProcessInfo.processInfo.systemUptime + wait
             status.withLock { $0.nextAttemptAt = until }
-            // Until the wait is over, or `sync now` (asked during the attempt too), or stop.
-            while ProcessInfo.processInfo.systemUptime < until, !status.withLock({ $0.asked || $0.stopping }) {
+            // Until the wait is over, or `sync now` (asked during the attempt too), or stop;
+            // with nothing left to send, until events are committed (a backoff waits them out).
+            while ProcessInfo.processInfo.systemUptime < until, !status.withLock({ $0.asked || $0.stopping || idle && $0.committed }) {
                 _ = wakeUp.wait(timeout: .now() + max(0, until - ProcessInfo.processInfo.systemUptime))
             }
             if status.withLock({ $0.stopping }) { return }
         }
     }
 
-    /// One round: learn the hub's time if due, send the next batch; returns how long to wait.
-    private func attempt() -> Double {
+    /// One round: learn the hub's time if due, send the next batch; returns how long to wait,
+    /// and whether nothing is left to send (the wait is then the heartbeat's).
+    private func attempt() -> (wait: Double, idle: Bool) {
         let now = ProcessInfo.processInfo.systemUptime
         let (acknowledged, offset, timeCheckedAt, answeredAt) = status.withLock {
             ($0.acknowledged, $0.clockOffset, $0.timeCheckedAt, $0.answeredAt)
@@ -177,7 +189,7 @@ public final class SyncClient: Sendable {
             // Nothing new and the hub heard from us lately: nothing to say.
             if let acknowledged, let answeredAt, now - answeredAt < Self.heartbeat,
                Int64(try outbox.lastSeq()) <= acknowledged {
-                return Self.idlePoll
+                return (answeredAt + Self.heartbeat - now, true)
             }
             var clockOffset = offset ?? 0
             if offset == nil || now - (timeCheckedAt ?? 0) > Self.timeCheckInterval {
@@ -226,8 +238,9 @@ public final class SyncClient: Sendable {
             }
             // More waiting: straight on. A batch the hub took only in part: after a pause (a gap
             // it cannot close by itself is shown as stuck, never skipped).
-            if more { return 0 }
-            return reply.acknowledged < lastSeq && !events.isEmpty ? Self.firstBackoff : Self.idlePoll
+            if more { return (0, false) }
+            if reply.acknowledged < lastSeq && !events.isEmpty { return (Self.firstBackoff, false) }
+            return (Self.heartbeat, true)
         } catch {
             KioskMetrics.batchSent(ok: false)
             let coded = CodedError(describing: error)
@@ -242,7 +255,7 @@ public final class SyncClient: Sendable {
             if failures == 1 || failures % 20 == 0 {
                 logger.warning("sync with the hub failed; retrying", metadata: ["error": "\(coded)", "failures": "\(failures)"])
             }
-            return refused ? Self.refusedRetry : Self.backoff(afterFailures: failures)
+            return (refused ? Self.refusedRetry : Self.backoff(afterFailures: failures), false)
         }
     }
 }

@@ -61,13 +61,42 @@ public struct CUPSPrinter: Sendable {
     }
 
     /// The jobs cupsd holds for this queue: those not ended (pending, held, processing or
-    /// stopped), and with `includingEnded` those it keeps the history of.
+    /// stopped), and with `includingEnded` the newest `endedJobsListed` of those it keeps the
+    /// history of.
+    ///
+    /// Ended jobs are asked for on their own, after the unfinished ones: a job that ends in
+    /// between is then listed once as it was and once as it ended (the latter is kept), never
+    /// in neither list. cupsd lists ended jobs newest first, so a ticket's job from just
+    /// before a restart is among them.
     public func jobs(includingEnded: Bool = false) throws(PrintError) -> [QueuedJob] {
+        let unfinished = try jobs(which: "not-completed")
+        guard includingEnded else { return unfinished }
+        let ended = try jobs(which: "completed", limit: Self.endedJobsListed)
+        let endedIDs = Set(ended.map(\.id))
+        return unfinished.filter { !endedIDs.contains($0.id) } + ended
+    }
+
+    /// How many ended jobs `jobs(includingEnded:)` lists: cupsd answers no more when it has
+    /// to read each job's attributes from its file (as `listedAttributeNames` makes it).
+    static let endedJobsListed = 500
+
+    /// What Get-Jobs asks for. `job-uuid` is there for `job-name`: cupsd 2.4 unloads an ended
+    /// job's attributes from memory a second or so after it ends, and answers a Get-Jobs for
+    /// only the attributes it also keeps outside them (job-id, job-name, job-state, …) from
+    /// memory, where a job submitted since cupsd started has no name (its add_job never
+    /// keeps it there). Without its name, a ticket's job whose id clupd never recorded (killed
+    /// in between) would be missed after a restart, and a printed ticket recorded as failed.
+    /// An attribute only the job's file holds makes cupsd load the file, the name with it.
+    static let listedAttributeNames = QueuedJob.attributeNames + ["job-uuid"]
+
+    /// The queue's jobs that `which` (an IPP `which-jobs` keyword) selects, `limit` at most.
+    private func jobs(which: String, limit: Int? = nil) throws(PrintError) -> [QueuedJob] {
         let request = ippNewRequest(IPP_OP_GET_JOBS)
         ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
         ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "which-jobs", nil, includingEnded ? "all" : "not-completed")
-        Self.requestJobAttributes(request)
+        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "which-jobs", nil, which)
+        if let limit { ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "limit", Int32(limit)) }
+        Self.requestAttributes(Self.listedAttributeNames, request)
         guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
         defer { ippDelete(response) }
         guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
@@ -97,7 +126,7 @@ public struct CUPSPrinter: Sendable {
         ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
         ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "job-id", Int32(id))
         ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
-        Self.requestJobAttributes(request)
+        Self.requestAttributes(QueuedJob.attributeNames, request)
         guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
         defer { ippDelete(response) }
         guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
@@ -109,8 +138,8 @@ public struct CUPSPrinter: Sendable {
         return job
     }
 
-    private static func requestJobAttributes(_ request: OpaquePointer?) {
-        let names = QueuedJob.attributeNames.map { strdup($0) }
+    private static func requestAttributes(_ attributeNames: [String], _ request: OpaquePointer?) {
+        let names = attributeNames.map { strdup($0) }
         defer { names.forEach { free($0) } }
         names.withUnsafeBufferPointer { pointers in
             pointers.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: names.count) { values in

@@ -8,7 +8,8 @@ public protocol TicketPrinter: Sendable {
     func printFile(_ path: String, title: String, format: String) throws(PrintError) -> Int
     /// Job `id` as the print server reports it now.
     func job(_ id: Int) throws(PrintError) -> QueuedJob
-    /// The queue's jobs not ended, and with `includingEnded` the ended ones the server keeps.
+    /// The queue's jobs not ended, and with `includingEnded` the ended ones the server keeps,
+    /// each with its name, by which a restart finds a ticket's job.
     func jobs(includingEnded: Bool) throws(PrintError) -> [QueuedJob]
     /// Cancels job `id`; one that already ended is left as it is.
     func cancel(job id: Int)

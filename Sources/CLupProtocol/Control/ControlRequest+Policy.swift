@@ -20,6 +20,24 @@ extension ControlRequest {
         }
     }
 
+    /// Whether the request is a routine read, which the audit trail leaves out: a monitoring
+    /// loop on `status`, a Prometheus scrape of `metrics` or a look at the queue would
+    /// otherwise add an event a second to the log the hub keeps. What changes the totem (or
+    /// drives its simulated devices) is audited, and so is what a person takes away on purpose:
+    /// the diagnostics archive. Logins, refused ones and logouts are audited where they are
+    /// decided (`TechnicianDesk`). Every case is decided here, without a default.
+    public var isRoutineRead: Bool {
+        switch self {
+        case .status, .tickets, .screenshot, .queue, .ledger, .configuration, .printer, .devices, .screen, .sync, .metrics,
+             .employees, .technicians, .audit, .hello, .logSource, .logRead:
+            true
+        case .callNext, .correctLedger, .setOccupancy, .issuePriority, .reprint, .putEmployee, .removeEmployee, .skip, .void,
+             .selfTest, .calibrationTarget, .calibrationEnd, .putTechnician, .removeTechnician, .syncNow, .diagnostics,
+             .simApproach, .simLeave, .simTap, .simPress, .simPass, .simScan, .simHeadset, .simHold, .login, .logout:
+            false
+        }
+    }
+
     /// The request as the technician would have typed it, for the audit trail and clupd's
     /// log: never a secret nor a hash.
     public var summary: String {

@@ -6,32 +6,36 @@ import Foundation
 /// `clupctl shell` (or `clupctl` alone): the maintenance shell. The prompt names the totem
 /// and its state; every clupctl command works the same in it, with line editing, history
 /// across sessions and Tab completion of commands, options, ticket numbers and devices.
+/// It opens with clupd down too, when a technician needs it most: the prompt says DOWN, the
+/// commands that need clupd say E-CTL-014, and every command tries clupd again.
 struct Shell: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Open the interactive maintenance shell (what clupctl does with no command).",
-        discussion: "Reads commands from the terminal with line editing, history and Tab completion; from a pipe, one per line.")
+        discussion: "Reads commands from the terminal with line editing, history and Tab completion; from a pipe, one per line. "
+            + "Opens with clupd down too: logs, diagnostics and errors work without it.")
     @OptionGroup var connection: Connection
 
     func run() throws {
         if ShellContext.current != nil { throw ValidationError("already in the shell") }
-        // The socket is asked first: a caller without permission is refused before any login.
         setenv("CLUP_SOCKET", connection.socket, 1)
-        var hello = try connection.client.send(.hello, expecting: HelloReply.self, quiet: true)
         let interactive = isatty(STDIN_FILENO) == 1
         let shell = ShellContext(connection: connection, interactive: interactive)
+        // The socket is asked first: a caller without permission is refused before any login.
+        try shell.connect()
         ShellContext.current = shell
         defer { shell.finish() }
         if interactive {
             LineEditor.complete = { before, word in ShellCompleter.candidates(before: before, word: word) }
             LineEditor.setUp()
-            print("clupctl \(ClupVersion.current), clupd \(hello.clupdVersion) at store \(hello.storeID), totem \(hello.letter). "
-                + "help lists the commands; Tab completes; exit or Ctrl-D leaves.")
+            print("clupctl \(ClupVersion.current)" + (shell.hello.map { ", \(Self.greeting($0))" } ?? "")
+                + ". help lists the commands; Tab completes; exit or Ctrl-D leaves.")
         }
+        if shell.hello == nil { shell.say(shell.downHelp) }
         var status: Int32 = 0
         while true {
             let line: String
             if interactive {
-                switch LineEditor.read(prompt: Self.prompt(hello)) {
+                switch LineEditor.read(prompt: shell.prompt) {
                 case .end:
                     print("")
                     throw ExitCode(status)
@@ -52,14 +56,21 @@ struct Shell: ParsableCommand {
                 if code != 0, interactive { print("[exit \(code)]") }
             }
             fflush(nil)
-            // The prompt follows the totem: a printer that ran out of paper shows in it.
-            if let fresh = try? connection.client.send(.hello, expecting: HelloReply.self, quiet: true) { hello = fresh }
+            // The prompt follows the totem: a printer that ran out of paper, or clupd gone or back.
+            shell.refresh()
         }
     }
 
-    /// `tess@store-7/A ok> `, `store-7/A PRINTER FAULT> `.
-    static func prompt(_ hello: HelloReply) -> String {
-        (hello.technician.map { "\($0)@" } ?? "") + "store-\(hello.storeID)/\(hello.letter) \(hello.state)> "
+    /// `clupd 1.4.0 at store 7, totem A`: what answers on the socket.
+    static func greeting(_ hello: HelloReply) -> String {
+        "clupd \(shown(hello.clupdVersion)) at store \(hello.storeID), totem \(shown(hello.letter))"
+    }
+
+    /// `tess@store-7/A ok> `, `store-7/A PRINTER FAULT> `; with clupd down, `store-7/A DOWN> `
+    /// (the totem it last answered for) or `clupd DOWN> `.
+    static func prompt(_ hello: HelloReply?, lastKnown: HelloReply?) -> String {
+        guard let hello else { return lastKnown.map { "store-\($0.storeID)/\(shown($0.letter)) DOWN> " } ?? "clupd DOWN> " }
+        return (hello.technician.map { "\(shown($0))@" } ?? "") + "store-\(hello.storeID)/\(shown(hello.letter)) \(shown(hello.state))> "
     }
 }
 
@@ -72,10 +83,65 @@ final class ShellContext {
     let interactive: Bool
     /// Whether this shell logged in (it logs out when it ends).
     private var loggedIn = false
+    /// clupd's last answer; nil while it does not answer.
+    private(set) var hello: HelloReply?
+    /// The last answer there ever was, for the prompt while clupd is down.
+    private(set) var lastKnown: HelloReply?
+    /// Where clupd logs, as it said while it answered: `logs` reads it with clupd down.
+    private(set) var logSource: LogSourceReply?
+    /// Why clupd last did not answer.
+    private var downReason = ""
 
     init(connection: Connection, interactive: Bool) {
         self.connection = connection
         self.interactive = interactive
+    }
+
+    var prompt: String { Shell.prompt(hello, lastKnown: lastKnown) }
+
+    /// Asks clupd who it is. No answer leaves the shell open and DOWN; any other failure
+    /// (permission denied, a reply not understood) is thrown.
+    func connect() throws {
+        do {
+            let fresh = try connection.client.send(.hello, expecting: HelloReply.self, quiet: true)
+            if hello == nil {
+                logSource = (try? connection.client.send(.logSource, expecting: LogSourceReply.self, quiet: true)) ?? logSource
+            }
+            hello = fresh
+            lastKnown = fresh
+        } catch let error as ControlClient.ConnectionError {
+            guard case .daemonNotRunning = error else { throw error }
+            hello = nil
+            downReason = shown(error.coded.message)
+        }
+    }
+
+    /// After each command: asks clupd again, and says so when it went away or came back.
+    func refresh() {
+        let wasUp = hello != nil
+        guard (try? connect()) != nil else { return }
+        if let hello, !wasUp {
+            say("clupd answers again: \(Shell.greeting(hello)).")
+        } else if hello == nil, wasUp {
+            say(downHelp)
+        }
+    }
+
+    /// What works with clupd down, and how to start it.
+    var downHelp: String {
+        """
+        \(downReason): the shell is open without it (\(ErrorCode.daemonNotRunning.rawValue) for what needs it).
+          works now: logs [--file PATH] (the journal, or clupd's log file), diagnostics FILE (what clupctl finds alone),
+                     errors [CODE], help
+          start it:  systemctl start clupd (or: clupd --state-dir DIR --socket \(shown(connection.socket))); then any
+                     command tries it again
+        """
+    }
+
+    /// A line for the technician: on the terminal, or on standard error when commands come
+    /// from a pipe (its standard output is the commands' own).
+    func say(_ text: String) {
+        if interactive { print(text) } else { FileHandle.standardError.write(Data((text + "\n").utf8)) }
     }
 
     var canLogIn: Bool { interactive }
@@ -91,7 +157,7 @@ final class ShellContext {
         do {
             words = try ShellWords.split(line)
         } catch {
-            FileHandle.standardError.write(Data("clupctl: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("clupctl: \(shown(error.description))\n".utf8))
             return .ran(2)
         }
         guard let first = words.first else { return .ran(0) }
@@ -101,6 +167,7 @@ final class ShellContext {
         case "help", "?":
             if words.count == 1 {
                 print(Self.builtinHelp)
+                if hello == nil { print(downHelp + "\n") }
                 print(Clupctl.helpMessage())
                 return .ran(0)
             }
@@ -127,7 +194,7 @@ final class ShellContext {
         do {
             let reply = try logInTechnician(name.trimmingCharacters(in: .whitespaces), client: connection.client)
             loggedIn = true
-            print("logged in as \(reply.name)")
+            print("logged in as \(shown(reply.name))")
             return true
         } catch let refusal as CodedError {
             ClupctlMain.fail(refusal)

@@ -231,7 +231,8 @@ final class KioskDisplayTests: XCTestCase {
         totem.approach()
         let before = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
         totem.display.newMode = (width: 1080, height: 1920, millimetres: (width: 136, height: 242))
-        totem.pass(1.1)
+        // No driver tells of a new mode: the kiosk looks at its display now and then.
+        totem.pass(Kiosk.deviceLookSeconds)
         XCTAssertEqual(totem.kiosk.geometry.width, 1080)
         XCTAssertEqual(totem.kiosk.geometry.widthMM, 136, "the panel's own size, as the driver tells it")
         let after = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })

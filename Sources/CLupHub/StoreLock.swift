@@ -1,0 +1,14 @@
+import PostgresNIO
+
+/// The one order in which the hub's transactions lock a store's rows: the store's own row
+/// first, then whatever else of the store (a totem's cursor, door grants, tickets, bookings,
+/// employees). A transaction that took any of those before the store's row could wait for
+/// one that holds the row and wants its rows: PostgreSQL ends such a pair as a deadlock
+/// (40P01), which a door would see as a failed upload.
+enum StoreLock {
+    /// Locks `store`'s row for the rest of the transaction; false if there is no such store.
+    @discardableResult
+    static func take(_ store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+        try await !connection.all("SELECT 1 FROM store WHERE store_id = \(store) FOR UPDATE", as: Int.self, logger).isEmpty
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A psql session of its own that takes a row lock in an open transaction and holds it
+/// until `release()`: what a slow transaction of another hub process, or an administrator's
+/// session, would do to the batch waiting behind it.
+final class LockHolder: @unchecked Sendable {
+    private let pid: pid_t
+    private let input: Int32
+    private let lock = NSLock()
+    private var released = false
+
+    /// Opens a transaction on `database` and runs `lockingStatement` in it; returns once the
+    /// lock is held.
+    init(_ postgres: PrivatePostgres, database: String, lockingStatement: String) throws {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw PostgresFixtureError("no pipe for psql") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let arguments = ["/usr/bin/psql", "-X", "-q", "-h", postgres.socketDirectory, "-U", "clup", "-d", database]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        close(fds[0])
+        guard spawned == 0 else { close(fds[1]); throw PostgresFixtureError("psql could not run: errno \(spawned)") }
+        self.pid = pid
+        input = fds[1]
+        send("SET application_name = 'lock-holder';\nBEGIN;\n\(lockingStatement);\n")
+        try waitUntil("the lock is held") {
+            try postgres.psql("""
+                SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lock-holder' AND state = 'idle in transaction'
+                """, database: database) == "1"
+        }
+    }
+
+    private func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+    }
+
+    /// Ends the transaction: whatever waits on the lock goes on.
+    func release() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !released else { return }
+        released = true
+        send("ROLLBACK;\n")
+        close(input)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    }
+
+    deinit { release() }
+}
+
+/// Polls `condition` every 50 ms until it holds; fails after `seconds` (a safety net, not a
+/// measurement: it is met in milliseconds when all goes well).
+func waitUntil(_ what: String, seconds: Double = 60, _ condition: () throws -> Bool) throws {
+    let end = Date().addingTimeInterval(seconds)
+    while Date() < end {
+        if try condition() { return }
+        usleep(50_000)
+    }
+    throw PostgresFixtureError("waited \(Int(seconds)) s for \(what)")
+}
