@@ -9,6 +9,16 @@ import XCTest
 final class IngestAuthorityTests: XCTestCase {
     let day = BusinessDay.today
 
+    /// `ticket` issued and printed (as job `job`) at its door: waiting.
+    func printed(_ ticket: Ticket, job: Int) -> [DomainEvent] {
+        [.ticketIssued(ticket), .ticketPrinted(ticket.number, businessDay: day, job: job)]
+    }
+
+    /// `ticket` issued, printed and called at its door.
+    func called(_ ticket: Ticket, job: Int) -> [DomainEvent] {
+        printed(ticket, job: job) + [.ticketCalled(ticket.number, businessDay: day, at: Date(), reason: "next", steady: nil)]
+    }
+
     func passage(_ direction: PassageDirection, door: String, ticket: TicketNumber? = nil) -> DomainEvent {
         .passage(direction: direction, door: door, businessDay: day, at: Date(), ticket: ticket, steady: nil)
     }
@@ -78,10 +88,7 @@ final class IngestAuthorityTests: XCTestCase {
             let b = try await hub.enrol("B", door: "south")
             let ingest = Ingest(database: hub.database)
             let ticket = a.ticket(1, day: day)
-            _ = try await ingest.apply(a.batch(a.upload([
-                .ticketIssued(ticket), .ticketPrinted(ticket.number, businessDay: day, job: 1),
-                .ticketCalled(ticket.number, businessDay: day, at: Date(), reason: "next", steady: nil),
-            ])), from: a.device)
+            _ = try await ingest.apply(a.batch(a.upload(called(ticket, job: 1))), from: a.device)
             let forged = b.upload([
                 .ticketVoided(ticket.number, businessDay: day, at: Date(), by: "tess", reason: "x"),
                 .ticketIssued(Ticket(number: TicketNumber(totem: "A", lane: .regular, sequence: 9), businessDay: day, issuedAt: Date(),
@@ -99,11 +106,7 @@ final class IngestAuthorityTests: XCTestCase {
             let b = try await hub.enrol("B", door: "south")
             let ingest = Ingest(database: hub.database)
             let called = a.ticket(1, day: day), waiting = a.ticket(2, day: day)
-            _ = try await ingest.apply(a.batch(a.upload([
-                .ticketIssued(called), .ticketPrinted(called.number, businessDay: day, job: 1),
-                .ticketCalled(called.number, businessDay: day, at: Date(), reason: "next", steady: nil),
-                .ticketIssued(waiting), .ticketPrinted(waiting.number, businessDay: day, job: 2),
-            ])), from: a.device)
+            _ = try await ingest.apply(a.batch(a.upload(self.called(called, job: 1) + printed(waiting, job: 2))), from: a.device)
             var arrived = called
             arrived.state = .called
             var early = waiting
@@ -131,10 +134,7 @@ final class IngestAuthorityTests: XCTestCase {
             let b = try await hub.enrol("B", door: "south")
             let ingest = Ingest(database: hub.database)
             let ticket = a.ticket(1, day: day)
-            _ = try await ingest.apply(a.batch(a.upload([
-                .ticketIssued(ticket), .ticketPrinted(ticket.number, businessDay: day, job: 1),
-                .ticketCalled(ticket.number, businessDay: day, at: Date(), reason: "next", steady: nil),
-            ])), from: a.device)
+            _ = try await ingest.apply(a.batch(a.upload(called(ticket, job: 1))), from: a.device)
             var stale = ticket
             stale.state = .waiting
             let reply = try await ingest.apply(b.batch(b.upload([
@@ -155,16 +155,11 @@ final class IngestAuthorityTests: XCTestCase {
             let b = try await hub.enrol("B", door: "south")
             let ingest = Ingest(database: hub.database)
             let lapsed = a.ticket(1, day: day), waiting = a.ticket(2, day: day), late = a.ticket(3, day: day)
-            _ = try await ingest.apply(a.batch(a.upload([
-                .ticketIssued(lapsed), .ticketPrinted(lapsed.number, businessDay: day, job: 1),
-                .ticketCalled(lapsed.number, businessDay: day, at: Date(), reason: "next", steady: nil),
+            _ = try await ingest.apply(a.batch(a.upload(called(lapsed, job: 1) + [
                 // Admitted at its own door, but the turnstile did not turn.
                 .ticketAdmitted(lapsed.number, businessDay: day, at: Date(), steady: nil),
                 .admissionLapsed(lapsed.number, businessDay: day, at: Date()),
-                .ticketIssued(waiting), .ticketPrinted(waiting.number, businessDay: day, job: 2),
-                .ticketIssued(late), .ticketPrinted(late.number, businessDay: day, job: 3),
-                .ticketCalled(late.number, businessDay: day, at: Date(), reason: "next", steady: nil),
-            ])), from: a.device)
+            ] + printed(waiting, job: 2) + called(late, job: 3))), from: a.device)
             var arrived = lapsed
             arrived.state = .called
             var other = late

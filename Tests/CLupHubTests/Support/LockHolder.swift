@@ -14,21 +14,10 @@ final class LockHolder: @unchecked Sendable {
     init(_ postgres: PrivatePostgres, database: String, lockingStatement: String) throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw PostgresFixtureError("no pipe for psql") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = ["/usr/bin/psql", "-X", "-q", "-h", postgres.socketDirectory, "-U", "clup", "-d", database]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+        let spawned = spawn(["/usr/bin/psql", "-X", "-q", "-h", postgres.socketDirectory, "-U", "clup", "-d", database],
+                            stdin: fds[0], stdout: nil, stderr: nil, closing: fds)
         close(fds[0])
-        guard spawned == 0 else { close(fds[1]); throw PostgresFixtureError("psql could not run: errno \(spawned)") }
+        guard case let .success(pid) = spawned else { close(fds[1]); throw PostgresFixtureError("psql could not run: \(spawned)") }
         self.pid = pid
         input = fds[1]
         send("SET application_name = 'lock-holder';\nBEGIN;\n\(lockingStatement);\n")

@@ -60,20 +60,11 @@ final class PrivatePostgres: Sendable {
     static func run(_ executable: String, _ arguments: [String]) throws(PostgresFixtureError) -> String {
         var output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
         guard pipe(&output) == 0, pipe(&errors) == 0 else { throw PostgresFixtureError("no pipe for \(executable)") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        for fd in output + errors { posix_spawn_file_actions_addclose(&actions, fd) }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = spawn([executable] + arguments, stdin: nil, stdout: output[1], stderr: errors[1], closing: output + errors)
         close(output[1])
         close(errors[1])
         defer { close(output[0]); close(errors[0]) }
-        guard spawned == 0 else { throw PostgresFixtureError("\(executable) could not run: errno \(spawned)") }
+        guard case let .success(pid) = spawned else { throw PostgresFixtureError("\(executable) could not run: \(spawned)") }
         // Output first, then errors: what these tools print fits a pipe's buffer many times over.
         let printed = readAll(output[0]), complaint = readAll(errors[0])
         var status: Int32 = 0
@@ -93,6 +84,31 @@ final class PrivatePostgres: Sendable {
         }
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// Starts `arguments[0]` with `arguments`, its standard input, output and error on the
+/// descriptors given (nil: /dev/null), the descriptors `closing` closed in the child.
+func spawn(_ arguments: [String], stdin: Int32?, stdout: Int32?, stderr: Int32?, closing: [Int32]) -> Result<pid_t, Errno> {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for (fd, target, mode) in [(stdin, Int32(0), O_RDONLY), (stdout, 1, O_WRONLY), (stderr, 2, O_WRONLY)] {
+        if let fd { posix_spawn_file_actions_adddup2(&actions, fd, target) } else {
+            posix_spawn_file_actions_addopen(&actions, target, "/dev/null", mode, 0)
+        }
+    }
+    for fd in closing { posix_spawn_file_actions_addclose(&actions, fd) }
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
+    return status == 0 ? .success(pid) : .failure(Errno(code: status))
+}
+
+/// An errno from a call that returns it.
+struct Errno: Error, CustomStringConvertible {
+    let code: Int32
+    var description: String { String(cString: strerror(code)) }
 }
 
 struct PostgresFixtureError: Error, CustomStringConvertible {
