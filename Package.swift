@@ -54,7 +54,11 @@ let package = Package(
         .target(name: "CEvdev"),
         // The framebuffer ioctls, likewise.
         .target(name: "CFramebuffer"),
-        .target(name: "CLupCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "CLupCore", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            // The log handler clupd and the hub share (LineSafeLogHandler).
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The TOML subset both configurations are written in, and tables of keys declared once.
         .target(name: "CLupConfig", dependencies: ["CLupCore"]),
         .target(name: "CLupDrawing", dependencies: ["CLupCore", "CCairo"]),
@@ -105,7 +109,7 @@ let package = Package(
             "CLupHub", "CLupProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clupd", dependencies: [
-            "CLupKiosk", "CLupProtocol", "CLupHardware",
+            "CLupKiosk", "CLupProtocol", "CLupHardware", "CLupStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clup-bench", dependencies: [
@@ -120,7 +124,7 @@ let package = Package(
         // shared by the core's and the store's tests.
         .target(name: "QueueSimulation", dependencies: ["CLupCore", .product(name: "Crypto", package: "swift-crypto")],
                 path: "Tests/QueueSimulation"),
-        .testTarget(name: "CLupCoreTests", dependencies: ["CLupCore", "QueueSimulation"]),
+        .testTarget(name: "CLupCoreTests", dependencies: ["CLupCore", "QueueSimulation", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "CLupStoreTests", dependencies: [
             "CLupStore", "QueueSimulation", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

@@ -129,7 +129,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         try await refusing {
             let config = try options.load()
-            LoggingSystem.bootstrap(StreamLogHandler.standardError)
+            LoggingSystem.bootstrap { LineSafeLogHandler(label: $0) }
             var logger = Logger(label: "clup-hub")
             logger.logLevel = .info
             let tls = try HubCertificates(directory: config.hub.stateDirectoryPath).serverTLS()

@@ -2,6 +2,7 @@ import ArgumentParser
 import CLupHardware
 import CLupKiosk
 import CLupProtocol
+import CLupStore
 import Foundation
 
 /// `clupd`: the CLup totem daemon.
@@ -12,7 +13,7 @@ struct Clupd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupd",
         abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
-        subcommands: [Run.self, Enrol.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
+        subcommands: [Run.self, Enrol.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
         defaultSubcommand: Run.self)
 }
 
@@ -58,6 +59,8 @@ struct Enrol: ParsableCommand {
     @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
 
     func run() throws {
+        // Run as root, what it writes goes to the state folder's owner (clupd's user).
+        defer { TotemEnrolment.handOver(directory: stateDir) }
         do {
             let enrolment = try TotemEnrolment.enrol(hub: hub, code: code, caFile: ca, directory: stateDir,
                                                      softwareVersion: Clupd.version)
@@ -65,6 +68,59 @@ struct Enrol: ParsableCommand {
             print("clupd numbers its events under that id and uploads them to \(enrolment.hub)")
         } catch {
             FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// `clupd backup`: a consistent copy of the database, taken while clupd runs (the package
+/// runs it before an upgrade, before the new clupd migrates the database).
+struct Backup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the database with SQLite's backup API (consistent while clupd runs; nothing is migrated).",
+        discussion: "Without --to the copy goes to STATE_DIR/backups/, where only the newest --keep copies are kept.")
+
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
+    @Option(help: "Where to write the copy (default: STATE_DIR/backups/clupd-TIME-SCHEMA.sqlite).") var to: String?
+    @Option(help: "How many copies to keep in STATE_DIR/backups (1 to 100).") var keep = 3
+
+    func validate() throws {
+        guard (1...100).contains(keep) else { throw ValidationError("--keep takes 1 to 100") }
+    }
+
+    func run() throws {
+        let database = stateDir + "/clup.sqlite"
+        guard FileManager.default.fileExists(atPath: database) else {
+            print("backup: no database in \(stateDir), nothing to back up")
+            return
+        }
+        let folder = stateDir + "/backups"
+        let destination: String
+        if let to {
+            destination = to
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                FileHandle.standardError.write(Data("clupd: cannot make \(folder): \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            destination = folder + "/" + TotemBackup.fileName(at: Date(), schema: TotemBackup.schema(of: database))
+        }
+        do {
+            let copy = try TotemBackup.copy(database: database, to: destination)
+            print("backup: \(copy.path): \(copy.tickets) tickets, \(copy.events) events, schema \(copy.schema ?? "empty"), \(copy.bytes) bytes")
+            if to == nil {
+                for path in try TotemBackup.prune(folder: folder, keep: keep) { print("backup: removed the older copy \(path)") }
+            }
+        } catch let error as TotemBackup.Failure {
+            let coded = error.coded
+            FileHandle.standardError.write(Data("clupd: \(coded.code) \(coded.message) (\(coded.action))\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            // The copy is made; an older one could not be removed.
+            FileHandle.standardError.write(Data("clupd: the older copies in \(folder) could not be pruned: \(error)\n".utf8))
             throw ExitCode(1)
         }
     }

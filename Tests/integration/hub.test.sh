@@ -126,6 +126,18 @@ test_a_totem_enrols_and_every_event_reaches_the_hub_exactly_once() {
   assert_eq "$status" 401 "/metrics with a wrong token"
 }
 
+# As the package has it: /var/lib/clup is clupd's user's, root enrols, and clupd (that
+# user) must then read the keys and the enrolment root wrote.
+test_what_root_enrols_belongs_to_the_state_folders_owner() {
+  hub_up
+  mkdir -p "$WORK/state"
+  chown nobody:nogroup "$WORK/state"
+  enrol A north >/dev/null
+  for file in enrolment.json hub-ca.pem device.key totem.key; do
+    assert_eq "$(stat -c '%U:%G %a' "$WORK/state/$file")" "nobody:nogroup 600" "$file"
+  done
+}
+
 test_enrolment_codes_are_single_use_expire_and_unknown_ones_are_refused() {
   HUB_CODE_HOURS=0.0005 hub_up   # codes last 1.8 s
   code=$(clup_hub enrolment-code --store 7 --letter A --door main)
@@ -843,7 +855,7 @@ test_the_hub_answers_as_its_openapi_document_says_under_schemathesis() {
 }
 
 test_the_hub_unit_verifies_and_is_hardened() {
-  assert_unit_hardened clup-hub
+  assert_unit_hardened clup-hub 1.2
 }
 
 run_tests

@@ -272,6 +272,19 @@ test_a_caller_outside_the_control_group_is_refused_with_exit_77() {
   assert_contains "$(cat "$WORK/clupd.log")" "refused a caller without permission"
 }
 
+# A technician is let in by a supplementary group, which clupd reads from the socket
+# (SO_PEERGROUPS), not from /proc, which the unit's ProtectProc=invisible hides.
+test_a_member_of_the_control_group_by_a_supplementary_group_is_let_in() {
+  kiosk_start '[control]' 'group = "lp"'
+  chmod 0666 "$WORK/control.sock"
+  cp "$BIN/clupctl" "$WORK/clupctl"
+  rc=0; out=$(setpriv --reuid=nobody --regid=nogroup --groups=lp "$WORK/clupctl" status --socket "$WORK/control.sock" 2>&1) || rc=$?
+  assert_status $rc 0 "$out"
+  assert_contains "$out" "screen"
+  rc=0; out=$(setpriv --reuid=nobody --regid=nogroup --groups=dialout "$WORK/clupctl" status --socket "$WORK/control.sock" 2>&1) || rc=$?
+  assert_status $rc 77 "$out"
+}
+
 test_silent_clients_holding_the_control_socket_do_not_stall_the_kiosk() {
   kiosk_start
   python3 "$ROOT/Tests/integration/tools/silent-clients.py" "$WORK/control.sock" 200 > "$WORK/silent.out" 2>&1 &
@@ -451,8 +464,31 @@ test_sigterm_stops_cleanly_and_state_survives_restart() {
   assert_contains "$(clupctl status)" "1 inside"
 }
 
+# What the package runs before an upgrade: a copy of the database while clupd serves,
+# the newest three kept, nothing migrated; a first install has nothing to copy.
+test_clupd_backup_copies_the_database_while_clupd_runs() {
+  local out copy
+  out=$("$BIN/clupd" backup --state-dir "$WORK/none")
+  assert_eq "$out" "backup: no database in $WORK/none, nothing to back up"
+  kiosk_start
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  wait_for_print A-001 >/dev/null
+  out=$("$BIN/clupd" backup --state-dir "$WORK/state")
+  assert_contains "$out" "1 tickets"
+  copy=$(sed -n 's/^backup: \([^:]*\): .*/\1/p' <<< "$out")
+  assert_eq "$(sqlite3 "$copy" "SELECT number, state FROM ticket")" "A-001|called"
+  assert_eq "$(sqlite3 "$copy" "PRAGMA integrity_check")" ok
+  assert_eq "$(stat -c %a "$copy")" 600
+  for _ in 1 2 3; do "$BIN/clupd" backup --state-dir "$WORK/state" >/dev/null; done
+  assert_eq "$(ls "$WORK/state/backups" | grep -c '^clupd-.*\.sqlite$')" 3
+  [ -e "$copy" ] && fail "the oldest copy was kept"
+  assert_contains "$(clupctl status)" "screen"
+  echo "report: $out"
+}
+
 test_systemd_unit_verifies_and_is_hardened() {
-  assert_unit_hardened clupd
+  assert_unit_hardened clupd 1.5
 }
 
 # Takes a ticket on the welcome screen and waits for the printer; prints its number.

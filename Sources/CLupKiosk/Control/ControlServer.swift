@@ -31,6 +31,8 @@ final class ControlServer {
         let pid: Int32
         let uid: UInt32
         let gid: UInt32
+        /// Its supplementary groups when it connected.
+        let groups: [gid_t]
 
         /// The caller's login name, or `uid N` when it has none; recorded with corrections.
         var userName: String {
@@ -285,7 +287,7 @@ final class ControlServer {
     private func isAllowed(_ peer: Peer) -> Bool {
         if peer.uid == 0 || peer.uid == getuid() { return true }
         guard let allowedGroup else { return false }
-        return peer.gid == allowedGroup || Self.supplementaryGroups(of: peer.pid).contains(allowedGroup)
+        return peer.gid == allowedGroup || peer.groups.contains(allowedGroup)
     }
 
     static func peer(of client: Int32) -> Peer? {
@@ -293,16 +295,24 @@ final class ControlServer {
         var credentials = [Int32](repeating: 0, count: 3)
         var length = socklen_t(MemoryLayout<Int32>.size * 3)
         guard getsockopt(client, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
-        return Peer(pid: credentials[0], uid: UInt32(bitPattern: credentials[1]), gid: UInt32(bitPattern: credentials[2]))
+        return Peer(pid: credentials[0], uid: UInt32(bitPattern: credentials[1]), gid: UInt32(bitPattern: credentials[2]),
+                    groups: supplementaryGroups(of: client))
     }
 
-    /// The caller's supplementary groups, from `/proc/PID/status` (the kernel gives only
-    /// the primary group with the credentials).
-    static func supplementaryGroups(of pid: Int32) -> [gid_t] {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") })
-        else { return [] }
-        return line.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).compactMap { gid_t($0) }
+    /// The caller's supplementary groups, as the kernel recorded them when it connected
+    /// (SO_PEERGROUPS, Linux 4.13): not read from `/proc/PID/status`, which the unit's
+    /// ProtectProc=invisible hides and whose pid may be another process by then.
+    static func supplementaryGroups(of client: Int32) -> [gid_t] {
+        let SO_PEERGROUPS: Int32 = 59
+        var groups = [gid_t](repeating: 0, count: 64)
+        var length = socklen_t(MemoryLayout<gid_t>.size * groups.count)
+        if getsockopt(client, SOL_SOCKET, SO_PEERGROUPS, &groups, &length) != 0 {
+            // ERANGE: more groups than room; length now says how many bytes they take.
+            guard errno == ERANGE, Int(length) <= MemoryLayout<gid_t>.size * 65536 else { return [] }
+            groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.size)
+            guard getsockopt(client, SOL_SOCKET, SO_PEERGROUPS, &groups, &length) == 0 else { return [] }
+        }
+        return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
     }
 
     static func success(_ result: Data) -> Data {

@@ -68,11 +68,9 @@ extension Daemon {
     /// Where clupd's log goes: the journal when systemd connected standard error to it
     /// (`JOURNAL_STREAM` names the very stream, see systemd.exec), else the file it is.
     func logSource() -> LogSourceReply {
+        if Journal.isStandardError() { return LogSourceReply(journalUnit: "clupd.service", file: nil, size: nil) }
         var info = stat()
         guard fstat(STDERR_FILENO, &info) == 0 else { return LogSourceReply(journalUnit: nil, file: nil, size: nil) }
-        if let stream = ProcessInfo.processInfo.environment["JOURNAL_STREAM"], stream == "\(info.st_dev):\(info.st_ino)" {
-            return LogSourceReply(journalUnit: "clupd.service", file: nil, size: nil)
-        }
         guard info.st_mode & S_IFMT == S_IFREG,
               let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/2"), path.hasPrefix("/")
         else {

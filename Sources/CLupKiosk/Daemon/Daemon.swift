@@ -76,7 +76,7 @@ public final class Daemon {
 
     /// Sets everything up; throws what keeps the daemon from starting.
     public init(options: DaemonOptions, clock: any Clock = SystemClock()) throws(DaemonError) {
-        var logger = Logger(label: "clupd") { LineSafeLogHandler(StreamLogHandler.standardError(label: $0, metadataProvider: nil)) }
+        var logger = Logger(label: "clupd") { LineSafeLogHandler(label: $0) }
         logger.logLevel = .info
         self.logger = logger
         self.clock = clock

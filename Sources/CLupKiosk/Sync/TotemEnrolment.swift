@@ -97,6 +97,21 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
         return enrolment
     }
 
+    /// Gives the files enrolment wrote to whoever owns `directory`: root enrols (the
+    /// package makes /var/lib/clup the clup user's), clupd then runs as that user and must
+    /// read its keys. Only files that are root's are changed; a symbolic link is never followed.
+    public static func handOver(directory: String) {
+        var folder = stat()
+        guard getuid() == 0, lstat(directory, &folder) == 0, folder.st_uid != 0 else { return }
+        for name in ["enrolment.json", "hub-ca.pem", "device.key", "totem.key", "clup.sqlite", "clup.sqlite-wal", "clup.sqlite-shm"] {
+            var file = stat()
+            let path = directory + "/" + name
+            if lstat(path, &file) == 0, file.st_mode & S_IFMT == S_IFREG, file.st_uid == 0 {
+                _ = lchown(path, folder.st_uid, folder.st_gid)
+            }
+        }
+    }
+
     /// Writes `data` to a temporary file, syncs it, renames it over `path` and syncs the folder.
     static func writeDurably(_ data: Data, to path: String) throws(CodedError) {
         let temporary = path + ".new"
