@@ -141,6 +141,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "CLupConfigTests", dependencies: ["CLupConfig"]),
-        .testTarget(name: "clupctlTests", dependencies: ["clupctl"]),
+        // Logging: clupd's log lines, as LineSafeLogHandler writes them, through `clupctl logs`' filter.
+        .testTarget(name: "clupctlTests", dependencies: ["clupctl", .product(name: "Logging", package: "swift-log")]),
     ]
 )

@@ -77,6 +77,8 @@ public enum TotemDatabase {
         guard FileManager.default.fileExists(atPath: path) else { return }
         var configuration = Configuration()
         configuration.readonly = true
+        // `clupd backup` checks the database while clupd writes it: wait out a WAL recovery.
+        configuration.busyMode = .timeout(10)
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }

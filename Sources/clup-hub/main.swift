@@ -52,6 +52,8 @@ struct Refusal: Error, CustomStringConvertible {
 
 /// Runs `body` with the database's pool running beside it; errors become one line.
 func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (HubDatabase) async throws -> T) async throws -> T {
+    // PostgresNIO's warnings, in every command: escaped, and with their priority under the journal.
+    LineSafeLogHandler.bootstrap()
     var logger = Logger(label: "clup-hub")
     logger.logLevel = .warning
     let database = try HubDatabase(settings: config.database, logger: logger)
@@ -129,7 +131,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         try await refusing {
             let config = try options.load()
-            LoggingSystem.bootstrap { LineSafeLogHandler(label: $0) }
+            LineSafeLogHandler.bootstrap()
             var logger = Logger(label: "clup-hub")
             logger.logLevel = .info
             let tls = try HubCertificates(directory: config.hub.stateDirectoryPath).serverTLS()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLupCore
 import CLupHardware
 import CLupKiosk
 import CLupProtocol
@@ -34,6 +35,8 @@ struct Run: ParsableCommand {
     var socket = ControlClient.defaultSocketPath
 
     func run() throws {
+        // The daemon's logger is one already; a library's `Logger(label:)` then is too.
+        LineSafeLogHandler.bootstrap()
         MemoryPolicy.apply()
         let options = DaemonOptions(stateDirectory: stateDir, configPath: config, socketPath: socket,
                                     simulate: simulate)
@@ -82,45 +85,27 @@ struct Backup: ParsableCommand {
 
     @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
     @Option(help: "Where to write the copy (default: STATE_DIR/backups/clupd-TIME-SCHEMA.sqlite).") var to: String?
-    @Option(help: "How many copies to keep in STATE_DIR/backups (1 to 100).") var keep = 3
+    @Option(help: "How many copies to keep in STATE_DIR/backups, the new one among them (1 to 100; not used with --to).")
+    var keep = 3
 
     func validate() throws {
         guard (1...100).contains(keep) else { throw ValidationError("--keep takes 1 to 100") }
     }
 
     func run() throws {
-        let database = stateDir + "/clup.sqlite"
-        guard FileManager.default.fileExists(atPath: database) else {
-            print("backup: no database in \(stateDir), nothing to back up")
-            return
-        }
-        let folder = stateDir + "/backups"
-        let destination: String
-        if let to {
-            destination = to
-        } else {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            } catch {
-                FileHandle.standardError.write(Data("clupd: cannot make \(folder): \(error)\n".utf8))
-                throw ExitCode(1)
-            }
-            destination = folder + "/" + TotemBackup.fileName(at: Date(), schema: TotemBackup.schema(of: database))
-        }
         do {
-            let copy = try TotemBackup.copy(database: database, to: destination)
-            print("backup: \(copy.path): \(copy.tickets) tickets, \(copy.events) events, schema \(copy.schema ?? "empty"), \(copy.bytes) bytes")
-            if to == nil {
-                for path in try TotemBackup.prune(folder: folder, keep: keep) { print("backup: removed the older copy \(path)") }
+            switch try TotemBackup.run(stateDirectory: stateDir, to: to, keep: keep) {
+            case .noDatabase:
+                print("backup: no database in \(stateDir), nothing to back up")
+            case let .copied(copy, removed, pruneFailure):
+                print("backup: \(copy.path): \(copy.tickets) tickets, \(copy.events) events, schema \(copy.schema ?? "none"), \(copy.bytes) bytes")
+                for path in removed { print("backup: removed the older copy \(path)") }
+                // The copy is made, which is what an upgrade waits for: a warning, not a failure.
+                if let pruneFailure { FileHandle.standardError.write(Data("clupd: warning: \(pruneFailure)\n".utf8)) }
             }
-        } catch let error as TotemBackup.Failure {
-            let coded = error.coded
-            FileHandle.standardError.write(Data("clupd: \(coded.code) \(coded.message) (\(coded.action))\n".utf8))
-            throw ExitCode(1)
         } catch {
-            // The copy is made; an older one could not be removed.
-            FileHandle.standardError.write(Data("clupd: the older copies in \(folder) could not be pruned: \(error)\n".utf8))
+            let coded = CodedError(describing: error)
+            FileHandle.standardError.write(Data("clupd: \(coded.code) \(coded.message) (\(coded.action))\n".utf8))
             throw ExitCode(1)
         }
     }

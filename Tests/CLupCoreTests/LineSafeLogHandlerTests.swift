@@ -25,13 +25,16 @@ final class LineSafeLogHandlerTests: XCTestCase {
         var logger = logger(journal: false, into: lines)
         logger[metadataKey: "totem"] = "A\n1999-01-01T00:00:00Z info clupd: forged"
         logger.notice("ticket voided\u{1B}[2J", metadata: ["reason": "dup\u{1B}]0;pwned\u{07}", "by": "x\n1999",
-                                                           "list": ["a\u{0}b"], "nested": ["k": "\r\n"]])
+                                                           "list": ["a\u{0}b"], "nested": ["k\n": "\r\n"], "key\nx": "v"])
         let written = lines.text
         XCTAssertEqual(written.filter { $0 == "\n" }.count, 1, "one line: \(written)")
         XCTAssertTrue(written.hasSuffix("\n"))
         XCTAssertFalse(written.dropLast().unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, written)
         XCTAssertTrue(written.contains(#"reason=dup\u{1B}]0;pwned\u{7}"#), written)
         XCTAssertTrue(written.contains(#"by=x\n1999"#), written)
+        XCTAssertTrue(written.contains(#"key\nx=v"#), written)
+        // A nested value is printed as Swift prints a dictionary, which escapes the escapes again.
+        XCTAssertTrue(written.contains(#"nested=["k\\n": "\\r\\n"]"#), written)
         XCTAssertTrue(written.contains(#"totem=A\n1999-01-01T00:00:00Z info clupd: forged"#), written)
         XCTAssertTrue(written.hasSuffix(#"ticket voided\u{1B}[2J"# + "\n"), written)
     }
@@ -76,6 +79,40 @@ final class LineSafeLogHandlerTests: XCTestCase {
         XCTAssertEqual(lines.all.count, 1)
         XCTAssertEqual(line.filter { $0 == "\n" }.count, 1, line)
         XCTAssertTrue(line.hasPrefix("<6>info clupd: code=x\\n<3>clupd: the database is lost"), line)
+    }
+
+    /// The message itself, typed with a newline and a priority: still one entry, at info.
+    func test_aTypedPriorityInTheMessageStaysInsideItsLine() throws {
+        let lines = Lines()
+        logger(journal: true, into: lines).info("ticket A-001 for \nforged\n<3>forged: the database is lost\r\n<0>")
+        XCTAssertEqual(lines.all, [#"<6>info clupd: [CLupCoreTests] ticket A-001 for \nforged\n<3>forged: the database is lost\r\n<0>"# + "\n"])
+    }
+
+    /// Outside the journal the line is, byte for byte, the one swift-log's own stream
+    /// handler writes (the format `clupctl logs --file` reads), stamp and all.
+    func test_outsideTheJournalTheLineIsSwiftLogsOwn() throws {
+        final class Stream: TextOutputStream, @unchecked Sendable {
+            var text = ""
+            func write(_ string: String) { text += string }
+        }
+        let stream = Stream()
+        var plain = StreamLogHandler(label: "clupd", stream: stream, metadataProvider: nil)
+        plain.logLevel = .trace
+        plain[metadataKey: "door"] = "A"
+        for level in Logger.Level.allCases {
+            let lines = Lines()
+            var logger = logger(journal: false, into: lines)
+            logger[metadataKey: "door"] = "A"
+            repeat {
+                stream.text = ""
+                logger.log(level: level, "ticket issued", metadata: ["number": "A-001"])
+                plain.log(event: LogEvent(level: level, message: "ticket issued", metadata: ["number": "A-001"], source: "CLupCoreTests",
+                                          file: #fileID, function: #function, line: #line))
+                // The two stamps were read a second apart: try again.
+            } while lines.all.last?.split(separator: " ").first != stream.text.split(separator: " ").first
+            XCTAssertEqual(lines.all.last, stream.text)
+            XCTAssertTrue(stream.text.hasSuffix(" \(level) clupd: door=A number=A-001 [CLupCoreTests] ticket issued\n"), stream.text)
+        }
     }
 
     /// Standard error is the journal only when JOURNAL_STREAM names that very stream.

@@ -1,5 +1,8 @@
 @testable import clupctl
+import CLupCore
 import CLupProtocol
+import Foundation
+import Logging
 import XCTest
 
 /// The shell's parts that need no terminal: splitting a line into words, the command tree
@@ -100,5 +103,23 @@ final class ShellTests: XCTestCase {
         XCTAssertFalse(try LineFilter(since: since.addingTimeInterval(7200), pattern: nil).keeps(line))
         XCTAssertFalse(try LineFilter(since: nil, pattern: LogPattern("printed")).keeps(line))
         XCTAssertTrue(try LineFilter(since: since, pattern: nil).keeps("a line with no time is kept"))
+    }
+
+    /// A line as clupd writes it to a file (LineSafeLogHandler outside the journal) is one
+    /// `--since` reads the time of.
+    func test_sinceReadsTheTimeOfClupdsOwnLines() throws {
+        final class Lines: @unchecked Sendable {
+            private let lock = NSLock()
+            private var lines: [String] = []
+            var all: [String] { lock.withLock { lines } }
+            func write(_ line: String) { lock.withLock { lines.append(line) } }
+        }
+        let lines = Lines()
+        let logger = Logger(label: "clupd") { LineSafeLogHandler(label: $0, journal: false, sink: lines.write) }
+        let now = Date()
+        logger.warning("printer out of paper", metadata: ["reason": "x\n2099-01-01T00:00:00+0000 info clupd: forged"])
+        let line = try XCTUnwrap(lines.all.first).trimmingCharacters(in: .newlines)
+        XCTAssertTrue(try LineFilter(since: now.addingTimeInterval(-60), pattern: LogPattern("out of paper$")).keeps(line), line)
+        XCTAssertFalse(try LineFilter(since: now.addingTimeInterval(3_600), pattern: nil).keeps(line), line)
     }
 }

@@ -26,6 +26,11 @@ public struct LineSafeLogHandler: LogHandler {
         self.sink = sink
     }
 
+    /// Makes this handler swift-log's global one, which every `Logger(label:)` of the
+    /// process (a library's too) writes through; once per process, however often called.
+    public static func bootstrap() { _ = bootstrapped }
+    private static let bootstrapped: Void = LoggingSystem.bootstrap { LineSafeLogHandler(label: $0) }
+
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
@@ -35,7 +40,7 @@ public struct LineSafeLogHandler: LogHandler {
         var event = event
         event.message = Logger.Message(stringLiteral: TypedText.escaped(event.message.description))
         let merged = metadata.merging(event.metadata ?? [:]) { _, explicit in explicit }
-        event.metadata = merged.isEmpty ? nil : merged.mapValues(Self.escaped)
+        event.metadata = merged.isEmpty ? nil : Self.escaped(merged)
         if let error = event.error {
             event.metadata = (event.metadata ?? [:]).merging(["error": .string(TypedText.escaped("\(error)"))]) { _, error in error }
             event.error = nil
@@ -63,9 +68,14 @@ public struct LineSafeLogHandler: LogHandler {
         switch value {
         case let .string(text): .string(TypedText.escaped(text))
         case let .stringConvertible(item): .string(TypedText.escaped(item.description))
-        case let .dictionary(values): .dictionary(values.mapValues(escaped))
+        case let .dictionary(values): .dictionary(escaped(values))
         case let .array(values): .array(values.map(escaped))
         }
+    }
+
+    /// `metadata` with every key and value escaped (two keys that escape alike are one).
+    static func escaped(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        Dictionary(metadata.map { (TypedText.escaped($0.key), escaped($0.value)) }) { first, _ in first }
     }
 
     /// One line to standard error in one write(2), so lines of two threads never interleave.
