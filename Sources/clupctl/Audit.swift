@@ -14,7 +14,7 @@ struct Audit: ParsableCommand {
 
     func run() throws {
         let from = try since.map(Self.instant)
-        var report = try connection.client.send(.audit(since: from), expecting: AuditReport.self)
+        var report = try connection.client.send(Control.Audit(since: from))
         if let who { report = AuditReport(entries: report.entries.filter { $0.who == who }, truncated: report.truncated) }
         if json { return try printJSON(report) }
         if report.truncated { print("(older entries left out: the newest \(AuditReport.limit) shown)") }

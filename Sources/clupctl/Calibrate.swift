@@ -23,13 +23,13 @@ struct Calibrate: ParsableCommand {
             for index in CalibrationSolver.targets.indices {
                 print("target \(index + 1) of \(CalibrationSolver.targets.count): touch the centre of the cross on the screen")
                 fflush(nil)
-                let touch = try client.send(.calibrationTarget(index: index, timeoutSeconds: timeout, force: force), expecting: RawTouch.self)
+                let touch = try client.send(Control.CalibrationTarget(index: index, timeoutSeconds: timeout, force: force))
                 print(String(format: "  touched at (%.4f, %.4f) of the panel, target (%.2f, %.2f)", touch.rawX, touch.rawY,
                              touch.targetX, touch.targetY))
                 touches.append(touch)
             }
         } catch {
-            _ = try? client.send(.calibrationEnd(matrix: nil), expecting: CalibrationReply.self)
+            _ = try? client.send(Control.CalibrationEnd(matrix: nil))
             throw error
         }
         let size = touches[0]
@@ -37,7 +37,7 @@ struct Calibrate: ParsableCommand {
         do {
             solution = try CalibrationSolver.solve(raw: touches.map { ($0.rawX, $0.rawY) }, widthMM: size.widthMM, heightMM: size.heightMM)
         } catch {
-            _ = try? client.send(.calibrationEnd(matrix: nil), expecting: CalibrationReply.self)
+            _ = try? client.send(Control.CalibrationEnd(matrix: nil))
             throw error
         }
         let matrix = solution.matrix.values.map { abs($0) < 0.00005 ? 0 : $0 }
@@ -46,12 +46,12 @@ struct Calibrate: ParsableCommand {
         print(String(format: "max error %.2f mm, rms %.2f mm (at most %.1f mm is kept)", solution.maxErrorMM, solution.rmsErrorMM,
                      size.maxErrorMM))
         guard solution.maxErrorMM <= size.maxErrorMM else {
-            _ = try? client.send(.calibrationEnd(matrix: nil), expecting: CalibrationReply.self)
+            _ = try? client.send(Control.CalibrationEnd(matrix: nil))
             throw CodedError(.calibrationTooFarOff, String(format: "the fit still misses by %.2f mm (more than %.1f mm): not saved; "
                 + "calibrate again, touching each cross's centre", solution.maxErrorMM, size.maxErrorMM))
         }
         let save = yes || Terminal.readVisible("save this calibration? [y/n] ")?.lowercased().hasPrefix("y") == true
-        let reply = try client.send(.calibrationEnd(matrix: save ? matrix : nil), expecting: CalibrationReply.self)
+        let reply = try client.send(Control.CalibrationEnd(matrix: save ? matrix : nil))
         if save {
             print("saved: in force now and at every start (\(shown(reply.source)))")
         } else {

@@ -12,7 +12,7 @@ struct Clupctl: ParsableCommand {
         discussion: "With no command, opens the interactive shell. Commands that change the totem need a technician "
             + "logged in (clupctl login NAME).",
         subcommands: [Shell.self, Login.self, Logout.self, TechnicianCommand.self,
-                      Status.self, Tickets.self, QueueCommand.self, CallNext.self, Skip.self, Void.self, LedgerCommand.self,
+                      Status.self, Tickets.self, QueueCommand.self, CallNext.self, Skip.self, VoidTicket.self, LedgerCommand.self,
                       ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, EmployeeCommand.self, Audit.self,
                       Devices.self, SelfTest.self, Calibrate.self, Logs.self, Diagnostics.self, Screenshot.self, ScreenCommand.self,
                       Sim.self, SyncCommand.self, Metrics.self, Errors.self])

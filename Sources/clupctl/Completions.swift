@@ -12,21 +12,21 @@ enum Completions {
 
     /// Today's ticket numbers in one of `states`.
     static func tickets(_ states: Set<String>) -> [String] {
-        let report = try? client.send(.tickets, expecting: TicketsReport.self, quiet: true)
+        let report = try? client.send(Control.Tickets(), quiet: true)
         return (report?.tickets ?? []).filter { states.contains($0.state) }.map(\.number)
     }
 
     static func technicians() -> [String] {
-        ((try? client.send(.technicians, expecting: TechniciansReport.self, quiet: true))?.technicians ?? []).map(\.name)
+        ((try? client.send(Control.Technicians(), quiet: true))?.technicians ?? []).map(\.name)
     }
 
     static func employees() -> [String] {
-        ((try? client.send(.employees, expecting: EmployeesReport.self, quiet: true))?.employees ?? []).map(\.staffNumber)
+        ((try? client.send(Control.Employees(), quiet: true))?.employees ?? []).map(\.staffNumber)
     }
 
     /// The buttons of the screen shown, for `sim press`.
     static func buttons() -> [String] {
-        ((try? client.send(.screen, expecting: ScreenReport.self, quiet: true))?.buttons ?? []).map(\.name)
+        ((try? client.send(Control.Screen(), quiet: true))?.buttons ?? []).map(\.name)
     }
 
     static func selfTestSteps() -> [String] { SelfTestStep.allCases.map(\.rawValue) }

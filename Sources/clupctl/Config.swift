@@ -12,7 +12,7 @@ struct ConfigCommand: ParsableCommand {
         @Flag(help: "Print JSON: where the configuration comes from, and its TOML.") var json = false
 
         func run() throws {
-            let report = try connection.client.send(.configuration, expecting: ConfigurationReport.self)
+            let report = try connection.client.send(Control.Configuration())
             if json { return try printJSON(report) }
             print("# from \(shown(report.source))")
             print(shownLines(report.toml), terminator: "")

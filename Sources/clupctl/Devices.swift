@@ -11,7 +11,7 @@ struct Devices: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let report = try connection.client.send(.devices, expecting: DevicesReport.self)
+        let report = try connection.client.send(Control.Devices())
         if json { return try printJSON(report) }
         if let problem = report.usbProblem {
             print("usb: \(shown(problem))")

@@ -18,7 +18,7 @@ struct Diagnostics: ParsableCommand {
         try ExclusiveFile.refuseLink(file)
         var parts: [DiagnosticsReport.Part]
         do {
-            parts = try connection.client(waiting: 150).send(.diagnostics, expecting: DiagnosticsReport.self).parts
+            parts = try connection.client(waiting: 150).send(Control.Diagnostics()).parts
         } catch let ControlClient.ConnectionError.daemonNotRunning(path, detail) {
             parts = [Self.clupdDown(socket: path, detail: detail)]
         }

@@ -16,7 +16,7 @@ struct EmployeeCommand: ParsableCommand {
         @OptionGroup var connection: Connection
         @Flag(help: "As JSON.") var json = false
         func run() throws {
-            let report = try connection.client.send(.employees, expecting: EmployeesReport.self)
+            let report = try connection.client.send(Control.Employees())
             if json { return try printJSON(report) }
             show(report)
         }
@@ -42,7 +42,7 @@ struct EmployeeCommand: ParsableCommand {
         @OptionGroup var connection: Connection
         @Argument(help: "The staff number.", completion: .custom { _, _, _ in Completions.employees() }) var staffNumber: String
         func run() throws {
-            show(try connection.client.send(.removeEmployee(staffNumber: staffNumber), expecting: EmployeesReport.self))
+            show(try connection.client.send(Control.RemoveEmployee(staffNumber: staffNumber)))
         }
     }
 }
@@ -52,8 +52,7 @@ private func put(_ staffNumber: String, replacing: Bool, _ connection: Connectio
     let pin = try PinHash.readPin()
     if let problem = PinHash.problem(pin: pin) { throw CodedError(.badEmployee, problem) }
     let hash = try PinHash.make(pin: pin)
-    show(try connection.client.send(.putEmployee(staffNumber: staffNumber, pin: hash, replacing: replacing),
-                                    expecting: EmployeesReport.self))
+    show(try connection.client.send(Control.PutEmployee(staffNumber: staffNumber, pin: hash, replacing: replacing)))
 }
 
 private func show(_ report: EmployeesReport) {

@@ -12,7 +12,7 @@ struct Issue: ParsableCommand {
     var priority: PriorityReason
 
     func run() throws {
-        let reply = try connection.client.send(.issuePriority(priority), expecting: SimulationReply.self)
+        let reply = try connection.client.send(Control.IssuePriority(priority))
         print(shown(reply.outcome))
     }
 }

@@ -14,7 +14,7 @@ struct LedgerCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let report = try connection.client.send(.ledger, expecting: LedgerReport.self)
+            let report = try connection.client.send(Control.Ledger())
             if json { return try printJSON(report) }
             printLedger(report)
         }
@@ -35,11 +35,11 @@ struct LedgerCommand: ParsableCommand {
 
         func run() throws {
             if let count {
-                let report = try connection.client.send(.setOccupancy(count: count, reason: reason), expecting: LedgerReport.self)
+                let report = try connection.client.send(Control.SetOccupancy(count: count, reason: reason))
                 print("set to \(count) inside")
                 printLedger(report)
             } else if let delta {
-                let report = try connection.client.send(.correctLedger(delta: delta, reason: reason), expecting: LedgerReport.self)
+                let report = try connection.client.send(Control.CorrectLedger(delta: delta, reason: reason))
                 print("corrected by \(delta > 0 ? "+" : "")\(delta)")
                 printLedger(report)
             }

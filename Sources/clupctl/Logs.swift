@@ -53,7 +53,7 @@ struct Logs: ParsableCommand {
             return LogSourceReply(journalUnit: nil, file: file, size: nil)
         }
         do {
-            return try connection.client.send(.logSource, expecting: LogSourceReply.self)
+            return try connection.client.send(Control.LogSource())
         } catch ControlClient.ConnectionError.daemonNotRunning(let path, let detail) {
             if let known = ShellContext.current?.logSource { return known }
             if FileManager.default.fileExists(atPath: "/run/systemd/system") {
@@ -230,7 +230,7 @@ struct LogFileReader {
             return (String(decoding: data, as: UTF8.self), size)
         }
         guard let client else { throw CodedError(.internalError, "cannot read \(shown(path)): \(String(cString: strerror(errno)))") }
-        let chunk = try client.send(.logRead(offset: offset, maxBytes: LogChunk.maximumBytes), expecting: LogChunk.self)
+        let chunk = try client.send(Control.LogRead(offset: offset, maxBytes: LogChunk.maximumBytes))
         return (chunk.offset == offset ? chunk.text : "", chunk.offset == offset ? chunk.size : 0)
     }
 }

@@ -16,7 +16,7 @@ struct Metrics: ParsableCommand {
     }
 
     func run() throws {
-        let text = try connection.client.send(.metrics, expecting: String.self)
+        let text = try connection.client.send(Control.Metrics())
         guard json else { return print(text, terminator: "") }
         try printJSON(Self.samples(text))
     }

@@ -11,7 +11,7 @@ struct PrinterCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let details = try connection.client.send(.printer, expecting: PrinterDetails.self)
+        let details = try connection.client.send(Control.Printer())
         if json { return try printJSON(details) }
         let printer = details.printer
         print("queue    \(shown(printer.queue)) (\(shown(details.profile)))")
@@ -36,7 +36,7 @@ struct Reprint: ParsableCommand {
     var number: String
 
     func run() throws {
-        let reply = try connection.client.send(.reprint(number: number), expecting: SimulationReply.self)
+        let reply = try connection.client.send(Control.Reprint(number: number))
         print(shown(reply.outcome))
     }
 }

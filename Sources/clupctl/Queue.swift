@@ -11,7 +11,7 @@ struct QueueCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let report = try connection.client.send(.queue, expecting: QueueReport.self)
+        let report = try connection.client.send(Control.Queue())
         if json { return try printJSON(report) }
         print("business day \(shown(report.businessDay)): \(report.inside) inside + \(report.promised) called "
               + "of \(report.capacity) places, \(report.priorityReserve) kept for priority")
@@ -37,7 +37,7 @@ struct CallNext: ParsableCommand {
     @OptionGroup var connection: Connection
 
     func run() throws {
-        let reply = try connection.client.send(.callNext, expecting: CallReply.self)
+        let reply = try connection.client.send(Control.CallNext())
         print("called \(shown(reply.number)): \(shown(reply.reason))")
     }
 }

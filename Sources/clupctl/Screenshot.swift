@@ -10,7 +10,7 @@ struct Screenshot: ParsableCommand {
     @Argument(help: "Where to write the PNG.") var file: String
 
     func run() throws {
-        let reply = try connection.client.send(.screenshot, expecting: ScreenshotReply.self)
+        let reply = try connection.client.send(Control.Screenshot())
         try reply.png.write(to: URL(fileURLWithPath: file), options: .atomic)
         print(shown(file))
     }
@@ -25,7 +25,7 @@ struct ScreenCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let report = try connection.client.send(.screen, expecting: ScreenReport.self)
+        let report = try connection.client.send(Control.Screen())
         if json { return try printJSON(report) }
         print("screen \(shown(report.name)) (\(shown(report.language))), \(report.width) × \(report.height) px")
         for button in report.buttons {

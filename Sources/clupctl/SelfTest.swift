@@ -40,7 +40,7 @@ struct SelfTest: ParsableCommand {
         for step in step.map({ [$0] }) ?? SelfTestStep.allCases {
             if !json, let instruction = Self.instruction(step, timeout) { print("\(step.rawValue): \(instruction)") }
             fflush(nil)
-            var result = try client.send(.selfTest(step, timeoutSeconds: timeout, force: force), expecting: SelfTestResult.self)
+            var result = try client.send(Control.SelfTest(step, timeoutSeconds: timeout, force: force))
             if step == .screen, result.passed, !noAsk, !json, isatty(STDIN_FILENO) == 1 {
                 let answer = Terminal.readVisible("did you see the test pattern (bars, grid, a mark in each corner)? [y/n] ")
                 if answer?.lowercased().hasPrefix("y") != true {

@@ -11,13 +11,13 @@ struct Sim: ParsableCommand {
     struct Approach: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A person steps up to the totem.")
         @OptionGroup var connection: Connection
-        func run() throws { try simulate(.simApproach, connection) }
+        func run() throws { try simulate(Control.SimApproach(), connection) }
     }
 
     struct Leave: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The person walks away.")
         @OptionGroup var connection: Connection
-        func run() throws { try simulate(.simLeave, connection) }
+        func run() throws { try simulate(Control.SimLeave(), connection) }
     }
 
     struct Tap: ParsableCommand {
@@ -25,7 +25,7 @@ struct Sim: ParsableCommand {
         @OptionGroup var connection: Connection
         @Argument(help: "Pixels from the left edge.") var x: Int
         @Argument(help: "Pixels from the top edge.") var y: Int
-        func run() throws { try simulate(.simTap(x: x, y: y), connection) }
+        func run() throws { try simulate(Control.SimTap(x: x, y: y), connection) }
     }
 
     struct Press: ParsableCommand {
@@ -37,9 +37,9 @@ struct Sim: ParsableCommand {
         @Option(help: "Hold the touch this many seconds (a long press: 3 in the staff-corner opens the PIN pad).")
         var hold: Double?
         func run() throws {
-            guard let hold else { return try simulate(.simPress(name: name), connection) }
+            guard let hold else { return try simulate(Control.SimPress(name: name), connection) }
             guard (0...60).contains(hold) else { throw ValidationError("--hold is 0 to 60 seconds") }
-            try simulate(.simHold(name: name, milliseconds: Int(hold * 1000)), connection)
+            try simulate(Control.SimHold(name: name, milliseconds: Int(hold * 1000)), connection)
         }
     }
 
@@ -48,7 +48,7 @@ struct Sim: ParsableCommand {
             abstract: "A personal headset goes into the jack (speech to it, explore by touch on) or comes out.")
         @OptionGroup var connection: Connection
         @Argument(help: "in or out.") var state: JackState
-        func run() throws { try simulate(.simHeadset(state == .in), connection) }
+        func run() throws { try simulate(Control.SimHeadset(plugged: state == .in), connection) }
 
         enum JackState: String, ExpressibleByArgument { case `in`, out }
     }
@@ -57,21 +57,21 @@ struct Sim: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Someone passes the turnstile: in or out.")
         @OptionGroup var connection: Connection
         @Argument(help: "in or out.") var direction: PassageDirection
-        func run() throws { try simulate(.simPass(direction), connection) }
+        func run() throws { try simulate(Control.SimPass(direction), connection) }
     }
 
     struct Scan: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A ticket's code read by the door reader.")
         @OptionGroup var connection: Connection
         @Argument(help: "The code, as printed in the ticket's QR code.") var code: String
-        func run() throws { try simulate(.simScan(code: code), connection) }
+        func run() throws { try simulate(Control.SimScan(code: code), connection) }
     }
 }
 
 extension PassageDirection: ExpressibleByArgument {}
 
 /// Sends a simulated device event and prints what it did.
-private func simulate(_ request: ControlRequest, _ connection: Connection) throws {
-    let reply = try connection.client.send(request, expecting: SimulationReply.self)
+private func simulate<Command: ControlCommand>(_ command: Command, _ connection: Connection) throws where Command.Reply == SimulationReply {
+    let reply = try connection.client.send(command)
     print("\(shown(reply.outcome)) [screen: \(shown(reply.screen))]" + (reply.ticket.map { " [ticket: \(shown($0))]" } ?? ""))
 }

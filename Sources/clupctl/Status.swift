@@ -10,7 +10,7 @@ struct Status: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let report = try connection.client.send(.status, expecting: StatusReport.self)
+        let report = try connection.client.send(Control.Status())
         if json { return try printJSON(report) }
         print("\(shown(report.store)) — \(shown(report.deviceID)) — business day \(shown(report.businessDay))")
         print("screen     \(shown(report.screen))")

@@ -14,7 +14,7 @@ struct SyncCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let report = try connection.client.send(.sync, expecting: SyncReport.self)
+            let report = try connection.client.send(Control.Sync())
             if json { return try printJSON(report) }
             printSync(report)
         }
@@ -26,7 +26,7 @@ struct SyncCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let report = try connection.client.send(.syncNow, expecting: SyncReport.self)
+            let report = try connection.client.send(Control.SyncNow())
             if json { return try printJSON(report) }
             print("sync asked for")
             printSync(report)

@@ -39,7 +39,7 @@ enum SessionFile {
 /// `clupctl login` and the shell's prompt for a login.
 func logInTechnician(_ name: String, client: ControlClient) throws -> LoginReply {
     let secret = try Terminal.readHidden("secret for \(quoted(name)): ", failure: .wrongSecret)
-    let reply = try client.send(.login(name: name, secret: secret), expecting: LoginReply.self)
+    let reply = try client.send(Control.Login(name: name, secret: secret))
     try SessionFile.save(reply.token)
     return reply
 }
@@ -66,7 +66,7 @@ struct Logout: ParsableCommand {
 
     func run() throws {
         defer { SessionFile.remove() }
-        print(shown(try connection.client.send(.logout, expecting: MessageReply.self).message))
+        print(shown(try connection.client.send(Control.Logout()).message))
     }
 }
 
@@ -83,7 +83,7 @@ struct TechnicianCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let report = try connection.client.send(.technicians, expecting: TechniciansReport.self)
+            let report = try connection.client.send(Control.Technicians())
             if json { return try printJSON(report) }
             if report.technicians.isEmpty { print("no technicians (root adds one: clupctl technician add NAME)") }
             for technician in report.technicians {
@@ -115,7 +115,7 @@ struct TechnicianCommand: ParsableCommand {
         @Argument(help: "The technician.", completion: .custom { _, _, _ in Completions.technicians() }) var name: String
 
         func run() throws {
-            _ = try connection.client.send(.removeTechnician(name: name), expecting: TechniciansReport.self)
+            _ = try connection.client.send(Control.RemoveTechnician(name: name))
             print("\(shown(name)) removed")
         }
     }
@@ -126,7 +126,7 @@ struct TechnicianCommand: ParsableCommand {
         let secret = try TechnicianSecret.readNew()
         if let problem = TechnicianSecret.problem(secret: secret, name: name) { throw CodedError(.badTechnician, problem) }
         let hash = try PinHash.make(pin: secret)
-        _ = try connection.client.send(.putTechnician(name: name, secret: hash, replacing: replacing), expecting: TechniciansReport.self)
+        _ = try connection.client.send(Control.PutTechnician(name: name, secret: hash, replacing: replacing))
         print(replacing ? "\(shown(name)) has a new secret" : "\(shown(name)) added; they log in with clupctl login \(shown(name))")
     }
 }
@@ -141,15 +141,16 @@ struct Skip: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let reply = try connection.client.send(.skip(number: number), expecting: TicketCareReply.self)
+        let reply = try connection.client.send(Control.Skip(number: number))
         if json { return try printJSON(reply) }
         print(shown(reply.outcome))
     }
 }
 
 /// `clupctl void NUMBER --reason …`.
-struct Void: ParsableCommand {
+struct VoidTicket: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "void",
         abstract: "Void a ticket: it leaves the queue and its code no longer opens the door.")
     @OptionGroup var connection: Connection
     @Argument(help: "The ticket, like A-017.", completion: .custom { _, _, _ in Completions.tickets(["waiting", "called", "print-failed"]) })
@@ -158,7 +159,7 @@ struct Void: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let reply = try connection.client.send(.void(number: number, reason: reason), expecting: TicketCareReply.self)
+        let reply = try connection.client.send(Control.VoidTicket(number: number, reason: reason))
         if json { return try printJSON(reply) }
         print(shown(reply.outcome))
     }

@@ -10,7 +10,7 @@ struct Tickets: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let report = try connection.client.send(.tickets, expecting: TicketsReport.self)
+        let report = try connection.client.send(Control.Tickets())
         if json { return try printJSON(report) }
         print("business day \(shown(report.businessDay)): \(report.tickets.count) tickets")
         for ticket in report.tickets {

@@ -16,22 +16,24 @@ final class ControlSocketTests: XCTestCase {
         unlink(path)
     }
 
-    /// Serves requests with `handle` on this thread's event loop while `client` runs on a
-    /// worker thread; returns what `client` returned.
-    func exchange<R: Sendable>(_ handle: @escaping (ControlRequest, ControlServer.Peer) throws -> Data,
-                               clock: any CLupCore.Clock = SystemClock(),
-                               client: @escaping @Sendable (String, EventLoop.Waker) -> R) throws -> R {
-        try exchange(answering: { message, peer, _ in .now(try handle(message.request, peer)) }, clock: clock, client: client)
-    }
-
-    /// The same with a handler that may answer later (it is given the server's loop).
-    func exchange<R: Sendable>(answering handle: @escaping (ControlMessage, ControlServer.Peer, EventLoop) throws -> ControlAnswer,
+    /// Serves the commands `route` registers on this thread's event loop (it is given the
+    /// server's loop, for work answered later) while `client` runs on a worker thread;
+    /// returns what `client` returned. Every caller counts as a logged-in technician here;
+    /// `sessions` hears the session each request carried.
+    func exchange<R: Sendable>(routes route: (ControlRouter, EventLoop) -> Void = { _, _ in },
+                               sessions: @escaping (String?) -> Void = { _ in },
                                clock: any CLupCore.Clock = SystemClock(),
                                client: @escaping @Sendable (String, EventLoop.Waker) -> R) throws -> R {
         let server = try ControlServer(path: path, allowedGroup: nil, logger: Logger(label: "test"))
         defer { server.stopListening() }
         let loop = EventLoop(clock: clock)
-        server.start(on: loop) { message, peer in try handle(message, peer, loop) }
+        let router = ControlRouter(policy: ControlRouter.Policy(
+            technician: { request, _ in sessions(request.session); return "tess" },
+            missingTechnician: { _, _ in CodedError(.loginRequired, "log in") },
+            bootstrap: { _, _ in false },
+            audit: { _, _, _, _ in }), logger: Logger(label: "test"))
+        route(router, loop)
+        server.start(on: loop) { body, peer in router.answer(body, from: peer) }
         var result: R?
         let path = self.path!
         let waker = loop.waker
@@ -43,17 +45,20 @@ final class ControlSocketTests: XCTestCase {
         return try XCTUnwrap(result)
     }
 
+    /// The day's (empty) tickets, answered at once.
+    static func tickets(_ router: ControlRouter, _ loop: EventLoop) {
+        router.on(Control.Tickets.self) { _, _ in TicketsReport(businessDay: "2026-11-22", tickets: []) }
+    }
+
     func test_aRequestGetsItsResultAndAFailureItsCode() throws {
-        let replies = try exchange({ request, _ in
-            switch request {
-            case .tickets: return try JSONEncoder().encode(TicketsReport(businessDay: "2026-11-21", tickets: []))
-            default: throw CodedError(.internalError, "refused for the test")
-            }
+        let replies = try exchange(routes: { router, _ in
+            router.on(Control.Tickets.self) { _, _ in TicketsReport(businessDay: "2026-11-21", tickets: []) }
+            router.on(Control.Status.self) { _, _ in throw CodedError(.internalError, "refused for the test") }
         }, client: { path, _ in
             let client = ControlClient(socketPath: path)
-            let tickets = (try? client.send(.tickets, expecting: TicketsReport.self).businessDay) ?? "no reply"
+            let tickets = (try? client.send(Control.Tickets()).businessDay) ?? "no reply"
             do {
-                _ = try client.send(.status, expecting: StatusReport.self)
+                _ = try client.send(Control.Status())
                 return (tickets, "no error")
             } catch {
                 return (tickets, "\(error)")
@@ -66,28 +71,29 @@ final class ControlSocketTests: XCTestCase {
     func test_slowWorkIsAnsweredLaterAndCancelledWhenTheClientGoesAway() throws {
         final class Box: @unchecked Sendable { var cancelled = 0; var sessions: [String?] = [] }
         let box = Box()
-        let replies = try exchange(answering: { message, _, loop in
-            box.sessions.append(message.session)
-            switch message.request {
-            case .selfTest:
-                let pending = PendingReply("a test", seconds: 10)
-                loop.schedule(after: 0.2) { pending.finish(.success(try! JSONEncoder().encode(MessageReply("done later")))) }
+        let replies = try exchange(routes: { router, loop in
+            router.later(Control.SelfTest.self) { command, _ in
+                let pending = PendingReply<SelfTestResult>("a test", seconds: 10)
+                loop.schedule(after: 0.2) {
+                    pending.finish(.success(SelfTestResult(step: command.step, device: "printer", passed: true, reason: "done later",
+                                                           check: nil)))
+                }
                 return .later(pending)
-            case .calibrationTarget:
+            }
+            router.later(Control.CalibrationTarget.self) { _, _ in
                 // Never finished: the client hangs up, and the work is cancelled.
-                let pending = PendingReply("a touch", seconds: 10)
+                let pending = PendingReply<RawTouch>("a touch", seconds: 10)
                 pending.onCancel = { box.cancelled += 1 }
                 return .later(pending)
-            default:
-                return .now(try JSONEncoder().encode(MessageReply("now")))
             }
-        }, client: { path, _ in
+            router.on(Control.Logout.self) { _, _ in MessageReply("now") }
+        }, sessions: { box.sessions.append($0) }, client: { path, _ in
             let later = (try? ControlClient(socketPath: path, session: "token-of-the-test-session")
-                .send(.selfTest(.printer, timeoutSeconds: 5, force: false), expecting: MessageReply.self).message) ?? "no reply"
+                .send(Control.SelfTest(.printer, timeoutSeconds: 5, force: false)).reason) ?? "no reply"
             // A client that gives up after 1 s.
             let impatient = ControlClient(socketPath: path, timeoutSeconds: 1)
-            let gaveUp = (try? impatient.send(.calibrationTarget(index: 0, timeoutSeconds: 5, force: false),
-                                              expecting: MessageReply.self).message) ?? "timed out"
+            let gaveUp = (try? impatient.send(Control.CalibrationTarget(index: 0, timeoutSeconds: 5, force: false)).rawX)
+                .map { "touched at \($0)" } ?? "timed out"
             // A bare request, as an older clupctl sends it, is still understood.
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_un()
@@ -98,7 +104,7 @@ final class ControlSocketTests: XCTestCase {
             _ = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
-            let bare = Array(#"{"status":{}}"#.utf8) + [0x0A]
+            let bare = Array(#"{"logout":{}}"#.utf8) + [0x0A]
             _ = send(fd, bare, bare.count, 0)
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(fd, &buffer, buffer.count, Int32(MSG_WAITALL))
@@ -127,7 +133,7 @@ final class ControlSocketTests: XCTestCase {
     }
 
     func test_noDaemonMeansDaemonNotRunning() {
-        XCTAssertThrowsError(try ControlClient(socketPath: path).send(.status, expecting: StatusReport.self)) { error in
+        XCTAssertThrowsError(try ControlClient(socketPath: path).send(Control.Status())) { error in
             guard case .daemonNotRunning? = error as? ControlClient.ConnectionError else {
                 return XCTFail("\(error)")
             }
@@ -135,7 +141,7 @@ final class ControlSocketTests: XCTestCase {
     }
 
     func test_garbageOnTheSocketGetsAClearRefusal() throws {
-        let reply = try exchange({ _, _ in Data("{}".utf8) }, client: { path, _ in
+        let reply = try exchange(client: { path, _ in
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
             guard let address = try? UnixSocketAddress(path), address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
@@ -152,7 +158,7 @@ final class ControlSocketTests: XCTestCase {
 
     /// The refusal a raw reply carries, if it is one.
     static func failure(in reply: String) -> CodedError? {
-        (try? JSONDecoder().decode(ControlReply<TicketsReport>.self, from: Data(reply.utf8)))?.error
+        (try? JSONDecoder().decode(ReplyEnvelope<TicketsReport>.self, from: Data(reply.utf8)))?.error
     }
 
     /// A connected socket that has sent nothing.
@@ -175,11 +181,10 @@ final class ControlSocketTests: XCTestCase {
         // The clock stands still: a server that waited on the silent clients would answer
         // the request only after giving up on each of them, which never happens here.
         let clock = ManualClock()
-        let outcome = try exchange({ _, _ in try JSONEncoder().encode(TicketsReport(businessDay: "2026-11-22", tickets: [])) },
-                                   clock: clock, client: { path, _ in
+        let outcome = try exchange(routes: Self.tickets, clock: clock, client: { path, _ in
             let silent = (0..<50).map { _ in Self.silentClient(path) }
             defer { silent.forEach { close($0) } }
-            let answer = (try? ControlClient(socketPath: path).send(.tickets, expecting: TicketsReport.self).businessDay) ?? "no answer"
+            let answer = (try? ControlClient(socketPath: path).send(Control.Tickets()).businessDay) ?? "no answer"
             return (answer, silent.filter { $0 >= 0 }.count, silent.filter(Self.heardBack).count)
         })
         XCTAssertEqual(outcome.0, "2026-11-22")
@@ -189,7 +194,7 @@ final class ControlSocketTests: XCTestCase {
 
     func test_aClientThatSaysNothingIsDroppedWithAReason() throws {
         let clock = ManualClock()
-        let reply = try exchange({ _, _ in Data("{}".utf8) }, clock: clock, client: { path, waker in
+        let reply = try exchange(clock: clock, client: { path, waker in
             let fd = Self.silentClient(path)
             defer { close(fd) }
             // Time passes (the server may not have accepted the connection yet, so a little
@@ -208,11 +213,10 @@ final class ControlSocketTests: XCTestCase {
 
     func test_moreConnectionsThanTheLimitMakeRoomForANewRequest() throws {
         let clock = ManualClock()
-        let outcome = try exchange({ _, _ in try JSONEncoder().encode(TicketsReport(businessDay: "2026-11-22", tickets: [])) },
-                                   clock: clock, client: { path, _ in
+        let outcome = try exchange(routes: Self.tickets, clock: clock, client: { path, _ in
             let silent = (0..<(ControlServer.maxConnections + 8)).map { _ in Self.silentClient(path) }
             defer { silent.forEach { close($0) } }
-            let answer = (try? ControlClient(socketPath: path).send(.tickets, expecting: TicketsReport.self).businessDay) ?? "no answer"
+            let answer = (try? ControlClient(socketPath: path).send(Control.Tickets()).businessDay) ?? "no answer"
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(silent[0], &buffer, buffer.count, 0)
             return (answer, String(decoding: buffer[0..<max(0, count)], as: UTF8.self))

@@ -46,7 +46,7 @@ final class SystemdProtocolTests: XCTestCase {
         let first = try XCTUnwrap(receive(), "no notification within 10 s")
         XCTAssertTrue(first.hasPrefix("READY=1\nSTATUS="), first)
         // READY means serving: the control socket answers now, without waiting.
-        XCTAssertEqual(try ControlClient(socketPath: controlPath).send(.status, expecting: StatusReport.self).screen, "asleep")
+        XCTAssertEqual(try ControlClient(socketPath: controlPath).send(Control.Status()).screen, "asleep")
 
         var watchdogs = 0
         let start = Date()

@@ -7,41 +7,46 @@ import XCTest
 /// What decides who may do what on the control socket, and what is written down of it.
 final class TechnicianPolicyTests: XCTestCase {
     func test_whatChangesTheTotemNeedsATechnicianAndWhatReadsDoesNot() {
-        XCTAssertTrue(ControlRequest.callNext.needsTechnician)
-        XCTAssertTrue(ControlRequest.void(number: "A-001", reason: "dup").needsTechnician)
-        XCTAssertTrue(ControlRequest.selfTest(.release, timeoutSeconds: 5, force: false).needsTechnician)
-        XCTAssertTrue(ControlRequest.calibrationEnd(matrix: nil).needsTechnician)
-        XCTAssertFalse(ControlRequest.status.needsTechnician)
-        XCTAssertFalse(ControlRequest.audit(since: nil).needsTechnician)
-        XCTAssertFalse(ControlRequest.simPress(name: "get-ticket").needsTechnician, "a simulated customer, not a technician")
+        XCTAssertTrue(Control.CallNext.needsTechnician)
+        XCTAssertTrue(Control.VoidTicket.needsTechnician)
+        XCTAssertTrue(Control.SelfTest.needsTechnician)
+        XCTAssertTrue(Control.CalibrationEnd.needsTechnician)
+        XCTAssertFalse(Control.Status.needsTechnician)
+        XCTAssertFalse(Control.Audit.needsTechnician)
+        XCTAssertFalse(Control.SimPress.needsTechnician, "a simulated customer, not a technician")
     }
 
     /// Routine reads are not audited (a monitoring loop would flood the event log); what
     /// changes the totem, drives it, or takes its data away on purpose is.
     func test_routineReadsAreLeftOutOfTheTrailAndChangesAndDiagnosticsAreNot() {
-        for read: ControlRequest in [.status, .metrics, .queue, .tickets, .screen, .ledger, .printer, .devices, .hello, .sync,
-                                     .audit(since: nil), .logSource, .logRead(offset: 0, maxBytes: 10)] {
-            XCTAssertTrue(read.isRoutineRead, read.summary)
-        }
-        for change: ControlRequest in [.void(number: "A-001", reason: "dup"), .skip(number: "A-001"), .callNext, .diagnostics,
-                                       .correctLedger(delta: 1, reason: "x"), .syncNow, .simPress(name: "get-ticket")] {
-            XCTAssertFalse(change.isRoutineRead, change.summary)
-        }
+        let reads: [any ControlCommand.Type] = [Control.Status.self, Control.Metrics.self, Control.Queue.self, Control.Tickets.self,
+                                                Control.Screen.self, Control.Ledger.self, Control.Printer.self, Control.Devices.self,
+                                                Control.Hello.self, Control.Sync.self, Control.Audit.self, Control.LogSource.self,
+                                                Control.LogRead.self]
+        for read in reads { XCTAssertEqual(read.trail, .routineRead, read.wireName) }
+        let changes: [any ControlCommand.Type] = [Control.VoidTicket.self, Control.Skip.self, Control.CallNext.self,
+                                                  Control.Diagnostics.self, Control.CorrectLedger.self, Control.SyncNow.self,
+                                                  Control.SimPress.self]
+        for change in changes { XCTAssertEqual(change.trail, .kept, change.wireName) }
+        XCTAssertEqual(Control.Login.trail, .keptWhereDecided)
+        // Nothing that changes the totem is a routine read, and each command has a name of its own.
+        for command in Control.all where command.needsTechnician { XCTAssertEqual(command.trail, .kept, command.wireName) }
+        XCTAssertEqual(Set(Control.all.map { $0.wireName }).count, Control.all.count)
     }
 
     func test_theSummaryKeptAndLoggedNeverHoldsASecretOrAHash() throws {
         let secret = "correct-horse-2026"
         let hash = PinHash(kdf: PinHash.defaultKDF, salt: Data(repeating: 7, count: 16), hash: Data(repeating: 9, count: 32))
-        let requests: [ControlRequest] = [.login(name: "tess", secret: secret),
-                                          .putTechnician(name: "tess", secret: hash, replacing: false),
-                                          .putEmployee(staffNumber: "104", pin: hash, replacing: true)]
-        for request in requests {
-            XCTAssertFalse(request.summary.contains(secret))
-            XCTAssertFalse(request.summary.contains(hash.hash.base64EncodedString()))
-            XCTAssertFalse(request.summary.contains(hash.salt.base64EncodedString()))
+        let summaries = [Control.Login(name: "tess", secret: secret).summary,
+                         Control.PutTechnician(name: "tess", secret: hash, replacing: false).summary,
+                         Control.PutEmployee(staffNumber: "104", pin: hash, replacing: true).summary]
+        for summary in summaries {
+            XCTAssertFalse(summary.contains(secret))
+            XCTAssertFalse(summary.contains(hash.hash.base64EncodedString()))
+            XCTAssertFalse(summary.contains(hash.salt.base64EncodedString()))
         }
-        XCTAssertEqual(ControlRequest.login(name: "tess", secret: secret).summary, "login tess")
-        XCTAssertEqual(ControlRequest.void(number: "A-017", reason: "printed \"twice\"\n").summary,
+        XCTAssertEqual(Control.Login(name: "tess", secret: secret).summary, "login tess")
+        XCTAssertEqual(Control.VoidTicket(number: "A-017", reason: "printed \"twice\"\n").summary,
                        #"void A-017 --reason "printed ?twice??""#, "quotes and control characters cannot forge a line")
     }
 

@@ -30,7 +30,7 @@ final class ControlConnection {
     let serial: Int
     var deadline: EventLoop.TimerID?
     /// Slow work whose reply is awaited.
-    var pending: PendingReply?
+    var pending: (any PendingWork)?
     private var received = Data()
     private var reply = Data()
     private var sent = 0

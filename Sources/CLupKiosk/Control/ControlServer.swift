@@ -61,7 +61,7 @@ final class ControlServer {
     private var floodLogTimer: EventLoop.TimerID?
     static let floodLogSeconds = 10.0
     private var loop: EventLoop?
-    private var handle: ((ControlMessage, Peer) throws -> ControlAnswer)?
+    private var handle: ((Data, Peer) -> ControlAnswer)?
     /// Told of each caller refused for want of permission (for the audit trail).
     var onRefused: ((Peer?) -> Void)?
 
@@ -100,8 +100,8 @@ final class ControlServer {
         }
     }
 
-    /// Serves connections on `loop`; `handle` returns the JSON of a successful result, now or later.
-    func start(on loop: EventLoop, handle: @escaping (ControlMessage, Peer) throws -> ControlAnswer) {
+    /// Serves connections on `loop`; `handle` answers a request's bytes (see `ControlRouter`).
+    func start(on loop: EventLoop, handle: @escaping (Data, Peer) -> ControlAnswer) {
         self.loop = loop
         self.handle = handle
         loop.watch(fd) { [unowned self] in self.acceptAll() }
@@ -153,7 +153,7 @@ final class ControlServer {
             }
         case .tooLong:
             loop?.unwatch(client)
-            reply(to: connection, with: Self.failure(CodedError(.noRequest, "a request over \(Self.maxRequestBytes) bytes")))
+            reply(to: connection, with: ControlCoding.failure(CodedError(.noRequest, "a request over \(Self.maxRequestBytes) bytes")))
         case .closed:
             drop(client)
         }
@@ -167,7 +167,7 @@ final class ControlServer {
             drop(client)
         } else {
             loop?.unwatch(client)
-            reply(to: connection, with: Self.failure(CodedError(.noRequest, "no request within \(Int(Self.requestSeconds)) s")))
+            reply(to: connection, with: ControlCoding.failure(CodedError(.noRequest, "no request within \(Int(Self.requestSeconds)) s")))
         }
     }
 
@@ -175,56 +175,32 @@ final class ControlServer {
         guard let peer = connection.peer, isAllowed(peer) else {
             logger.warning("control: refused a caller without permission", metadata: ["peer": "\(String(describing: connection.peer))"])
             onRefused?(connection.peer)
-            return .now(Self.failure(CodedError(.permissionDenied, "permission denied: not root, clupd's user or the control group")))
+            return .now(ControlCoding.failure(CodedError(.permissionDenied, "permission denied: not root, clupd's user or the control group")))
         }
-        let message: ControlMessage
-        do {
-            message = try ControlMessage.decode(body)
-        } catch {
-            return .now(Self.failure(CodedError(.requestNotUnderstood, "not a control request this clupd understands")))
-        }
-        // The summary, not the request: a login carries a secret.
-        if message.quiet != true {
-            logger.info("control: \(message.request.summary)", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)"])
-        }
-        guard let handle else { return .now(Self.failure(CodedError(.stopping, "clupd is stopping"))) }
-        do {
-            switch try handle(message, peer) {
-            case let .now(result): return .now(Self.success(result))
-            case let .later(pending): return .later(pending)
-            }
-        } catch {
-            return .now(Self.failure(CodedError(describing: error)))
-        }
+        guard let handle else { return .now(ControlCoding.failure(CodedError(.stopping, "clupd is stopping"))) }
+        return handle(body, peer)
     }
 
     /// Keeps the connection while slow work goes on: the reply is sent when it is done; if
     /// the client goes away or the work overruns its time first, the work is cancelled.
-    private func wait(for pending: PendingReply, on connection: ControlConnection) {
+    private func wait(for pending: any PendingWork, on connection: ControlConnection) {
         guard let loop else { return }
         connection.pending = pending
         loop.cancel(connection.deadline)
         connection.deadline = loop.schedule(after: pending.seconds) { [unowned self] in
             guard connections[connection.fd] === connection, connection.pending != nil else { return }
             connection.deadline = nil
-            pending.finish(.failure(CodedError(.workTimedOut, "clupd did not finish \(pending.what) within \(Int(pending.seconds)) s")))
-        }
-        pending.deliver = { [unowned self] result in
-            guard connections[connection.fd] === connection else { return }
-            connection.pending = nil
-            loop.unwatch(connection.fd)
-            switch result {
-            case let .success(data): reply(to: connection, with: Self.success(data))
-            case let .failure(error): reply(to: connection, with: Self.failure(CodedError(describing: error)))
-            }
+            pending.fail(CodedError(.workTimedOut, "clupd did not finish \(pending.what) within \(Int(pending.seconds)) s"))
         }
         // The client says nothing more; end of file means it went away.
         loop.watch(connection.fd) { [unowned self] in
             if connection.peerClosed() { drop(connection.fd) }
         }
-        if let early = pending.early, let deliver = pending.deliver {
-            pending.deliver = nil
-            deliver(early)
+        pending.whenDone { [unowned self] reply in
+            guard connections[connection.fd] === connection else { return }
+            connection.pending = nil
+            loop.unwatch(connection.fd)
+            self.reply(to: connection, with: reply)
         }
     }
 
@@ -256,7 +232,7 @@ final class ControlServer {
             logFlood()
         }
         if !oldest.isReplying {
-            oldest.startReply(Self.failure(CodedError(.tooManyConnections, "too many open connections; try again")))
+            oldest.startReply(ControlCoding.failure(CodedError(.tooManyConnections, "too many open connections; try again")))
             _ = oldest.write()
         }
         drop(oldest.fd)
@@ -315,35 +291,41 @@ final class ControlServer {
         return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
     }
 
-    static func success(_ result: Data) -> Data {
-        Data(#"{"ok":true,"result":"#.utf8) + result + Data("}\n".utf8)
-    }
-
-    static func failure(_ failure: CodedError) -> Data {
-        let encoded = (try? JSONEncoder().encode(failure)) ?? Data("{}".utf8)
-        return Data(#"{"ok":false,"error":"#.utf8) + encoded + Data("}\n".utf8)
-    }
 }
 
-/// What the handler answers: the result's JSON now, or later when slow work is done.
+/// What the router answers: the reply's line now, or later when slow work is done.
 enum ControlAnswer {
     case now(Data)
-    case later(PendingReply)
+    case later(any PendingWork)
 }
 
-/// A reply still being worked out (a secret checked on a worker, a device waited for). The
-/// work calls `finish` once; if the client goes away first, `onCancel` is called instead, so
-/// the work can stop and give back what it holds.
-final class PendingReply {
+/// Slow work the server waits for on a connection, whatever its reply's type.
+protocol PendingWork: AnyObject {
     /// What is being done, for the timeout's message ("the self-test of the turnstile").
-    let what: String
+    var what: String { get }
     /// How long the work may take before the client is told it timed out.
+    var seconds: Double { get }
+    /// `deliver` gets the reply's line once the work is done (at once if it is already).
+    func whenDone(_ deliver: @escaping (Data) -> Void)
+    /// The work overran: the client is told why.
+    func fail(_ error: Error)
+    /// The client went away before the reply (or the server stops).
+    func cancel()
+}
+
+/// A reply of type `Reply` still being worked out (a secret checked on a worker, a device
+/// waited for). The work calls `finish` once; if the client goes away first, `onCancel` is
+/// called instead, so the work can stop and give back what it holds.
+final class PendingReply<Reply: Encodable>: PendingWork {
+    let what: String
     let seconds: Double
     /// Called once, when the client went away before the reply (or the server stops).
     var onCancel: (() -> Void)?
     /// Observers of the outcome (the audit trail), called before the reply is sent.
-    private var observers: [(Result<Data, Error>) -> Void] = []
-    fileprivate var deliver: ((Result<Data, Error>) -> Void)?
+    private var observers: [(Result<Reply, Error>) -> Void] = []
+    private var deliver: ((Data) -> Void)?
+    /// A reply that came before the server was waiting for it.
+    private var early: Data?
     private(set) var isDone = false
 
     init(_ what: String, seconds: Double) {
@@ -351,26 +333,42 @@ final class PendingReply {
         self.seconds = seconds
     }
 
-    func observe(_ observer: @escaping (Result<Data, Error>) -> Void) { observers.append(observer) }
+    func observe(_ observer: @escaping (Result<Reply, Error>) -> Void) { observers.append(observer) }
 
     /// The work is done: the client gets `result` (if it is still there).
-    func finish(_ result: Result<Data, Error>) {
+    func finish(_ result: Result<Reply, Error>) {
         guard !isDone else { return }
         isDone = true
         for observer in observers { observer(result) }
         onCancel = nil
+        let line: Data
+        switch result {
+        case let .success(reply):
+            line = (try? ControlCoding.success(reply))
+                ?? ControlCoding.failure(CodedError(.internalError, "the reply to \(what) could not be written"))
+        case let .failure(error):
+            line = ControlCoding.failure(CodedError(describing: error))
+        }
         if let deliver {
             self.deliver = nil
-            deliver(result)
+            deliver(line)
         } else {
-            early = result
+            early = line
         }
     }
 
-    /// A result that came before the server was waiting for it.
-    fileprivate var early: Result<Data, Error>?
+    func whenDone(_ deliver: @escaping (Data) -> Void) {
+        if let early {
+            self.early = nil
+            deliver(early)
+        } else {
+            self.deliver = deliver
+        }
+    }
 
-    fileprivate func cancel() {
+    func fail(_ error: Error) { finish(.failure(error)) }
+
+    func cancel() {
         guard !isDone else { return }
         isDone = true
         let cancelled = onCancel

@@ -62,8 +62,8 @@ final class TechnicianDesk {
 
     /// The technician the message's session belongs to, if it is still on; a command counts
     /// as use unless it is the shell's own (`quiet`).
-    func technician(for message: ControlMessage, peer: ControlServer.Peer) -> String? {
-        guard let token = message.session, let key = Self.key(token), var session = sessions[key], session.uid == peer.uid else {
+    func technician(for request: RequestHeader, peer: ControlServer.Peer) -> String? {
+        guard let token = request.session, let key = Self.key(token), var session = sessions[key], session.uid == peer.uid else {
             return nil
         }
         let now = clock.monotonic()
@@ -71,7 +71,7 @@ final class TechnicianDesk {
             end(key, why: "idle \(Self.seconds(idleSeconds))")
             return nil
         }
-        if message.quiet != true {
+        if !request.quiet {
             session.lastUsed = now
             sessions[key] = session
         }
@@ -79,18 +79,18 @@ final class TechnicianDesk {
     }
 
     /// Why a request that needs a technician has none: the session ended, or nobody logged in.
-    func missingTechnician(for message: ControlMessage) -> CodedError {
-        if let token = message.session, let key = Self.key(token), let why = ended[key] {
+    func missingTechnician(for request: RequestHeader, summary: String) -> CodedError {
+        if let token = request.session, let key = Self.key(token), let why = ended[key] {
             return CodedError(.sessionEnded, "your session ended (\(why)); log in again")
         }
-        if message.session != nil {
+        if request.session != nil {
             return CodedError(.sessionEnded, "your session is not known to this clupd (it restarted, or the session is another user's); log in again")
         }
-        return CodedError(.loginRequired, "\(message.request.summary.split(separator: " ").first ?? "this") changes the totem: log in first (clupctl login NAME)")
+        return CodedError(.loginRequired, "\(summary.split(separator: " ").first ?? "this") changes the totem: log in first (clupctl login NAME)")
     }
 
     /// Checks `secret` for `name` on a worker; the reply is the session's token.
-    func login(name: String, secret: String, peer: ControlServer.Peer) throws -> PendingReply {
+    func login(name: String, secret: String, peer: ControlServer.Peer) throws -> PendingReply<LoginReply> {
         let now = clock.now()
         let name = String(name.prefix(TechnicianSecret.maximumName + 1))
         if let lock = locks[name], lock.isLocked(at: now), let until = lock.lockedUntil {
@@ -103,7 +103,7 @@ final class TechnicianDesk {
         }
         let record = TechnicianSecret.problem(name: name) == nil ? try store.technician(name) : nil
         let hash = record.map { PinHash(kdf: $0.kdf, salt: $0.salt, hash: $0.secretHash) }
-        let pending = PendingReply("the login", seconds: 30)
+        let pending = PendingReply<LoginReply>("the login", seconds: 30)
         checking += 1
         loop.background({ () -> Bool in
             guard let hash else {
@@ -118,7 +118,7 @@ final class TechnicianDesk {
         return pending
     }
 
-    private func checked(name: String, right: Bool, peer: ControlServer.Peer) throws -> Data {
+    private func checked(name: String, right: Bool, peer: ControlServer.Peer) throws -> LoginReply {
         let now = clock.now()
         guard right else {
             var lock = locks[name] ?? FailureLock(lockSeconds: lockSeconds)
@@ -149,12 +149,12 @@ final class TechnicianDesk {
         armSweep()
         record([AuditEntry(role: .technician, who: name, action: .login, result: "ok", uid: peer.uid)])
         logger.notice("technician logged in", metadata: ["name": "\(name)", "uid": "\(peer.uid)"])
-        return try JSONEncoder().encode(LoginReply(name: name, token: token, idleSeconds: Int(idleSeconds)))
+        return LoginReply(name: name, token: token, idleSeconds: Int(idleSeconds))
     }
 
     /// Ends the message's session, if it has one.
-    func logout(_ message: ControlMessage, peer: ControlServer.Peer) -> String? {
-        guard let token = message.session, let key = Self.key(token), let session = sessions[key], session.uid == peer.uid else { return nil }
+    func logout(_ request: RequestHeader, peer: ControlServer.Peer) -> String? {
+        guard let token = request.session, let key = Self.key(token), let session = sessions[key], session.uid == peer.uid else { return nil }
         end(key, why: "logged out")
         return session.name
     }

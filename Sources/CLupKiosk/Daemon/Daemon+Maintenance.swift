@@ -11,15 +11,15 @@ import Foundation
 extension Daemon {
     static let selfTestSentence = "This is the CLup totem's voice test. One, two, three."
 
-    func selfTest(_ step: SelfTestStep, timeoutSeconds: Int, force: Bool, by who: String) throws -> PendingReply {
+    func selfTest(_ step: SelfTestStep, timeoutSeconds: Int, force: Bool, by who: String) throws -> PendingReply<SelfTestResult> {
         guard (1...300).contains(timeoutSeconds) else {
             throw CodedError(.requestNotUnderstood, "a self-test waits 1 to 300 s, not \(timeoutSeconds)")
         }
         let wait = Double(timeoutSeconds)
-        let pending = PendingReply("the self-test of the \(step.rawValue)", seconds: wait + 30)
+        let pending = PendingReply<SelfTestResult>("the self-test of the \(step.rawValue)", seconds: wait + 30)
         func finish(_ device: String, _ passed: Bool, _ reason: String, check: String? = nil) {
-            pending.finish(Result { try JSONEncoder().encode(SelfTestResult(step: step, device: device, passed: passed,
-                                                                            reason: reason, check: passed ? nil : check)) })
+            pending.finish(.success(SelfTestResult(step: step, device: device, passed: passed, reason: reason,
+                                                   check: passed ? nil : check)))
         }
         func health(_ role: String) -> DeviceHealth? { kiosk.deviceHealth.first { $0.role == role } }
         func name(_ health: DeviceHealth?) -> String { health.map { "\($0.role) (\($0.backend))" } ?? step.rawValue }
@@ -100,7 +100,7 @@ extension Daemon {
     /// hold's callback, which hands `seen` the device's name and what it saw (a pass); nothing
     /// within the time is `missed`. The device goes back to the kiosk in every case, and when
     /// the client goes away.
-    private func lend(_ hold: MaintenanceHold, for seconds: Double, force: Bool, pending: PendingReply,
+    private func lend(_ hold: MaintenanceHold, for seconds: Double, force: Bool, pending: PendingReply<SelfTestResult>,
                       passed: @escaping (String, String) -> Void, missed: @escaping () -> Void,
                       arm: (_ seen: @escaping (String, String) -> Void) -> Void) throws {
         try kiosk.take(hold, force: force, leaseSeconds: seconds + 10)
@@ -206,7 +206,7 @@ extension Daemon {
 
     /// Shows target `index` and answers with the first touch on it, read uncalibrated. The
     /// first target takes the touch panel and the screen until `calibrationEnd` (or 120 s).
-    func calibrationTarget(_ index: Int, timeoutSeconds: Int, force: Bool) throws -> PendingReply {
+    func calibrationTarget(_ index: Int, timeoutSeconds: Int, force: Bool) throws -> PendingReply<RawTouch> {
         let targets = CalibrationSolver.targets
         guard targets.indices.contains(index), (1...300).contains(timeoutSeconds) else {
             throw CodedError(.requestNotUnderstood, "a calibration target is 0 to \(targets.count - 1), waited for 1 to 300 s")
@@ -233,7 +233,7 @@ extension Daemon {
         }
         let target = targets[index]
         try kiosk.showMaintenance(try kiosk.calibrationFrame(target: index, of: targets.count, at: target))
-        let pending = PendingReply("calibration target \(index + 1)", seconds: Double(timeoutSeconds) + 5)
+        let pending = PendingReply<RawTouch>("calibration target \(index + 1)", seconds: Double(timeoutSeconds) + 5)
         let size = screenMM()
         let maxError = config.hardware.calibrationMaxErrorMM
         let timer = loop.schedule(after: Double(timeoutSeconds)) { [unowned self] in
@@ -245,10 +245,8 @@ extension Daemon {
             guard gesture.kind == .tap || gesture.kind == .longPress else { return }
             hold.onTouch = nil
             loop.cancel(timer)
-            pending.finish(Result {
-                try JSONEncoder().encode(RawTouch(index: index, targetX: target.x, targetY: target.y, rawX: gesture.x1, rawY: gesture.y1,
-                                                  widthMM: size.width, heightMM: size.height, maxErrorMM: maxError))
-            })
+            pending.finish(.success(RawTouch(index: index, targetX: target.x, targetY: target.y, rawX: gesture.x1, rawY: gesture.y1,
+                                             widthMM: size.width, heightMM: size.height, maxErrorMM: maxError)))
         }
         pending.onCancel = { [unowned self] in
             loop.cancel(timer)
@@ -259,12 +257,11 @@ extension Daemon {
 
     /// Ends the calibration: `matrix` is checked, saved in the state directory and put in
     /// force; nil puts back the calibration there was.
-    func calibrationEnd(_ matrix: [Double]?, by who: String) throws -> Data {
+    func calibrationEnd(_ matrix: [Double]?, by who: String) throws -> CalibrationReply {
         let calibrating = calibration
         guard let matrix else {
             if let calibrating { endCalibration(calibrating, keep: nil) }
-            return try JSONEncoder().encode(CalibrationReply(matrix: devices.devices.touchscreen.calibration.values,
-                                                             source: calibrationSource + " (kept)"))
+            return CalibrationReply(matrix: devices.devices.touchscreen.calibration.values, source: calibrationSource + " (kept)")
         }
         guard let calibrating, kiosk.maintenance === calibrating.hold else {
             throw CodedError(.calibrationNotStarted, "no calibration in progress (it ended, or its lease ran out): run clupctl calibrate again")
@@ -282,7 +279,7 @@ extension Daemon {
         kiosk.record([AuditEntry(role: .technician, who: who, action: .calibrated,
                                  result: matrix.map { String(format: "%.4f", $0) }.joined(separator: " "))])
         logger.notice("touch panel calibrated", metadata: ["matrix": "\(matrix)", "by": "\(who)"])
-        return try JSONEncoder().encode(CalibrationReply(matrix: matrix, source: calibrationSource))
+        return CalibrationReply(matrix: matrix, source: calibrationSource)
     }
 
     private func endCalibration(_ calibrating: CalibrationInProgress, keep matrix: CalibrationMatrix?) {
@@ -302,8 +299,8 @@ extension Daemon {
     /// What support asks for: versions, the configuration without secrets, the database's
     /// integrity, the devices, the printer, the sync, the last 100 events and the audit trail.
     /// The database is checked on a worker, on a connection of its own.
-    func diagnostics() -> PendingReply {
-        let pending = PendingReply("the diagnostics", seconds: 120)
+    func diagnostics() -> PendingReply<DiagnosticsReport> {
+        let pending = PendingReply<DiagnosticsReport>("the diagnostics", seconds: 120)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -329,7 +326,7 @@ extension Daemon {
         let path = state.databasePath
         loop.background({ () -> String in TotemStore.integrityCheck(path: path) }) { result in
             parts.append(.init(name: "integrity.txt", text: result))
-            pending.finish(Result { try JSONEncoder().encode(DiagnosticsReport(parts: parts)) })
+            pending.finish(.success(DiagnosticsReport(parts: parts)))
         }
         return pending
     }

@@ -192,7 +192,8 @@ public final class Daemon {
         usb.start()
         kiosk.start()
         server.onRefused = { [unowned self] peer in auditRefused(peer) }
-        server.start(on: loop) { [unowned self] message, peer in try self.answer(message, from: peer) }
+        let router = controlRouter()
+        server.start(on: loop) { body, peer in router.answer(body, from: peer) }
         SignalWatcher.install(on: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
             if signal == SIGHUP { return self.reloadConfiguration() }
             self.logger.info("stopping on signal \(signal)")

@@ -36,16 +36,13 @@ public struct ControlClient: Sendable {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    /// Sends `request` and decodes the result as `Result`; a refusal throws its `CodedError`.
+    /// Sends `command` and returns its reply; a refusal throws its `CodedError`.
     /// `quiet`: the shell's own request (prompt, completion), not audited.
-    public func send<Result: Decodable>(_ request: ControlRequest, expecting: Result.Type, quiet: Bool = false) throws -> Result {
-        let message = ControlMessage(request, session: session, quiet: quiet)
-        let data = try exchange(try JSONEncoder().encode(message) + Data("\n".utf8))
-        let reply: ControlReply<Result>
+    public func send<Command: ControlCommand>(_ command: Command, quiet: Bool = false) throws -> Command.Reply {
+        let data = try exchange(try ControlCoding.request(command, session: session, quiet: quiet) + Data("\n".utf8))
+        let reply: ReplyEnvelope<Command.Reply>
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            reply = try decoder.decode(ControlReply<Result>.self, from: data)
+            reply = try ControlCoding.decoder().decode(ReplyEnvelope<Command.Reply>.self, from: data)
         } catch {
             throw ConnectionError.badReply(String(describing: error))
         }

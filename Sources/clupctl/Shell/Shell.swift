@@ -103,9 +103,9 @@ final class ShellContext {
     /// (permission denied, a reply not understood) is thrown.
     func connect() throws {
         do {
-            let fresh = try connection.client.send(.hello, expecting: HelloReply.self, quiet: true)
+            let fresh = try connection.client.send(Control.Hello(), quiet: true)
             if hello == nil {
-                logSource = (try? connection.client.send(.logSource, expecting: LogSourceReply.self, quiet: true)) ?? logSource
+                logSource = (try? connection.client.send(Control.LogSource(), quiet: true)) ?? logSource
             }
             hello = fresh
             lastKnown = fresh
@@ -209,7 +209,7 @@ final class ShellContext {
     /// The shell ends: a session it opened is closed.
     func finish() {
         if loggedIn {
-            _ = try? connection.client.send(.logout, expecting: MessageReply.self)
+            _ = try? connection.client.send(Control.Logout())
             SessionFile.remove()
         }
         ShellContext.current = nil

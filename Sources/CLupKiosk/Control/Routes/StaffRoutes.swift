@@ -1,0 +1,70 @@
+import CLupCore
+import CLupProtocol
+import CLupStore
+import Foundation
+
+/// Staff and technicians: the shell's session, the technicians, the employees of the PIN
+/// pad and the audit trail.
+extension Daemon {
+    func routeStaff(_ router: ControlRouter) {
+        router.on(Control.Hello.self) { [unowned self] _, context in hello(technician: context.technician) }
+        router.later(Control.Login.self) { [unowned self] command, context in
+            .later(try technicians.login(name: command.name, secret: command.secret, peer: context.peer))
+        }
+        router.on(Control.Logout.self) { [unowned self] _, context in
+            let name = technicians.logout(context.header, peer: context.peer)
+            return MessageReply(name.map { "\($0) logged out" } ?? "no session to end")
+        }
+        router.on(Control.Technicians.self) { [unowned self] _, _ in try techniciansReport() }
+        router.on(Control.PutTechnician.self) { [unowned self] command, context in
+            try putTechnician(command.name, secret: command.secret, replacing: command.replacing, by: context.who,
+                              uid: context.peer.uid)
+        }
+        router.on(Control.RemoveTechnician.self) { [unowned self] command, context in
+            try removeTechnician(command.name, by: context.who, uid: context.peer.uid)
+        }
+        router.on(Control.Employees.self) { [unowned self] _, _ in try employeesReport() }
+        router.on(Control.PutEmployee.self) { [unowned self] command, context in
+            try putEmployee(command, by: context.who, uid: context.peer.uid)
+        }
+        router.on(Control.RemoveEmployee.self) { [unowned self] command, context in
+            let staffNumber = command.staffNumber
+            guard PinHash.problem(staffNumber: staffNumber) == nil, let existing = try kiosk.desk.store.employee(staffNumber) else {
+                throw CodedError(.unknownEmployee, "no employee has staff number \(TypedText.inMessage(staffNumber))")
+            }
+            if existing.source == .hub { throw Self.managedAtTheHub(staffNumber) }
+            try kiosk.desk.audit([AuditEntry(role: .technician, who: context.who, action: .employeeRemoved,
+                                             result: "staff number \(staffNumber)", uid: context.peer.uid)],
+                                 changing: .remove(staffNumber: staffNumber))
+            logger.notice("employee removed", metadata: ["staff": "\(staffNumber)", "by": "\(context.who)"])
+            return try employeesReport()
+        }
+        router.on(Control.Audit.self) { [unowned self] command, _ in
+            // The newest entries, a bounded number, oldest first.
+            let trail = try Kiosk.auditTrail(in: kiosk.desk.store, last: AuditReport.limit + 1)
+            let entries = trail.filter { item in command.since.map { item.at >= $0 } ?? true }.map {
+                AuditReport.Entry(at: $0.at, role: $0.entry.role.rawValue, who: $0.entry.who, action: $0.entry.action.rawValue,
+                                  result: $0.entry.result, uid: $0.entry.uid, what: $0.entry.what)
+            }
+            return AuditReport(entries: Array(entries.suffix(AuditReport.limit)), truncated: trail.count > AuditReport.limit)
+        }
+    }
+
+    /// Adds an employee, or gives one a new PIN; the hub's employees are changed there.
+    private func putEmployee(_ command: Control.PutEmployee, by who: String, uid: UInt32) throws -> EmployeesReport {
+        let (staffNumber, pin, replacing) = (command.staffNumber, command.pin, command.replacing)
+        if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem {
+            throw CodedError(.badEmployee, problem)
+        }
+        let existing = try kiosk.desk.store.employee(staffNumber)
+        let exists = existing != nil
+        if existing?.source == .hub { throw Self.managedAtTheHub(staffNumber) }
+        if replacing, !exists { throw CodedError(.unknownEmployee, "no employee has staff number \(staffNumber)") }
+        if !replacing, exists { throw CodedError(.employeeExists, "staff number \(staffNumber) is already an employee here") }
+        let record = EmployeeRecord(staffNumber: staffNumber, kdf: pin.kdf, salt: pin.salt, pinHash: pin.hash, changedAt: clock.now())
+        try kiosk.desk.audit([AuditEntry(role: .technician, who: who, action: replacing ? .pinChanged : .employeeAdded,
+                                         result: "staff number \(staffNumber)", uid: uid)], changing: .put(record))
+        logger.notice(replacing ? "employee PIN changed" : "employee added", metadata: ["staff": "\(staffNumber)", "by": "\(who)"])
+        return try employeesReport()
+    }
+}

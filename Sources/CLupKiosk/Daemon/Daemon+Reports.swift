@@ -1,0 +1,216 @@
+import CLupProtocol
+import CLupCore
+import CLupHardware
+import CLupPrinting
+import CLupStore
+import Foundation
+
+extension Daemon {
+    /// The router of the control socket: the rules every command shares, from the technician
+    /// desk and the audit trail, and each feature's commands.
+    func controlRouter() -> ControlRouter {
+        let router = ControlRouter(policy: ControlRouter.Policy(
+            technician: { [unowned self] request, peer in technicians.technician(for: request, peer: peer) },
+            missingTechnician: { [unowned self] request, summary in technicians.missingTechnician(for: request, summary: summary) },
+            // Root adds the first technician, before there is anyone to log in.
+            bootstrap: { name, peer in name == Control.PutTechnician.wireName && peer.uid == 0 },
+            audit: { [unowned self] summary, technician, peer, outcome in
+                audit(summary, technician: technician, peer: peer, outcome: outcome)
+            }), logger: logger)
+        routeState(router)
+        routeQueue(router)
+        routeStaff(router)
+        routeMaintenance(router)
+        routeSimulation(router)
+        return router
+    }
+
+    /// Keeps a command in the trail: what was typed, by whom, and how it ended.
+    func audit(_ summary: String, technician: String?, peer: ControlServer.Peer, outcome: Result<String, Error>) {
+        let result: String
+        switch outcome {
+        case let .success(verdict): result = verdict
+        case let .failure(error): result = CodedError(describing: error).description
+        }
+        kiosk.record([AuditEntry(role: .technician, who: technician ?? "-", action: .command, result: result, uid: peer.uid,
+                                 what: summary)])
+    }
+
+    /// A caller refused for want of permission: kept in the trail, once a minute per user at most.
+    func auditRefused(_ peer: ControlServer.Peer?) {
+        let uid = peer?.uid ?? UInt32.max
+        let now = clock.monotonic()
+        if let last = refusedAudited[uid], now - last < 60 { return }
+        if refusedAudited.count > 100 { refusedAudited.removeAll() }
+        refusedAudited[uid] = now
+        kiosk.record([AuditEntry(role: .technician, who: "-", action: .command,
+                                 result: "\(ErrorCode.permissionDenied.rawValue) not root, clupd's user or the control group",
+                                 uid: peer?.uid, what: "(any command)")])
+    }
+
+    /// The prompt's facts: the totem, its worst problem, and who is logged in.
+    func hello(technician: String?) -> HelloReply {
+        let health = kiosk.deviceHealth + [usb.health]
+        let printer = printerReport()
+        let state: String
+        if let broken = health.first(where: { $0.state != .ok && $0.role != "usb" }) {
+            state = "\(broken.role.replacingOccurrences(of: "-", with: " ").uppercased()) \(broken.state.rawValue.uppercased())"
+        } else if !printer.ready {
+            state = "PRINTER FAULT"
+        } else {
+            state = "ok"
+        }
+        return HelloReply(storeID: UInt32(config.store.id), letter: String(config.totem.letter), state: state, technician: technician,
+                          clupdVersion: ClupVersion.current)
+    }
+
+    static func managedAtTheHub(_ staffNumber: String) -> CodedError {
+        CodedError(.employeeExists, "staff number \(staffNumber) is one of the store's employees managed at the hub: "
+            + "change them there (clup-hub employee)")
+    }
+
+    func employeesReport() throws -> EmployeesReport {
+        let now = clock.now()
+        return EmployeesReport(employees: try kiosk.desk.store.employees().map {
+                                   .init(staffNumber: $0.staffNumber, changedAt: $0.changedAt, managedBy: $0.source == .hub ? "hub" : "totem")
+                               },
+                               padLockedUntil: kiosk.padLock.isLocked(at: now) ? kiosk.padLock.lockedUntil : nil,
+                               failures: kiosk.padLock.failures)
+    }
+
+    func realDevice(_ role: String) -> CodedError {
+        CodedError(.realDevice, "the \(role) is a real one (see [hardware]); sim needs the simulated one")
+    }
+
+    func issueOrder(_ a: Ticket, _ b: Ticket) -> Bool {
+        (a.issuedAt, a.lane.rawValue, a.number.sequence) < (b.issuedAt, b.lane.rawValue, b.number.sequence)
+    }
+
+    func syncReport() -> SyncReport {
+        sync?.report() ?? SyncReport(state: .off, hub: nil, deviceID: deviceID, lastSeq: 0, acknowledgedSeq: nil, outboxDepth: nil,
+                                     lastSuccess: nil, lastAttempt: nil, lastError: nil, clockSkew: nil, deadLettered: 0,
+                                     consecutiveFailures: 0, nextAttemptIn: nil)
+    }
+
+    func statusReport() throws -> StatusReport {
+        let day = kiosk.desk.day
+        let devices = (kiosk.deviceHealth + [usb.health]).map(DeviceStatus.init)
+        let ledger = day.ledger(door: config.totem.door)
+        return StatusReport(
+            store: config.store.name, deviceID: deviceID,
+            ticketKey: kiosk.issuer.key.publicKey.rawRepresentation.base64EncodedString(),
+            businessDay: day.businessDay.date,
+            screen: kiosk.flow.screen.name, devices: devices, printer: printerReport(),
+            waiting: day.queueLength, promised: day.promised,
+            occupancy: OccupancyReport(inside: day.inside, capacity: config.queue.capacity,
+                                       entries: ledger.entries, exits: ledger.exits),
+            configuration: "\(configSource), read \(configLoadedAt.formatted(.iso8601))",
+            problems: kiosk.desk.dataProblems + (configProblem.map { [$0.description] } ?? []),
+            settings: hubSettings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
+                + "booking share \($0.bookingShare)"
+                + ($0.doorLimit.map { ", this door's places \($0) (holding \(day.heldHere))" } ?? "")
+                + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "")
+                + ($0.hours.map { ", open \($0.description)" } ?? "")
+                + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "") }
+                ?? (enrolment == nil ? "clupd.toml" : "none from the hub yet: nobody is called until they arrive"),
+            sync: sync.map { sync in
+                let report = sync.report()
+                return "\(report.state.rawValue), \(report.outboxDepth.map { "\($0) events waiting" } ?? "outbox not known yet")"
+                    + (report.lastError.map { ", last error \($0.code)" } ?? "")
+            })
+    }
+
+    func queueReport() -> QueueReport {
+        let day = kiosk.desk.day
+        let now = clock.moment()
+        let policy = config.queue
+        func line(_ ticket: Ticket) -> QueueLine {
+            // The window runs on the monotonic clock; the deadline is shown on the wall clock.
+            let left = ticket.state == .called ? ticket.secondsSinceCall(at: now).map { policy.presentationWindow - $0 } : nil
+            return QueueLine(number: ticket.number.description, lane: ticket.lane.rawValue, state: ticket.state.rawValue,
+                             issuedAt: ticket.issuedAt, calledAt: ticket.calledAt,
+                             deadline: left.map { now.wall.addingTimeInterval($0) }, reason: ticket.callReason)
+        }
+        let waiting = (day.waiting(in: .priority) + day.waiting(in: .regular) + day.waiting(in: .booking)).map(line)
+        let called = day.tickets.values.filter(\.state.holdsAPlace)
+            .sorted { ($0.calledAt ?? $0.issuedAt) < ($1.calledAt ?? $1.issuedAt) }.map(line)
+        let next = day.nextCall(at: now, policy: policy).map { "\($0.ticket.number): \($0.reason)" }
+        return QueueReport(businessDay: day.businessDay.date, capacity: policy.capacity, inside: day.inside,
+                           promised: day.promised, priorityReserve: day.priorityReserve(policy), waiting: waiting,
+                           called: called, nextCall: next,
+                           estimatedWait: kiosk.desk.estimatedWait(for: .regular, defaultMinutes: config.tickets.defaultWaitMinutes).description)
+    }
+
+    func ledgerReport() throws -> LedgerReport {
+        let day = kiosk.desk.day
+        // The ledgers depend on what the day carried over, passages and corrections alone. An
+        // event that cannot be read is left out (and named in `status`, from `openDay`).
+        let events = try kiosk.desk.store.events(ofTypes: ["day.opened", "occupancy.passage", "occupancy.corrected"])
+            .compactMap { try? $0.decoded() }
+        let corrections = events.compactMap { event -> CorrectionLine? in
+            guard case let .occupancyCorrected(door, eventDay, delta, by, reason, at) = event,
+                  eventDay == day.businessDay else { return nil }
+            // Bounded as a correction is now: one stored by an older clupd may be long.
+            return CorrectionLine(at: at, door: door, delta: delta, by: String(by.prefix(DayState.maximumStaffName)),
+                                  reason: String(reason.prefix(DayState.maximumReason)))
+        }
+        let replayed = DayState.replaying(events, businessDay: day.businessDay)
+        let doors = day.ledgers.values.sorted { $0.door < $1.door }.map {
+            DoorLedger(door: $0.door, carried: $0.carried, entries: $0.entries, exits: $0.exits, corrections: $0.corrections,
+                       inside: $0.inside)
+        }
+        return LedgerReport(businessDay: day.businessDay.date, inside: day.inside, doors: doors,
+                            corrections: corrections, matchesEventLog: replayed.ledgers == day.ledgers)
+    }
+
+    /// The devices and the printer in the hub's words, for its fleet view.
+    var healthForTheHub: TotemHealth {
+        let printer = printerReport()
+        let reasons = printer.reasons.filter { $0 != "none" }
+        return TotemHealth(devices: kiosk.deviceHealth.map { .init(role: $0.role, state: $0.state.rawValue, detail: $0.detail) },
+                           printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
+                               + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"))
+    }
+
+    func printerReport() -> PrinterReport {
+        let age = printerStatus.flatMap { $0.at >= 0 ? clock.monotonic() - $0.at : nil }
+        if let error = printerStatus?.error {
+            return PrinterReport(queue: printer.queue, ready: false, state: "unreachable", reasons: [],
+                                 message: error.description, checkedSecondsAgo: age)
+        }
+        guard let status = printerStatus?.status else {
+            return PrinterReport(queue: printer.queue, ready: false, state: "unknown", reasons: [],
+                                 message: "not checked yet", checkedSecondsAgo: nil)
+        }
+        return PrinterReport(queue: status.queue, ready: status.isReady, state: status.state, reasons: status.reasons,
+                             message: status.message, checkedSecondsAgo: age)
+    }
+
+    func devicesReport() -> DevicesReport {
+        let profilesNote = config.hardware.usbProfiles.map { "\(usbProfiles?.profiles.count ?? 0) known devices from \($0)" }
+            ?? "no USB profiles configured (hardware.usb_profiles)"
+        let devices = kiosk.deviceHealth.map(DeviceStatus.init)
+        func line(_ device: USBDeviceInfo) -> USBLine {
+            let profile = usbProfiles?.match(device.id)
+            return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)
+        }
+        // What hotplug has seen, or a fresh enumeration where hotplug is off.
+        if usb.problem == nil {
+            let seen = usb.present.values.sorted { ($0.bus, $0.address) < ($1.bus, $1.address) }
+            return DevicesReport(usb: seen.map(line), usbProblem: nil, profiles: profilesNote, devices: devices)
+        }
+        do {
+            return DevicesReport(usb: try USBBus.devices().map(line), usbProblem: nil, profiles: profilesNote, devices: devices)
+        } catch {
+            return DevicesReport(usb: [], usbProblem: error.description, profiles: profilesNote, devices: devices)
+        }
+    }
+}
+
+extension DeviceStatus {
+    /// A device's health as the control socket reports it.
+    init(_ health: DeviceHealth) {
+        self.init(role: health.role, backend: health.backend, state: State(rawValue: health.state.rawValue) ?? .fault,
+                  detail: health.detail)
+    }
+}
