@@ -38,7 +38,7 @@ public struct Ingest: Sendable {
         }
         let decoded: DomainEvent
         do {
-            decoded = try JSONDecoder().decode(DomainEvent.self, from: Data(event.payload.utf8))
+            decoded = try EventCoding.event(from: event.payload)
         } catch {
             return .deadLetter(reason: "not an event this hub knows: \(String(describing: error).prefix(300))")
         }

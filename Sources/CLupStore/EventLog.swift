@@ -18,7 +18,7 @@ public struct StoredEvent: Codable, Hashable, Sendable, FetchableRecord, Persist
 
     /// The domain event this row holds.
     public func decoded() throws -> DomainEvent {
-        try JSONDecoder().decode(DomainEvent.self, from: Data(payload.utf8))
+        try EventCoding.event(from: payload)
     }
 }
 
@@ -29,9 +29,7 @@ enum EventLog {
                        in db: Database) throws {
         let last = try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM event WHERE device_id = ?",
                                     arguments: [deviceID]) ?? 0
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let payload = String(decoding: try encoder.encode(event), as: UTF8.self)
+        let payload = try EventCoding.payload(event)
         try StoredEvent(deviceID: deviceID, seq: last + 1, wallTime: wallTime,
                         type: event.type, payload: payload).insert(db)
     }

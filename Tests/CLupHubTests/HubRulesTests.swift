@@ -10,10 +10,7 @@ final class HubRulesTests: XCTestCase {
     let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
 
     func upload(_ event: DomainEvent, seq: Int64 = 1) throws -> UploadedEvent {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return UploadedEvent(seq: seq, wallTime: now.timeIntervalSince1970, type: event.type,
-                             payload: String(decoding: try encoder.encode(event), as: UTF8.self))
+        UploadedEvent(seq: seq, wallTime: now.timeIntervalSince1970, type: event.type, payload: try EventCoding.payload(event))
     }
 
     func reason(_ event: UploadedEvent) -> String? {

@@ -216,9 +216,8 @@ struct Panel: Sendable {
         // Hours since 1970 → people inside at the end of that hour.
         var byHour: [Int64: Int] = [:]
         var inside = carried
-        let decoder = JSONDecoder()
         for (hour, payload) in events {
-            switch try? decoder.decode(DomainEvent.self, from: Data(payload.utf8)) {
+            switch try? EventCoding.event(from: payload) {
             case let .passage(direction, _, _, _, _, _)?: inside = inside.addingSaturating(direction == .entry ? 1 : -1)
             case let .occupancyCorrected(_, _, delta, _, _, _)?: inside = inside.addingSaturating(delta)
             default: continue

@@ -131,9 +131,7 @@ final class TestTotem: @unchecked Sendable {
     }
 
     static func uploaded(_ event: DomainEvent, seq: Int64, at wallTime: Date = Date()) -> UploadedEvent {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let payload = String(decoding: try! encoder.encode(event), as: UTF8.self)
+        let payload = try! EventCoding.payload(event)
         return UploadedEvent(seq: seq, wallTime: wallTime.timeIntervalSince1970, type: event.type, payload: payload)
     }
 
