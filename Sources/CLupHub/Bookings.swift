@@ -143,7 +143,7 @@ public struct Bookings: Sendable {
     }
 
     static func calendar(store: String, _ connection: PostgresConnection, _ logger: Logger, lock: Bool) async throws -> Calendar {
-        guard let settings = try await StoreSettings.current(store: store, device: nil, connection, logger, lock: lock),
+        guard let settings = try await StoreSettingsReader.current(store: store, device: nil, connection, logger, lock: lock),
               let (opens, closes, zoneName) = try await connection.rows("""
                   SELECT opens_minute, closes_minute, time_zone FROM store WHERE store_id = \(store)
                   """, as: (Int, Int, String).self, logger).first

@@ -69,7 +69,7 @@ extension HubAdmin {
     }
 }
 
-extension StoreSettings {
+extension StoreSettingsReader {
     /// The store's employees as the totems take them.
     static func employees(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> [StoreSettingsDocument.EmployeePin] {

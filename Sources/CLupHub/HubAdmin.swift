@@ -67,7 +67,7 @@ extension HubAdmin {
         -> StoreSettingsDocument {
         let logger = database.logger
         return try await database.transaction { connection in
-            guard var settings = try await StoreSettings.current(store: id, device: nil, connection, logger, lock: true),
+            guard var settings = try await StoreSettingsReader.current(store: id, device: nil, connection, logger, lock: true),
                   var windows = settings.windows
             else {
                 throw HubError(.notFound, .unknownStore, "no store \"\(id)\"")
@@ -179,7 +179,7 @@ public struct StoreSettingsChange: Sendable {
 }
 
 /// The store settings the hub sends down: one document per totem, at the store's version.
-enum StoreSettings {
+enum StoreSettingsReader {
     /// The settings of `store` as `device` is to have them (nil device: the store's alone).
     static func current(store: String, device: String?, _ connection: PostgresConnection, _ logger: Logger,
                         lock: Bool = false) async throws -> StoreSettingsDocument? {

@@ -98,7 +98,7 @@ public struct HubServer: Sendable {
         signed.get(RouterPath(HubWire.settingsPath)) { request, context in
             guard let device = context.device else { throw HubError.unauthorized(.badSignature, "unsigned request") }
             let after = request.uri.queryParameters.get("after").flatMap { Int64($0) } ?? 0
-            return Self.json(try await StoreSettings.next(store: device.storeID, device: device.deviceID, after: after,
+            return Self.json(try await StoreSettingsReader.next(store: device.storeID, device: device.deviceID, after: after,
                                                           wait: HubWire.settingsWait, database: database, signals: signals))
         }
         signed.get(RouterPath(HubWire.totemSlotsPath)) { _, context in

@@ -25,13 +25,13 @@ struct ConfigOption: ParsableArguments {
             return FileManager.default.fileExists(atPath: config) || config != HubConfiguration.defaultPath
                 ? try HubConfiguration.load(path: config) : HubConfiguration()
         } catch {
-            throw Refusal(error.coded, exitCode: 78)
+            throw CommandFailure(error.coded, exitCode: 78)
         }
     }
 }
 
 /// An error printed as one line with its code and what to do, and the exit status.
-struct Refusal: Error, CustomStringConvertible {
+struct CommandFailure: Error, CustomStringConvertible {
     let coded: CodedError
     let exitCode: Int32
     /// What the database said, for the administrator at the hub's own shell (never for a client).
@@ -67,13 +67,13 @@ func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (Hu
             return try await body(database)
         }
     } catch let error as HubError {
-        throw Refusal(error)
+        throw CommandFailure(error)
     } catch {
-        throw Refusal(HubDatabase.hubError(error))
+        throw CommandFailure(HubDatabase.hubError(error))
     }
 }
 
-func fail(_ refusal: Refusal) -> ExitCode {
+func fail(_ refusal: CommandFailure) -> ExitCode {
     FileHandle.standardError.write(Data("clup-hub: \(refusal)\n".utf8))
     return ExitCode(refusal.exitCode)
 }
@@ -82,12 +82,12 @@ func fail(_ refusal: Refusal) -> ExitCode {
 func refusing(_ body: () async throws -> Void) async throws {
     do {
         try await body()
-    } catch let refusal as Refusal {
+    } catch let refusal as CommandFailure {
         throw fail(refusal)
     } catch let error as HubError {
-        throw fail(Refusal(error))
+        throw fail(CommandFailure(error))
     } catch let error as CodedError {
-        throw fail(Refusal(error))
+        throw fail(CommandFailure(error))
     }
 }
 
@@ -301,10 +301,10 @@ struct ManagerCommand: AsyncParsableCommand {
         func run() async throws {
             try await refusing {
                 guard let role = PanelAccounts.Role(rawValue: role) else {
-                    throw Refusal(CodedError(.badHubRequest, "--role is chain-admin or store-manager, not \"\(role)\""))
+                    throw CommandFailure(CodedError(.badHubRequest, "--role is chain-admin or store-manager, not \"\(role)\""))
                 }
                 guard let password = readLine(strippingNewline: true), !password.isEmpty else {
-                    throw Refusal(CodedError(.badHubRequest, "no password on standard input"))
+                    throw CommandFailure(CodedError(.badHubRequest, "no password on standard input"))
                 }
                 try await withDatabase(try options.load()) {
                     try await PanelAccounts(database: $0).add(name: name, password: password, role: role, store: store)

@@ -1,3 +1,4 @@
+import CLupCore
 import CLupDrawing
 
 /// The screen the customer looks at.

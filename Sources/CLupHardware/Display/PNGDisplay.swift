@@ -1,3 +1,4 @@
+import CLupCore
 import CLupDrawing
 import Foundation
 import Synchronization

@@ -1,3 +1,5 @@
+import CLupCore
+
 /// The QR reader at the door: delivers each code it read, or why it could not.
 ///
 /// Implementations call `onRead` on the daemon's event loop.

@@ -1,3 +1,5 @@
+import CLupCore
+
 /// A keyboard-wedge QR scanner read from its evdev node (`/dev/clup/reader`), grabbed so
 /// its "typing" reaches no console, decoded with the configured keymap.
 public final class EvdevDoorReader: DoorReader {

@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 
 /// A QR scanner on a serial line (`/dev/serial/by-id/…`, a USB CDC-ACM or RS-232 port) in

@@ -1,3 +1,5 @@
+import CLupCore
+
 /// A door reader driven by `clupctl sim scan CODE`: it types the code as a keyboard-wedge
 /// scanner would, through the same decoder as the real one.
 public final class SimulatedDoorReader: DoorReader {

@@ -1,4 +1,5 @@
 import CEvdev
+import CLupCore
 
 /// The headphone jack: a personal headset plugged in turns speech on (and takes it off the
 /// speaker, where the totem has a headset output); EN 301 549 5.1.3, ADA 707.5.

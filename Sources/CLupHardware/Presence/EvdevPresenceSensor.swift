@@ -1,3 +1,5 @@
+import CLupCore
+
 /// A presence sensor that reports through evdev as the `SW_FRONT_PROXIMITY` switch.
 public final class EvdevPresenceSensor: PresenceSensor {
     public var onChange: ((Bool) -> Void)?

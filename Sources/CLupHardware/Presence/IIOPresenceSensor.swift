@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 
 /// An IIO proximity sensor read from sysfs (`/sys/bus/iio/devices/iio:deviceN/in_proximity_raw`)

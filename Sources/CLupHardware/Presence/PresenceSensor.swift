@@ -1,3 +1,5 @@
+import CLupCore
+
 /// Tells whether someone stands in front of the totem.
 ///
 /// Implementations call `onChange` on the daemon's event loop.

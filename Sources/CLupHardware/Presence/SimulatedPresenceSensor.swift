@@ -1,3 +1,5 @@
+import CLupCore
+
 /// A presence sensor driven by `clupctl sim approach` / `sim leave`.
 public final class SimulatedPresenceSensor: PresenceSensor {
     public var onChange: ((Bool) -> Void)?

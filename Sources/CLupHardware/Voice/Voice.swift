@@ -1,3 +1,5 @@
+import CLupCore
+
 /// The totem's spoken guidance. Implementations never block the caller (the daemon's event loop).
 public protocol Voice: AnyObject {
     var health: DeviceHealth { get }

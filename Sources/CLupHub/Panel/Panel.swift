@@ -117,7 +117,7 @@ struct Panel: Sendable {
                    typed: [String: String] = [:], status: HTTPResponse.Status = .ok) async throws -> Response {
         let logger = database.logger
         guard let settings = try await database.transaction({ connection in
-            try await StoreSettings.current(store: store, device: nil, connection, logger)
+            try await StoreSettingsReader.current(store: store, device: nil, connection, logger)
         }) else { return Self.page(PanelPages.message("No such store", "There is no store \(store).", session: session), status: .notFound) }
         let name = try await database.transaction { connection in
             try await connection.all("SELECT name FROM store WHERE store_id = \(store)", as: String.self, logger).first ?? ""
@@ -294,7 +294,7 @@ struct Panel: Sendable {
             return value
         }
         let current = try await database.transaction { [logger = database.logger] connection in
-            try await StoreSettings.current(store: store, device: nil, connection, logger)
+            try await StoreSettingsReader.current(store: store, device: nil, connection, logger)
         }
         guard let current else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
         let capacity = try number("capacity", "the capacity") ?? current.capacity

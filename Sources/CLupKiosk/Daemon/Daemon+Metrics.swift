@@ -62,7 +62,7 @@ extension Daemon {
         gauge("clup_totem_dead_letters", "Events the hub kept as dead letters since clupd started.", Double(sync.deadLettered))
         gauge("clup_totem_printer_ready", "1 when cupsd last said the ticket printer is ready, else 0.",
               printerStatus?.status?.isReady == true && printerStatus?.error == nil ? 1 : 0)
-        for device in (kiosk.deviceHealth + [usb.health]).map(DeviceStatus.init) {
+        for device in (kiosk.deviceHealth + [usb.health]) {
             gauge("clup_totem_device_ok", "1 for a device working, else 0, by role and backend.",
                   device.state == .ok ? 1 : 0, [("role", device.role), ("backend", device.backend)])
         }

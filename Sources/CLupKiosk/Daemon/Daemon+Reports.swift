@@ -1,7 +1,7 @@
-import CLupProtocol
 import CLupCore
 import CLupHardware
 import CLupPrinting
+import CLupProtocol
 import CLupStore
 import Foundation
 
@@ -94,7 +94,7 @@ extension Daemon {
 
     func statusReport() throws -> StatusReport {
         let day = kiosk.desk.day
-        let devices = (kiosk.deviceHealth + [usb.health]).map(DeviceStatus.init)
+        let devices = (kiosk.deviceHealth + [usb.health])
         let ledger = day.ledger(door: config.totem.door)
         return StatusReport(
             store: config.store.name, deviceID: deviceID,
@@ -189,7 +189,7 @@ extension Daemon {
     func devicesReport() -> DevicesReport {
         let profilesNote = config.hardware.usbProfiles.map { "\(usbProfiles?.profiles.count ?? 0) known devices from \($0)" }
             ?? "no USB profiles configured (hardware.usb_profiles)"
-        let devices = kiosk.deviceHealth.map(DeviceStatus.init)
+        let devices = kiosk.deviceHealth
         func line(_ device: USBDeviceInfo) -> USBLine {
             let profile = usbProfiles?.match(device.id)
             return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)
@@ -204,13 +204,5 @@ extension Daemon {
         } catch {
             return DevicesReport(usb: [], usbProblem: error.description, profiles: profilesNote, devices: devices)
         }
-    }
-}
-
-extension DeviceStatus {
-    /// A device's health as the control socket reports it.
-    init(_ health: DeviceHealth) {
-        self.init(role: health.role, backend: health.backend, state: State(rawValue: health.state.rawValue) ?? .fault,
-                  detail: health.detail)
     }
 }

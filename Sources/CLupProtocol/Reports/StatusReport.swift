@@ -1,3 +1,4 @@
+import CLupCore
 import Foundation
 
 /// `clupctl status`: the totem at a glance.
@@ -8,7 +9,7 @@ public struct StatusReport: Codable, Sendable {
     public let ticketKey: String
     public let businessDay: String
     public let screen: String
-    public let devices: [DeviceStatus]
+    public let devices: [DeviceHealth]
     public let printer: PrinterReport
     public let waiting: Int
     /// Tickets called or admitted whose holders are not inside yet.
@@ -23,7 +24,7 @@ public struct StatusReport: Codable, Sendable {
     /// The sync with the hub in one line, when enrolled.
     public let sync: String?
 
-    public init(store: String, deviceID: String, ticketKey: String, businessDay: String, screen: String, devices: [DeviceStatus], printer: PrinterReport, waiting: Int, promised: Int, occupancy: OccupancyReport, configuration: String, problems: [String],
+    public init(store: String, deviceID: String, ticketKey: String, businessDay: String, screen: String, devices: [DeviceHealth], printer: PrinterReport, waiting: Int, promised: Int, occupancy: OccupancyReport, configuration: String, problems: [String],
                 settings: String? = nil, sync: String? = nil) {
         self.settings = settings
         self.sync = sync
@@ -49,9 +50,9 @@ public struct DevicesReport: Codable, Sendable {
     /// Why the USB bus could not be read, if it could not.
     public let usbProblem: String?
     public let profiles: String
-    public let devices: [DeviceStatus]
+    public let devices: [DeviceHealth]
 
-    public init(usb: [USBLine], usbProblem: String?, profiles: String, devices: [DeviceStatus]) {
+    public init(usb: [USBLine], usbProblem: String?, profiles: String, devices: [DeviceHealth]) {
         self.usb = usb
         self.usbProblem = usbProblem
         self.profiles = profiles

@@ -1,4 +1,5 @@
-/// How a device is doing, as `clupctl status` shows it.
+/// How one of the kiosk's devices is doing: what its backend reports, and what `clupctl status`
+/// and `devices` show.
 public struct DeviceHealth: Codable, Sendable, Equatable {
     /// Whether the device can be used.
     public enum State: String, Codable, Sendable {
