@@ -329,7 +329,7 @@ public struct Bookings: Sendable {
                 AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = b.store_id AND t.number = b.number
                                 AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
                 AND (SELECT coalesce(sum(carried + entries - exits + corrections), 0) FROM occupancy
-                     WHERE store_id = $1 AND business_day = \(Panel.currentDay)) >= s.capacity
+                     WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)) >= s.capacity
             ON CONFLICT DO NOTHING
             """, binds: binds), logger: logger)
     }

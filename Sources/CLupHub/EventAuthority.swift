@@ -90,10 +90,10 @@ struct EventAuthority {
             return ticket.admittedBy == device.deviceID ? nil
                 : "\(type) for \(number): totem \(number.totem)'s ticket, not taken in at this door"
         }
-        guard ticket.state == "called" else {
+        guard ticket.state == TicketState.called.rawValue else {
             return "\(type) for \(number): the hub has it \(ticket.state), not called at its door"
         }
-        held[key] = Held(state: "called", admittedBy: device.deviceID)
+        held[key] = Held(state: TicketState.called.rawValue, admittedBy: device.deviceID)
         return nil
     }
 

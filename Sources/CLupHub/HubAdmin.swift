@@ -228,7 +228,7 @@ enum StoreSettingsReader {
         // Today's tickets and yesterday's (a store open across midnight), newest first.
         settings.calledAtOtherDoors = try await connection.all("""
             SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
-                AND state = 'called' AND device_id <> \(device)
+                AND state = \(TicketState.called.rawValue) AND device_id <> \(device)
             ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: String.self, logger)
         settings.usedAtOtherDoors = try await connection.all("""

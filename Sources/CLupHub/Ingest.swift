@@ -91,6 +91,7 @@ public struct Ingest: Sendable {
                             now: Date, _ logger: Logger) async throws -> (BatchReply, Int) {
         let (store, deviceID) = (device.storeID, device.deviceID)
         return try await database.transaction { connection in
+            let writer = BatchWriter(connection: connection, logger: logger, store: store, device: deviceID)
             // The store's row before anything else, as every transaction that touches a store
             // takes it: one order of locks, so two doors' batches wait for each other, never deadlock.
             try await StoreLock.take(store, connection, logger)
@@ -102,8 +103,7 @@ public struct Ingest: Sendable {
             // A seq the hub may hold already (at most `highest`): the same content again (an
             // answer that was lost) is nothing new; other content, on whatever day, is a dead
             // letter. A (device, seq) is stored once.
-            let copies = try await Self.copies(of: events.map(\.seq).filter { $0 <= highest }, store: store, device: deviceID,
-                                               connection, logger)
+            let copies = try await writer.copies(of: events.map(\.seq).filter { $0 <= highest })
             var fresh: [(UploadedEvent, Checked)] = []
             for (event, verdict) in zip(events, checked) {
                 guard let copy = copies[event.seq] else { fresh.append((event, verdict)); continue }
@@ -127,7 +127,7 @@ public struct Ingest: Sendable {
             var deadLettered: Int
             try await connection.query("SAVEPOINT batch_apply", logger: logger)
             do {
-                deadLettered = try await Self.storeAll(fresh, store: store, device: deviceID, connection, logger)
+                deadLettered = try await writer.storeAll(fresh)
                 try await connection.query("RELEASE SAVEPOINT batch_apply", logger: logger)
             } catch let error as PSQLError where error.code == .server {
                 try await connection.query("ROLLBACK TO SAVEPOINT batch_apply", logger: logger)
@@ -135,12 +135,11 @@ public struct Ingest: Sendable {
                 for (event, verdict) in fresh {
                     switch verdict {
                     case let .apply(domain, day):
-                        if let reason = try await Self.store(event, domain, day: day, store: store, device: deviceID, connection, logger) {
-                            deadLettered += try await Self.deadLetter(event, reason: reason, store: store, device: deviceID,
-                                                                      connection, logger)
+                        if let reason = try await writer.store(event, domain, day: day) {
+                            deadLettered += try await writer.deadLetter(event, reason: reason)
                         }
                     case let .deadLetter(reason):
-                        deadLettered += try await Self.deadLetter(event, reason: reason, store: store, device: deviceID, connection, logger)
+                        deadLettered += try await writer.deadLetter(event, reason: reason)
                     }
                 }
             }
@@ -174,90 +173,5 @@ public struct Ingest: Sendable {
             if !fresh.isEmpty { try await Bookings.noticeDelays(store: store, now: now, connection, logger) }
             return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count)
         }
-    }
-
-    /// Stores a batch's new events at once: one insert for all, the projections in seq
-    /// order, the occupancy counts added up per door and day (the seqs are new: `copies`
-    /// sorted out those held before). Returns the dead letters kept. Throws what
-    /// PostgreSQL refused (the caller goes again one event at a time).
-    private static func storeAll(_ fresh: [(UploadedEvent, Checked)], store: String, device: String,
-                                 _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
-        var deadLettered = 0
-        var applying: [(event: UploadedEvent, domain: DomainEvent, day: String)] = []
-        for (event, verdict) in fresh {
-            switch verdict {
-            case let .apply(domain, day): applying.append((event, domain, day))
-            case let .deadLetter(reason):
-                deadLettered += try await deadLetter(event, reason: reason, store: store, device: device, connection, logger)
-            }
-        }
-        guard !applying.isEmpty else { return deadLettered }
-        let inserted = Set(try await connection.all("""
-            INSERT INTO event (store_id, business_day, device_id, seq, wall_time, type, payload, content_hash)
-            SELECT \(store), u.day::date, \(device), u.seq, to_timestamp(u.wall), u.type, u.payload, u.hash
-            FROM unnest(\(applying.map(\.day))::text[], \(applying.map(\.event.seq))::int8[],
-                        \(applying.map(\.event.wallTime))::float8[], \(applying.map(\.event.type))::text[],
-                        \(applying.map(\.event.payload))::text[], \(applying.map(\.event.contentHash))::text[])
-                AS u(day, seq, wall, type, payload, hash)
-            ON CONFLICT DO NOTHING RETURNING seq
-            """, as: Int64.self, logger))
-        var counts: [Projections.OccupancyCounts.Key: Projections.OccupancyCounts] = [:]
-        for (event, domain, day) in applying where inserted.contains(event.seq) {
-            if let delta = Projections.OccupancyCounts(domain, day: day) {
-                if counts[delta.key] == nil { counts[delta.key] = delta } else { counts[delta.key]?.merge(delta) }
-            }
-            try await Projections.apply(domain, seq: event.seq, day: day, store: store, device: device, counting: false,
-                                        connection, logger)
-        }
-        for delta in counts.values.sorted(by: { ($0.key.day, $0.key.door) < ($1.key.day, $1.key.door) }) {
-            try await delta.add(store: store, connection, logger)
-        }
-        return deadLettered
-    }
-
-    /// Inserts the event and applies it to the projections, under a savepoint; returns why
-    /// it could not be applied (then nothing of it stays), or nil.
-    private static func store(_ event: UploadedEvent, _ domain: DomainEvent, day: String, store: String, device: String,
-                              _ connection: PostgresConnection, _ logger: Logger) async throws -> String? {
-        try await connection.query("SAVEPOINT event_apply", logger: logger)
-        do {
-            let inserted = try await connection.all("""
-                INSERT INTO event (store_id, business_day, device_id, seq, wall_time, type, payload, content_hash)
-                VALUES (\(store), \(day)::date, \(device), \(event.seq), to_timestamp(\(event.wallTime)), \(event.type),
-                        \(event.payload), \(event.contentHash))
-                ON CONFLICT DO NOTHING RETURNING seq
-                """, as: Int64.self, logger)
-            if !inserted.isEmpty {
-                try await Projections.apply(domain, seq: event.seq, day: day, store: store, device: device, connection, logger)
-            }
-            try await connection.query("RELEASE SAVEPOINT event_apply", logger: logger)
-            return nil
-        } catch let error as PSQLError where error.code == .server {
-            try await connection.query("ROLLBACK TO SAVEPOINT event_apply", logger: logger)
-            return "PostgreSQL refused it: \(error.serverInfo?[.sqlState] ?? "?") \(error.serverInfo?[.message] ?? "")"
-        }
-    }
-
-    /// The content hashes the hub holds for each of `seqs`, as an event or as dead letters.
-    private static func copies(of seqs: [Int64], store: String, device: String, _ connection: PostgresConnection,
-                               _ logger: Logger) async throws -> [Int64: Set<String>] {
-        guard !seqs.isEmpty else { return [:] }
-        let rows = try await connection.rows("""
-            SELECT seq, content_hash FROM event WHERE store_id = \(store) AND device_id = \(device) AND seq = ANY(\(seqs)::int8[])
-            UNION ALL
-            SELECT seq, content_hash FROM dead_letter WHERE store_id = \(store) AND device_id = \(device) AND seq = ANY(\(seqs)::int8[])
-            """, as: (Int64, String).self, logger)
-        return rows.reduce(into: [:]) { $0[$1.0, default: []].insert($1.1) }
-    }
-
-    private static func deadLetter(_ event: UploadedEvent, reason: String, store: String, device: String,
-                                   _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
-        let rows = try await connection.all("""
-            INSERT INTO dead_letter (store_id, device_id, seq, type, payload, content_hash, reason)
-            VALUES (\(store), \(device), \(event.seq), \(String(event.type.prefix(64))),
-                    \(String(event.payload.prefix(HubWire.maximumPayloadBytes))), \(event.contentHash), \(reason))
-            ON CONFLICT DO NOTHING RETURNING seq
-            """, as: Int64.self, logger)
-        return rows.count
     }
 }

@@ -10,8 +10,8 @@ enum Projections {
     ///
     /// With `counting` false, passages and corrections leave the occupancy counts to the
     /// caller, which adds a batch's up at once (`OccupancyCounts`).
-    static func apply(_ event: DomainEvent, seq: Int64, day: String, store: String, device: String, counting: Bool = true,
-                      _ connection: PostgresConnection, _ logger: Logger) async throws {
+    static func apply(_ event: DomainEvent, seq: Int64, day: String, counting: Bool = true, _ writer: BatchWriter) async throws {
+        let (store, device, connection, logger) = (writer.store, writer.device, writer.connection, writer.logger)
         switch event {
         case let .dayOpened(_, _, inside, carried, _):
             for (door, count) in inside.sorted(by: { $0.key < $1.key }) {
@@ -20,67 +20,70 @@ enum Projections {
                     ON CONFLICT (store_id, business_day, door) DO UPDATE SET carried = excluded.carried
                     """, logger: logger)
             }
-            for ticket in carried { try await upsert(ticket, day: day, store: store, device: device, connection, logger) }
+            for ticket in carried { try await upsert(ticket, day: day, writer) }
         case let .ticketIssued(ticket):
-            try await upsert(ticket, day: day, store: store, device: device, connection, logger)
+            try await upsert(ticket, day: day, writer)
         case let .ticketFromOtherDoor(ticket, _) where ticket.number.totem == TicketPayload.hubLetter:
             // A booking made through the hub has no issuing totem: its row is the door's.
-            try await upsert(ticket, day: day, store: store, device: device, connection, logger)
+            try await upsert(ticket, day: day, writer)
         case let .ticketFromOtherDoor(ticket, _):
             // Another door's ticket taken in here while called (`EventAuthority` let it
             // through): from now on it is this door's to admit, see leave, or let lapse.
             try await connection.query("""
                 UPDATE ticket SET admitted_by = \(device)
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.number.description) AND state = 'called'
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.number.description)
+                    AND state = \(TicketState.called.rawValue)
                 """, logger: logger)
         case .ticketSubmitted:
             break
         case let .ticketPrinted(number, _, _):
-            try await setState(number, "waiting", day: day, store: store, connection, logger)
+            try await setState(number, .waiting, day: day, writer)
         case let .ticketPrintFailed(number, _, _):
-            try await setState(number, "print-failed", day: day, store: store, connection, logger)
+            try await setState(number, .printFailed, day: day, writer)
         case let .ticketCalled(number, _, at, _, _):
             try await connection.query("""
-                UPDATE ticket SET state = 'called', called_at = \(at)
+                UPDATE ticket SET state = \(TicketState.called.rawValue), called_at = \(at)
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
         case let .ticketNoShow(number, _, _), let .ticketSkipped(number, _, _, _):
             // The window ended, or a technician skipped the ticket before it did. Not over an
             // admission at another door (which may reach the hub first).
             try await connection.query("""
-                UPDATE ticket SET state = 'no-show'
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description) AND state = 'called'
+                UPDATE ticket SET state = \(TicketState.noShow.rawValue)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                    AND state = ANY(\(Self.changeable(by: event))::text[])
                 """, logger: logger)
         case let .ticketVoided(number, _, _, _, _):
             // Out of the queue, its code refused at the door. Not over an admission at
             // another door, which happened whatever this door did after.
             try await connection.query("""
-                UPDATE ticket SET state = 'voided'
+                UPDATE ticket SET state = \(TicketState.voided.rawValue)
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
-                    AND state NOT IN ('admitted', 'entered')
+                    AND state = ANY(\(Self.changeable(by: event))::text[])
                 """, logger: logger)
         case let .ticketAdmitted(number, _, at, _):
             try await connection.query("""
-                UPDATE ticket SET state = 'admitted', admitted_at = \(at), admitted_by = \(device)
+                UPDATE ticket SET state = \(TicketState.admitted.rawValue), admitted_at = \(at), admitted_by = \(device)
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
         case let .admissionLapsed(number, _, _):
             try await connection.query("""
-                UPDATE ticket SET state = CASE WHEN called_at IS NULL THEN 'waiting' ELSE 'called' END, admitted_at = NULL
+                UPDATE ticket SET state = CASE WHEN called_at IS NULL THEN \(TicketState.waiting.rawValue)
+                    ELSE \(TicketState.called.rawValue) END, admitted_at = NULL
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
         case let .ticketReprinted(number, _, _):
-            try await setState(number, "printing", day: day, store: store, connection, logger)
+            try await setState(number, .printing, day: day, writer)
         case let .ticketLeft(number, _, at):
             try await connection.query("""
                 UPDATE ticket SET left_at = \(at)
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
         case let .passage(_, _, _, at, ticket, _):
-            if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(store: store, connection, logger) }
+            if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(writer) }
             if let ticket {
                 try await connection.query("""
-                    UPDATE ticket SET state = 'entered', entered_at = \(at)
+                    UPDATE ticket SET state = \(TicketState.entered.rawValue), entered_at = \(at)
                     WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.description)
                     """, logger: logger)
             }
@@ -97,9 +100,25 @@ enum Projections {
             // Staff's trail: kept in the event table as it came, nothing to project.
             break
         case .occupancyCorrected:
-            if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(store: store, connection, logger) }
+            if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(writer) }
         }
     }
+
+    /// The states `event` may change, as CLupCore's rules say (`TicketState.changeable(by:)`).
+    private static func changeable(by event: DomainEvent) -> [String] {
+        (TicketState.changeable(by: event) ?? TicketState.allCases).map(\.rawValue)
+    }
+
+    /// The states of a ticket someone went in with (`TicketState.wentIn`).
+    private static let wentIn = TicketState.allCases.filter(\.wentIn).map(\.rawValue)
+
+    /// SQL for the store's business day now (`$1` the store): the latest its totems have
+    /// opened (a day may start at 05:00 local time, so just after midnight it is still
+    /// yesterday's), else today. Read from the occupancy projection, which the panel and the
+    /// bookings both read.
+    static let currentDaySQL = """
+        coalesce((SELECT max(business_day) FROM occupancy WHERE store_id = $1 AND business_day <= current_date + 1), current_date)
+        """
 
     /// What passages and corrections add to a door's day: sums, so a batch's can be added
     /// in one statement per door and day, in any order.
@@ -127,7 +146,8 @@ enum Projections {
             corrections += other.corrections
         }
 
-        func add(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        func add(_ writer: BatchWriter) async throws {
+            let (store, connection, logger) = (writer.store, writer.connection, writer.logger)
             try await connection.query("""
                 INSERT INTO occupancy (store_id, business_day, door, entries, exits, corrections)
                 VALUES (\(store), \(key.day)::date, \(key.door), \(entries), \(exits), \(corrections))
@@ -137,8 +157,8 @@ enum Projections {
         }
     }
 
-    private static func upsert(_ ticket: Ticket, day: String, store: String, device: String,
-                               _ connection: PostgresConnection, _ logger: Logger) async throws {
+    private static func upsert(_ ticket: Ticket, day: String, _ writer: BatchWriter) async throws {
+        let (store, device, connection, logger) = (writer.store, writer.device, writer.connection, writer.logger)
         try await connection.query("""
             INSERT INTO ticket (store_id, business_day, number, device_id, lane, state, issued_at, called_at, admitted_at, entered_at,
                                 slot_start, promised_wait_minutes)
@@ -147,16 +167,16 @@ enum Projections {
                     \(ticket.promisedWait.map { (Double($0.low) + Double($0.high)) / 2 }))
             ON CONFLICT (store_id, business_day, number) DO UPDATE SET
                 -- A ticket someone went in with stays so, whatever a later copy of it says.
-                state = CASE WHEN ticket.state IN ('admitted', 'entered') THEN ticket.state ELSE excluded.state END,
+                state = CASE WHEN ticket.state = ANY(\(Self.wentIn)::text[]) THEN ticket.state ELSE excluded.state END,
                 called_at = excluded.called_at, admitted_at = coalesce(ticket.admitted_at, excluded.admitted_at),
                 entered_at = coalesce(ticket.entered_at, excluded.entered_at)
             """, logger: logger)
     }
 
-    private static func setState(_ number: TicketNumber, _ state: String, day: String, store: String,
-                                 _ connection: PostgresConnection, _ logger: Logger) async throws {
+    private static func setState(_ number: TicketNumber, _ state: TicketState, day: String, _ writer: BatchWriter) async throws {
+        let (store, connection, logger) = (writer.store, writer.connection, writer.logger)
         try await connection.query("""
-            UPDATE ticket SET state = \(state) WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+            UPDATE ticket SET state = \(state.rawValue) WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
             """, logger: logger)
     }
 }

@@ -116,6 +116,40 @@ final class SkipVoidTests: XCTestCase {
 
     // MARK: Void
 
+    /// The totem and the hub read one rule for what a skip or a void may change: for every
+    /// state a ticket can be in, the totem skips it only if the hub's projection would take
+    /// the skip, and never voids a ticket whose holder went in, which the hub keeps so.
+    func test_theTotemsSkipsAndVoidsKeepToTheRulesTheHubApplies() throws {
+        let skip = DomainEvent.ticketSkipped(number("A-001"), businessDay: day, at: wall(2), by: "tess")
+        let void = DomainEvent.ticketVoided(number("A-001"), businessDay: day, at: wall(2), by: "tess", reason: "dup")
+        let a1 = number("A-001")
+        for state in TicketState.allCases {
+            var log: [DomainEvent] = []
+            var day = DayState(businessDay: self.day)
+            try issued(&day, &log, printed: false)
+            // The ticket brought to `state` as its event would.
+            let reaching: DomainEvent? = switch state {
+            case .printing: nil
+            case .waiting: .ticketPrinted(a1, businessDay: self.day, job: 1)
+            case .called: .ticketCalled(a1, businessDay: self.day, at: wall(1), reason: "test")
+            case .admitted: .ticketAdmitted(a1, businessDay: self.day, at: wall(1))
+            case .entered: .passage(direction: .entry, door: "A", businessDay: self.day, at: wall(1), ticket: a1)
+            case .noShow: .ticketNoShow(a1, businessDay: self.day, at: wall(1))
+            case .printFailed: .ticketPrintFailed(a1, businessDay: self.day, reason: "test")
+            case .voided: .ticketVoided(a1, businessDay: self.day, at: wall(1), by: "tess", reason: "test")
+            }
+            if let reaching { day.apply(reaching) }
+            XCTAssertEqual(day.tickets[a1]?.state, state)
+            var forVoid = day
+            let skipped = (try? day.skip(number: a1, by: "tess", at: at(2))) != nil
+            XCTAssertEqual(skipped, TicketState.changeable(by: skip)!.contains(state), "skip from \(state)")
+            let voided = (try? forVoid.void(number: a1, by: "tess", reason: "dup", at: at(2))) != nil
+            if voided { XCTAssertTrue(TicketState.changeable(by: void)!.contains(state), "void from \(state)") }
+            XCTAssertFalse(voided && state.wentIn, "a void undoing an admission, from \(state)")
+        }
+        XCTAssertNil(TicketState.changeable(by: .ticketLeft(number("A-001"), businessDay: day, at: wall(2))))
+    }
+
     func test_aWaitingOrCalledTicketIsVoidedAndLeavesTheQueue() throws {
         var log: [DomainEvent] = []
         var state = try twoCalledOneWaiting(&log)

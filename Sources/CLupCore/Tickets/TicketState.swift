@@ -29,4 +29,21 @@ public enum TicketState: String, Codable, Sendable, CaseIterable {
 
     /// Whether the ticket holds one of the store's places without being inside yet.
     public var holdsAPlace: Bool { self == .called || self == .admitted }
+
+    /// Whether its holder went in (admitted at a door, or through the turnstile): nothing a
+    /// door says later, nor another door says at all, takes that back.
+    public var wentIn: Bool { self == .admitted || self == .entered }
+
+    /// Where several doors' events meet (the hub, which hears them in any order): the states
+    /// a ticket may be in for `event` to change it; nil: any. A no-show or a skip ends only a
+    /// ticket still called (an admission at another door may have arrived first); a void
+    /// never undoes an admission. The totem, which hears its own events in order, refuses
+    /// what these rules would leave alone before it records anything (`DayState.skip`, `void`).
+    public static func changeable(by event: DomainEvent) -> [TicketState]? {
+        switch event {
+        case .ticketNoShow, .ticketSkipped: [.called]
+        case .ticketVoided: allCases.filter { !$0.wentIn }
+        default: nil
+        }
+    }
 }

@@ -190,12 +190,6 @@ struct Panel: Sendable {
 
     // MARK: Figures
 
-    /// The store's business day now: the latest its totems have opened (a day may start
-    /// at 05:00 local time, so just after midnight it is still yesterday's), else today.
-    static let currentDay = """
-        coalesce((SELECT max(business_day) FROM occupancy WHERE store_id = $1 AND business_day <= current_date + 1), current_date)
-        """
-
     /// People inside at the end of each hour of today (the hub's day), from the passages and
     /// corrections uploaded; none before a totem of the store has opened the day.
     func insideByHour(_ store: String) async throws -> [(label: String, value: Int)] {
@@ -203,11 +197,11 @@ struct Panel: Sendable {
         let (doors, carried, events) = try await database.transaction { connection in
             let (doors, carried) = try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT count(*)::integer, coalesce(sum(carried), 0)::integer FROM occupancy
-                WHERE store_id = $1 AND business_day = \(Self.currentDay)
+                WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)
                 """, binds: Self.binds(store)), as: (Int, Int).self, logger).first ?? (0, 0)
             let events = try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT floor(extract(epoch FROM wall_time) / 3600)::bigint, payload FROM event
-                WHERE store_id = $1 AND business_day = \(Self.currentDay) AND type IN ('occupancy.passage', 'occupancy.corrected')
+                WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL) AND type IN ('occupancy.passage', 'occupancy.corrected')
                 ORDER BY wall_time LIMIT 500000
                 """, binds: Self.binds(store)), as: (Int64, String).self, logger)
             return (doors, carried, events)
@@ -247,7 +241,7 @@ struct Panel: Sendable {
         let (count, minutes) = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT count(*)::integer, coalesce(avg(extract(epoch FROM left_at - entered_at)) / 60, 0)::double precision
-                FROM ticket WHERE store_id = $1 AND business_day = \(Self.currentDay)
+                FROM ticket WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)
                     AND left_at IS NOT NULL AND entered_at IS NOT NULL AND left_at >= entered_at
                 """, binds: Self.binds(store)), as: (Int, Double).self, logger).first ?? (0, 0)
         }
@@ -273,10 +267,11 @@ struct Panel: Sendable {
         let rows = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT lane, count(*)::integer, count(called_at)::integer, count(admitted_at)::integer,
-                       count(*) FILTER (WHERE state = 'no-show')::integer, count(*) FILTER (WHERE state = 'waiting')::integer,
+                       count(*) FILTER (WHERE state = '\(TicketState.noShow.rawValue)')::integer,
+                       count(*) FILTER (WHERE state = '\(TicketState.waiting.rawValue)')::integer,
                        coalesce(round(avg(extract(epoch FROM called_at - issued_at)) / 60)::integer, -1),
                        coalesce(round(avg(promised_wait_minutes) FILTER (WHERE called_at IS NOT NULL))::integer, -1)
-                FROM ticket WHERE store_id = $1 AND business_day = \(Self.currentDay) GROUP BY lane ORDER BY lane
+                FROM ticket WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL) GROUP BY lane ORDER BY lane
                 """, binds: Self.binds(store)), as: (String, Int, Int, Int, Int, Int, Int, Int).self, logger)
         }
         let minutes = { (value: Int) in value < 0 ? "–" : "\(value)" }
