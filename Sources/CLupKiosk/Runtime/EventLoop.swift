@@ -118,6 +118,15 @@ public final class EventLoop {
         }
     }
 
+    /// A value another thread hands the loop once (an answer from the network): `completion`
+    /// runs on the loop with it. Nothing of the loop's, no worker either, waits meanwhile;
+    /// until it comes the loop counts it as pending work (`hasPendingWork`).
+    public func expect<Value: Sendable>(then completion: @escaping (Value) -> Void) -> Mailbox<Value> {
+        let id = takeID()
+        continuations[id] = { value in completion(value as! Value) }
+        return Mailbox(id: id, pipe: wake, inbox: inbox)
+    }
+
     /// A way for another thread to hand values to the loop: `handler` runs on the loop with
     /// each value sent, in the order sent.
     public func mailbox<Value: Sendable>(_ handler: @escaping (Value) -> Void) -> Mailbox<Value> {

@@ -9,7 +9,10 @@ import NIOPosix
 import NIOSSL
 
 /// HTTPS to the hub, trusting only the hub's own CA, with bounded time and answer sizes.
-/// Blocking calls, made from the sync thread only (never from the kiosk's loop).
+/// The sync's and the settings' threads make blocking calls (they have nothing else to do
+/// while the hub answers); a customer's booking is answered on the client's own event loop
+/// thread (`slotOffers(signer:_:)`, `book(slotStart:signer:_:)`), so that no thread of the
+/// kiosk waits on the network.
 final class HubClient: Sendable {
     let base: String
     private let client: HTTPClient
@@ -62,16 +65,22 @@ final class HubClient: Sendable {
         try call("GET", HubWire.settingsPath, query: "?after=\(after)", body: Data(), signer: signer)
     }
 
-    /// Today's slots the hub can still book, for a customer at the totem: answered within
-    /// `customerDeadline` seconds or not at all.
-    func slotOffers(signer: Signer) throws(CodedError) -> SlotOffers {
-        try call("GET", HubWire.totemSlotsPath, body: Data(), signer: signer, deadline: Self.customerDeadline)
+    /// Today's slots the hub can still book, for a customer at the totem: `answer` is told
+    /// within `customerDeadline` seconds, on the client's thread.
+    func slotOffers(signer: Signer, _ answer: @escaping @Sendable (Result<SlotOffers, CodedError>) -> Void) {
+        send("GET", HubWire.totemSlotsPath, body: Data(), signer: signer, deadline: Self.customerDeadline, answer)
     }
 
-    /// Books a place in the slot starting at `slotStart` (Unix seconds) for a customer at the totem.
-    func book(slotStart: Double, signer: Signer) throws(CodedError) -> TotemBooking {
-        try call("POST", HubWire.totemBookingsPath, body: encode(TotemBookingRequest(slotStart: slotStart)), signer: signer,
-                 deadline: Self.customerDeadline)
+    /// Books a place in the slot starting at `slotStart` (Unix seconds) for a customer at the
+    /// totem; `answer` is told as `slotOffers` tells it.
+    func book(slotStart: Double, signer: Signer, _ answer: @escaping @Sendable (Result<TotemBooking, CodedError>) -> Void) {
+        let body: Data
+        do {
+            body = try encode(TotemBookingRequest(slotStart: slotStart))
+        } catch {
+            return answer(.failure(error))
+        }
+        send("POST", HubWire.totemBookingsPath, body: body, signer: signer, deadline: Self.customerDeadline, answer)
     }
 
     /// How long a customer in front of the totem is kept waiting for the hub.
@@ -94,8 +103,40 @@ final class HubClient: Sendable {
     }
 
     /// `path` is signed; `query` (none of whose values is a secret or an authority) is not.
+    /// Blocks the calling thread until the hub answers or `deadline` seconds pass.
     private func call<T: Decodable>(_ method: String, _ path: String, query: String = "", body: Data, signer: Signer?,
                                     deadline: Int64 = 20) throws(CodedError) -> T {
+        let request = try self.request(method, path, query: query, body: body, signer: signer)
+        let response: HTTPClient.Response
+        do {
+            response = try execute(request, deadline: deadline).wait()
+        } catch {
+            throw CodedError(.hubUnreachable, "\(base) cannot be reached: \(Self.describe(error))")
+        }
+        return try decode(response, path)
+    }
+
+    /// The same, without blocking: `answer` is told on the client's thread.
+    private func send<T: Decodable>(_ method: String, _ path: String, query: String = "", body: Data, signer: Signer?,
+                                    deadline: Int64, _ answer: @escaping @Sendable (Result<T, CodedError>) -> Void) {
+        let request: HTTPClient.Request
+        do {
+            request = try self.request(method, path, query: query, body: body, signer: signer)
+        } catch {
+            return answer(.failure(error))
+        }
+        execute(request, deadline: deadline).whenComplete { [self] result in
+            switch result {
+            case let .success(response):
+                answer(Result { () throws(CodedError) in try decode(response, path) })
+            case let .failure(error):
+                answer(.failure(CodedError(.hubUnreachable, "\(base) cannot be reached: \(Self.describe(error))")))
+            }
+        }
+    }
+
+    private func request(_ method: String, _ path: String, query: String, body: Data, signer: Signer?) throws(CodedError)
+        -> HTTPClient.Request {
         var headers = HTTPHeaders([("Content-Type", "application/json")])
         if let signer {
             let millis = Int64(((Date().timeIntervalSince1970 - signer.clockOffset) * 1000).rounded())
@@ -107,15 +148,21 @@ final class HubClient: Sendable {
                 throw CodedError(.internalError, "cannot sign a request: \(error)")
             }
         }
-        let response: HTTPClient.Response
         do {
-            let request = try HTTPClient.Request(url: base + path + query, method: HTTPMethod(rawValue: method), headers: headers,
-                                                 body: method == "GET" ? nil : .bytes(body))
-            let accumulator = ResponseAccumulator(request: request, maxBodySize: Self.maximumAnswerBytes)
-            response = try client.execute(request: request, delegate: accumulator, deadline: .now() + .seconds(deadline)).futureResult.wait()
+            return try HTTPClient.Request(url: base + path + query, method: HTTPMethod(rawValue: method), headers: headers,
+                                          body: method == "GET" ? nil : .bytes(body))
         } catch {
             throw CodedError(.hubUnreachable, "\(base) cannot be reached: \(Self.describe(error))")
         }
+    }
+
+    private func execute(_ request: HTTPClient.Request, deadline: Int64) -> EventLoopFuture<HTTPClient.Response> {
+        let accumulator = ResponseAccumulator(request: request, maxBodySize: Self.maximumAnswerBytes)
+        return client.execute(request: request, delegate: accumulator, deadline: .now() + .seconds(deadline)).futureResult
+    }
+
+    /// The answer as `T`, or the hub's refusal, or why it is not one.
+    private func decode<T: Decodable>(_ response: HTTPClient.Response, _ path: String) throws(CodedError) -> T {
         let data = response.body.map { Data($0.readableBytesView) } ?? Data()
         guard (200..<300).contains(response.status.code) else {
             if let refusal = try? JSONDecoder().decode(ErrorBody.self, from: data) {

@@ -131,15 +131,20 @@ public final class SyncClient: Sendable {
         health.withLock { $0 = devices }
     }
 
-    /// Booking through the hub for "Book a later time", signed as this totem; blocking, with
-    /// a short deadline (a customer is waiting), so never called on the kiosk's loop.
+    /// Booking through the hub for "Book a later time", signed as this totem, with a short
+    /// deadline (a customer is waiting); answered on the hub client's thread.
     var bookingDesk: HubBookingDesk {
         let (client, deviceID, raw) = (client, enrolment.deviceID, deviceKey)
         let signer: @Sendable () throws -> HubClient.Signer = { [self] in
             HubClient.Signer(deviceID: deviceID, key: try Curve25519.Signing.PrivateKey(rawRepresentation: raw), clockOffset: clockOffset)
         }
-        return HubBookingDesk(slots: { try client.slotOffers(signer: try signer()) },
-                              book: { try client.book(slotStart: $0, signer: try signer()) })
+        return HubBookingDesk(
+            slots: { answer in
+                do { client.slotOffers(signer: try signer(), answer) } catch { answer(.failure(CodedError(describing: error))) }
+            },
+            book: { start, answer in
+                do { client.book(slotStart: start, signer: try signer(), answer) } catch { answer(.failure(CodedError(describing: error))) }
+            })
     }
 
     /// How far the hub holds the log without a gap, as it last said (nil until it answers).

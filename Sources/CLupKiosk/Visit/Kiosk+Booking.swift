@@ -2,12 +2,27 @@ import CLupCore
 import CLupProtocol
 import Foundation
 
-/// The hub's side of "Book a later time": blocking calls, made on a worker, never on the loop.
+/// The hub's side of "Book a later time". Each call answers once, on whatever thread the
+/// hub's client answers on; the kiosk hands the answer to its loop (`EventLoop.expect`), so
+/// no thread of the kiosk, the workers included, waits while the hub thinks.
 struct HubBookingDesk: Sendable {
+    typealias Answer<Value> = @Sendable (Result<Value, CodedError>) -> Void
     /// Today's slots the hub can still book, with their free places.
-    let slots: @Sendable () throws -> SlotOffers
+    let slots: @Sendable (@escaping Answer<SlotOffers>) -> Void
     /// Books a place in the slot starting at the given Unix second.
-    let book: @Sendable (Double) throws -> TotemBooking
+    let book: @Sendable (Double, @escaping Answer<TotemBooking>) -> Void
+
+    init(slots: @escaping @Sendable (@escaping Answer<SlotOffers>) -> Void,
+         book: @escaping @Sendable (Double, @escaping Answer<TotemBooking>) -> Void) {
+        self.slots = slots
+        self.book = book
+    }
+
+    /// A desk whose calls answer before they return (a hub in the tests' process).
+    init(answering slots: @escaping @Sendable () throws -> SlotOffers, book: @escaping @Sendable (Double) throws -> TotemBooking) {
+        self.slots = { answer in answer(Result { try slots() }.mapError { CodedError(describing: $0) }) }
+        self.book = { start, answer in answer(Result { try book(start) }.mapError { CodedError(describing: $0) }) }
+    }
 }
 
 /// "Book a later time": today's free slots, from the hub and from this totem's own share
@@ -25,7 +40,7 @@ extension Kiosk {
             handle(.slotsFound(Self.choices(own: own, atHub: [:], from: clock.now(), clockTime: clockTime)))
             return
         }
-        loop.background({ Result { try hub.slots() } }) { [unowned self] result in
+        let answer = loop.expect { [unowned self] (result: Result<SlotOffers, CodedError>) in
             var atHub: [Double: Int] = [:]
             switch result {
             case let .success(offers):
@@ -35,6 +50,7 @@ extension Kiosk {
             }
             handle(.slotsFound(Self.choices(own: ownSlots(), atHub: atHub, from: clock.now(), clockTime: clockTime)))
         }
+        hub.slots { answer.send($0) }
     }
 
     /// The slots of today still to start, each with the places this totem may still book
@@ -76,7 +92,7 @@ extension Kiosk {
             return issueTicket(.booking(slotStart: choice.start), askedAt: askedAt, language: flow.language)
         }
         let start = choice.start.timeIntervalSince1970
-        loop.background({ Result { try hub.book(start) } }) { [unowned self] result in
+        let answer = loop.expect { [unowned self] (result: Result<TotemBooking, CodedError>) in
             switch result {
             case let .success(booking):
                 printHubBooking(booking, askedAt: askedAt)
@@ -90,6 +106,7 @@ extension Kiosk {
                 }
             }
         }
+        hub.book(start) { answer.send($0) }
         return KioskOutcome("asking the hub for a place at \(choice.time)")
     }
 

@@ -78,7 +78,7 @@ final class KioskBookingTests: XCTestCase {
         let code = TicketCode.make(TicketPayload(store: 1, hubBooking: 1, slotStart: Self.noon, slotMinutes: 30),
                                    signedWith: Self.bookingKey)
         totem.kiosk.hubBookings = HubBookingDesk(
-            slots: { SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970, free: 2)]) },
+            answering: { SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970, free: 2)]) },
             book: { start in
                 asked.withLock { $0.append(start) }
                 return TotemBooking(number: "ZB-001", code: code, slotStart: start)
@@ -103,7 +103,7 @@ final class KioskBookingTests: XCTestCase {
     func test_aHubThatDoesNotAnswerLeavesTheTotemsOwnShare() throws {
         let totem = try KioskHarness { $0.queue.ownBookingsPerSlot = 1 }
         totem.kiosk.hubBookings = HubBookingDesk(
-            slots: { throw CodedError(.hubUnreachable, "https://hub cannot be reached") },
+            answering: { throw CodedError(.hubUnreachable, "https://hub cannot be reached") },
             book: { _ in throw CodedError(.hubUnreachable, "https://hub cannot be reached") })
         totem.approach()
         _ = try totem.press(.bookLater)
@@ -115,7 +115,7 @@ final class KioskBookingTests: XCTestCase {
     func test_aHubThatTakesTheLastPlaceMeanwhileIsToldAndNothingPrints() throws {
         let totem = try KioskHarness { $0.queue.ownBookingsPerSlot = 0 }
         totem.kiosk.hubBookings = HubBookingDesk(
-            slots: { SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970, free: 1)]) },
+            answering: { SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970, free: 1)]) },
             book: { _ in throw CodedError(.bookingSlotFull, "the slot at 12:00 holds 5 of 5 bookings") })
         totem.approach()
         _ = try totem.press(.bookLater)
@@ -129,7 +129,7 @@ final class KioskBookingTests: XCTestCase {
         // Open until 11:40: no slot of its own calendar fits before closing.
         let totem = try KioskHarness { $0.store.closesMinute = 11 * 60 + 40 }
         totem.kiosk.hubBookings = HubBookingDesk(
-            slots: { SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970 - 3600, free: 3),
+            answering: { SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970 - 3600, free: 3),
                                         .init(start: Self.noon.timeIntervalSince1970, free: 1)]) },
             book: { _ in throw CodedError(.hubUnreachable, "not asked") })
         totem.approach()
