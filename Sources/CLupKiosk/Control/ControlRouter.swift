@@ -117,3 +117,17 @@ final class ControlRouter {
         }
     }
 }
+
+/// The callers refused for want of permission and when each was last kept in the trail:
+/// once a minute per Unix user at most, so a loop of refused calls does not flood the log.
+final class RefusedCallers {
+    private var lastKept: [UInt32: Double] = [:]
+
+    /// Whether the refusal of `uid` at `now` (monotonic seconds) goes into the trail.
+    func due(_ uid: UInt32, now: Double) -> Bool {
+        if let last = lastKept[uid], now - last < 60 { return false }
+        if lastKept.count > 100 { lastKept.removeAll() }
+        lastKept[uid] = now
+        return true
+    }
+}

@@ -24,6 +24,32 @@ final class MaintenanceHold {
         self.what = what
         self.display = display
     }
+
+    /// Takes `input` if the hold listens to its device, and says what became of it; nil:
+    /// the input is the kiosk's.
+    func take(_ input: Kiosk.DeviceInput) -> KioskOutcome? {
+        switch input {
+        case let .presence(present):
+            guard let onPresence else { return nil }
+            onPresence(present)
+            return KioskOutcome("presence \(present) taken by \(what)")
+        case let .touch(gesture):
+            guard let onTouch else { return nil }
+            onTouch(gesture)
+            return KioskOutcome("the touch is taken by \(what)")
+        case let .passage(direction):
+            // A test pulse: nobody went through, so the ledger is not touched.
+            guard let onPassage else { return nil }
+            onPassage(direction)
+            return KioskOutcome("passage \(direction.rawValue) taken by \(what); not counted")
+        case let .read(output):
+            guard let onRead else { return nil }
+            onRead(output)
+            return KioskOutcome("the read is taken by \(what); nobody admitted")
+        case .headset:
+            return nil
+        }
+    }
 }
 
 extension Kiosk {

@@ -86,15 +86,10 @@ extension Kiosk {
 
     /// What the "take your ticket" screen says under the number: the wait, or a booking's time.
     func readyLine(_ ticket: Ticket, wait: WaitEstimate) -> String {
-        let texts = CustomerTexts(language: ticketLanguage(ticket))
+        let texts = CustomerTexts(language: caller.language(of: ticket))
         guard let slot = ticket.slotStart else { return texts.catalog(.readyWait, ["wait": texts.catalog.wait(wait)]) }
         return texts.bookedTime(clockTime(slot), from: clockTime(slot.addingTimeInterval(-config.queue.bookingEarly)),
                                 to: clockTime(slot.addingTimeInterval(config.queue.bookingLate)))
-    }
-
-    /// The language a ticket speaks: its customer's choice, else the first configured.
-    func ticketLanguage(_ ticket: Ticket) -> String {
-        ticket.language.flatMap { TextCatalog.all[$0] == nil ? nil : $0 } ?? config.tickets.languages.first ?? "en"
     }
 
     /// "14:30" on the store's clock.
@@ -127,7 +122,7 @@ extension Kiosk {
     /// What the ticket says, in the configured languages.
     func ticketContent(_ ticket: Ticket, wait: WaitEstimate) -> TicketContent {
         // The customer's language first, then the store's others for the instruction.
-        let languages = [ticketLanguage(ticket)] + config.tickets.languages.filter { $0 != ticketLanguage(ticket) }
+        let languages = [caller.language(of: ticket)] + config.tickets.languages.filter { $0 != caller.language(of: ticket) }
         let texts = languages.map(CustomerTexts.init(language:))
         let first = texts[0]
         let when = ticket.slotStart.map { slot in

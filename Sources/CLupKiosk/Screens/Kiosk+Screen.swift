@@ -14,8 +14,29 @@ extension Kiosk {
     /// Passes `input` to the screen flow and carries out what it says; returns what issuing
     /// a ticket did, when the input asked for one. `at` is when the input arrived (monotonic
     /// seconds), from which the ticket's wait is measured.
+    ///
+    /// One input at a time: an input that comes while another is carried out (issuing a
+    /// ticket records it, and the flow hears that) waits in `queuedInputs` and is handled
+    /// once the first is done, in order. The flow never runs inside itself.
     @discardableResult
     func handle(_ input: ScreenFlow.Input, at arrival: Double? = nil) -> KioskOutcome? {
+        guard queuedInputs == nil else {
+            queuedInputs?.append((input, arrival))
+            return nil
+        }
+        queuedInputs = []
+        defer { queuedInputs = nil }
+        let outcome = carryOut(input, at: arrival)
+        while let (next, arrival) = queuedInputs?.first {
+            queuedInputs?.removeFirst()
+            carryOut(next, at: arrival)
+        }
+        return outcome
+    }
+
+    /// The flow's answer to `input`: its screen drawn and said, its effects carried out.
+    @discardableResult
+    private func carryOut(_ input: ScreenFlow.Input, at arrival: Double?) -> KioskOutcome? {
         let (before, languageBefore) = (flow.screen, flow.language)
         let effects = flow.handle(input)
         // The input's own screen first: an effect may change it again, and draws that itself.
@@ -43,31 +64,15 @@ extension Kiosk {
                 tellTheCustomer(texts(flow.largeText ? .spokenLargeTextOn : .spokenLargeTextOff))
                 redraw()
                 issued = KioskOutcome("large text \(flow.largeText ? "on" : "off"); screen \(flow.screen.name)")
-            case .startIdleTimer:
-                loop.cancel(idleTimer)
-                idleTimer = loop.schedule(after: config.screen.idleTimeoutSeconds) { [unowned self] in
-                    idleTimer = nil
-                    handle(.idleTimeUp)
-                }
-            case .stopIdleTimer:
-                loop.cancel(idleTimer)
-                idleTimer = nil
+            case let .start(timer):
+                start(.screen(timer), after: seconds(timer)) { [unowned self] in handle(timer.input) }
+            case let .stop(timer):
+                stop(.screen(timer))
             case let .checkPin(staffNumber, pin):
                 checkPin(staffNumber: staffNumber, pin: pin)
                 issued = KioskOutcome("checking the PIN of staff number \(staffNumber)")
             case let .issuePriority(reason, employee):
                 issued = issuePriority(reason, by: employee, askedAt: arrival)
-            case .startSessionTimer:
-                // The session ends `staffSessionSeconds` after the last touch, the warning's time included.
-                loop.cancel(sessionTimer)
-                let untilWarning = max(1, config.screen.staffSessionSeconds - config.screen.timeoutWarningSeconds)
-                sessionTimer = loop.schedule(after: untilWarning) { [unowned self] in
-                    sessionTimer = nil
-                    handle(.sessionTimeUp)
-                }
-            case .stopSessionTimer:
-                loop.cancel(sessionTimer)
-                sessionTimer = nil
             case let .sessionEnded(employee, why):
                 staffSessionEnded(employee, why: why)
             case let .describe(action):
@@ -88,31 +93,27 @@ extension Kiosk {
             case .warned:
                 tellTheCustomer(TextCatalog.of(flow.language)(.spokenStillThere))
                 issued = KioskOutcome("asked whether anyone is still there")
-            case .startWarningTimer:
-                loop.cancel(warningTimer)
-                warningTimer = loop.schedule(after: config.screen.timeoutWarningSeconds) { [unowned self] in
-                    warningTimer = nil
-                    handle(.warningTimeUp)
-                }
-            case .stopWarningTimer:
-                loop.cancel(warningTimer)
-                warningTimer = nil
-            case .startResultTimer:
-                loop.cancel(resultTimer)
-                resultTimer = loop.schedule(after: config.screen.resultSeconds) { [unowned self] in
-                    resultTimer = nil
-                    handle(.resultTimeUp)
-                }
             }
         }
         return issued
+    }
+
+    /// How long `timer` runs, as `[screen]` says. An employee's session ends
+    /// `staff_session_seconds` after the last touch, the warning's time included.
+    private func seconds(_ timer: ScreenFlow.Timer) -> Double {
+        switch timer {
+        case .idle: config.screen.idleTimeoutSeconds
+        case .result: config.screen.resultSeconds
+        case .session: max(1, config.screen.staffSessionSeconds - config.screen.timeoutWarningSeconds)
+        case .warning: config.screen.timeoutWarningSeconds
+        }
     }
 
     /// Draws the new screen and says what it says, once, as it appears.
     private func screenChanged(from previous: Screen) {
         if flow.screen == .asleep {
             devices.voice?.silence()
-            repeatCallsCutShort()
+            caller.repeatCallsCutShort()
         } else if let line = CustomerTexts(language: flow.language).spoken(flow.screen, after: previous) {
             tellTheCustomer(line)
         }
@@ -162,15 +163,14 @@ extension Kiosk {
     /// Tells the flow whether the store is open now, and again when it next opens or closes:
     /// a timer on the wall clock, so nothing looks at the hours in between.
     func watchTheHours() {
-        loop.cancel(hoursTimer)
-        hoursTimer = nil
+        stop(.hours)
         updateEntrance()
         let (opens, closes) = (config.store.opensMinute, config.store.closesMinute)
         // Open from midnight to midnight: it never opens nor closes.
         guard opens > 0 || closes < 24 * 60 else { return }
         let (face, now) = (ClockFace(timeZone: config.store.timeZone), clock.now())
         guard let next = [opens, closes].compactMap({ face.next(minuteOfDay: $0, after: now) }).min() else { return }
-        hoursTimer = loop.schedule(at: next) { [unowned self] in watchTheHours() }
+        start(.hours, at: next) { [unowned self] in watchTheHours() }
     }
 
     /// Puts the current screen on the display: drawn on a worker, shown on the loop unless a
@@ -205,7 +205,7 @@ extension Kiosk {
 
     /// Whether the screen shows something while nobody is in front: the numbers called, or
     /// how many wait and how long (else it is dark, to save the backlight).
-    var attracts: Bool { !calledTickets.isEmpty || desk.day.queueLength > 0 }
+    var attracts: Bool { !caller.calledTickets.isEmpty || desk.day.queueLength > 0 }
 
     /// The current screen as PNG, drawn now (for `clupctl screenshot`).
     func screenshot() throws -> [UInt8] {
@@ -229,7 +229,7 @@ extension Kiosk {
 
     private var screenFacts: ScreenFacts {
         ScreenFacts(storeName: config.store.name, inside: desk.day.inside, capacity: config.queue.capacity,
-                    waiting: desk.day.queueLength, called: calledTickets.map(\.number.description),
+                    waiting: desk.day.queueLength, called: caller.calledTickets.map(\.number.description),
                     wait: desk.estimatedWait(for: .regular, defaultMinutes: config.tickets.defaultWaitMinutes))
     }
 }

@@ -108,11 +108,34 @@ struct ScreenFlow: Equatable {
     }
 
     /// What the kiosk should do besides showing `screen`.
+    /// The flow's timers, as data: the kiosk starts and stops them as the effects say, and
+    /// hands the flow the timer's `input` when one runs out.
+    enum Timer: Hashable, CaseIterable {
+        /// Nobody in front: the screen goes back to sleep.
+        case idle
+        /// How long a result ("take your ticket", "refused") stays on the screen.
+        case result
+        /// An employee's session at the PIN pad, until "Are you still there?".
+        case session
+        /// How long "Are you still there?" waits for an answer.
+        case warning
+
+        /// What the flow is told when the timer runs out.
+        var input: Input {
+            switch self {
+            case .idle: .idleTimeUp
+            case .result: .resultTimeUp
+            case .session: .sessionTimeUp
+            case .warning: .warningTimeUp
+            }
+        }
+    }
+
     enum Effect: Equatable {
         case issueTicket
-        case startResultTimer
-        case startIdleTimer
-        case stopIdleTimer
+        /// (Re)start a timer, or stop it (stopping one that is not running does nothing).
+        case start(Timer)
+        case stop(Timer)
         /// Look up today's free slots (then `slotsFound`).
         case findSlots
         /// Book a place in the chosen slot and print it.
@@ -125,9 +148,6 @@ struct ScreenFlow: Equatable {
         case checkPin(staffNumber: String, pin: String)
         /// Issue the logged-in employee's priority ticket; their session ends with it.
         case issuePriority(PriorityReason, employee: String)
-        /// (Re)start the employee's session timer, or stop it.
-        case startSessionTimer
-        case stopSessionTimer
         /// The employee's session ended without a ticket ("cancelled", "idle").
         case sessionEnded(employee: String, why: String)
         /// Say what this button is (explore by touch).
@@ -136,8 +156,6 @@ struct ScreenFlow: Equatable {
         case headsetChanged(Bool)
         /// "Are you still there?" is shown: say it too, and give up if nobody answers in time.
         case warned
-        case startWarningTimer
-        case stopWarningTimer
     }
 
     /// Takes in what happened; returns what to do.
@@ -145,13 +163,13 @@ struct ScreenFlow: Equatable {
         switch input {
         case let .presence(present):
             someonePresent = present
-            guard present else { return [.startIdleTimer] }
+            guard present else { return [.start(.idle)] }
             if screen == .asleep { show(entrance.screen) }
             if case let .stillThere(under) = screen, !under.isStaff {
                 screen = under
-                return [.stopWarningTimer, .stopIdleTimer]
+                return [.stop(.warning), .stop(.idle)]
             }
-            return [.stopIdleTimer]
+            return [.stop(.idle)]
         case let .tap(button):
             return tapped(button)
         case let .slotsFound(choices):
@@ -159,21 +177,21 @@ struct ScreenFlow: Equatable {
             guard screen.underlying == .findingSlots else { return [] }
             if choices.isEmpty {
                 show(.noFreeSlots)
-                return [.startResultTimer]
+                return [.start(.result)]
             }
             show(.choosingSlot(choices))
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case .gesture:
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case let .ticketRecorded(number):
             show(.printing(number: number))
             return []
         case let .ticketNotRecorded(reason), let .ticketNotPrinted(reason):
             show(.printFailed(reason: reason))
-            return [.startResultTimer]
+            return [.start(.result)]
         case let .ticketPrinted(number, wait):
             show(.ticketReady(number: number, wait: wait))
-            return [.startResultTimer]
+            return [.start(.result)]
         case .resultTimeUp:
             show(someonePresent ? entrance.screen : .asleep)
             return []
@@ -183,7 +201,7 @@ struct ScreenFlow: Equatable {
             guard !someonePresent, !screen.isBusy, !screen.isStaff, screen != .asleep, screen != .outOfOrder else { return [] }
             guard case .stillThere = screen else {
                 screen = .stillThere(screen)
-                return [.warned, .startWarningTimer]
+                return [.warned, .start(.warning)]
             }
             return []
         case .warningTimeUp:
@@ -210,11 +228,11 @@ struct ScreenFlow: Equatable {
             (headsetIn, focused) = (plugged, nil)
             // Plugging a headset in is how a blind customer starts: the totem wakes and speaks.
             if plugged, screen == .asleep { show(entrance.screen) }
-            return [.startIdleTimer, .headsetChanged(plugged)]
+            return [.start(.idle), .headsetChanged(plugged)]
         case let .explore(button):
             guard exploring, let button, button != focused, screen != .asleep else { return [] }
             focused = button
-            return [screen.isStaff ? .startSessionTimer : .startIdleTimer, .describe(button)]
+            return [screen.isStaff ? .start(.session) : .start(.idle), .describe(button)]
         case let .entrance(next):
             entrance = next
             if screen.isEntrance { show(next.screen) }
@@ -224,27 +242,27 @@ struct ScreenFlow: Equatable {
             pin = ""
             if let lockedUntil {
                 show(.padLocked(until: lockedUntil))
-                return [.startResultTimer]
+                return [.start(.result)]
             }
             show(.pinPad(PinEntry(staffNumber: staffNumber ?? "", typingPin: staffNumber != nil)))
-            return [.startSessionTimer]
+            return [.start(.session)]
         case let .pinChecked(staffNumber, right, lockedUntil):
             guard screen == .checkingPin else { return [] }
             if right {
                 employee = staffNumber
                 show(.priorityReason)
-                return [.startSessionTimer]
+                return [.start(.session)]
             }
             if let lockedUntil {
                 show(.padLocked(until: lockedUntil))
-                return [.stopSessionTimer, .startResultTimer]
+                return [.stop(.session), .start(.result)]
             }
             show(.pinPad(PinEntry(staffNumber: staffNumber, typingPin: true, refused: true)))
-            return [.startSessionTimer]
+            return [.start(.session)]
         case .sessionTimeUp:
             guard screen.isStaff else { return [] }
             screen = .stillThere(screen)
-            return [.warned, .startWarningTimer]
+            return [.warned, .start(.warning)]
         }
     }
 
@@ -254,15 +272,15 @@ struct ScreenFlow: Equatable {
         guard screen != .asleep else {
             // The first touch only wakes the screen: the customer has not seen a button yet.
             show(entrance.screen)
-            return [.startIdleTimer]
+            return [.start(.idle)]
         }
         if case let .stillThere(under) = screen {
             // Any touch is the answer: the screen comes back as it was, nothing pressed.
             screen = under.isEntrance ? entrance.screen : under
-            return [.stopWarningTimer, under.isStaff ? .startSessionTimer : .startIdleTimer]
+            return [.stop(.warning), under.isStaff ? .start(.session) : .start(.idle)]
         }
         if exploring {
-            let timer: Effect = screen.isStaff ? .startSessionTimer : .startIdleTimer
+            let timer: Effect = screen.isStaff ? .start(.session) : .start(.idle)
             // A touch off every button says the screen again; the first touch on a button
             // says what it is; a touch on the button just said presses it.
             guard let button else { return [timer, .repeatSpeech] }
@@ -280,52 +298,52 @@ struct ScreenFlow: Equatable {
     private mutating func customerTap(_ button: Button.Action?) -> [Effect] {
         switch (screen, button) {
         case (_, .repeatSpeech?):
-            return [screen.isStaff ? .startSessionTimer : .startIdleTimer, .repeatSpeech]
+            return [screen.isStaff ? .start(.session) : .start(.idle), .repeatSpeech]
         case (_, .largeText?):
             largeText.toggle()
-            return [screen.isStaff ? .startSessionTimer : .startIdleTimer, .largeTextSwitched]
+            return [screen.isStaff ? .start(.session) : .start(.idle), .largeTextSwitched]
         case (.welcome, .getTicket?), (.storeFull, .getTicket?):
-            return [.startIdleTimer, .issueTicket]
+            return [.start(.idle), .issueTicket]
         case let (_, .language(code)?) where screen.isEntrance || screen == .choosingLanguage:
             language = code
             if screen == .choosingLanguage { show(entrance.screen) }
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case (_, .languages?) where screen.isEntrance:
             show(.choosingLanguage)
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case (.choosingLanguage, .back?):
             show(entrance.screen)
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case (.speechSettings, .back?):
             let back = beforeSettings.map { $0.isEntrance ? entrance.screen : $0 } ?? entrance.screen
             show(back)
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case (.speechSettings, .slower?), (.speechSettings, .faster?):
             speed = min(max(speed + (button == .faster ? 1 : -1), 0), Self.speeds.count - 1)
             show(.speechSettings(speed: speed, loudness: loudness))
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case (.speechSettings, .quieter?), (.speechSettings, .louder?):
             loudness = min(max(loudness + (button == .louder ? 1 : -1), 0), Self.gains.count - 1)
             show(.speechSettings(speed: speed, loudness: loudness))
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case (.speechSettings, .voice?):
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case (_, .voice?):
             beforeSettings = screen
             show(.speechSettings(speed: speed, loudness: loudness))
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case (.welcome, .bookLater?), (.storeFull, .bookLater?):
             show(.findingSlots)
-            return [.startIdleTimer, .findSlots]
+            return [.start(.idle), .findSlots]
         case (.choosingSlot, .back?):
             show(entrance.screen)
-            return [.startIdleTimer]
+            return [.start(.idle)]
         case let (.choosingSlot(choices), button?):
-            guard let index = Button.Action.slots.firstIndex(of: button), index < choices.count else { return [.startIdleTimer] }
+            guard let index = Button.Action.slots.firstIndex(of: button), index < choices.count else { return [.start(.idle)] }
             show(.bookingSlot(time: choices[index].time))
-            return [.startIdleTimer, .book(choices[index])]
+            return [.start(.idle), .book(choices[index])]
         default:
-            return [.startIdleTimer]
+            return [.start(.idle)]
         }
     }
 
@@ -335,7 +353,7 @@ struct ScreenFlow: Equatable {
         case (.pinPad, .cancel?), (.priorityReason, .cancel?):
             let effects = endSession(why: "cancelled")
             show(someonePresent ? entrance.screen : .asleep)
-            return [.stopSessionTimer] + effects
+            return [.stop(.session)] + effects
         case let (.pinPad(entry), button?):
             var entry = entry
             entry.refused = false
@@ -354,7 +372,7 @@ struct ScreenFlow: Equatable {
                 let typed = pin
                 pin = ""
                 show(.checkingPin)
-                return [.startSessionTimer, .checkPin(staffNumber: entry.staffNumber, pin: typed)]
+                return [.start(.session), .checkPin(staffNumber: entry.staffNumber, pin: typed)]
             case .confirm:
                 if !entry.staffNumber.isEmpty { entry.typingPin = true }
             default:
@@ -362,13 +380,13 @@ struct ScreenFlow: Equatable {
             }
             entry.pinDigits = pin.count
             screen = .pinPad(entry)
-            return [.startSessionTimer]
+            return [.start(.session)]
         case let (.priorityReason, .reason(reason)?):
             guard let employee else { return [] }
             self.employee = nil
-            return [.stopSessionTimer, .issuePriority(reason, employee: employee)]
+            return [.stop(.session), .issuePriority(reason, employee: employee)]
         default:
-            return [.startSessionTimer]
+            return [.start(.session)]
         }
     }
 

@@ -57,9 +57,10 @@ final class Kiosk {
     let devices: KioskDevices
     let desk: QueueDesk
     let spooler: PrintSpooler
-    let loop: EventLoop
-    let clock: any Clock
-    let logger: Logger
+    let runtime: KioskRuntime
+    var loop: EventLoop { runtime.loop }
+    var clock: any Clock { runtime.clock }
+    var logger: Logger { runtime.logger }
     private(set) var issuer: TicketIssuer
     /// This totem's public key and those of the store's other totems, to check codes at the door.
     private(set) var keyring: TicketKeyring
@@ -69,8 +70,10 @@ final class Kiosk {
     /// The screen shown, and what it depends on (`handle` passes what happens to it).
     var flow: ScreenFlow
     var geometry: ScreenGeometry
-    var idleTimer: EventLoop.TimerID?
-    var resultTimer: EventLoop.TimerID?
+    /// Inputs that came while another was carried out, in order (nil: none is being carried out).
+    var queuedInputs: [(ScreenFlow.Input, Double?)]?
+    /// The kiosk's timers running: the screen flow's, the store's hours, the look at the devices.
+    var timers: [Timer: EventLoop.TimerID] = [:]
     /// Counts frames asked for; a frame finished after a newer one was asked for is dropped.
     var frameRequests = 0
     /// The frame count when the welcome screen's figures changed, until it is redrawn.
@@ -78,25 +81,49 @@ final class Kiosk {
     /// What each ticket on its way to the printer says under its number on the "take your
     /// ticket" screen (the wait, or a booking's time).
     var readyLines: [TicketNumber: String] = [:]
-    /// Tickets called now and when each was last said aloud (monotonic seconds).
-    var announced: [TicketNumber: Double] = [:]
-    var callRepeatTimer: EventLoop.TimerID?
-    /// The numbers the calling board shows (nil: nothing drawn on it yet).
-    var boardShows: [String]?
+    /// Says the tickets called, and shows them on the calling board.
+    private(set) lazy var caller = Caller(desk: desk, voice: devices.voice, board: devices.callingBoard,
+                                          runtime: runtime) { [unowned self] in
+        Caller.Settings(repeatSeconds: config.screen.callRepeatSeconds, language: config.tickets.languages.first ?? "en")
+    }
     /// Books places through the hub for "Book a later time"; nil where there is no hub.
     var hubBookings: HubBookingDesk?
     /// The PIN pad's lock after wrong PINs.
     var padLock: PadLock
-    /// Ends an employee's session at the PIN pad when nothing is touched.
-    var sessionTimer: EventLoop.TimerID?
-    /// Gives up once "Are you still there?" has had no answer.
-    var warningTimer: EventLoop.TimerID?
     /// Devices lent to a technician's self-test or calibration: what they report goes there.
     var maintenance: MaintenanceHold?
-    /// Tells the flow the store opened or closed, at the time it does.
-    var hoursTimer: EventLoop.TimerID?
-    /// The next look at the devices.
-    private var devicesTimer: EventLoop.TimerID?
+
+    /// What the kiosk waits for, as data: at most one timer of each runs.
+    enum Timer: Hashable {
+        /// One of the screen flow's (`ScreenFlow.Timer`).
+        case screen(ScreenFlow.Timer)
+        /// Tells the flow the store opened or closed, at the time it does.
+        case hours
+        /// The next look at the devices.
+        case devices
+    }
+
+    /// (Re)starts `timer`: `fire` runs when it is up, unless it was stopped or started again before.
+    func start(_ timer: Timer, after seconds: Double, _ fire: @escaping () -> Void) {
+        loop.cancel(timers[timer])
+        timers[timer] = loop.schedule(after: seconds) { [unowned self] in
+            timers[timer] = nil
+            fire()
+        }
+    }
+
+    /// The same on the wall clock: up at `date` (a clock set by NTP moves it).
+    func start(_ timer: Timer, at date: Date, _ fire: @escaping () -> Void) {
+        loop.cancel(timers[timer])
+        timers[timer] = loop.schedule(at: date) { [unowned self] in
+            timers[timer] = nil
+            fire()
+        }
+    }
+
+    func stop(_ timer: Timer) {
+        loop.cancel(timers.removeValue(forKey: timer))
+    }
 
     /// How often the devices are looked at while they work: a framebuffer given another mode
     /// tells nobody (a touch panel that goes or comes back does, at once).
@@ -108,15 +135,13 @@ final class Kiosk {
         self.devices = devices
         self.desk = desk
         self.spooler = spooler
-        loop = runtime.loop
-        clock = runtime.clock
-        logger = runtime.logger
+        self.runtime = runtime
         issuer = TicketIssuer(store: UInt32(config.store.id), totem: config.totem.letter,
                               validMinutes: UInt16(config.tickets.validMinutes), key: key)
         keyring = Self.keyring(config, key: key)
         flow = ScreenFlow(language: config.tickets.languages.first ?? "en")
         geometry = Self.geometry(of: devices.display, config)
-        padLock = Self.padLock(from: desk.store, lockSeconds: config.screen.pinLockSeconds, now: clock.now())
+        padLock = Self.padLock(from: desk.store, lockSeconds: config.screen.pinLockSeconds, now: runtime.clock.now())
     }
 
     /// Where things sit on `display`: its size in pixels, and in millimetres as the display
@@ -141,16 +166,16 @@ final class Kiosk {
 
     /// Connects the devices, settles what a restart interrupted and shows the first screen.
     func start() {
-        devices.presence.onChange = { [unowned self] in logged(presenceChanged($0)) }
-        devices.touchscreen.onGesture = { [unowned self] in logged(touched($0)) }
-        devices.turnstile.onPassage = { [unowned self] in logged(passed($0)) }
-        devices.reader.onRead = { [unowned self] in logged(read($0)) }
-        devices.headset?.onChange = { [unowned self] in logged(headsetChanged($0)) }
+        devices.presence.onChange = { [unowned self] in logged(receive(.presence($0))) }
+        devices.touchscreen.onGesture = { [unowned self] in logged(receive(.touch($0))) }
+        devices.turnstile.onPassage = { [unowned self] in logged(receive(.passage($0))) }
+        devices.reader.onRead = { [unowned self] in logged(receive(.read($0))) }
+        devices.headset?.onChange = { [unowned self] in logged(receive(.headset($0))) }
         devices.touchscreen.onHealthChange = { [unowned self] in watchTheDevices() }
         spooler.onAccepted = { [unowned self] number, job in recordAccepted(number, job: job) }
         spooler.onEnded = { [unowned self] number, outcome in printEnded(number, outcome) }
         desk.onSettled = { [unowned self] _ in
-            announceCalls()
+            caller.announceCalls()
             refreshScreen()
         }
         settleInterruptedPrints()
@@ -189,7 +214,7 @@ final class Kiosk {
     /// failed is given the current screen again. Looked at when the touch panel comes or goes,
     /// every second while a device is in trouble, else every `deviceLookSeconds`.
     private func watchTheDevices() {
-        loop.cancel(devicesTimer)
+        stop(.devices)
         if devices.display.health.state == .missing { redraw() }
         if devices.display.noticeSizeChange() {
             // Another mode or another panel: the screens are laid out again for it.
@@ -208,7 +233,7 @@ final class Kiosk {
             handle(.panel(working: working))
         }
         let trouble = !working || devices.display.health.state != .ok
-        devicesTimer = loop.schedule(after: trouble ? 1 : Self.deviceLookSeconds) { [unowned self] in watchTheDevices() }
+        start(.devices, after: trouble ? 1 : Self.deviceLookSeconds) { [unowned self] in watchTheDevices() }
     }
 
     private func logged(_ outcome: KioskOutcome) {
@@ -219,22 +244,35 @@ final class Kiosk {
 
     // MARK: Device events
 
-    func presenceChanged(_ present: Bool) -> KioskOutcome {
-        if let take = maintenance?.onPresence {
-            take(present)
-            return KioskOutcome("presence \(present) taken by \(maintenance?.what ?? "maintenance")")
+    /// What a device reports, whichever device: every report comes in through `receive`.
+    enum DeviceInput {
+        case presence(Bool)
+        case touch(TouchGesture)
+        case passage(PassageDirection)
+        case read(WedgeDecoder.Output)
+        case headset(Bool)
+    }
+
+    /// A device's report: the technician's while a maintenance hold listens to that device
+    /// (a test pulse counts nobody, a test scan admits nobody), else the kiosk's.
+    func receive(_ input: DeviceInput) -> KioskOutcome {
+        if let taken = maintenance?.take(input) { return taken }
+        switch input {
+        case let .presence(present): return presenceChanged(present)
+        case let .touch(gesture): return touched(gesture)
+        case let .passage(direction): return passed(direction)
+        case let .read(output): return read(output)
+        case let .headset(plugged): return headsetChanged(plugged)
         }
+    }
+
+    func presenceChanged(_ present: Bool) -> KioskOutcome {
         handle(.presence(present))
         return KioskOutcome(present ? "someone approached; screen \(flow.screen.name)"
                                     : "they left; the screen sleeps after \(Int(config.screen.idleTimeoutSeconds)) s idle")
     }
 
     func touched(_ gesture: TouchGesture) -> KioskOutcome {
-        if let take = maintenance?.onTouch {
-            let what = maintenance?.what ?? "maintenance"
-            take(gesture)
-            return KioskOutcome("the touch is taken by \(what)")
-        }
         let arrival = clock.monotonic()
         let wasAsleep = flow.screen == .asleep
         if gesture.kind == .longPress, let outcome = longPressed(gesture) { return outcome }
@@ -264,12 +302,6 @@ final class Kiosk {
     }
 
     func passed(_ direction: PassageDirection) -> KioskOutcome {
-        if let take = maintenance?.onPassage {
-            // A test pulse: nobody went through, so the ledger is not touched.
-            let what = maintenance?.what ?? "maintenance"
-            take(direction)
-            return KioskOutcome("passage \(direction.rawValue) taken by \(what); not counted")
-        }
         do {
             let events = try desk.perform { day, now in day.pass(direction, door: config.totem.door, at: now) }
             let holder = events.compactMap { event -> TicketNumber? in
@@ -286,11 +318,6 @@ final class Kiosk {
 
     /// What the door reader delivered: a code to check, or a scan it could not read.
     func read(_ output: WedgeDecoder.Output) -> KioskOutcome {
-        if let take = maintenance?.onRead {
-            let what = maintenance?.what ?? "maintenance"
-            take(output)
-            return KioskOutcome("the read is taken by \(what); nobody admitted")
-        }
         switch output {
         case let .code(code) where code.hasPrefix(Self.staffBadgePrefix):
             return badgeRead(code)

@@ -45,7 +45,7 @@ extension Daemon {
         gauge("clup_totem_door_places", "The places this door may fill: its share of the capacity where the hub shares it, else the capacity.", Double(policy.placesHere))
         gauge("clup_totem_door_held", "The places taken now, counted as against clup_totem_door_places.", Double(day.placesTaken(policy)))
         gauge("clup_totem_hub_settings_version", "The version of the hub's store settings in force (0: none).",
-              Double(hubSettings?.version ?? 0))
+              Double(hub.settings?.version ?? 0))
         let sync = syncReport()
         for state in ["off", "online", "offline", "stuck", "refused"] {
             gauge("clup_totem_sync_state", "1 for the sync state the totem is in, 0 for the others.",
@@ -61,7 +61,7 @@ extension Daemon {
         gauge("clup_totem_clock_skew_seconds", "The totem's clock minus the hub's (0: not measured).", sync.clockSkew ?? 0)
         gauge("clup_totem_dead_letters", "Events the hub kept as dead letters since clupd started.", Double(sync.deadLettered))
         gauge("clup_totem_printer_ready", "1 when cupsd last said the ticket printer is ready, else 0.",
-              printerStatus?.status?.isReady == true && printerStatus?.error == nil ? 1 : 0)
+              printerWatch.isReady ? 1 : 0)
         for device in (kiosk.deviceHealth + [usb.health]) {
             gauge("clup_totem_device_ok", "1 for a device working, else 0, by role and backend.",
                   device.state == .ok ? 1 : 0, [("role", device.role), ("backend", device.backend)])

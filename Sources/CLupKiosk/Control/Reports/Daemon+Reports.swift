@@ -37,12 +37,9 @@ extension Daemon {
     }
 
     /// A caller refused for want of permission: kept in the trail, once a minute per user at most.
-    func auditRefused(_ peer: ControlServer.Peer?) {
-        let uid = peer?.uid ?? UInt32.max
-        let now = clock.monotonic()
-        if let last = refusedAudited[uid], now - last < 60 { return }
-        if refusedAudited.count > 100 { refusedAudited.removeAll() }
-        refusedAudited[uid] = now
+    /// The trail keeps `refusals`' callers; `refusals` says whether this one is due.
+    func auditRefused(_ peer: ControlServer.Peer?, _ refusals: RefusedCallers) {
+        guard refusals.due(peer?.uid ?? UInt32.max, now: clock.monotonic()) else { return }
         kiosk.record([AuditEntry(role: .technician, who: "-", action: .command,
                                  result: "\(ErrorCode.permissionDenied.rawValue) not root, clupd's user or the control group",
                                  uid: peer?.uid, what: "(any command)")])
@@ -51,7 +48,7 @@ extension Daemon {
     /// The prompt's facts: the totem, its worst problem, and who is logged in.
     func hello(technician: String?) -> HelloReply {
         let health = kiosk.deviceHealth + [usb.health]
-        let printer = printerReport()
+        let printer = printerWatch.report()
         let state: String
         if let broken = health.first(where: { $0.state != .ok && $0.role != "usb" }) {
             state = "\(broken.role.replacingOccurrences(of: "-", with: " ").uppercased()) \(broken.state.rawValue.uppercased())"
@@ -86,11 +83,7 @@ extension Daemon {
         (a.issuedAt, a.lane.rawValue, a.number.sequence) < (b.issuedAt, b.lane.rawValue, b.number.sequence)
     }
 
-    func syncReport() -> SyncReport {
-        sync?.report() ?? SyncReport(state: .off, hub: nil, deviceID: deviceID, lastSeq: 0, acknowledgedSeq: nil, outboxDepth: nil,
-                                     lastSuccess: nil, lastAttempt: nil, lastError: nil, clockSkew: nil, deadLettered: 0,
-                                     consecutiveFailures: 0, nextAttemptIn: nil)
-    }
+    func syncReport() -> SyncReport { hub.report(deviceID: deviceID) }
 
     func statusReport() throws -> StatusReport {
         let day = kiosk.desk.day
@@ -100,20 +93,20 @@ extension Daemon {
             store: config.store.name, deviceID: deviceID,
             ticketKey: kiosk.issuer.key.publicKey.rawRepresentation.base64EncodedString(),
             businessDay: day.businessDay.date,
-            screen: kiosk.flow.screen.name, devices: devices, printer: printerReport(),
+            screen: kiosk.flow.screen.name, devices: devices, printer: printerWatch.report(),
             waiting: day.queueLength, promised: day.promised,
             occupancy: OccupancyReport(inside: day.inside, capacity: config.queue.capacity,
                                        entries: ledger.entries, exits: ledger.exits),
-            configuration: "\(configSource), read \(configLoadedAt.formatted(.iso8601))",
-            problems: kiosk.desk.dataProblems + (configProblem.map { [$0.description] } ?? []),
-            settings: hubSettings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
+            configuration: "\(configuration.source), read \(configuration.loadedAt.formatted(.iso8601))",
+            problems: kiosk.desk.dataProblems + (configuration.problem.map { [$0.description] } ?? []),
+            settings: hub.settings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
                 + "booking share \($0.bookingShare)"
                 + ($0.doorLimit.map { ", this door's places \($0) (holding \(day.heldHere))" } ?? "")
                 + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "")
                 + ($0.hours.map { ", open \($0.description)" } ?? "")
                 + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "") }
-                ?? (enrolment == nil ? "clupd.toml" : "none from the hub yet: nobody is called until they arrive"),
-            sync: sync.map { sync in
+                ?? (hub.enrolment == nil ? "clupd.toml" : "none from the hub yet: nobody is called until they arrive"),
+            sync: hub.sync.map { sync in
                 let report = sync.report()
                 return "\(report.state.rawValue), \(report.outboxDepth.map { "\($0) events waiting" } ?? "outbox not known yet")"
                     + (report.lastError.map { ", last error \($0.code)" } ?? "")
@@ -165,44 +158,17 @@ extension Daemon {
 
     /// The devices and the printer in the hub's words, for its fleet view.
     var healthForTheHub: TotemHealth {
-        let printer = printerReport()
+        let printer = printerWatch.report()
         let reasons = printer.reasons.filter { $0 != "none" }
         return TotemHealth(devices: kiosk.deviceHealth.map { .init(role: $0.role, state: $0.state.rawValue, detail: $0.detail) },
                            printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
                                + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"))
     }
 
-    func printerReport() -> PrinterReport {
-        let age = printerStatus.flatMap { $0.at >= 0 ? clock.monotonic() - $0.at : nil }
-        if let error = printerStatus?.error {
-            return PrinterReport(queue: printer.queue, ready: false, state: "unreachable", reasons: [],
-                                 message: error.description, checkedSecondsAgo: age)
-        }
-        guard let status = printerStatus?.status else {
-            return PrinterReport(queue: printer.queue, ready: false, state: "unknown", reasons: [],
-                                 message: "not checked yet", checkedSecondsAgo: nil)
-        }
-        return PrinterReport(queue: status.queue, ready: status.isReady, state: status.state, reasons: status.reasons,
-                             message: status.message, checkedSecondsAgo: age)
-    }
-
     func devicesReport() -> DevicesReport {
-        let profilesNote = config.hardware.usbProfiles.map { "\(usbProfiles?.profiles.count ?? 0) known devices from \($0)" }
+        let profilesNote = config.hardware.usbProfiles.map { "\(usb.profiles?.profiles.count ?? 0) known devices from \($0)" }
             ?? "no USB profiles configured (hardware.usb_profiles)"
-        let devices = kiosk.deviceHealth
-        func line(_ device: USBDeviceInfo) -> USBLine {
-            let profile = usbProfiles?.match(device.id)
-            return USBLine(bus: device.bus, address: device.address, id: device.id, role: profile?.role, name: profile?.name)
-        }
-        // What hotplug has seen, or a fresh enumeration where hotplug is off.
-        if usb.problem == nil {
-            let seen = usb.present.values.sorted { ($0.bus, $0.address) < ($1.bus, $1.address) }
-            return DevicesReport(usb: seen.map(line), usbProblem: nil, profiles: profilesNote, devices: devices)
-        }
-        do {
-            return DevicesReport(usb: try USBBus.devices().map(line), usbProblem: nil, profiles: profilesNote, devices: devices)
-        } catch {
-            return DevicesReport(usb: [], usbProblem: error.description, profiles: profilesNote, devices: devices)
-        }
+        let (lines, problem) = usb.lines()
+        return DevicesReport(usb: lines, usbProblem: problem, profiles: profilesNote, devices: kiosk.deviceHealth)
     }
 }

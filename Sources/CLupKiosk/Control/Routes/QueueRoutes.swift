@@ -65,4 +65,33 @@ extension Daemon {
         if let refusal = outcome.refusal { throw refusal }
         return SimulationReply(outcome: outcome.sentence, screen: kiosk.flow.screen.name, ticket: outcome.ticket?.description)
     }
+
+    /// A called ticket whose customer did not come: its place goes to the next one now.
+    func skip(_ text: String, by who: String) throws -> TicketCareReply {
+        let number = try ticketNumber(text)
+        try kiosk.desk.perform { day, now in try day.skip(number: number, by: who, at: now) }
+        logger.notice("ticket skipped", metadata: ["number": "\(number)", "by": "\(who)"])
+        let next = kiosk.desk.day.tickets.values.filter { $0.state == .called }.map(\.number.description).sorted()
+        return TicketCareReply(number: number.description, state: kiosk.desk.day.tickets[number]?.state.rawValue ?? "no-show",
+                               outcome: "\(number) skipped; its place is free"
+                                   + (next.isEmpty ? "" : " (called now: \(next.joined(separator: ", ")))"))
+    }
+
+    /// A ticket made invalid: out of the queue, its code refused at the door.
+    func void(_ text: String, reason: String, by who: String) throws -> TicketCareReply {
+        let number = try ticketNumber(text)
+        try kiosk.desk.perform { day, now in try day.void(number: number, by: who, reason: reason, at: now) }
+        logger.notice("ticket voided", metadata: ["number": "\(number)", "by": "\(who)", "reason": "\(reason.prefix(80))"])
+        return TicketCareReply(number: number.description, state: kiosk.desk.day.tickets[number]?.state.rawValue ?? "voided",
+                               outcome: "\(number) voided: its code no longer opens the door")
+    }
+
+    /// The ticket number typed, or why it is not one (quoting it escaped: the message goes to
+    /// the audit trail and the log).
+    func ticketNumber(_ text: String) throws -> TicketNumber {
+        guard let number = TicketNumber(text) else {
+            throw CodedError(.notATicketNumber, "\(TypedText.inMessage(text)) is not a ticket number (like A-017)")
+        }
+        return number
+    }
 }

@@ -67,4 +67,35 @@ extension Daemon {
         logger.notice(replacing ? "employee PIN changed" : "employee added", metadata: ["staff": "\(staffNumber)", "by": "\(who)"])
         return try employeesReport()
     }
+
+    func techniciansReport() throws -> TechniciansReport {
+        TechniciansReport(technicians: try kiosk.desk.store.technicians().map {
+            .init(name: $0.name, changedAt: $0.changedAt, lockedUntil: technicians.lockedUntil($0.name),
+                  loggedIn: technicians.isLoggedIn($0.name))
+        })
+    }
+
+    func putTechnician(_ name: String, secret: PinHash, replacing: Bool, by who: String, uid: UInt32) throws -> TechniciansReport {
+        if let problem = TechnicianSecret.problem(name: name) ?? secret.problem { throw CodedError(.badTechnician, problem) }
+        let exists = try kiosk.desk.store.technician(name) != nil
+        if replacing, !exists { throw CodedError(.unknownTechnician, "no technician is named \(name)") }
+        if !replacing, exists { throw CodedError(.technicianExists, "\(name) is already a technician here") }
+        let record = TechnicianRecord(name: name, kdf: secret.kdf, salt: secret.salt, secretHash: secret.hash, changedAt: clock.now())
+        try kiosk.desk.audit([AuditEntry(role: .technician, who: who, action: replacing ? .secretChanged : .technicianAdded,
+                                         result: "technician \(name)", uid: uid)], changing: .putTechnician(record))
+        if replacing { technicians.endSessions(of: name, why: "a new secret was set") }
+        logger.notice(replacing ? "technician secret changed" : "technician added", metadata: ["name": "\(name)", "by": "\(who)"])
+        return try techniciansReport()
+    }
+
+    func removeTechnician(_ name: String, by who: String, uid: UInt32) throws -> TechniciansReport {
+        guard TechnicianSecret.problem(name: name) == nil, try kiosk.desk.store.technician(name) != nil else {
+            throw CodedError(.unknownTechnician, "no technician is named \(TypedText.inMessage(name))")
+        }
+        try kiosk.desk.audit([AuditEntry(role: .technician, who: who, action: .technicianRemoved, result: "technician \(name)", uid: uid)],
+                             changing: .removeTechnician(name: name))
+        technicians.endSessions(of: name, why: "removed")
+        logger.notice("technician removed", metadata: ["name": "\(name)", "by": "\(who)"])
+        return try techniciansReport()
+    }
 }

@@ -1,0 +1,119 @@
+import CLupCore
+import CLupDrawing
+import CLupHardware
+import Foundation
+
+/// "Now calling": a ticket called is said aloud in its customer's language ("Number A 17,
+/// please go to the door"), and again every `screen.call_repeat_seconds` until it reaches
+/// the door or its window ends, so the customer never has to watch the totem; the calling
+/// board above the door, where there is one, shows the numbers called.
+final class Caller {
+    /// What the caller reads of the configuration in force (a reload may change it).
+    struct Settings {
+        /// How often a call is said again, in seconds.
+        var repeatSeconds: Double
+        /// The store's first language: the board's, and a ticket's without one of its own.
+        var language: String
+    }
+
+    private let desk: QueueDesk
+    private let voice: Voice?
+    private let board: Display?
+    private let runtime: KioskRuntime
+    private let settings: () -> Settings
+    /// Tickets called now and when each was last said aloud (monotonic seconds).
+    private var announced: [TicketNumber: Double] = [:]
+    private var repeatTimer: EventLoop.TimerID?
+    /// The numbers the calling board shows (nil: nothing drawn on it yet).
+    private var boardShows: [String]?
+
+    init(desk: QueueDesk, voice: Voice?, board: Display?, runtime: KioskRuntime, settings: @escaping () -> Settings) {
+        self.desk = desk
+        self.voice = voice
+        self.board = board
+        self.runtime = runtime
+        self.settings = settings
+    }
+
+    /// After every settling of the queue: says the tickets newly called, forgets those that
+    /// are no longer called.
+    func announceCalls() {
+        for ticket in calledTickets where announced[ticket.number] == nil { announce(ticket) }
+        forgetCallsEnded()
+        armRepeat()
+        showOnTheBoard()
+    }
+
+    /// This totem's tickets called now, the longest called first.
+    var calledTickets: [Ticket] {
+        desk.day.tickets.values.filter { $0.state == .called }
+            .sorted { ($0.calledAt ?? $0.issuedAt, $0.number.description) < ($1.calledAt ?? $1.issuedAt, $1.number.description) }
+    }
+
+    /// The speaker was silenced (the customer in front left): a call it may have cut is said again.
+    func repeatCallsCutShort() {
+        let now = runtime.clock.monotonic()
+        for (number, at) in announced where now - at < 10 {
+            guard let ticket = desk.day.tickets[number], ticket.state == .called else { continue }
+            announce(ticket)
+        }
+    }
+
+    /// The language `ticket` is said and printed in: its customer's, if the totem speaks it.
+    func language(of ticket: Ticket) -> String {
+        ticket.language.flatMap { TextCatalog.all[$0] == nil ? nil : $0 } ?? settings().language
+    }
+
+    /// The numbers called, on the second screen above the door when there is one: drawn
+    /// again when they change, dark when none is called.
+    private func showOnTheBoard() {
+        guard let board else { return }
+        let called = calledTickets.map(\.number.description)
+        guard called != boardShows else { return }
+        boardShows = called
+        guard !called.isEmpty else {
+            do { try board.sleep() } catch { runtime.logger.error("could not darken the calling board", metadata: ["error": "\(error)"]) }
+            return
+        }
+        let renderer = ScreenRenderer(geometry: ScreenGeometry(width: Double(board.width), height: Double(board.height)))
+        let language = settings().language
+        runtime.loop.background({ DrawnFrame(canvas: Result { try renderer.renderCallingBoard(called, language: language) }) }) {
+            [unowned self] frame in
+            // Only the newest list is shown.
+            guard called == boardShows else { return }
+            do {
+                try board.show(try frame.canvas.get())
+            } catch {
+                runtime.logger.error("could not draw the calling board", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Says `ticket`'s call and notes when.
+    private func announce(_ ticket: Ticket) {
+        announced[ticket.number] = runtime.clock.monotonic()
+        let texts = TextCatalog.of(language(of: ticket))
+        voice?.say(texts(.spokenCall, ["number": texts.spokenNumber(ticket.number.description)]), language: texts.language)
+        runtime.logger.info("ticket called aloud", metadata: ["number": "\(ticket.number)", "language": "\(texts.language)"])
+    }
+
+    /// Tickets no longer called (admitted, lapsed) are no longer said.
+    private func forgetCallsEnded() {
+        announced = announced.filter { number, _ in desk.day.tickets[number]?.state == .called }
+    }
+
+    private func armRepeat() {
+        guard repeatTimer == nil, !announced.isEmpty else { return }
+        let every = settings().repeatSeconds
+        repeatTimer = runtime.loop.schedule(after: every) { [unowned self] in
+            repeatTimer = nil
+            let now = runtime.clock.monotonic()
+            for ticket in calledTickets {
+                guard let at = announced[ticket.number], now - at >= every - 0.5 else { continue }
+                announce(ticket)
+            }
+            forgetCallsEnded()
+            armRepeat()
+        }
+    }
+}
