@@ -156,6 +156,49 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertTrue(reply.contains("E-CTL-005"), reply)
     }
 
+    /// What a request written by hand is answered: a command this clupd does not route, two
+    /// commands in one request, fields of the wrong kind, no command at all. Each is refused
+    /// as not understood, and the handler of a command that is routed never runs.
+    func test_aRequestThatNamesNoRoutedCommandOrCarriesBadFieldsIsNotUnderstood() throws {
+        final class Box: @unchecked Sendable { var skipped = 0 }
+        let box = Box()
+        let requests = [#"{"request":{"nosuch":{}}}"#, #"{"request":{"tickets":{},"skip":{"number":"A-001"}}}"#,
+                        #"{"request":{"skip":{"number":5}}}"#, #"{"request":{}}"#, #"{"session":"x"}"#, #"[1,2]"#]
+        let replies = try exchange(routes: { router, loop in
+            Self.tickets(router, loop)
+            router.on(Control.Skip.self) { command, _ in
+                box.skipped += 1
+                return TicketCareReply(number: command.number, state: "no-show", outcome: "skipped")
+            }
+        }, client: { path, _ in
+            requests.map { Self.raw($0, to: path) } + [Self.raw(#"{"request":{"skip":{"number":"A-001"}}}"#, to: path)]
+        })
+        for (request, reply) in zip(requests, replies) {
+            XCTAssertEqual(Self.failure(in: reply)?.errorCode, .requestNotUnderstood, "\(request) → \(reply)")
+        }
+        XCTAssertEqual(replies.last, #"{"ok":true,"result":{"number":"A-001","outcome":"skipped","state":"no-show"}}"# + "\n")
+        XCTAssertEqual(box.skipped, 1, "only the well-formed skip reached its handler")
+    }
+
+    /// Sends `text` and a newline as one request; returns the raw reply.
+    static func raw(_ text: String, to path: String) -> String {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        guard let address = try? UnixSocketAddress(path), address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
+            return "connect failed"
+        }
+        let bytes = Array(text.utf8) + [0x0A]
+        _ = send(fd, bytes, bytes.count, 0)
+        var reply = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            reply += buffer[0..<count]
+        }
+        return String(decoding: reply, as: UTF8.self)
+    }
+
     /// The refusal a raw reply carries, if it is one.
     static func failure(in reply: String) -> CodedError? {
         (try? JSONDecoder().decode(ReplyEnvelope<TicketsReport>.self, from: Data(reply.utf8)))?.error

@@ -100,6 +100,43 @@ final class KioskBookingTests: XCTestCase {
         XCTAssertEqual(totem.scan(number).refusal?.errorCode, .alreadyUsed)
     }
 
+    /// A hub slow to answer holds no thread of the kiosk's: its answer comes on the hub
+    /// client's thread, and meanwhile both workers run at once (two jobs that each wait for
+    /// the other to have started both finish; one held worker would run them one after the
+    /// other, and the first would give up waiting).
+    func test_aHubThatHasNotAnsweredYetHoldsNoWorker() throws {
+        let totem = try KioskHarness { $0.queue.ownBookingsPerSlot = 0 }
+        let held = Mutex<HubBookingDesk.Answer<SlotOffers>?>(nil)
+        totem.kiosk.hubBookings = HubBookingDesk(slots: { answer in held.withLock { $0 = answer } },
+                                                 book: { _, answer in answer(.failure(CodedError(.hubUnreachable, "not asked"))) })
+        totem.approach()
+        let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .bookLater })
+        _ = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
+        XCTAssertTrue(held.withLock { $0 != nil }, "the hub was asked for its slots")
+
+        let started = Mutex(0)
+        var together: [Bool] = []
+        for _ in 0..<2 {
+            totem.loop.background({ () -> Bool in
+                started.withLock { $0 += 1 }
+                let end = Date().addingTimeInterval(5)
+                while started.withLock({ $0 }) < 2, Date() < end { usleep(1000) }
+                return started.withLock { $0 } >= 2
+            }) { together.append($0) }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while together.count < 2, Date() < deadline {
+            usleep(500)
+            totem.loop.turn()
+        }
+        XCTAssertEqual(together, [true, true], "both workers ran while the hub had not answered")
+        XCTAssertTrue(totem.loop.hasPendingWork, "the hub's answer is still awaited")
+
+        held.withLock { $0 }?(.success(SlotOffers(slots: [.init(start: Self.noon.timeIntervalSince1970, free: 2)])))
+        totem.settle()
+        XCTAssertEqual(try choices(totem), [SlotChoice(start: Self.noon, time: "12:00", atHub: 2, own: 0)])
+    }
+
     func test_aHubThatDoesNotAnswerLeavesTheTotemsOwnShare() throws {
         let totem = try KioskHarness { $0.queue.ownBookingsPerSlot = 1 }
         totem.kiosk.hubBookings = HubBookingDesk(
