@@ -182,6 +182,35 @@ final class IngestAuthorityTests: XCTestCase {
         }
     }
 
+    /// Where two doors' news cross, CLupCore's rules hold at the hub (`TicketState.changeable`):
+    /// the issuing door's no-show and void, arriving after the holder went in at another door,
+    /// leave the ticket entered; the same void of a ticket still waiting voids it.
+    func test_aNoShowOrAVoidArrivingAfterTheHolderWentInElsewhereLeavesTheTicketIn() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let b = try await hub.enrol("B", door: "south")
+            let ingest = Ingest(database: hub.database)
+            let walked = a.ticket(1, day: day), waiting = a.ticket(2, day: day)
+            _ = try await ingest.apply(a.batch(a.upload(called(walked, job: 1) + printed(waiting, job: 2))), from: a.device)
+            var arrived = walked
+            arrived.state = .called
+            _ = try await ingest.apply(b.batch(b.upload([
+                .ticketFromOtherDoor(arrived, at: Date()),
+                .ticketAdmitted(walked.number, businessDay: day, at: Date(), steady: nil),
+                passage(.entry, door: "south", ticket: walked.number),
+            ])), from: b.device)
+            // Door A, offline meanwhile, saw its window end and a technician void it; and voids its waiting one.
+            let reply = try await ingest.apply(a.batch(a.upload([
+                .ticketNoShow(walked.number, businessDay: day, at: Date()),
+                .ticketVoided(walked.number, businessDay: day, at: Date(), by: "tess", reason: "did not come"),
+                .ticketVoided(waiting.number, businessDay: day, at: Date(), by: "tess", reason: "printed twice"),
+            ])), from: a.device)
+            let reasons = try hub.sql("SELECT reason FROM dead_letter")
+            XCTAssertEqual(reply.deadLettered, 0, reasons)
+            XCTAssertEqual(try hub.sql("SELECT number, state FROM ticket ORDER BY number"), "A-001|entered\nA-002|voided")
+        }
+    }
+
     func test_aDoorIssuesABookingOnlyIfTheHubBookedItForThatDoor() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")
