@@ -104,7 +104,7 @@ final class AccessibilityTests: XCTestCase {
     func test_aTouchThatSlidesOffAButtonPressesNothingAndATouchStopsTheVoice() throws {
         let totem = try KioskHarness()
         totem.approach()
-        let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
+        let button = try XCTUnwrap(totem.kiosk.screens.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
         let (x, y) = ((button.x + button.width / 2) / 720, (button.y + button.height / 2) / 1280)
         let silencedBefore = totem.voice.silenced
         let outcome = totem.kiosk.touched(TouchGesture(kind: .drag, x0: x, y0: y, x1: x, y1: 0.99, milliseconds: 300))

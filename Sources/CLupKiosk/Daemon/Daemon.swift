@@ -102,12 +102,12 @@ public final class Daemon {
                                        clock: clock, logger: logger)
             kiosk = Kiosk(config: config, devices: devices.devices, desk: desk, spooler: spooler,
                           key: try TotemKey.loadOrCreate(at: state.keyPath), runtime: runtime)
-            kiosk.otherDoors = settings?.otherDoors ?? OtherDoors()
+            kiosk.authority.otherDoors = settings?.otherDoors ?? OtherDoors()
             printerWatch = PrinterWatch(spooler: spooler, runtime: runtime)
         } catch {
             throw .data(error)
         }
-        technicians = TechnicianDesk(store: kiosk.desk.store, control: config.control, loop: runtime.loop, clock: clock, logger: logger,
+        technicians = TechnicianDesk(store: kiosk.desk.store, control: config.control, runtime: runtime,
                                      timeOfDay: { [unowned kiosk] in kiosk.clockTime($0) }, record: { [unowned kiosk] in kiosk.record($0) })
         calibration = TouchCalibration(path: state.calibrationPath, kiosk: kiosk, runtime: runtime)
         server = try Self.controlServer(options, group: config.control.group, logger: logger)

@@ -56,7 +56,7 @@ extension Kiosk {
     /// Whether a customer (or an employee) is using the totem now (out of order, it is the
     /// technician's).
     var customerAtTheTotem: Bool {
-        switch flow.screen {
+        switch screens.flow.screen {
         case .asleep, .welcome, .outOfOrder: false
         default: true
         }
@@ -69,7 +69,7 @@ extension Kiosk {
             throw CodedError(.deviceBusy, "\(other.what) is still going on; finish it first")
         }
         if customerAtTheTotem, !force {
-            throw CodedError(.deviceBusy, "a customer is using the totem (the \(flow.screen.name) screen); "
+            throw CodedError(.deviceBusy, "a customer is using the totem (the \(screens.flow.screen.name) screen); "
                 + "wait until they have gone, or add --force")
         }
         maintenance = hold
@@ -99,7 +99,7 @@ extension Kiosk {
 
     /// The test pattern: colour bars, a grid, a mark in each corner and the size in pixels.
     func testPattern() throws -> Canvas {
-        let width = Double(geometry.width), height = Double(geometry.height)
+        let width = Double(screens.geometry.width), height = Double(screens.geometry.height)
         let canvas = try Canvas(width: Int(width), height: Int(height))
         canvas.fill(.black)
         let bars: [Color] = [.white, Color(red: 1, green: 1, blue: 0), Color(red: 0, green: 1, blue: 1), Color(red: 0, green: 1, blue: 0),
@@ -126,7 +126,7 @@ extension Kiosk {
 
     /// Calibration target `index` of `CalibrationSolver.targets`: a cross in a ring, alone on the screen.
     func calibrationFrame(target index: Int, of count: Int, at point: (x: Double, y: Double)) throws -> Canvas {
-        let width = Double(geometry.width), height = Double(geometry.height)
+        let width = Double(screens.geometry.width), height = Double(screens.geometry.height)
         let canvas = try Canvas(width: Int(width), height: Int(height))
         canvas.fill(.black)
         let x = point.x * width, y = point.y * height

@@ -48,7 +48,7 @@ struct SelfTests {
                 return pending
             }
             let seconds = min(wait, 5)
-            let size = "\(Int(kiosk.geometry.width))×\(Int(kiosk.geometry.height))"
+            let size = "\(Int(kiosk.screens.geometry.width))×\(Int(kiosk.screens.geometry.height))"
             loop.schedule(after: seconds) {
                 kiosk.give(back: hold)
                 finish(name(health("display")), true, "test pattern (bars, grid, corner marks, \(size)) shown for \(Int(seconds)) s")
@@ -138,7 +138,7 @@ struct SelfTests {
             return "read a staff badge (\(code.dropFirst(Kiosk.staffBadgePrefix.count).prefix(8)))"
         case let .code(code):
             do {
-                let payload = try kiosk.keyring.verify(code, at: clock.now())
+                let payload = try kiosk.authority.keyring.verify(code, at: clock.now())
                 let state = kiosk.desk.day.tickets[payload.number]?.state.rawValue ?? "not in today's queue"
                 return "read \(payload.number): genuine, \(state); not admitted (self-test)"
             } catch {

@@ -14,7 +14,7 @@ extension Kiosk {
         let wait = desk.estimatedWait(for: request.lane, defaultMinutes: config.tickets.defaultWaitMinutes)
         let promised = request.lane == .booking ? nil : wait
         return recordAndPrint(wait: wait, askedAt: askedAt) { day, now in
-            try day.issue(request, issuer: issuer, at: now, policy: config.queue, promisedWait: promised, language: language,
+            try day.issue(request, issuer: authority.issuer, at: now, policy: config.queue, promisedWait: promised, language: language,
                           issuedBy: employee)
         }
     }
@@ -35,7 +35,7 @@ extension Kiosk {
                 throw error
             }
             spooler.committed(ticket.number)
-            readyLines[ticket.number] = readyLine(ticket, wait: wait)
+            screens.readyLines[ticket.number] = readyLine(ticket, wait: wait)
             logger.info("ticket issued", metadata: ["number": "\(ticket.number)", "day": "\(ticket.businessDay)"])
             handle(.ticketRecorded(number: ticket.number.description))
             return KioskOutcome("ticket \(ticket.number) recorded and sent to the printer", ticket: ticket.number)
@@ -52,7 +52,7 @@ extension Kiosk {
         try desk.perform { day, _ in try day.reprint(number, by: who) }
         guard let ticket = desk.day.tickets[number] else { throw CodedError(.unknownTicket, "unknown ticket \(number)") }
         let wait = desk.estimatedWait(for: ticket.lane, defaultMinutes: config.tickets.defaultWaitMinutes)
-        readyLines[number] = readyLine(ticket, wait: wait)
+        screens.readyLines[number] = readyLine(ticket, wait: wait)
         spooler.start(ticket, content: ticketContent(ticket, wait: wait), committed: true)
         handle(.ticketRecorded(number: number.description))
         return KioskOutcome("ticket \(number) sent to the printer again", ticket: number)
@@ -73,7 +73,7 @@ extension Kiosk {
         switch outcome {
         case let .completed(job):
             logger.info("ticket printed", metadata: ["number": "\(number)", "job": "\(job)"])
-            handle(.ticketPrinted(number: number.description, wait: readyLines[number] ?? ""))
+            handle(.ticketPrinted(number: number.description, wait: screens.readyLines[number] ?? ""))
             record(.printed(job: job), of: number)
         case let .failed(job, reason):
             logger.error("ticket not printed", metadata: ["number": "\(number)", "job": "\(job.map(String.init) ?? "-")",
@@ -81,7 +81,7 @@ extension Kiosk {
             handle(.ticketNotPrinted(reason: reason.description))
             record(.failed(reason: reason.description), of: number)
         }
-        readyLines[number] = nil
+        screens.readyLines[number] = nil
     }
 
     /// What the "take your ticket" screen says under the number: the wait, or a booking's time.

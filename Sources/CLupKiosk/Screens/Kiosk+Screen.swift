@@ -16,19 +16,13 @@ extension Kiosk {
     /// seconds), from which the ticket's wait is measured.
     ///
     /// One input at a time: an input that comes while another is carried out (issuing a
-    /// ticket records it, and the flow hears that) waits in `queuedInputs` and is handled
+    /// ticket records it, and the flow hears that) waits its turn (`ScreenState.takeInTurn`) and is handled
     /// once the first is done, in order. The flow never runs inside itself.
     @discardableResult
     func handle(_ input: ScreenFlow.Input, at arrival: Double? = nil) -> KioskOutcome? {
-        guard queuedInputs == nil else {
-            queuedInputs?.append((input, arrival))
-            return nil
-        }
-        queuedInputs = []
-        defer { queuedInputs = nil }
+        guard screens.takeInTurn(input, arrival: arrival) else { return nil }
         let outcome = carryOut(input, at: arrival)
-        while let (next, arrival) = queuedInputs?.first {
-            queuedInputs?.removeFirst()
+        while let (next, arrival) = screens.nextQueued() {
             carryOut(next, at: arrival)
         }
         return outcome
@@ -37,12 +31,12 @@ extension Kiosk {
     /// The flow's answer to `input`: its screen drawn and said, its effects carried out.
     @discardableResult
     private func carryOut(_ input: ScreenFlow.Input, at arrival: Double?) -> KioskOutcome? {
-        let (before, languageBefore) = (flow.screen, flow.language)
-        let effects = flow.handle(input)
+        let (before, languageBefore) = (screens.flow.screen, screens.flow.language)
+        let effects = screens.flow.handle(input)
         // The input's own screen first: an effect may change it again, and draws that itself.
-        if flow.screen != before {
+        if screens.flow.screen != before {
             screenChanged(from: before)
-        } else if flow.language != languageBefore {
+        } else if screens.flow.language != languageBefore {
             // The customer chose a language: the screen in it, and its greeting.
             screenChanged(from: .asleep)
         }
@@ -50,20 +44,20 @@ extension Kiosk {
         for effect in effects {
             switch effect {
             case .issueTicket:
-                issued = issueTicket(.regular, askedAt: arrival, language: flow.language)
+                issued = issueTicket(.regular, askedAt: arrival, language: screens.flow.language)
             case .findSlots:
                 findSlots()
                 issued = KioskOutcome("looking up today's free times")
             case let .book(choice):
                 issued = book(choice, askedAt: arrival)
             case .repeatSpeech:
-                if let line = CustomerTexts(language: flow.language).repeated(flow.screen) { tellTheCustomer(line) }
-                issued = KioskOutcome("said again: the \(flow.screen.name) screen")
+                if let line = CustomerTexts(language: screens.flow.language).repeated(screens.flow.screen) { tellTheCustomer(line) }
+                issued = KioskOutcome("said again: the \(screens.flow.screen.name) screen")
             case .largeTextSwitched:
-                let texts = TextCatalog.of(flow.language)
-                tellTheCustomer(texts(flow.largeText ? .spokenLargeTextOn : .spokenLargeTextOff))
+                let texts = TextCatalog.of(screens.flow.language)
+                tellTheCustomer(texts(screens.flow.largeText ? .spokenLargeTextOn : .spokenLargeTextOff))
                 redraw()
-                issued = KioskOutcome("large text \(flow.largeText ? "on" : "off"); screen \(flow.screen.name)")
+                issued = KioskOutcome("large text \(screens.flow.largeText ? "on" : "off"); screen \(screens.flow.screen.name)")
             case let .start(timer):
                 start(.screen(timer), after: seconds(timer)) { [unowned self] in handle(timer.input) }
             case let .stop(timer):
@@ -76,22 +70,21 @@ extension Kiosk {
             case let .sessionEnded(employee, why):
                 staffSessionEnded(employee, why: why)
             case let .describe(action):
-                let label = geometry.buttons(on: flow.screen, language: flow.language, largeText: flow.largeText)
-                    .first { $0.action == action }?.label ?? action.name
-                tellTheCustomer(TextCatalog.of(flow.language)(.spokenExplore, ["label": label]))
+                let label = screens.buttons.first { $0.action == action }?.label ?? action.name
+                tellTheCustomer(TextCatalog.of(screens.flow.language)(.spokenExplore, ["label": label]))
                 issued = KioskOutcome("said \"\(label)\"; touch it again to press it")
             case let .headsetChanged(plugged):
                 devices.voice?.route(toHeadset: plugged)
-                let texts = CustomerTexts(language: flow.language)
+                let texts = CustomerTexts(language: screens.flow.language)
                 if plugged {
-                    tellTheCustomer([texts.catalog(.spokenHeadset), texts.repeated(flow.screen)].compactMap { $0 }.joined(separator: " "))
+                    tellTheCustomer([texts.catalog(.spokenHeadset), texts.repeated(screens.flow.screen)].compactMap { $0 }.joined(separator: " "))
                 } else {
                     devices.voice?.silence()
                 }
                 issued = KioskOutcome(plugged ? "a headset is in: speech goes to it, explore by touch is on"
                                               : "the headset is out: speech is back on the speaker")
             case .warned:
-                tellTheCustomer(TextCatalog.of(flow.language)(.spokenStillThere))
+                tellTheCustomer(TextCatalog.of(screens.flow.language)(.spokenStillThere))
                 issued = KioskOutcome("asked whether anyone is still there")
             }
         }
@@ -111,10 +104,10 @@ extension Kiosk {
 
     /// Draws the new screen and says what it says, once, as it appears.
     private func screenChanged(from previous: Screen) {
-        if flow.screen == .asleep {
+        if screens.flow.screen == .asleep {
             devices.voice?.silence()
             caller.repeatCallsCutShort()
-        } else if let line = CustomerTexts(language: flow.language).spoken(flow.screen, after: previous) {
+        } else if let line = CustomerTexts(language: screens.flow.language).spoken(screens.flow.screen, after: previous) {
             tellTheCustomer(line)
         }
         redraw()
@@ -123,19 +116,19 @@ extension Kiosk {
     /// Says `line` to the customer in front: in their language, at the speed and loudness
     /// they set, instead of whatever was being said.
     private func tellTheCustomer(_ line: String) {
-        devices.voice?.say(line, language: TextCatalog.of(flow.language).language, style: flow.speechStyle)
+        devices.voice?.say(line, language: TextCatalog.of(screens.flow.language).language, style: screens.flow.speechStyle)
     }
 
     /// Redraws the welcome screen when the figures it shows may have changed: once the loop
     /// is done with what it is doing (a ticket being issued changes the figures, then the
     /// screen), and not if a frame was asked for meanwhile.
     func refreshScreen() {
-        guard refreshAskedAt == nil else { return }
-        refreshAskedAt = frameRequests
+        guard screens.refreshAskedAt == nil else { return }
+        screens.refreshAskedAt = screens.frameRequests
         loop.schedule(after: 0) { [unowned self] in
-            defer { refreshAskedAt = nil }
+            defer { screens.refreshAskedAt = nil }
             updateEntrance()
-            if flow.screen.isEntrance || flow.screen == .asleep, frameRequests == refreshAskedAt { redraw() }
+            if screens.flow.screen.isEntrance || screens.flow.screen == .asleep, screens.frameRequests == screens.refreshAskedAt { redraw() }
         }
     }
 
@@ -151,7 +144,7 @@ extension Kiosk {
         } else {
             next = .open
         }
-        if next != flow.entrance { handle(.entrance(next)) }
+        if next != screens.flow.entrance { handle(.entrance(next)) }
     }
 
     /// Whether `instant` falls within the opening hours, on the store's clock.
@@ -177,12 +170,11 @@ extension Kiosk {
     /// newer screen was asked for meanwhile. The kiosk goes on when the display fails (the
     /// error is logged and in `clupctl status`; the screen is drawn again once it is back).
     func redraw() {
-        frameRequests += 1
-        let request = frameRequests
+        let request = screens.askForFrame()
         // A self-test or a calibration has the screen: the kiosk draws again once it is done.
         if maintenance?.display == true { return }
         // Nobody in front: the numbers called and the queue, else a dark screen.
-        guard flow.screen != .asleep || attracts else {
+        guard screens.flow.screen != .asleep || attracts else {
             do {
                 try devices.display.sleep()
             } catch {
@@ -190,11 +182,11 @@ extension Kiosk {
             }
             return
         }
-        let (screen, facts, renderer, language, large) = (flow.screen, screenFacts, ScreenRenderer(geometry: geometry), flow.language,
-                                                          flow.largeText)
+        let (screen, language, large) = (screens.flow.screen, screens.flow.language, screens.flow.largeText)
+        let (facts, renderer) = (screenFacts, ScreenRenderer(geometry: screens.geometry))
         loop.background({ DrawnFrame(canvas: Result { try renderer.render(screen, facts: facts, language: language, largeText: large) }) }) {
             [unowned self] frame in
-            guard request == frameRequests else { return }
+            guard request == screens.frameRequests else { return }
             do {
                 try devices.display.show(try frame.canvas.get())
             } catch {
@@ -209,19 +201,20 @@ extension Kiosk {
 
     /// The current screen as PNG, drawn now (for `clupctl screenshot`).
     func screenshot() throws -> [UInt8] {
-        guard flow.screen != .asleep || attracts else {
-            let black = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
+        guard screens.flow.screen != .asleep || attracts else {
+            let black = try Canvas(width: Int(screens.geometry.width), height: Int(screens.geometry.height))
             black.fill(.black)
             return try black.pngData()
         }
-        return try ScreenRenderer(geometry: geometry).render(flow.screen, facts: screenFacts, language: flow.language,
-                                                             largeText: flow.largeText).pngData()
+        return try ScreenRenderer(geometry: screens.geometry).render(screens.flow.screen, facts: screenFacts, language: screens.flow.language,
+                                                             largeText: screens.flow.largeText).pngData()
     }
 
     /// The screen shown, its language and its buttons, for `clupctl screen`.
     var screenReport: ScreenReport {
-        ScreenReport(name: flow.screen.name, language: flow.language, width: Int(geometry.width), height: Int(geometry.height),
-                     buttons: geometry.buttons(on: flow.screen, language: flow.language, largeText: flow.largeText).map {
+        ScreenReport(name: screens.flow.screen.name, language: screens.flow.language,
+                     width: Int(screens.geometry.width), height: Int(screens.geometry.height),
+                     buttons: screens.buttons.map {
                          ScreenReport.Button(name: $0.action.name, label: $0.label, x: Int($0.x.rounded()), y: Int($0.y.rounded()),
                                              width: Int($0.width.rounded()), height: Int($0.height.rounded()))
                      })

@@ -12,13 +12,14 @@ struct ScreenFlow: Equatable {
     /// Whether the touch panel is there: without it the screen says "out of order", and
     /// nothing replaces that until it is back.
     private(set) var panelWorking = true
-    /// The language the customer in front of the totem chose; back to `defaultLanguage`
-    /// once nobody is there.
-    private(set) var language: String
+    /// What the customer in front chose; the usual again once nobody is there.
+    private(set) var chosen: CustomerChoices
+    /// The language each customer starts in.
     let defaultLanguage: String
-    /// Large, high-contrast text, switched by the customer on any screen; off again once
-    /// nobody is there.
-    private(set) var largeText = false
+    /// The language the customer in front of the totem chose.
+    var language: String { chosen.language }
+    /// Large, high-contrast text, switched by the customer on any screen.
+    var largeText: Bool { chosen.largeText }
     /// Whether the store is open, full or closed: which screen the customer starts on.
     private(set) var entrance = Entrance.open
     /// The employee logged in at the PIN pad, until their ticket is issued, they cancel, or
@@ -26,9 +27,6 @@ struct ScreenFlow: Equatable {
     private(set) var employee: String?
     /// The PIN digits typed so far; only `Effect.checkPin` takes them out.
     private var pin = ""
-    /// The voice's speed and loudness, as steps of `speeds` and `gains` (the usual: the middle ones).
-    private(set) var speed = ScreenFlow.usualSpeed
-    private(set) var loudness = ScreenFlow.usualLoudness
     /// The screen the voice's settings were opened from, to go back to.
     private var beforeSettings: Screen?
     /// A personal headset is in the jack.
@@ -48,7 +46,16 @@ struct ScreenFlow: Equatable {
     static let usualLoudness = 2
 
     /// How the voice speaks now.
-    var speechStyle: SpeechStyle { SpeechStyle(rate: Self.speeds[speed], gainDecibels: Self.gains[loudness]) }
+    var speechStyle: SpeechStyle { SpeechStyle(rate: Self.speeds[chosen.speed], gainDecibels: Self.gains[chosen.loudness]) }
+
+    /// What one customer chose, which goes with them.
+    struct CustomerChoices: Equatable {
+        var language: String
+        var largeText = false
+        /// The voice's speed and loudness, as steps of `speeds` and `gains` (the usual: the middle ones).
+        var speed = ScreenFlow.usualSpeed
+        var loudness = ScreenFlow.usualLoudness
+    }
 
     /// What the customer starts on.
     enum Entrance: Equatable {
@@ -68,7 +75,7 @@ struct ScreenFlow: Equatable {
     }
 
     init(language: String = "en") {
-        self.language = language
+        chosen = CustomerChoices(language: language)
         defaultLanguage = language
     }
 
@@ -300,12 +307,12 @@ struct ScreenFlow: Equatable {
         case (_, .repeatSpeech?):
             return [screen.isStaff ? .start(.session) : .start(.idle), .repeatSpeech]
         case (_, .largeText?):
-            largeText.toggle()
+            chosen.largeText.toggle()
             return [screen.isStaff ? .start(.session) : .start(.idle), .largeTextSwitched]
         case (.welcome, .getTicket?), (.storeFull, .getTicket?):
             return [.start(.idle), .issueTicket]
         case let (_, .language(code)?) where screen.isEntrance || screen == .choosingLanguage:
-            language = code
+            chosen.language = code
             if screen == .choosingLanguage { show(entrance.screen) }
             return [.start(.idle)]
         case (_, .languages?) where screen.isEntrance:
@@ -319,18 +326,18 @@ struct ScreenFlow: Equatable {
             show(back)
             return [.start(.idle)]
         case (.speechSettings, .slower?), (.speechSettings, .faster?):
-            speed = min(max(speed + (button == .faster ? 1 : -1), 0), Self.speeds.count - 1)
-            show(.speechSettings(speed: speed, loudness: loudness))
+            chosen.speed = min(max(chosen.speed + (button == .faster ? 1 : -1), 0), Self.speeds.count - 1)
+            show(.speechSettings(speed: chosen.speed, loudness: chosen.loudness))
             return [.start(.idle)]
         case (.speechSettings, .quieter?), (.speechSettings, .louder?):
-            loudness = min(max(loudness + (button == .louder ? 1 : -1), 0), Self.gains.count - 1)
-            show(.speechSettings(speed: speed, loudness: loudness))
+            chosen.loudness = min(max(chosen.loudness + (button == .louder ? 1 : -1), 0), Self.gains.count - 1)
+            show(.speechSettings(speed: chosen.speed, loudness: chosen.loudness))
             return [.start(.idle)]
         case (.speechSettings, .voice?):
             return [.start(.idle)]
         case (_, .voice?):
             beforeSettings = screen
-            show(.speechSettings(speed: speed, loudness: loudness))
+            show(.speechSettings(speed: chosen.speed, loudness: chosen.loudness))
             return [.start(.idle)]
         case (.welcome, .bookLater?), (.storeFull, .bookLater?):
             show(.findingSlots)
@@ -409,7 +416,6 @@ struct ScreenFlow: Equatable {
 
     /// What one customer chose goes with them: the language, large text, the voice's settings.
     private mutating func resetForTheNextCustomer() {
-        (language, largeText, speed, loudness, beforeSettings, focused) = (defaultLanguage, false, Self.usualSpeed, Self.usualLoudness,
-                                                                            nil, nil)
+        (chosen, beforeSettings, focused) = (CustomerChoices(language: defaultLanguage), nil, nil)
     }
 }

@@ -17,8 +17,8 @@ extension Kiosk {
     /// A long press on the screen: in the staff corner of an entrance screen, held 3 s,
     /// it opens the PIN pad.
     func longPressed(_ gesture: TouchGesture) -> KioskOutcome? {
-        guard let corner = geometry.staffCorner(on: flow.screen),
-              corner.contains(x: gesture.x1 * geometry.width, y: gesture.y1 * geometry.height) else { return nil }
+        guard let corner = screens.geometry.staffCorner(on: screens.flow.screen),
+              corner.contains(x: gesture.x1 * screens.geometry.width, y: gesture.y1 * screens.geometry.height) else { return nil }
         guard gesture.milliseconds >= Self.staffPressMilliseconds else {
             return KioskOutcome("the staff corner opens the PIN pad after \(Self.staffPressMilliseconds / 1000) s "
                 + "(held \(gesture.milliseconds) ms)")
@@ -41,8 +41,8 @@ extension Kiosk {
         guard PinHash.problem(staffNumber: number) == nil else {
             return KioskOutcome(refused: CodedError(.badEmployee, "not a staff badge: \(TypedText.inMessage(code))"))
         }
-        guard flow.screen == .asleep || flow.screen.isEntrance else {
-            return KioskOutcome("staff badge \(number) read; the totem is busy (\(flow.screen.name)), try again in a moment")
+        guard screens.flow.screen == .asleep || screens.flow.screen.isEntrance else {
+            return KioskOutcome("staff badge \(number) read; the totem is busy (\(screens.flow.screen.name)), try again in a moment")
         }
         return staffAccess(staffNumber: number)
     }
@@ -92,7 +92,7 @@ extension Kiosk {
 
     /// Issues the priority ticket an employee asked for; their session ends with it.
     func issuePriority(_ reason: PriorityReason, by employee: String, askedAt: Double?) -> KioskOutcome {
-        let outcome = issueTicket(.priority(reason), askedAt: askedAt, language: flow.language, by: employee)
+        let outcome = issueTicket(.priority(reason), askedAt: askedAt, language: screens.flow.language, by: employee)
         let result = outcome.ticket.map { "\($0) (\(reason.rawValue))" } ?? "none: \(outcome.sentence)"
         record([AuditEntry(role: .employee, who: employee, action: .priorityTicket, result: result),
                 AuditEntry(role: .employee, who: employee, action: .logout, result: "ticket issued")])

@@ -25,9 +25,10 @@ final class TechnicianDesk {
     var idleSeconds: Double
     var lockSeconds: Double
     private let store: TotemStore
-    private let loop: EventLoop
-    private let clock: any Clock
-    private let logger: Logger
+    private let runtime: KioskRuntime
+    private var loop: EventLoop { runtime.loop }
+    private var clock: any Clock { runtime.clock }
+    private var logger: Logger { runtime.logger }
     /// Keeps audit entries (in the event log, synced to the hub).
     private let record: ([AuditEntry]) -> Void
     /// "14:30" on the store's clock.
@@ -41,13 +42,11 @@ final class TechnicianDesk {
     /// Ends the session that goes idle first, when it does.
     private var sweepTimer: EventLoop.TimerID?
 
-    init(store: TotemStore, control: ControlSettings, loop: EventLoop, clock: any Clock, logger: Logger,
+    init(store: TotemStore, control: ControlSettings, runtime: KioskRuntime,
          timeOfDay: @escaping (Date) -> String, record: @escaping ([AuditEntry]) -> Void) {
         self.store = store
         self.timeOfDay = timeOfDay
-        self.loop = loop
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
         self.record = record
         idleSeconds = control.sessionIdleSeconds
         lockSeconds = control.loginLockSeconds

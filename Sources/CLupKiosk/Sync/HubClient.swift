@@ -9,10 +9,13 @@ import NIOPosix
 import NIOSSL
 
 /// HTTPS to the hub, trusting only the hub's own CA, with bounded time and answer sizes.
-/// The sync's and the settings' threads make blocking calls (they have nothing else to do
-/// while the hub answers); a customer's booking is answered on the client's own event loop
-/// thread (`slotOffers(signer:_:)`, `book(slotStart:signer:_:)`), so that no thread of the
-/// kiosk waits on the network.
+///
+/// All of clupd's hub traffic goes through one client and its one event loop thread, and
+/// nothing waits for the hub by holding a thread: the upload and the settings' long poll are
+/// async tasks (`upload`, `settings`, `time`; their pauses are `WakeUp`s on the same loop);
+/// a customer's booking is answered on the loop (`slotOffers(signer:_:)`,
+/// `book(slotStart:signer:_:)`) and handed to the kiosk's. Only `clupd enrol`, a command
+/// with nothing else to do, waits for its answer (`enrol`).
 final class HubClient: Sendable {
     let base: String
     private let client: HTTPClient
@@ -47,22 +50,35 @@ final class HubClient: Sendable {
         try? group.syncShutdownGracefully()
     }
 
+    /// A pause for a task of the hub link, timed by this client's loop.
+    func wakeUp() -> WakeUp {
+        WakeUp(on: group.next())
+    }
+
+    /// Joins the store (`clupd enrol`): waits for the hub's answer, blocking the caller.
     func enrol(_ request: EnrolmentRequest) throws(CodedError) -> EnrolmentReply {
-        try call("POST", HubWire.enrolPath, body: encode(request), signer: nil)
+        let request = try self.request("POST", HubWire.enrolPath, query: "", body: encode(request), signer: nil)
+        let response: HTTPClient.Response
+        do {
+            response = try execute(request, deadline: 20).wait()
+        } catch {
+            throw CodedError(.hubUnreachable, "\(base) cannot be reached: \(Self.describe(error))")
+        }
+        return try decode(response, HubWire.enrolPath)
     }
 
-    func time() throws(CodedError) -> HubTime {
-        try call("GET", HubWire.timePath, body: Data(), signer: nil)
+    func time() async throws(CodedError) -> HubTime {
+        try await call("GET", HubWire.timePath, body: Data(), signer: nil)
     }
 
-    func upload(_ batch: EventBatch, signer: Signer) throws(CodedError) -> BatchReply {
-        try call("POST", HubWire.eventsPath, body: encode(batch), signer: signer)
+    func upload(_ batch: EventBatch, signer: Signer) async throws(CodedError) -> BatchReply {
+        try await call("POST", HubWire.eventsPath, body: encode(batch), signer: signer)
     }
 
     /// The store's settings once newer than `after` (the hub holds the request up to
     /// `HubWire.settingsWait` seconds for a change).
-    func settings(after: Int64, signer: Signer) throws(CodedError) -> StoreSettingsDocument {
-        try call("GET", HubWire.settingsPath, query: "?after=\(after)", body: Data(), signer: signer)
+    func settings(after: Int64, signer: Signer) async throws(CodedError) -> StoreSettingsDocument {
+        try await call("GET", HubWire.settingsPath, query: "?after=\(after)", body: Data(), signer: signer)
     }
 
     /// Today's slots the hub can still book, for a customer at the totem: `answer` is told
@@ -103,13 +119,13 @@ final class HubClient: Sendable {
     }
 
     /// `path` is signed; `query` (none of whose values is a secret or an authority) is not.
-    /// Blocks the calling thread until the hub answers or `deadline` seconds pass.
+    /// Returns when the hub answers or `deadline` seconds pass.
     private func call<T: Decodable>(_ method: String, _ path: String, query: String = "", body: Data, signer: Signer?,
-                                    deadline: Int64 = 20) throws(CodedError) -> T {
+                                    deadline: Int64 = 20) async throws(CodedError) -> T {
         let request = try self.request(method, path, query: query, body: body, signer: signer)
         let response: HTTPClient.Response
         do {
-            response = try execute(request, deadline: deadline).wait()
+            response = try await execute(request, deadline: deadline).get()
         } catch {
             throw CodedError(.hubUnreachable, "\(base) cannot be reached: \(Self.describe(error))")
         }

@@ -110,7 +110,7 @@ final class HubLink {
         }
         settings = next
         kiosk.adopt(kiosk.config.applying(next))
-        kiosk.otherDoors = next.otherDoors
+        kiosk.authority.otherDoors = next.otherDoors
         kiosk.desk.settle()
         logger.notice("store settings from the hub applied", metadata: [
             "version": "\(next.version)", "capacity": "\(next.capacity)",

@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Follows the store's settings at the hub with a long poll on a thread of its own, and
+/// Follows the store's settings at the hub with a long poll in a task of its own, and
 /// hands each newer version to the kiosk's loop, which applies it as an event.
 ///
 /// A change made at the hub reaches a connected totem within a quarter second of the
@@ -18,7 +18,8 @@ final class SettingsFollower: Sendable {
     private let deliver: EventLoop.Mailbox<StoreSettingsDocument>
     private let logger: Logger
     private let state = Mutex<(known: Int64, stopping: Bool, failures: Int)>((0, false, 0))
-    private let wakeUp = DispatchSemaphore(value: 0)
+    /// Ends the pause after a failure early: stop.
+    private let wakeUp: WakeUp
     /// Offset of the totem's clock to the hub's, from the sync (0 until it knows).
     private let clockOffset: @Sendable () -> Double
 
@@ -30,13 +31,12 @@ final class SettingsFollower: Sendable {
         self.deliver = deliver
         self.clockOffset = clockOffset
         self.logger = logger
+        wakeUp = client.wakeUp()
         state.withLock { $0.known = knownVersion }
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "clupd-settings"
-        thread.start()
+        Task.detached { [self] in await run() }
     }
 
     func stop() {
@@ -44,12 +44,13 @@ final class SettingsFollower: Sendable {
         wakeUp.signal()
     }
 
-    private func run() {
+    private func run() async {
         while !state.withLock({ $0.stopping }) {
             let known = state.withLock { $0.known }
             do {
                 let key = try Curve25519.Signing.PrivateKey(rawRepresentation: deviceKey)
-                let settings = try client.settings(after: known, signer: .init(deviceID: deviceID, key: key, clockOffset: clockOffset()))
+                let signer = HubClient.Signer(deviceID: deviceID, key: key, clockOffset: clockOffset())
+                let settings = try await client.settings(after: known, signer: signer)
                 state.withLock { $0.failures = 0 }
                 if settings.version > known {
                     state.withLock { $0.known = settings.version }
@@ -61,7 +62,7 @@ final class SettingsFollower: Sendable {
                     return state.failures
                 }
                 if failures == 1 { logger.warning("cannot follow the store's settings at the hub; retrying", metadata: ["error": "\(error)"]) }
-                _ = wakeUp.wait(timeout: .now() + SyncClient.backoff(afterFailures: failures))
+                await wakeUp.wait(upTo: SyncClient.backoff(afterFailures: failures))
             }
         }
     }

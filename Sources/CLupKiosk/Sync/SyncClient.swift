@@ -6,7 +6,7 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Uploads the outbox (the events the hub does not hold yet) on a thread of its own, in
+/// Uploads the outbox (the events the hub does not hold yet) in a task of its own, in
 /// batches, oldest first, forever: at-least-once, and the hub stores each `(device_id, seq)`
 /// once, so every event arrives exactly once.
 ///
@@ -39,7 +39,8 @@ public final class SyncClient: Sendable {
     private let door = Mutex<DoorReport?>(nil)
     /// The devices and the printer as last seen, sent with every batch for the fleet view.
     private let health = Mutex<TotemHealth?>(nil)
-    private let wakeUp = DispatchSemaphore(value: 0)
+    /// Ends a pause between rounds: `sync now`, events committed, stop.
+    private let wakeUp: WakeUp
 
     private struct Status {
         var state = SyncReport.State.offline
@@ -91,6 +92,7 @@ public final class SyncClient: Sendable {
         self.outbox = outbox
         deviceKey = key.rawRepresentation
         self.logger = logger
+        wakeUp = client.wakeUp()
     }
 
     /// Full jitter: a random wait up to a ceiling that doubles with each failure in a row.
@@ -99,9 +101,7 @@ public final class SyncClient: Sendable {
     }
 
     public func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "clupd-sync"
-        thread.start()
+        Task.detached { [self] in await run() }
     }
 
     public func stop() {
@@ -165,19 +165,19 @@ public final class SyncClient: Sendable {
         }
     }
 
-    private func run() {
+    private func run() async {
         while true {
             status.withLock {
                 $0.asked = false
                 $0.committed = false
             }
-            let (wait, idle) = attempt()
+            let (wait, idle) = await attempt()
             let until = ProcessInfo.processInfo.systemUptime + wait
             status.withLock { $0.nextAttemptAt = until }
             // Until the wait is over, or `sync now` (asked during the attempt too), or stop;
             // with nothing left to send, until events are committed (a backoff waits them out).
             while ProcessInfo.processInfo.systemUptime < until, !status.withLock({ $0.asked || $0.stopping || idle && $0.committed }) {
-                _ = wakeUp.wait(timeout: .now() + max(0, until - ProcessInfo.processInfo.systemUptime))
+                await wakeUp.wait(upTo: until - ProcessInfo.processInfo.systemUptime)
             }
             if status.withLock({ $0.stopping }) { return }
         }
@@ -185,7 +185,7 @@ public final class SyncClient: Sendable {
 
     /// One round: learn the hub's time if due, send the next batch; returns how long to wait,
     /// and whether nothing is left to send (the wait is then the heartbeat's).
-    private func attempt() -> (wait: Double, idle: Bool) {
+    private func attempt() async -> (wait: Double, idle: Bool) {
         let now = ProcessInfo.processInfo.systemUptime
         let (acknowledged, offset, timeCheckedAt, answeredAt) = status.withLock {
             ($0.acknowledged, $0.clockOffset, $0.timeCheckedAt, $0.answeredAt)
@@ -199,7 +199,7 @@ public final class SyncClient: Sendable {
             var clockOffset = offset ?? 0
             if offset == nil || now - (timeCheckedAt ?? 0) > Self.timeCheckInterval {
                 let asked = Date()
-                let hub = try client.time()
+                let hub = try await client.time()
                 let answered = Date()
                 // The hub read its clock about halfway through the round trip.
                 clockOffset = asked.addingTimeInterval(answered.timeIntervalSince(asked) / 2).timeIntervalSince1970 - hub.hubTime
@@ -222,7 +222,7 @@ public final class SyncClient: Sendable {
             let key = try Curve25519.Signing.PrivateKey(rawRepresentation: deviceKey)
             let batch = EventBatch(events: events, outboxDepth: depth, clockOffset: clockOffset, door: door.withLock { $0 },
                                    health: health.withLock { $0 })
-            let reply = try client.upload(batch,
+            let reply = try await client.upload(batch,
                                           signer: .init(deviceID: enrolment.deviceID, key: key, clockOffset: clockOffset))
             KioskMetrics.batchSent(ok: true)
             let more = status.withLock { status -> Bool in

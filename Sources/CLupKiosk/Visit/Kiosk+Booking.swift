@@ -89,7 +89,7 @@ extension Kiosk {
     /// totem's own share.
     func book(_ choice: SlotChoice, askedAt: Double?) -> KioskOutcome {
         guard choice.atHub > 0, let hub = hubBookings else {
-            return issueTicket(.booking(slotStart: choice.start), askedAt: askedAt, language: flow.language)
+            return issueTicket(.booking(slotStart: choice.start), askedAt: askedAt, language: screens.flow.language)
         }
         let start = choice.start.timeIntervalSince1970
         let answer = loop.expect { [unowned self] (result: Result<TotemBooking, CodedError>) in
@@ -99,7 +99,7 @@ extension Kiosk {
             case let .failure(error):
                 logger.warning("the hub did not book the slot", metadata: ["slot": "\(choice.time)", "error": "\(error)"])
                 if choice.own > 0 {
-                    _ = issueTicket(.booking(slotStart: choice.start), askedAt: askedAt, language: flow.language)
+                    _ = issueTicket(.booking(slotStart: choice.start), askedAt: askedAt, language: screens.flow.language)
                 } else {
                     let refusal = CodedError(describing: error)
                     handle(.ticketNotRecorded(reason: "no place was booked at \(choice.time): \(refusal.message)"))
@@ -121,7 +121,7 @@ extension Kiosk {
         }
         let slot = Date(timeIntervalSince1970: booking.slotStart)
         let outcome = recordAndPrint(wait: WaitEstimate(low: 0, high: 0), askedAt: askedAt) { day, now in
-            try day.joinHubBooking(number, slot: slot, code: booking.code, at: now, language: flow.language)
+            try day.joinHubBooking(number, slot: slot, code: booking.code, at: now, language: screens.flow.language)
         }
         if let refusal = outcome.refusal {
             logger.error("a booking the hub made was not recorded", metadata: ["number": "\(number)", "reason": "\(refusal)"])

@@ -61,26 +61,12 @@ final class Kiosk {
     var loop: EventLoop { runtime.loop }
     var clock: any Clock { runtime.clock }
     var logger: Logger { runtime.logger }
-    private(set) var issuer: TicketIssuer
-    /// This totem's public key and those of the store's other totems, to check codes at the door.
-    private(set) var keyring: TicketKeyring
-    /// What the hub last said of the store's other doors: tickets they called (admitted here
-    /// too) and this totem's tickets they admitted (used).
-    var otherDoors = OtherDoors()
-    /// The screen shown, and what it depends on (`handle` passes what happens to it).
-    var flow: ScreenFlow
-    var geometry: ScreenGeometry
-    /// Inputs that came while another was carried out, in order (nil: none is being carried out).
-    var queuedInputs: [(ScreenFlow.Input, Double?)]?
+    /// Signs this totem's tickets and judges the codes read at its door.
+    var authority: TicketAuthority
+    /// The screen shown, where its buttons sit, and what it waits for.
+    var screens: ScreenState
     /// The kiosk's timers running: the screen flow's, the store's hours, the look at the devices.
     var timers: [Timer: EventLoop.TimerID] = [:]
-    /// Counts frames asked for; a frame finished after a newer one was asked for is dropped.
-    var frameRequests = 0
-    /// The frame count when the welcome screen's figures changed, until it is redrawn.
-    var refreshAskedAt: Int?
-    /// What each ticket on its way to the printer says under its number on the "take your
-    /// ticket" screen (the wait, or a booking's time).
-    var readyLines: [TicketNumber: String] = [:]
     /// Says the tickets called, and shows them on the calling board.
     private(set) lazy var caller = Caller(desk: desk, voice: devices.voice, board: devices.callingBoard,
                                           runtime: runtime) { [unowned self] in
@@ -136,11 +122,9 @@ final class Kiosk {
         self.desk = desk
         self.spooler = spooler
         self.runtime = runtime
-        issuer = TicketIssuer(store: UInt32(config.store.id), totem: config.totem.letter,
-                              validMinutes: UInt16(config.tickets.validMinutes), key: key)
-        keyring = Self.keyring(config, key: key)
-        flow = ScreenFlow(language: config.tickets.languages.first ?? "en")
-        geometry = Self.geometry(of: devices.display, config)
+        authority = TicketAuthority(config, key: key)
+        screens = ScreenState(flow: ScreenFlow(language: config.tickets.languages.first ?? "en"),
+                              geometry: Self.geometry(of: devices.display, config))
         padLock = Self.padLock(from: desk.store, lockSeconds: config.screen.pinLockSeconds, now: runtime.clock.now())
     }
 
@@ -156,12 +140,6 @@ final class Kiosk {
     /// Whether the store takes bookings at the totem: a booking share and slots.
     static func takesBookings(_ config: KioskConfiguration) -> Bool {
         config.queue.bookingsPerSlot > 0 && config.queue.slotLength > 0
-    }
-
-    static func keyring(_ config: KioskConfiguration, key: Curve25519.Signing.PrivateKey) -> TicketKeyring {
-        var keys = config.keys.compactMapValues { try? Curve25519.Signing.PublicKey(rawRepresentation: $0) }
-        keys[config.totem.letter] = key.publicKey
-        return TicketKeyring(store: UInt32(config.store.id), keys: keys, ownTotem: config.totem.letter)
     }
 
     /// Connects the devices, settles what a restart interrupted and shows the first screen.
@@ -191,14 +169,12 @@ final class Kiosk {
     /// keys. Tickets already printed keep what they were given.
     func adopt(_ next: KioskConfiguration) {
         config = next
-        issuer = TicketIssuer(store: UInt32(next.store.id), totem: next.totem.letter,
-                              validMinutes: UInt16(next.tickets.validMinutes), key: issuer.key)
-        keyring = Self.keyring(next, key: issuer.key)
+        authority.adopt(next)
         spooler.printer = CUPSPrinter(queue: next.printer.queue)
         spooler.model = next.printer.model
         spooler.timeout = next.printer.timeoutSeconds
         desk.rules = Self.rules(next)
-        geometry = Self.geometry(of: devices.display, next)
+        screens.geometry = Self.geometry(of: devices.display, next)
         padLock.lockSeconds = next.screen.pinLockSeconds
         watchTheHours()
     }
@@ -218,13 +194,13 @@ final class Kiosk {
         if devices.display.health.state == .missing { redraw() }
         if devices.display.noticeSizeChange() {
             // Another mode or another panel: the screens are laid out again for it.
-            geometry = Self.geometry(of: devices.display, config)
+            screens.geometry = Self.geometry(of: devices.display, config)
             logger.notice("the display changed size; the screens are laid out again",
                           metadata: ["size": "\(devices.display.width)x\(devices.display.height)"])
             redraw()
         }
         let working = devices.touchscreen.health.state == .ok
-        if working != flow.panelWorking {
+        if working != screens.flow.panelWorking {
             if working {
                 logger.notice("the touchscreen is back")
             } else {
@@ -268,33 +244,32 @@ final class Kiosk {
 
     func presenceChanged(_ present: Bool) -> KioskOutcome {
         handle(.presence(present))
-        return KioskOutcome(present ? "someone approached; screen \(flow.screen.name)"
+        return KioskOutcome(present ? "someone approached; screen \(screens.flow.screen.name)"
                                     : "they left; the screen sleeps after \(Int(config.screen.idleTimeoutSeconds)) s idle")
     }
 
     func touched(_ gesture: TouchGesture) -> KioskOutcome {
         let arrival = clock.monotonic()
-        let wasAsleep = flow.screen == .asleep
+        let wasAsleep = screens.flow.screen == .asleep
         if gesture.kind == .longPress, let outcome = longPressed(gesture) { return outcome }
         // A touch stops what the voice is saying (EN 301 549 5.1.3.5).
         if !wasAsleep { devices.voice?.silence() }
-        if flow.exploring, gesture.kind == .drag, !wasAsleep {
+        if screens.flow.exploring, gesture.kind == .drag, !wasAsleep {
             // Explore by touch: a finger slid onto a button hears it, and presses nothing.
-            let button = geometry.button(on: flow.screen, atX: gesture.x1 * geometry.width, y: gesture.y1 * geometry.height,
-                                         language: flow.language, largeText: flow.largeText)
+            let button = screens.button(atFractionX: gesture.x1, y: gesture.y1)
             return handle(.explore(button?.action)) ?? KioskOutcome("a slide onto no button")
         }
         guard gesture.kind == .tap || wasAsleep else {
             handle(.gesture)
             return KioskOutcome("a \(gesture.kind.rawValue) does nothing here")
         }
-        let x = gesture.x1 * geometry.width, y = gesture.y1 * geometry.height
-        let button = geometry.button(on: flow.screen, atX: x, y: y, language: flow.language, largeText: flow.largeText)
+        let button = screens.button(atFractionX: gesture.x1, y: gesture.y1)
         let issued = handle(.tap(button?.action), at: arrival)
         if wasAsleep { return KioskOutcome("the touch woke the screen") }
         if let issued { return issued }
-        if let button { return KioskOutcome("\(button.action.name) pressed; screen \(flow.screen.name) in \(flow.language)") }
-        return KioskOutcome("the tap at (\(Int(x)), \(Int(y))) hit no button on the \(flow.screen.name) screen")
+        if let button { return KioskOutcome("\(button.action.name) pressed; screen \(screens.flow.screen.name) in \(screens.flow.language)") }
+        let (x, y) = (Int(gesture.x1 * screens.geometry.width), Int(gesture.y1 * screens.geometry.height))
+        return KioskOutcome("the tap at (\(x), \(y)) hit no button on the \(screens.flow.screen.name) screen")
     }
 
     func headsetChanged(_ plugged: Bool) -> KioskOutcome {
@@ -350,7 +325,7 @@ final class Kiosk {
         let events: [DomainEvent]
         do {
             events = try desk.perform { day, now in
-                try day.admit(code: code, keyring: keyring, at: now, policy: config.queue, otherDoors: otherDoors)
+                try day.admit(code: code, keyring: authority.keyring, at: now, policy: config.queue, otherDoors: authority.otherDoors)
             }
         } catch let refusal as Refusal {
             logger.warning("scan refused at the door", metadata: ["reason": "\(refusal)"])

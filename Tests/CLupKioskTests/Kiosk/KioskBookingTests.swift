@@ -17,8 +17,8 @@ final class KioskBookingTests: XCTestCase {
 
 
     func choices(_ totem: KioskHarness) throws -> [SlotChoice] {
-        guard case let .choosingSlot(choices) = totem.kiosk.flow.screen else {
-            XCTFail("the screen is \(totem.kiosk.flow.screen.name), not the choice of a time")
+        guard case let .choosingSlot(choices) = totem.kiosk.screens.flow.screen else {
+            XCTFail("the screen is \(totem.kiosk.screens.flow.screen.name), not the choice of a time")
             return []
         }
         return choices
@@ -27,12 +27,12 @@ final class KioskBookingTests: XCTestCase {
     func test_withoutAHubTheTotemBooksFromItsOwnShareAndTheDoorAdmitsItAtItsTime() throws {
         let totem = try KioskHarness()
         totem.approach()
-        XCTAssertEqual(totem.kiosk.geometry.buttons(on: .welcome).map(\.action).dropLast(3).suffix(2), [.getTicket, .bookLater])
+        XCTAssertEqual(totem.kiosk.screens.geometry.buttons(on: .welcome).map(\.action).dropLast(3).suffix(2), [.getTicket, .bookLater])
         _ = try totem.press(.bookLater)
         let offered = try choices(totem)
         XCTAssertEqual(offered.map(\.time), ["11:30", "12:00", "12:30", "13:00"], "the next four slots of today")
         XCTAssertEqual(offered.first?.own, 9, "30 places × 0.3 booking share")
-        XCTAssertEqual(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen).map(\.action), [.slot(0), .slot(1), .slot(2), .slot(3), .back, .repeatSpeech, .voice, .largeText])
+        XCTAssertEqual(totem.kiosk.screens.geometry.buttons(on: totem.kiosk.screens.flow.screen).map(\.action), [.slot(0), .slot(1), .slot(2), .slot(3), .back, .repeatSpeech, .voice, .largeText])
 
         let outcome = try totem.press(.slot(1))
         let number = try XCTUnwrap(outcome.ticket, outcome.sentence)
@@ -40,7 +40,7 @@ final class KioskBookingTests: XCTestCase {
         XCTAssertEqual(totem.ticket(number)?.slotStart, Self.noon)
         XCTAssertNil(totem.ticket(number)?.promisedWait, "a booking is told its time, not a wait")
         totem.printerFinishesTheLastJob()
-        XCTAssertEqual(totem.kiosk.flow.screen, .ticketReady(number: "AB-001", wait: "Your time: 12:00 (come 11:50 to 12:15)"))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .ticketReady(number: "AB-001", wait: "Your time: 12:00 (come 11:50 to 12:15)"))
         XCTAssertEqual(totem.voice.lastUtterance?.hasPrefix("Your booking is A B 1."), true, totem.voice.lastUtterance ?? "nothing said")
 
         XCTAssertEqual(totem.scan(number).refusal?.errorCode, .outsideBookingWindow, "at 11:30 its window is not open")
@@ -66,7 +66,7 @@ final class KioskBookingTests: XCTestCase {
         _ = try totem.press(.bookLater)
         XCTAssertEqual(try choices(totem).first?.time, "12:00", "11:30's one own place is taken")
         _ = try totem.press(.back)
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
     }
 
     func test_withAHubThePlaceIsBookedThroughItAndPrintedAsTheHubSignedIt() throws {
@@ -110,7 +110,7 @@ final class KioskBookingTests: XCTestCase {
         totem.kiosk.hubBookings = HubBookingDesk(slots: { answer in held.withLock { $0 = answer } },
                                                  book: { _, answer in answer(.failure(CodedError(.hubUnreachable, "not asked"))) })
         totem.approach()
-        let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .bookLater })
+        let button = try XCTUnwrap(totem.kiosk.screens.geometry.buttons(on: .welcome).first { $0.action == .bookLater })
         _ = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
         XCTAssertTrue(held.withLock { $0 != nil }, "the hub was asked for its slots")
 
@@ -157,7 +157,7 @@ final class KioskBookingTests: XCTestCase {
         totem.approach()
         _ = try totem.press(.bookLater)
         _ = try totem.press(.slot(0))
-        guard case let .printFailed(reason) = totem.kiosk.flow.screen else { return XCTFail("\(totem.kiosk.flow.screen)") }
+        guard case let .printFailed(reason) = totem.kiosk.screens.flow.screen else { return XCTFail("\(totem.kiosk.screens.flow.screen)") }
         XCTAssertTrue(reason.contains("no place was booked at 12:00"), reason)
         XCTAssertTrue(totem.printer.jobs.isEmpty)
     }
@@ -182,8 +182,8 @@ final class KioskBookingTests: XCTestCase {
         }
         totem.approach()
         _ = try totem.press(.bookLater)
-        XCTAssertEqual(totem.kiosk.flow.screen, .noFreeSlots)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .noFreeSlots)
         totem.pass(totem.kiosk.config.screen.resultSeconds)
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
     }
 }

@@ -19,7 +19,7 @@ final class KioskStaffTests: XCTestCase {
 
     @discardableResult
     func hold(_ milliseconds: Int, on totem: KioskHarness) throws -> KioskOutcome {
-        let corner = try XCTUnwrap(totem.kiosk.geometry.staffCorner(on: totem.kiosk.flow.screen), "no staff corner here")
+        let corner = try XCTUnwrap(totem.kiosk.screens.geometry.staffCorner(on: totem.kiosk.screens.flow.screen), "no staff corner here")
         let outcome = totem.kiosk.touched(try totem.touchscreen.touch(x: Int(corner.x + corner.width / 2),
                                                                       y: Int(corner.y + corner.height / 2), milliseconds: milliseconds))
         totem.settle()
@@ -46,13 +46,13 @@ final class KioskStaffTests: XCTestCase {
         try employ("104", pin: "2580", at: totem)
         totem.approach()
         XCTAssertEqual(try hold(1500, on: totem).sentence, "the staff corner opens the PIN pad after 3 s (held 1500 ms)")
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
         try hold(3000, on: totem)
-        XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry()))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .pinPad(PinEntry()))
         XCTAssertEqual(totem.voice.lastUtterance, "Type your staff number, then OK.")
         try type("104", on: totem)
         try type("2580", on: totem)
-        XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .priorityReason)
         XCTAssertFalse(totem.voice.said.contains { $0.contains("2580") || $0.contains("2 5 8 0") }, "a PIN is never spoken")
         let outcome = try totem.press(.reason(.pregnant))
         let number = try XCTUnwrap(outcome.ticket, outcome.sentence)
@@ -60,7 +60,7 @@ final class KioskStaffTests: XCTestCase {
         XCTAssertEqual(totem.ticket(number)?.issuedBy, "104")
         XCTAssertEqual(totem.ticket(number)?.priorityReason, .pregnant)
         totem.printerFinishesTheLastJob()
-        XCTAssertEqual(totem.kiosk.flow.screen.name, "ticket-ready")
+        XCTAssertEqual(totem.kiosk.screens.flow.screen.name, "ticket-ready")
         XCTAssertEqual(try trail(totem), ["104 login: ok", "104 priority-ticket: \(number) (pregnant)", "104 logout: ticket issued"])
     }
 
@@ -72,17 +72,17 @@ final class KioskStaffTests: XCTestCase {
         try type("104", on: totem)
         for attempt in 1...4 {
             try type("1357", on: totem)
-            XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry(staffNumber: "104", typingPin: true, refused: true)), "attempt \(attempt)")
+            XCTAssertEqual(totem.kiosk.screens.flow.screen, .pinPad(PinEntry(staffNumber: "104", typingPin: true, refused: true)), "attempt \(attempt)")
         }
         XCTAssertEqual(totem.voice.lastUtterance, "Wrong staff number or PIN. Try again.")
         try type("1357", on: totem)
-        XCTAssertEqual(totem.kiosk.flow.screen, .padLocked(until: "11:35"))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .padLocked(until: "11:35"))
         XCTAssertEqual(totem.voice.lastUtterance, "The PIN pad is locked after too many wrong PINs. Try again at 11:35.")
         XCTAssertEqual(try trail(totem), Array(repeating: "104 pin-refused: wrong staff number or PIN", count: 5)
             + ["104 pad-locked: 5 wrong PINs; locked until 11:35"])
 
         totem.pass(totem.kiosk.config.screen.resultSeconds)
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
         XCTAssertEqual(try hold(3000, on: totem).sentence, "the PIN pad is locked until 11:35", "even the right PIN cannot be tried")
         // clupd restarted meanwhile: the lock is rebuilt from the trail.
         let restarted = Kiosk.padLock(from: totem.kiosk.desk.store, lockSeconds: 300, now: totem.clock.now())
@@ -92,10 +92,10 @@ final class KioskStaffTests: XCTestCase {
         totem.pass(300)
         totem.approach()
         try hold(3000, on: totem)
-        XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry()), "five minutes later the pad opens")
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .pinPad(PinEntry()), "five minutes later the pad opens")
         try type("104", on: totem)
         try type("2580", on: totem)
-        XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .priorityReason)
         XCTAssertEqual(try trail(totem).last, "104 login: ok")
     }
 
@@ -104,9 +104,9 @@ final class KioskStaffTests: XCTestCase {
         try employ("104", pin: "2580", at: totem)
         let outcome = totem.reader.scan("CLUP-STAFF:777").map(totem.kiosk.read).last
         XCTAssertEqual(outcome?.sentence, "the PIN pad is open for staff number 777")
-        XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry(staffNumber: "777", typingPin: true)))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .pinPad(PinEntry(staffNumber: "777", typingPin: true)))
         try type("2580", on: totem)
-        XCTAssertEqual(totem.kiosk.flow.screen, .pinPad(PinEntry(staffNumber: "777", typingPin: true, refused: true)),
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .pinPad(PinEntry(staffNumber: "777", typingPin: true, refused: true)),
                        "a staff number nobody has is refused as a wrong PIN is")
         XCTAssertEqual(try trail(totem), ["777 pin-refused: wrong staff number or PIN"])
     }
@@ -119,17 +119,17 @@ final class KioskStaffTests: XCTestCase {
         try type("104", on: totem)
         try type("2580", on: totem)
         totem.pass(9)
-        XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .priorityReason)
         totem.pass(1.5)
-        XCTAssertEqual(totem.kiosk.flow.screen, .stillThere(.priorityReason), "warned 20 s ahead")
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .stillThere(.priorityReason), "warned 20 s ahead")
         XCTAssertEqual(totem.voice.lastUtterance, "Are you still there? Touch the screen for more time.")
         // A touch anywhere gives the employee 30 s more; nothing under it is pressed.
         try totem.press(.moreTime)
-        XCTAssertEqual(totem.kiosk.flow.screen, .priorityReason)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .priorityReason)
         totem.pass(29)
-        XCTAssertEqual(totem.kiosk.flow.screen, .stillThere(.priorityReason))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .stillThere(.priorityReason))
         totem.pass(1.5)
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
         XCTAssertEqual(try trail(totem), ["104 login: ok", "104 logout: idle"])
     }
 
@@ -140,17 +140,17 @@ final class KioskStaffTests: XCTestCase {
             $0.store.closesMinute = 11 * 60 + 45
         }
         totem.approach()
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
         let number = try totem.takeTicket()
         totem.printerFinishesTheLastJob()
         _ = totem.scan(number)
         _ = totem.kiosk.passed(.entry)
         totem.pass(totem.kiosk.config.screen.resultSeconds)
-        XCTAssertEqual(totem.kiosk.flow.screen, .storeFull, "one inside of one")
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .storeFull, "one inside of one")
         XCTAssertEqual(try totem.takeTicketOnScreen()?.lane, .regular, "a ticket still joins the queue")
         totem.pass(totem.kiosk.config.screen.resultSeconds)
         totem.pass(15 * 60)
-        XCTAssertEqual(totem.kiosk.flow.screen, .storeClosed(hours: "08:00–11:45"))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .storeClosed(hours: "08:00–11:45"))
         XCTAssertEqual(totem.voice.lastUtterance, "The store is closed. Opening hours: 08:00–11:45.")
     }
 }
@@ -162,7 +162,7 @@ final class KioskVoiceSettingsTests: XCTestCase {
         let totem = try KioskHarness()
         totem.approach()
         try totem.press(.voice)
-        XCTAssertEqual(totem.kiosk.flow.screen, .speechSettings(speed: 2, loudness: 2))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .speechSettings(speed: 2, loudness: 2))
         XCTAssertEqual(totem.voice.lastUtterance, "Voice settings: slower, faster, quieter or louder. Speed: 3 of 5. Volume: 3 of 4.")
         try totem.press(.slower)
         try totem.press(.slower)
@@ -172,7 +172,7 @@ final class KioskVoiceSettingsTests: XCTestCase {
         XCTAssertEqual(totem.voice.lastUtterance, "Speed: 1 of 5. Volume: 4 of 4.", "each change is said in the new voice; the ends hold")
         XCTAssertEqual(totem.voice.styles.last, SpeechStyle(rate: 0.7, gainDecibels: 6))
         try totem.press(.back)
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
         try totem.press(.repeatSpeech)
         XCTAssertEqual(totem.voice.styles.last, SpeechStyle(rate: 0.7, gainDecibels: 6), "what follows is said so too")
         try totem.takeTicket()
@@ -184,8 +184,8 @@ final class KioskVoiceSettingsTests: XCTestCase {
         XCTAssertEqual(totem.voice.styles[call], .standard)
         totem.leave()
         totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds + totem.kiosk.config.screen.timeoutWarningSeconds + 1)
-        XCTAssertEqual(totem.kiosk.flow.screen.name, "asleep")
-        XCTAssertEqual(totem.kiosk.flow.speechStyle, .standard, "back to the usual for the next customer")
+        XCTAssertEqual(totem.kiosk.screens.flow.screen.name, "asleep")
+        XCTAssertEqual(totem.kiosk.screens.flow.speechStyle, .standard, "back to the usual for the next customer")
     }
 
     func test_aHeadsetTakesSpeechOffTheSpeakerAndExploreByTouchLeadsToATicket() throws {
@@ -194,7 +194,7 @@ final class KioskVoiceSettingsTests: XCTestCase {
         XCTAssertTrue(jack.set(plugged: true))
         _ = totem.kiosk.headsetChanged(true)
         XCTAssertTrue(totem.voice.toHeadset)
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
         XCTAssertEqual(totem.voice.lastUtterance, "Headphones connected. Touch the screen to hear what is under your finger, "
             + "and touch again to choose. Welcome. Touch the button on the screen to take a ticket.")
         try totem.press(.getTicket)
@@ -229,13 +229,13 @@ final class KioskDisplayTests: XCTestCase {
     func test_aDisplayThatChangesSizeIsLaidOutAgainInItsOwnMillimetres() throws {
         let totem = try KioskHarness()
         totem.approach()
-        let before = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
+        let before = try XCTUnwrap(totem.kiosk.screens.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
         totem.display.newMode = (width: 1080, height: 1920, millimetres: (width: 136, height: 242))
         // No driver tells of a new mode: the kiosk looks at its display now and then.
         totem.pass(Kiosk.deviceLookSeconds)
-        XCTAssertEqual(totem.kiosk.geometry.width, 1080)
-        XCTAssertEqual(totem.kiosk.geometry.widthMM, 136, "the panel's own size, as the driver tells it")
-        let after = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
+        XCTAssertEqual(totem.kiosk.screens.geometry.width, 1080)
+        XCTAssertEqual(totem.kiosk.screens.geometry.widthMM, 136, "the panel's own size, as the driver tells it")
+        let after = try XCTUnwrap(totem.kiosk.screens.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
         XCTAssertEqual(after.width, before.width * 1.5, accuracy: 0.01)
         XCTAssertEqual(try XCTUnwrap(totem.display.last).width, 1080, "drawn again at the new size")
         // A tap in the middle of the new button takes a ticket.
@@ -247,7 +247,7 @@ final class KioskDisplayTests: XCTestCase {
 extension KioskHarness {
     /// A tap on "Get a ticket" wherever the screen shown has it.
     func takeTicketOnScreen() throws -> TicketNumber? {
-        let button = try XCTUnwrap(kiosk.geometry.buttons(on: kiosk.flow.screen).first { $0.action == .getTicket })
+        let button = try XCTUnwrap(kiosk.screens.geometry.buttons(on: kiosk.screens.flow.screen).first { $0.action == .getTicket })
         let outcome = kiosk.touched(try touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
         settle()
         return outcome.ticket

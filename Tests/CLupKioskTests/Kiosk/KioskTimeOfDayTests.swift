@@ -28,7 +28,7 @@ final class KioskTimeOfDayTests: XCTestCase {
         // Ten minutes of an open store with nobody there: the devices are looked at twice a
         // minute; the hours, the day and the queue have nothing due.
         XCTAssertLessThanOrEqual(wakeups(of: totem, over: 600), 21)
-        XCTAssertEqual(totem.kiosk.flow.entrance, .open)
+        XCTAssertEqual(totem.kiosk.screens.flow.entrance, .open)
     }
 
     func test_theStoreOpensAndClosesOnItsMinute_andWhenTheClockIsSetPastIt() throws {
@@ -38,19 +38,19 @@ final class KioskTimeOfDayTests: XCTestCase {
             $0.store.closesMinute = 11 * 60 + 33
         }
         let closed = ScreenFlow.Entrance.closed(hours: "11:31–11:33")
-        XCTAssertEqual(totem.kiosk.flow.entrance, closed)
+        XCTAssertEqual(totem.kiosk.screens.flow.entrance, closed)
         totem.clock.advance(59.9)
         totem.settle()
-        XCTAssertEqual(totem.kiosk.flow.entrance, closed, "11:30:59.9")
+        XCTAssertEqual(totem.kiosk.screens.flow.entrance, closed, "11:30:59.9")
         totem.clock.advance(0.1)
         totem.settle()
-        XCTAssertEqual(totem.kiosk.flow.entrance, .open, "11:31:00")
+        XCTAssertEqual(totem.kiosk.screens.flow.entrance, .open, "11:31:00")
         // NTP sets the clock two minutes on, past closing: no time passed for the loop's timers.
         totem.clock.stepWall(120)
         totem.settle()
-        XCTAssertEqual(totem.kiosk.flow.entrance, closed, "11:33:00 by the clock set")
+        XCTAssertEqual(totem.kiosk.screens.flow.entrance, closed, "11:33:00 by the clock set")
         totem.approach()
-        XCTAssertEqual(totem.kiosk.flow.screen, .storeClosed(hours: "11:31–11:33"))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .storeClosed(hours: "11:31–11:33"))
     }
 
     func test_aNewBusinessDayBeginsAtItsStart_andWhenTheClockIsSetPastIt() throws {

@@ -9,10 +9,10 @@ final class KioskWalkTests: XCTestCase {
     func test_aTapPrintsATicketWhichIsCalledAtOnceInAnEmptyStore() throws {
         let totem = try KioskHarness()
         totem.approach()
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
         let number = try totem.takeTicket()
         XCTAssertEqual(number.description, "A-001")
-        XCTAssertEqual(totem.kiosk.flow.screen, .printing(number: "A-001"))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .printing(number: "A-001"))
         XCTAssertEqual(totem.state(number), .printing, "not in the queue until the paper is out")
         let job = try XCTUnwrap(totem.printer.jobs.first)
         XCTAssertEqual(job.report.name, "A-001-2026-11-22")
@@ -22,11 +22,11 @@ final class KioskWalkTests: XCTestCase {
 
         totem.printerFinishesTheLastJob()
         XCTAssertEqual(totem.state(number), .called, "printed, and the store is empty")
-        guard case .ticketReady(number: "A-001", _) = totem.kiosk.flow.screen else {
-            return XCTFail("\(totem.kiosk.flow.screen)")
+        guard case .ticketReady(number: "A-001", _) = totem.kiosk.screens.flow.screen else {
+            return XCTFail("\(totem.kiosk.screens.flow.screen)")
         }
         totem.pass(totem.kiosk.config.screen.resultSeconds)
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome)
         XCTAssertEqual(try totem.kiosk.desk.store.events().map(\.type),
                        ["day.opened", "ticket.issued", "ticket.submitted", "ticket.printed", "ticket.called"])
     }
@@ -35,11 +35,11 @@ final class KioskWalkTests: XCTestCase {
         let totem = try KioskHarness()
         totem.approach()
         XCTAssertEqual(totem.voice.lastUtterance, "Welcome. Touch the button on the screen to take a ticket.")
-        let italian = try XCTUnwrap(totem.kiosk.geometry.buttons(on: .welcome).first { $0.action == .language("it") })
+        let italian = try XCTUnwrap(totem.kiosk.screens.geometry.buttons(on: .welcome).first { $0.action == .language("it") })
         XCTAssertEqual(italian.label, "Italiano")
         _ = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(italian.x + italian.width / 2), y: Int(italian.y + italian.height / 2)))
         totem.settle()
-        XCTAssertEqual(totem.kiosk.flow.language, "it")
+        XCTAssertEqual(totem.kiosk.screens.flow.language, "it")
         XCTAssertEqual(totem.voice.lastUtterance, "Benvenuti. Toccate il pulsante sullo schermo per prendere un biglietto.")
         XCTAssertEqual(totem.kiosk.screenReport.buttons.first { $0.name == "get-ticket" }?.label, "Prendi un biglietto")
 
@@ -51,30 +51,30 @@ final class KioskWalkTests: XCTestCase {
         XCTAssertEqual(content.estimatedWait, "Attesa stimata: nessuna attesa")
         XCTAssertEqual(content.instructions.first, "Scansiona il codice all'ingresso quando chiamano il tuo numero")
         totem.printerFinishesTheLastJob()
-        XCTAssertEqual(totem.kiosk.flow.screen, .ticketReady(number: "A-001", wait: "Attesa stimata: nessuna attesa"))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .ticketReady(number: "A-001", wait: "Attesa stimata: nessuna attesa"))
         XCTAssertEqual(totem.voice.said.suffix(2).first?.hasPrefix("Il vostro numero è A 1."), true, "\(totem.voice.said.suffix(2))")
         XCTAssertEqual(totem.voice.lastUtterance, "Numero A 1, si prega di andare all'ingresso.", "called at once, in Italian")
 
         totem.leave()
         totem.pass(max(totem.kiosk.config.screen.resultSeconds, totem.kiosk.config.screen.idleTimeoutSeconds) + 1)
-        XCTAssertEqual(totem.kiosk.flow.screen, .asleep)
-        XCTAssertEqual(totem.kiosk.flow.language, "en", "the next customer starts in the store's language")
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .asleep)
+        XCTAssertEqual(totem.kiosk.screens.flow.language, "en", "the next customer starts in the store's language")
     }
 
     func test_repeatSaysTheScreenAgainAndLargeTextSaysItsStateAndRedraws() throws {
         let totem = try KioskHarness()
         totem.approach()
         func press(_ action: Button.Action) throws -> KioskOutcome {
-            let button = try XCTUnwrap(totem.kiosk.geometry.buttons(on: totem.kiosk.flow.screen, largeText: totem.kiosk.flow.largeText)
+            let button = try XCTUnwrap(totem.kiosk.screens.geometry.buttons(on: totem.kiosk.screens.flow.screen, largeText: totem.kiosk.screens.flow.largeText)
                 .first { $0.action == action })
             let outcome = totem.kiosk.touched(try totem.touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
             totem.settle()
             return outcome
         }
-        let drawn = totem.kiosk.frameRequests
+        let drawn = totem.kiosk.screens.frameRequests
         XCTAssertEqual(try press(.largeText).sentence, "large text on; screen welcome")
         XCTAssertEqual(totem.voice.lastUtterance, "Large text on.")
-        XCTAssertEqual(totem.kiosk.frameRequests - drawn, 1, "drawn again, large")
+        XCTAssertEqual(totem.kiosk.screens.frameRequests - drawn, 1, "drawn again, large")
         XCTAssertEqual(totem.kiosk.screenReport.buttons.last?.label, "Normal text", "the switch says what it turns to")
         XCTAssertEqual(try press(.repeatSpeech).sentence, "said again: the welcome screen")
         XCTAssertEqual(totem.voice.lastUtterance, "Welcome. Touch the button on the screen to take a ticket.")
@@ -83,13 +83,13 @@ final class KioskWalkTests: XCTestCase {
     func test_aTicketDrawsEachScreenOnceAndSaysItsNumberOnce() throws {
         let totem = try KioskHarness()
         totem.approach()
-        var (drawn, said) = (totem.kiosk.frameRequests, totem.voice.said.count)
+        var (drawn, said) = (totem.kiosk.screens.frameRequests, totem.voice.said.count)
         try totem.takeTicket()
-        XCTAssertEqual(totem.kiosk.frameRequests - drawn, 1, "one frame drawn: the printing screen")
+        XCTAssertEqual(totem.kiosk.screens.frameRequests - drawn, 1, "one frame drawn: the printing screen")
         XCTAssertEqual(totem.voice.said.count, said, "the printing screen says nothing")
-        (drawn, said) = (totem.kiosk.frameRequests, totem.voice.said.count)
+        (drawn, said) = (totem.kiosk.screens.frameRequests, totem.voice.said.count)
         totem.printerFinishesTheLastJob()
-        XCTAssertEqual(totem.kiosk.frameRequests - drawn, 1, "one frame drawn: the ticket-ready screen")
+        XCTAssertEqual(totem.kiosk.screens.frameRequests - drawn, 1, "one frame drawn: the ticket-ready screen")
         XCTAssertEqual(Array(totem.voice.said.suffix(from: said)),
                        ["Your number is A 1. Please take your ticket, and scan it at the door when your number is called.",
                         "Number A 1, please go to the door."], "take your ticket, then the call: the store is empty")
@@ -103,7 +103,7 @@ final class KioskWalkTests: XCTestCase {
         XCTAssertEqual(totem.voice.lastUtterance, "Number A 1, please go to the door.")
         totem.leave()
         totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds + 1)
-        XCTAssertEqual(totem.kiosk.flow.screen, .asleep)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .asleep)
         XCTAssertTrue(totem.display.isAwake, "nobody at the totem, and a number called: the calling board is shown")
         let said = totem.voice.said.count
         totem.pass(totem.kiosk.config.screen.callRepeatSeconds)
@@ -125,7 +125,7 @@ final class KioskWalkTests: XCTestCase {
         totem.printerFinishesTheLastJob(as: .aborted, reasons: ["job-aborted-by-system"])
         XCTAssertEqual(totem.state(number), .printFailed)
         XCTAssertEqual(totem.ticket(number)?.failureReason, "E-PRN-003 printer out of paper")
-        XCTAssertEqual(totem.kiosk.flow.screen, .printFailed(reason: "E-PRN-003 printer out of paper"))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .printFailed(reason: "E-PRN-003 printer out of paper"))
         XCTAssertEqual(totem.kiosk.desk.day.queueLength + totem.kiosk.desk.day.promised, 0, "a failed ticket holds nothing")
 
         totem.printer.setReasons([])
@@ -210,19 +210,19 @@ final class KioskWalkTests: XCTestCase {
         totem.printer.refuse(with: .noSuchQueue("fake"))
         let number = try totem.takeTicket()
         XCTAssertEqual(totem.state(number), .printFailed)
-        XCTAssertEqual(totem.kiosk.flow.screen, .printFailed(reason: "E-PRN-001 no printer queue named fake"))
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .printFailed(reason: "E-PRN-001 no printer queue named fake"))
     }
 
     func test_leavingMidChoiceSleepsTheScreenOnlyOnceNobodyIsThere() throws {
         let totem = try KioskHarness()
         totem.approach()
         totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds * 2)
-        XCTAssertEqual(totem.kiosk.flow.screen, .welcome, "someone is still in front of it")
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .welcome, "someone is still in front of it")
         totem.leave()
         totem.pass(totem.kiosk.config.screen.idleTimeoutSeconds + 0.1)
-        XCTAssertEqual(totem.kiosk.flow.screen, .stillThere(.welcome), "asked first, by sight and sound")
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .stillThere(.welcome), "asked first, by sight and sound")
         XCTAssertEqual(totem.voice.lastUtterance, "Are you still there? Touch the screen for more time.")
         totem.pass(totem.kiosk.config.screen.timeoutWarningSeconds + 0.1)
-        XCTAssertEqual(totem.kiosk.flow.screen, .asleep)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen, .asleep)
     }
 }

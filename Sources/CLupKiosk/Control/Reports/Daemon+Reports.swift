@@ -91,9 +91,9 @@ extension Daemon {
         let ledger = day.ledger(door: config.totem.door)
         return StatusReport(
             store: config.store.name, deviceID: deviceID,
-            ticketKey: kiosk.issuer.key.publicKey.rawRepresentation.base64EncodedString(),
+            ticketKey: kiosk.authority.issuer.key.publicKey.rawRepresentation.base64EncodedString(),
             businessDay: day.businessDay.date,
-            screen: kiosk.flow.screen.name, devices: devices, printer: printerWatch.report(),
+            screen: kiosk.screens.flow.screen.name, devices: devices, printer: printerWatch.report(),
             waiting: day.queueLength, promised: day.promised,
             occupancy: OccupancyReport(inside: day.inside, capacity: config.queue.capacity,
                                        entries: ledger.entries, exits: ledger.exits),

@@ -63,7 +63,7 @@ extension Daemon {
     /// What a simulated device's event or a staff request did, or why it was refused.
     func reply(_ outcome: KioskOutcome) throws -> SimulationReply {
         if let refusal = outcome.refusal { throw refusal }
-        return SimulationReply(outcome: outcome.sentence, screen: kiosk.flow.screen.name, ticket: outcome.ticket?.description)
+        return SimulationReply(outcome: outcome.sentence, screen: kiosk.screens.flow.screen.name, ticket: outcome.ticket?.description)
     }
 
     /// A called ticket whose customer did not come: its place goes to the next one now.

@@ -48,9 +48,9 @@ extension Daemon {
     /// A simulated touch held `milliseconds` in the middle of the button (or staff corner) named `name`.
     private func simTouch(_ name: String, milliseconds: Int) throws -> SimulationReply {
         guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
-        let screen = kiosk.flow.screen
-        let buttons = kiosk.geometry.buttons(on: screen, language: kiosk.flow.language, largeText: kiosk.flow.largeText)
-            + (kiosk.geometry.staffCorner(on: screen).map { [$0] } ?? [])
+        let screen = kiosk.screens.flow.screen
+        let buttons = kiosk.screens.buttons
+            + (kiosk.screens.geometry.staffCorner(on: screen).map { [$0] } ?? [])
         guard let button = buttons.first(where: { $0.action.name == name }) else {
             throw CodedError(.noSuchButton, "the \(screen.name) screen has no button \"\(TypedText.inMessage(name))\" "
                 + "(it has: \(buttons.map(\.action.name).joined(separator: ", ")))")
