@@ -49,6 +49,9 @@ let package = Package(
                        providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa",
                        providers: [.apt(["libasound2-dev"])]),
+        // Keyboard layouts (xkb-data) for wedge scanners, dead keys through its compose tables.
+        .systemLibrary(name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
+                       providers: [.apt(["libxkbcommon-dev"])]),
 
         // The evdev ioctls, wrapped for Swift (ioctl is variadic).
         .target(name: "CEvdev"),
@@ -67,7 +70,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "CLupHardware", dependencies: [
-            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CGPIOD", "CEspeak", "CALSA",
+            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CGPIOD", "CEspeak", "CALSA", "CXKBCommon",
         ]),
         .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
         // The control socket's requests, replies and client: all clupctl needs of clupd;

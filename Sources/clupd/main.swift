@@ -181,10 +181,15 @@ struct ScannerKeys: ParsableCommand {
         commandName: "scanner-keys", abstract: "Write the key events a wedge scanner types for CODE (and Enter) to stdout.")
 
     @Argument(help: "The code, as in the ticket's QR code.") var code: String
-    @Option(help: "The scanner's keyboard layout (us, de).") var layout = "us"
+    @Option(help: "The scanner's keyboard layout, as xkb names it (us, de, it, fr, es, fr(oss)…).") var layout = "us"
 
     func run() throws {
-        guard let keymap = Keymap.named(layout) else { throw ValidationError("no keymap \(layout) (have us, de)") }
+        let keymap: Keymap
+        do {
+            keymap = try Keymap(layout)
+        } catch {
+            throw ValidationError(error.description)
+        }
         guard let events = keymap.scannerEvents(typing: code, startingAt: 1) else {
             throw ValidationError("the \(layout) layout cannot type every character of \"\(code)\"")
         }

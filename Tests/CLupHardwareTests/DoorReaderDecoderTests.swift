@@ -16,11 +16,67 @@ final class DoorReaderDecoderTests: XCTestCase {
         return events
     }
 
-    func test_aTicketCodeTypedByAScannerReadsBackInBothLayouts() {
-        for keymap in [Keymap.us, Keymap.de] {
+    func test_aTicketCodeTypedByAScannerReadsBackInEveryShopsLayout() {
+        for name in ["us", "de", "it", "fr", "es", "fr(oss)", "de(nodeadkeys)"] {
+            let keymap = Keymap.layout(name)
             var decoder = WedgeDecoder(keymap: keymap)
-            XCTAssertEqual(keystrokes(code, keymap).flatMap { decoder.feed($0) }, [.code(code)], keymap.name)
+            XCTAssertEqual(keystrokes(code, keymap).flatMap { decoder.feed($0) }, [.code(code)], name)
         }
+    }
+
+    func test_theLayoutsAreTheShopsKeyboards() throws {
+        // AZERTY: the digits are on the shifted top row, A where QWERTY has Q.
+        let french = Keymap.layout("fr")
+        XCTAssertEqual(french.keystroke(for: "1"), .init(key: 2, modifiers: [42]))
+        XCTAssertEqual(french.keystroke(for: "a"), .init(key: 16, modifiers: []))
+        // Italian: @ and # take AltGr.
+        let italian = Keymap.layout("it")
+        XCTAssertEqual(italian.keystroke(for: "@")?.modifiers, [100])
+        XCTAssertEqual(italian.keystroke(for: "#")?.modifiers, [100])
+        XCTAssertEqual(italian.keystroke(for: "ò"), .init(key: 39, modifiers: []))
+        // Spanish: ñ has its own key.
+        XCTAssertEqual(Keymap.layout("es").keystroke(for: "ñ"), .init(key: 39, modifiers: []))
+        for name in ["it", "fr", "es"] {
+            var decoder = WedgeDecoder(keymap: Keymap.layout(name))
+            let text = "staff@clup#42 àèìòù"
+            let typeable = String(text.filter { Keymap.layout(name).keystroke(for: $0) != nil })
+            XCTAssertGreaterThan(typeable.count, 12, name)
+            XCTAssertEqual(keystrokes(typeable, Keymap.layout(name)).flatMap { decoder.feed($0) }, [.code(typeable)], name)
+        }
+    }
+
+    /// A key press (1) or release (0), with its report.
+    func key(_ code: UInt16, _ value: Int32, at time: Double) -> [InputEvent] {
+        [InputEvent(time: time, type: EventCode.key, code: code, value: value),
+         InputEvent(time: time, type: EventCode.synchronization, code: EventCode.report, value: 0)]
+    }
+
+    /// Keys pressed and released in turn, then Enter.
+    func typing(_ codes: [UInt16]) -> [InputEvent] {
+        (codes + [WedgeDecoder.enter]).enumerated().flatMap { index, code in
+            key(code, 1, at: Double(index) * 0.01) + key(code, 0, at: Double(index) * 0.01 + 0.005)
+        }
+    }
+
+    func test_deadKeysCombineAsOnTheShopsKeyboard() {
+        // French: ^ (a dead key beside P) then e is ê; Spanish: ´ (beside Ñ) then a is á.
+        var french = WedgeDecoder(keymap: Keymap.layout("fr"))
+        XCTAssertEqual(typing([26, 18, 19]).flatMap { french.feed($0) }, [.code("êr")])
+        var spanish = WedgeDecoder(keymap: Keymap.layout("es"))
+        XCTAssertEqual(typing([40, 30, 49]).flatMap { spanish.feed($0) }, [.code("án")])
+        // A dead key before a letter it does not combine with types neither; the next code reads.
+        XCTAssertEqual(typing([26, 30]).flatMap { french.feed($0) },
+                       [.refused("a dead key and key 30 make no character in the fr layout")])
+        XCTAssertEqual(typing([16, 48]).flatMap { french.feed($0) }, [.code("ab")])
+    }
+
+    func test_aLayoutThatIsNotOneIsRefusedByName() {
+        for name in ["xx", "../../etc/passwd", "fr(nosuchvariant)", "", "IT", String(repeating: "a", count: 40)] {
+            XCTAssertThrowsError(try Keymap(name), name) { error in
+                XCTAssertTrue("\(error)".contains("keyboard layout"), "\(error)")
+            }
+        }
+        XCTAssertEqual(Keymap.named("fr(oss)")?.name, "fr(oss)")
     }
 
     func test_theLayoutMatters_aGermanScannerReadAsUSGarblesTheCode() {
@@ -82,8 +138,9 @@ final class DoorReaderDecoderTests: XCTestCase {
             return state >> 33
         }
         var outputs = 0
+        let layouts = ["us", "de", "it", "fr"].map(Keymap.layout)
         for round in 0..<2000 {
-            var wedge = WedgeDecoder(keymap: round % 2 == 0 ? .us : .de, maximumLength: 40)
+            var wedge = WedgeDecoder(keymap: layouts[round % layouts.count], maximumLength: 40)
             var line = LineDecoder(maximumLength: 40)
             var t = 0.0
             for _ in 0..<Int(next() % 200) {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A test-side reader of the ESC/POS bytes the project sends to thermal printers: it walks
 /// the command stream as a printer would and keeps what would appear on paper.
@@ -28,9 +31,13 @@ struct EscPosReader {
         let text: String
         let scale: Int
         let bold: Bool
+        /// `n` of the `ESC t n` in force when it was printed (0, the printer's default, before any).
+        let codePage: Int
     }
 
-    enum ReadError: Error { case truncated(at: Int), unknownCommand(at: Int, bytes: [UInt8]) }
+    enum ReadError: Error {
+        case truncated(at: Int), unknownCommand(at: Int, bytes: [UInt8]), unknownCodePage(Int), undecodable(String)
+    }
 
     private(set) var lines: [Line] = []
     private(set) var rasters: [Raster] = []
@@ -40,9 +47,11 @@ struct EscPosReader {
     private(set) var cut = false
     private(set) var initialised = false
 
-    init(_ bytes: [UInt8]) throws {
+    /// Reads `bytes`; `codePages` says which character set each `ESC t n` selects, by its
+    /// iconv name ("CP858"): the text is decoded by glibc's tables, not the project's.
+    init(_ bytes: [UInt8], codePages: [Int: String] = [0: "CP437"]) throws {
         var i = 0
-        var scale = 1, bold = false, text: [UInt8] = []
+        var scale = 1, bold = false, text: [UInt8] = [], page = 0
         func need(_ count: Int) throws { if i + count > bytes.count { throw ReadError.truncated(at: i) } }
         while i < bytes.count {
             let byte = bytes[i]
@@ -53,6 +62,7 @@ struct EscPosReader {
                 case 0x40: initialised = true; i += 2
                 case 0x61, 0x64: try need(3); i += 3
                 case 0x45: try need(3); bold = bytes[i + 2] != 0; i += 3
+                case 0x74: try need(3); page = Int(bytes[i + 2]); i += 3
                 default: throw ReadError.unknownCommand(at: i, bytes: Array(bytes[i..<min(bytes.count, i + 4)]))
                 }
             case 0x1D:
@@ -78,7 +88,10 @@ struct EscPosReader {
                 default: throw ReadError.unknownCommand(at: i, bytes: Array(bytes[i..<min(bytes.count, i + 4)]))
                 }
             case 0x0A:
-                if !text.isEmpty { lines.append(Line(text: String(decoding: text, as: UTF8.self), scale: scale, bold: bold)) }
+                if !text.isEmpty {
+                    guard let name = codePages[page] else { throw ReadError.unknownCodePage(page) }
+                    lines.append(Line(text: try Self.decode(text, from: name), scale: scale, bold: bold, codePage: page))
+                }
                 text = []
                 i += 1
             default:
@@ -86,5 +99,26 @@ struct EscPosReader {
                 i += 1
             }
         }
+    }
+
+    /// `bytes` in the character set iconv calls `name`.
+    static func decode(_ bytes: [UInt8], from name: String) throws -> String {
+        guard let converter = Optional(iconv_open("UTF-8", name)), converter != iconv_t(bitPattern: -1) else {
+            throw ReadError.undecodable("iconv has no \(name)")
+        }
+        defer { iconv_close(converter) }
+        var input = bytes.map { CChar(bitPattern: $0) }
+        var output = [CChar](repeating: 0, count: bytes.count * 4 + 4)
+        let written = input.withUnsafeMutableBufferPointer { input -> Int? in
+            output.withUnsafeMutableBufferPointer { output -> Int? in
+                var inPointer: UnsafeMutablePointer<CChar>? = input.baseAddress
+                var outPointer: UnsafeMutablePointer<CChar>? = output.baseAddress
+                var inLeft = input.count, outLeft = output.count
+                guard iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft) != -1 else { return nil }
+                return output.count - outLeft
+            }
+        }
+        guard let written else { throw ReadError.undecodable("\(bytes) is not \(name)") }
+        return String(decoding: output.prefix(written).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

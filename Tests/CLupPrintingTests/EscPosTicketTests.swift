@@ -36,7 +36,7 @@ final class EscPosTicketTests: XCTestCase {
     func test_theBitmapQRReadsBackOnBothPaperWidths() throws {
         for name in ["escpos-80mm-raster", "escpos-58mm-raster"] {
             let profile = try profile(name)
-            let reader = try EscPosReader(EscPosTicket(profile: profile).encode(content))
+            let reader = try EscPosLanguagesTests.read(EscPosTicket(profile: profile).encode(content), profile)
             XCTAssertEqual(reader.rasters.count, 1, name)
             let raster = try XCTUnwrap(reader.rasters.first)
             XCTAssertLessThanOrEqual(raster.bytesPerRow * 8, profile.dotsPerLine, "\(name): the QR is wider than the paper")
@@ -46,10 +46,11 @@ final class EscPosTicketTests: XCTestCase {
         }
     }
 
-    func test_theTextSaysNumberWaitAndInstructionsInPlainASCII() throws {
-        let reader = try EscPosReader(EscPosTicket(profile: profile("escpos-80mm-raster")).encode(content))
+    func test_theTextSaysNumberWaitAndInstructionsWithTheirAccents() throws {
+        let profile = try profile("escpos-80mm-raster")
+        let reader = try EscPosLanguagesTests.read(EscPosTicket(profile: profile).encode(content), profile)
         XCTAssertTrue(reader.initialised)
-        XCTAssertEqual(reader.lines.map(\.text), ["CLup Market Citta", "AP-004", "Priority ticket",
+        XCTAssertEqual(reader.lines.map(\.text), ["CLup Market Città", "AP-004", "Priority ticket",
                                                   "Estimated wait: 7-15 min", "2026-11-21 10:02",
                                                   "Scan this code at the door", "Scansiona il codice all'ingresso"])
         let number = try XCTUnwrap(reader.lines.first { $0.text == "AP-004" })
@@ -60,14 +61,15 @@ final class EscPosTicketTests: XCTestCase {
 
     func test_aBigNumberShrinksToFitNarrowPaper() throws {
         let profile = try profile("escpos-58mm-raster")
-        let reader = try EscPosReader(EscPosTicket(profile: profile).encode(content))
+        let reader = try EscPosLanguagesTests.read(EscPosTicket(profile: profile).encode(content), profile)
         let number = try XCTUnwrap(reader.lines.first { $0.text == "AP-004" })
         XCTAssertLessThanOrEqual(number.scale * 6 * 12, profile.dotsPerLine)
         XCTAssertFalse(reader.cut, "this profile has no cutter")
     }
 
     func test_thePrintersOwnQRCommandCarriesTheCode() throws {
-        let reader = try EscPosReader(EscPosTicket(profile: profile("escpos-80mm-native-qr")).encode(content))
+        let profile = try profile("escpos-80mm-native-qr")
+        let reader = try EscPosLanguagesTests.read(EscPosTicket(profile: profile).encode(content), profile)
         XCTAssertEqual(reader.qrData, [code])
         XCTAssertEqual(reader.qrPrinted, 1)
         XCTAssertTrue(reader.rasters.isEmpty)
@@ -117,5 +119,29 @@ final class EscPosThroughCUPSTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: image) }
         try XCTUnwrap(try EscPosReader(Array(captured)).rasters.first).pbm().write(to: image)
         XCTAssertEqual(try runTool("zbarimg", ["--quiet", "--raw", image.path]).output, code + "\n")
+    }
+
+    func test_aTicketInEachLanguageComesOutOfCupsdWithItsAccentsAndAReadableQR() throws {
+        let cups = try XCTUnwrap(Self.cups, "private cupsd did not start")
+        let profile = try PrinterProfile.load(path: EscPosTicketTests.profiles.appendingPathComponent("escpos-80mm-raster.json").path)
+        let printer = CUPSPrinter(queue: "clup-ticket")
+        for language in EscPosLanguagesTests.languages {
+            let content = try EscPosLanguagesTests.ticket(in: language)
+            let bytes = try EscPosTicket(profile: profile).encode(content)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("clup-\(UUID()).escpos")
+            try Data(bytes).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let job = try printer.printFile(file.path, title: "A-017-\(language)", format: "application/vnd.cups-raw")
+            XCTAssertEqual(try printer.waitForEnd(of: job).state, .completed, language)
+            let printed = try EscPosLanguagesTests.read(Array(try cups.capturedJob(job)), profile)
+            let text = printed.lines.map(\.text).joined(separator: " ")
+            for sentence in [content.storeName, content.laneLabel] + content.instructions {
+                XCTAssertTrue(text.contains(sentence), "\(language): \"\(sentence)\" is not on the paper: \(text)")
+            }
+            let image = FileManager.default.temporaryDirectory.appendingPathComponent("clup-\(UUID()).pbm")
+            defer { try? FileManager.default.removeItem(at: image) }
+            try XCTUnwrap(printed.rasters.first).pbm().write(to: image)
+            XCTAssertEqual(try runTool("zbarimg", ["--quiet", "--raw", image.path]).output, EscPosLanguagesTests.code + "\n", language)
+        }
     }
 }

@@ -2,10 +2,20 @@ import CFuzzDriver
 import CLupHardware
 import Foundation
 
+/// The layouts the wedge decoder is fuzzed in, made once (xkb-data is installed by scripts/setup).
+let layouts: [Keymap] = ["us", "de", "it", "fr"].map { name in
+    do {
+        return try Keymap(name)
+    } catch {
+        fatalError("the fuzzer needs the keyboard layout \(name): \(error)")
+    }
+}
+
 /// What a door reader sends, both kinds: with an even first byte, a keyboard-wedge
-/// scanner's evdev byte stream decoded in the US or German layout (second bit) and left to
-/// time out; with an odd one, a serial scanner's bytes in chunks 0.1 s apart. Besides not
-/// crashing: a code is never empty nor longer than the decoder's limit.
+/// scanner's evdev byte stream decoded in the US, German, Italian or French layout (the
+/// next two bits; dead keys and AltGr included) and left to time out; with an odd one, a
+/// serial scanner's bytes in chunks 0.1 s apart. Besides not crashing: a code is never
+/// empty nor longer than the decoder's limit.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDoorReader(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
@@ -15,7 +25,7 @@ public func fuzzDoorReader(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt
     var outputs: [WedgeDecoder.Output] = []
     if selector & 1 == 0 {
         var stream = InputEventStream()
-        var decoder = WedgeDecoder(keymap: selector & 2 == 0 ? .us : .de, maximumLength: maximumLength)
+        var decoder = WedgeDecoder(keymap: layouts[Int(selector >> 1) & 3], maximumLength: maximumLength)
         var lastTime = 0.0
         for event in stream.feed(bytes.dropFirst()) {
             outputs += decoder.feed(event)

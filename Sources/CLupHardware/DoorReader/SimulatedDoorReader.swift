@@ -7,7 +7,7 @@ public final class SimulatedDoorReader: DoorReader {
     private var decoder: WedgeDecoder
     private var time = 0.0
 
-    public init(keymap: Keymap = .us) {
+    public init(keymap: Keymap) {
         decoder = WedgeDecoder(keymap: keymap)
     }
 

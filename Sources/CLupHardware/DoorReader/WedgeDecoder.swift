@@ -1,5 +1,6 @@
-/// Decodes a keyboard-wedge scanner's key presses into codes: keys typed with the layout's
-/// keymap, Shift held for capitals and symbols, Enter ending a code.
+/// Decodes a keyboard-wedge scanner's key presses into codes: keys typed as the layout's
+/// keymap says (Shift, AltGr and dead keys as a keyboard of that layout has them, through
+/// libxkbcommon), Enter ending a code.
 ///
 /// A code cut off mid-way (no key for `interKeyTimeout` seconds before Enter) is refused,
 /// as is one with keys the layout has no character for, or one longer than `maximumLength`.
@@ -17,13 +18,16 @@ public struct WedgeDecoder: Sendable {
     public let maximumLength: Int
     private var buffer = ""
     private var problem: String?
-    private var shiftKeys: Set<UInt16> = []
+    /// The modifiers held and a dead key pressed; a copy of the decoder shares it, so one
+    /// reader uses one decoder.
+    private let keyboard: KeyboardState
     private var lastKey: Double?
 
     public init(keymap: Keymap, interKeyTimeout: Double = 0.5, maximumLength: Int = 512) {
         self.keymap = keymap
         self.interKeyTimeout = interKeyTimeout
         self.maximumLength = maximumLength
+        keyboard = KeyboardState(keymap)
     }
 
     /// Whether part of a code is waiting for more keys.
@@ -32,29 +36,37 @@ public struct WedgeDecoder: Sendable {
     /// Feeds one event; returns the codes (or refusals) it completed.
     public mutating func feed(_ event: InputEvent) -> [Output] {
         guard event.type == EventCode.key else { return [] }
-        if event.code == Self.leftShift || event.code == Self.rightShift {
-            if event.value == 0 { shiftKeys.remove(event.code) } else { shiftKeys.insert(event.code) }
+        // Auto-repeat carries no character; a scanner does not repeat. A release only lets a
+        // modifier go.
+        guard event.value == 1 else {
+            if event.value == 0 { _ = keyboard.key(event.code, down: false) }
             return []
         }
-        // Releases and auto-repeat carry no character; a scanner does not repeat.
-        guard event.value == 1 else { return [] }
         var outputs = expire(at: event.time)
         lastKey = event.time
         if event.code == Self.enter || event.code == Self.keypadEnter {
             if let completed = complete() { outputs.append(completed) }
             return outputs
         }
+        let typed = keyboard.key(event.code, down: true)
         guard problem == nil else { return outputs }
-        guard let character = keymap.character(event.code, shift: !shiftKeys.isEmpty) else {
+        switch typed {
+        case .nothing:
+            return outputs
+        case .untypeable:
             problem = "key \(event.code) has no character in the \(keymap.name) layout"
             return outputs
-        }
-        guard buffer.count < maximumLength else {
-            problem = "longer than \(maximumLength) characters"
+        case .uncombined:
+            problem = "a dead key and key \(event.code) make no character in the \(keymap.name) layout"
+            return outputs
+        case let .text(text):
+            guard buffer.count + text.count <= maximumLength else {
+                problem = "longer than \(maximumLength) characters"
+                return outputs
+            }
+            buffer += text
             return outputs
         }
-        buffer.append(character)
-        return outputs
     }
 
     /// Refuses a partial code whose next key is overdue at `time` (call it from a timer).
@@ -74,5 +86,6 @@ public struct WedgeDecoder: Sendable {
     private mutating func reset() {
         buffer = ""
         problem = nil
+        keyboard.forgetDeadKey()
     }
 }

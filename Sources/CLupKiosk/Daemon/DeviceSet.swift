@@ -110,10 +110,17 @@ struct DeviceSet {
             turnstile = SimulatedTurnstile()
         }
 
+        func keymap(_ layout: String) throws(ConfigurationError) -> Keymap {
+            do {
+                return try Keymap(layout)
+            } catch {
+                throw ConfigurationError(file: "/usr/share/X11/xkb", line: nil, key: "hardware.reader_layout", problem: error.description)
+            }
+        }
         let reader: DoorReader
         switch choices.reader {
         case let .wedge(path, layout):
-            let scanner = EvdevDoorReader(path: path, keymap: Keymap.named(layout) ?? .us, loop: loop)
+            let scanner = EvdevDoorReader(path: path, keymap: try keymap(layout), loop: loop)
             starters.append(scanner.start)
             reader = scanner
         case let .serial(path):
@@ -121,7 +128,7 @@ struct DeviceSet {
             starters.append(scanner.start)
             reader = scanner
         case let .simulated(layout):
-            reader = SimulatedDoorReader(keymap: Keymap.named(layout) ?? .us)
+            reader = SimulatedDoorReader(keymap: try keymap(layout))
         }
 
         devices = KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,

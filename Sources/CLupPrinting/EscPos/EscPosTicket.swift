@@ -1,7 +1,8 @@
 import Foundation
 
 /// A ticket as ESC/POS bytes for a thermal printer: initialise, centred text in a few
-/// sizes, the QR code (as a bitmap or with the printer's own command), feed and cut.
+/// sizes (in the printer's code pages, wrapped by us: `EscPosLines`), the QR code (as a
+/// bitmap or with the printer's own command), feed and cut.
 public struct EscPosTicket: Sendable {
     public let profile: PrinterProfile
 
@@ -11,44 +12,35 @@ public struct EscPosTicket: Sendable {
 
     static let esc: UInt8 = 0x1B
     static let gs: UInt8 = 0x1D
-    /// Font A is 12 dots wide.
+    /// Font A is 12 dots wide and 24 high.
     static let characterDots = 12
+    static let characterHeight = 24
 
     /// The bytes to send to the printer.
     public func encode(_ content: TicketContent) throws(QRCode.EncodingError) -> [UInt8] {
         let qr = try QRCode(encoding: content.code)
-        var out: [UInt8] = [Self.esc, 0x40]                    // ESC @: initialise
-        out += [Self.esc, 0x61, 1]                              // ESC a 1: centre
-        out += line(content.storeName, scale: 2, bold: true)
-        out += line(content.number, scale: scale(for: content.number, maximum: 6), bold: true)
-        out += line(content.laneLabel, scale: 1)
-        out += line(content.estimatedWait, scale: 1, bold: true)
-        out += line(content.issuedAt, scale: 1)
+        var paper = EscPosLines(profile: profile)
+        paper.bytes = [Self.esc, 0x40]                          // ESC @: initialise
+        paper.bytes += [Self.esc, 0x61, 1]                      // ESC a 1: centre
+        paper.print(content.storeName, scale: 2, bold: true)
+        paper.print(content.number, scale: scale(for: content.number, maximum: 6), bold: true)
+        paper.print(content.laneLabel, scale: 1)
+        paper.print(content.estimatedWait, scale: 1, bold: true)
+        paper.print(content.issuedAt, scale: 1)
         switch profile.qr {
-        case .raster: out += raster(qr)
-        case .native: out += nativeQR(content.code, moduleDots: moduleDots(qr))
+        case .raster: paper.bytes += raster(qr)
+        case .native: paper.bytes += nativeQR(content.code, moduleDots: moduleDots(qr))
         }
-        for instruction in content.instructions { out += line(instruction, scale: 1) }
-        out += [Self.esc, 0x64, 4]                              // ESC d 4: feed 4 lines
-        if profile.cutter { out += [Self.gs, 0x56, 66, 0] }     // GS V 66 0: feed to the cutter, cut
-        return out
+        for instruction in content.instructions { paper.print(instruction, scale: 1) }
+        paper.bytes += [Self.esc, 0x64, 4]                      // ESC d 4: feed 4 lines
+        if profile.cutter { paper.bytes += [Self.gs, 0x56, 66, 0] } // GS V 66 0: feed to the cutter, cut
+        return paper.bytes
     }
 
-    /// The largest character scale (1...maximum) at which `text` fits the line.
+    /// The largest character scale (1...maximum) at which `text` fits one line.
     func scale(for text: String, maximum: Int) -> Int {
         let width = max(1, text.count) * Self.characterDots
         return max(1, min(maximum, profile.dotsPerLine / width))
-    }
-
-    /// One centred line at `scale` × the normal size, fitting the line width.
-    func line(_ text: String, scale wanted: Int, bold: Bool = false) -> [UInt8] {
-        let printable = Self.printable(text)
-        let scale = min(wanted, self.scale(for: printable, maximum: wanted))
-        let size = UInt8((scale - 1) << 4 | (scale - 1))
-        var out: [UInt8] = [Self.gs, 0x21, size, Self.esc, 0x45, bold ? 1 : 0]   // GS ! n, ESC E n
-        out += Array(printable.utf8) + [0x0A]
-        out += [Self.gs, 0x21, 0, Self.esc, 0x45, 0]
-        return out
     }
 
     /// Dots per QR module: about 60% of the line for the symbol and its quiet zone.
@@ -86,12 +78,5 @@ public struct EscPosTicket: Sendable {
             + [Self.gs, 0x28, 0x6B, UInt8(stored & 0xFF), UInt8(stored >> 8), 0x31, 0x50, 0x30] + data
             + [Self.gs, 0x28, 0x6B, 3, 0, 0x31, 0x51, 0x30]                             // print
             + [0x0A]
-    }
-
-    /// `text` in the printer's built-in ASCII: accents dropped, anything else as "?".
-    static func printable(_ text: String) -> String {
-        let folded = text.replacingOccurrences(of: "–", with: "-")
-            .folding(options: [.diacriticInsensitive, .widthInsensitive], locale: Locale(identifier: "en_US_POSIX"))
-        return String(folded.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" })
     }
 }

@@ -28,8 +28,29 @@ public struct PrinterProfile: Codable, Sendable, Equatable {
     public let dpi: Int
     public let qr: QRMode
     public let cutter: Bool
+    /// The code pages an ESC/POS printer has, in the order they are preferred, each with the
+    /// number `ESC t` selects it by on this model. Absent from a profile: PC437 as page 0,
+    /// which every ESC/POS printer has.
+    public let codePages: [CodePageNumber]
 
-    public init(name: String, language: Language, paper: PaperWidth, dotsPerLine: Int, dpi: Int, qr: QRMode, cutter: Bool) {
+    /// A code page and the number this model gives it.
+    public struct CodePageNumber: Codable, Sendable, Equatable {
+        /// A name from `CodePage.known` ("pc858").
+        public let name: String
+        /// `n` of `ESC t n`.
+        public let select: Int
+
+        public init(name: String, select: Int) {
+            self.name = name
+            self.select = select
+        }
+    }
+
+    /// The page every ESC/POS printer has at 0.
+    public static let standardCodePages = [CodePageNumber(name: "pc437", select: 0)]
+
+    public init(name: String, language: Language, paper: PaperWidth, dotsPerLine: Int, dpi: Int, qr: QRMode, cutter: Bool,
+                codePages: [CodePageNumber] = PrinterProfile.standardCodePages) {
         self.name = name
         self.language = language
         self.paper = paper
@@ -37,6 +58,29 @@ public struct PrinterProfile: Codable, Sendable, Equatable {
         self.dpi = dpi
         self.qr = qr
         self.cutter = cutter
+        self.codePages = codePages
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, language, paper, dotsPerLine, dpi, qr, cutter, codePages
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name),
+                  language: try container.decode(Language.self, forKey: .language),
+                  paper: try container.decode(PaperWidth.self, forKey: .paper),
+                  dotsPerLine: try container.decode(Int.self, forKey: .dotsPerLine),
+                  dpi: try container.decode(Int.self, forKey: .dpi),
+                  qr: try container.decode(QRMode.self, forKey: .qr),
+                  cutter: try container.decode(Bool.self, forKey: .cutter),
+                  codePages: try container.decodeIfPresent([CodePageNumber].self, forKey: .codePages) ?? Self.standardCodePages)
+    }
+
+    /// The profile's code pages with their tables, in order of preference (the profile was
+    /// checked on loading: every name is known).
+    public var pages: [(page: CodePage, select: UInt8)] {
+        codePages.compactMap { number in CodePage.named(number.name).map { ($0, UInt8(clamping: number.select)) } }
     }
 
     /// A PDF printer with `paper`, used when no profile is configured.
@@ -74,6 +118,18 @@ public struct PrinterProfile: Codable, Sendable, Equatable {
             throw LoadError(path: path, problem: "dotsPerLine must be a multiple of 8 between 200 and 1200")
         }
         guard (150...600).contains(profile.dpi) else { throw LoadError(path: path, problem: "dpi must be 150...600") }
+        guard (1...16).contains(profile.codePages.count) else {
+            throw LoadError(path: path, problem: "codePages must name 1 to 16 pages")
+        }
+        for number in profile.codePages {
+            guard CodePage.named(number.name) != nil else {
+                throw LoadError(path: path, problem: "codePages: no code page \"\(TypedText.inMessage(number.name))\" "
+                    + "(known: \(CodePage.known.map(\.name).joined(separator: ", ")))")
+            }
+            guard (0...255).contains(number.select) else {
+                throw LoadError(path: path, problem: "codePages: \(number.name) must be selected by a number 0...255")
+            }
+        }
         return profile
     }
 }

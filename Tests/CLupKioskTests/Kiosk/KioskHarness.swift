@@ -133,7 +133,7 @@ final class KioskHarness {
     let touchscreen = SimulatedTouchscreen(width: 720, height: 1280)
     let presence = SimulatedPresenceSensor()
     let turnstile = SimulatedTurnstile()
-    let reader = SimulatedDoorReader()
+    let reader = SimulatedDoorReader(keymap: .us)
     let display = MemoryDisplay()
     let voice = RecordingVoice()
     let kiosk: Kiosk
@@ -190,7 +190,7 @@ final class KioskHarness {
     /// A tap on the "Get a ticket" button; the ticket's job reaches the printer.
     @discardableResult
     func takeTicket() throws -> TicketNumber {
-        let button = try XCTUnwrap(kiosk.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
+        let button = try XCTUnwrap(kiosk.screens.geometry.buttons(on: .welcome).first { $0.action == .getTicket })
         let outcome = kiosk.touched(try touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
         settle()
         return try XCTUnwrap(outcome.ticket, outcome.sentence)
@@ -199,8 +199,8 @@ final class KioskHarness {
     /// A tap in the middle of the button `action` of the screen shown, as the customer sees it.
     @discardableResult
     func press(_ action: Button.Action) throws -> KioskOutcome {
-        let screen = kiosk.flow.screen
-        let button = try XCTUnwrap(kiosk.geometry.buttons(on: screen, language: kiosk.flow.language, largeText: kiosk.flow.largeText)
+        let screen = kiosk.screens.flow.screen
+        let button = try XCTUnwrap(kiosk.screens.geometry.buttons(on: screen, language: kiosk.screens.flow.language, largeText: kiosk.screens.flow.largeText)
             .first { $0.action == action }, "no \(action.name) on the \(screen.name) screen")
         let outcome = kiosk.touched(try touchscreen.tap(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2)))
         settle()
