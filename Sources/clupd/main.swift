@@ -190,7 +190,7 @@ struct ScannerKeys: ParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        guard let events = keymap.scannerEvents(typing: code, startingAt: 1) else {
+        guard let events = keymap.scannerEvents(typing: code, startingAt: Date().timeIntervalSince1970) else {
             throw ValidationError("the \(layout) layout cannot type every character of \"\(code)\"")
         }
         FileHandle.standardOutput.write(Data(events.flatMap(InputEventStream.encode)))

@@ -7,6 +7,8 @@ public final class EvdevDoorReader: DoorReader {
     let device: EvdevDevice
     private var decoder: WedgeDecoder
     let loop: DeviceRunLoop
+    /// Counts the batches of events read, so that a timer set after one knows whether more came.
+    private var batches = 0
 
     public init(path: String, keymap: Keymap, loop: DeviceRunLoop, retryInterval: Double = 0.5) {
         device = EvdevDevice(path: path, loop: loop, retryInterval: retryInterval)
@@ -32,10 +34,14 @@ public final class EvdevDoorReader: DoorReader {
         for event in events {
             for output in decoder.feed(event) { onRead?(output) }
         }
+        batches &+= 1
         guard decoder.isPartial, let last = events.last?.time else { return }
-        // If the rest of the code never comes, say so once the scanner has been quiet too long.
+        // If the rest of the code never comes, say so once the scanner has been quiet too long:
+        // unless more keys came meanwhile (the timer set after them judges), whatever clock
+        // stamped them.
+        let batch = batches
         loop.after(decoder.interKeyTimeout + 0.05) { [weak self] in
-            guard let self else { return }
+            guard let self, batches == batch else { return }
             for output in decoder.expire(at: last + decoder.interKeyTimeout + 0.05) { onRead?(output) }
         }
     }
