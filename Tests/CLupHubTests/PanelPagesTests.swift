@@ -54,9 +54,48 @@ final class PanelPagesTests: XCTestCase {
             return Bookings.Slot(start: begins, end: begins.addingTimeInterval(1800), places: 9, booked: index == -2 ? 1 : 0,
                                  bookable: now <= begins.addingTimeInterval(15 * 60))
         }
-        let table = PanelPages.slotsNowAndNext(slots, now: now)
-        XCTAssertTrue(table.contains("<tr><td>2026-11-18T11:00:00</td><td>0</td><td>9</td></tr>"), "the slot under way: \(table)")
-        XCTAssertFalse(table.contains("T10:00:00") || table.contains("T10:30:00"), "a slot that has ended is not now or next: \(table)")
+        let table = PanelPages.slotsNowAndNext(slots, now: now, zone: .gmt)
+        XCTAssertTrue(table.contains("<tr><td>2026-11-18 11:00</td><td>0</td><td>9</td></tr>"), "the slot under way: \(table)")
+        XCTAssertFalse(table.contains(" 10:00<") || table.contains(" 10:30<"), "a slot that has ended is not now or next: \(table)")
+        // The same slots in Rome are an hour later on the store's clock.
+        let rome = PanelPages.slotsNowAndNext(slots, now: now, zone: TimeZone(identifier: "Europe/Rome")!)
+        XCTAssertTrue(rome.contains("<tr><td>2026-11-18 12:00</td><td>0</td><td>9</td></tr>"), "in Rome: \(rome)")
         XCTAssertEqual(table.components(separatedBy: "<tr><td>").count - 1, 8, "the slot under way and the next seven")
+    }
+
+    /// The hourly chart on the store's clock: Europe/Rome on 25 October 2026, when its clocks
+    /// go back from 03:00 CEST to 02:00 CET (01:00 UTC).
+    func test_theHoursAreTheStoresOwnOnTheDayItsClocksGoBack() throws {
+        let rome = try XCTUnwrap(TimeZone(identifier: "Europe/Rome"))
+        let change = Date(timeIntervalSince1970: 1_792_890_000)   // 2026-10-25 01:00 UTC
+        // One in at 01:30 CEST, one at 02:30 CEST, one at 02:30 CET, one out at 03:30 CET.
+        let changes: [(at: Date, delta: Int)] = [(change.addingTimeInterval(-5400), 1), (change.addingTimeInterval(-1800), 1),
+                                                  (change.addingTimeInterval(1800), 1), (change.addingTimeInterval(5400), -1)]
+        let bars = Panel.hourlyInside(changes, carried: 2, now: change.addingTimeInterval(5500), zone: rome)
+        XCTAssertEqual(bars.map(\.label), ["01", "02", "02", "03"], "the repeated hour is two bars")
+        XCTAssertEqual(bars.map(\.value), [3, 4, 5, 4])
+        // The same day in UTC: the hours are UTC's.
+        XCTAssertEqual(Panel.hourlyInside(changes, carried: 2, now: change.addingTimeInterval(5500), zone: .gmt).map(\.label),
+                       ["23", "00", "01", "02"])
+    }
+
+    func test_aStoreHalfAnHourOffUTCCountsFromItsOwnFullHours() throws {
+        let kolkata = try XCTUnwrap(TimeZone(identifier: "Asia/Kolkata"))
+        // 2026-11-29 10:45 and 11:15 UTC are 16:15 and 16:45 in Kolkata: the same hour, 16.
+        let first = Date(timeIntervalSince1970: 1_795_949_100)
+        let bars = Panel.hourlyInside([(first, 1), (first.addingTimeInterval(1800), 1)], carried: 0,
+                                      now: first.addingTimeInterval(2000), zone: kolkata)
+        XCTAssertEqual(bars.map(\.label), ["16"])
+        XCTAssertEqual(bars.map(\.value), [2])
+    }
+
+    func test_theChartShowsTheLast24HoursAtMostAndNothingBelowZero() {
+        let start = Date(timeIntervalSince1970: 1_795_910_400)   // 2026-11-29 00:00 UTC
+        let changes = (0..<30).map { (at: start.addingTimeInterval(Double($0) * 3600), delta: $0 == 29 ? -100 : 1) }
+        let bars = Panel.hourlyInside(changes, carried: 0, now: start.addingTimeInterval(29.5 * 3600), zone: .gmt)
+        XCTAssertEqual(bars.count, 24)
+        XCTAssertEqual(bars.first?.label, "06")
+        XCTAssertEqual(bars.first?.value, 7)
+        XCTAssertEqual(bars.last?.value, 0, "a count below zero is shown as none inside")
     }
 }

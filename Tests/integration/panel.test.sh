@@ -217,12 +217,27 @@ test_the_slot_under_way_is_listed_without_bookings() {
   assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
   # Store 7 is open round the clock in UTC, in 30-minute slots; nobody has booked. The page
   # is read again if a slot ended while it was asked for.
-  now_slot() { python3 -c 'import datetime, time; print(datetime.datetime.fromtimestamp(int(time.time()) // 1800 * 1800, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"))'; }
+  now_slot() { python3 -c 'import datetime, time; print(datetime.datetime.fromtimestamp(int(time.time()) // 1800 * 1800, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"))'; }
   for _ in 1 2 3; do
     before=$(now_slot); page=$(panel_curl ada "$HUB_URL/panel/stores/7"); after=$(now_slot)
     [ "$before" = "$after" ] && break
   done
   assert_contains "$page" "<tr><td>$before</td><td>0</td><td>" "the slot under way, $before, with no booking"
+}
+
+test_a_store_in_rome_shows_its_slots_and_hours_on_romes_clock() {
+  panel_up
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 --time-zone Europe/Rome >/dev/null
+  # The slot under way as a clock in Rome reads it (python's zoneinfo: the system's tz data).
+  now_slot() { python3 -c 'import datetime, time, zoneinfo; print(datetime.datetime.fromtimestamp(int(time.time()) // 1800 * 1800, zoneinfo.ZoneInfo("Europe/Rome")).strftime("%Y-%m-%d %H:%M"))'; }
+  for _ in 1 2 3; do
+    before=$(now_slot); page=$(panel_curl ada "$HUB_URL/panel/stores/7"); after=$(now_slot)
+    [ "$before" = "$after" ] && break
+  done
+  assert_contains "$page" "on the store's clock (Europe/Rome)"
+  assert_contains "$page" "<tr><td>$before</td><td>0</td><td>" "the slot under way in Rome, $before"
+  echo "report: the slot under way read $before on Rome's clock"
 }
 
 run_tests

@@ -119,10 +119,13 @@ struct Panel: Sendable {
         guard let settings = try await database.transaction({ connection in
             try await StoreSettingsReader.current(store: store, device: nil, connection, logger)
         }) else { return Self.page(PanelPages.message("No such store", "There is no store \(store).", session: session), status: .notFound) }
-        let name = try await database.transaction { connection in
-            try await connection.all("SELECT name FROM store WHERE store_id = \(store)", as: String.self, logger).first ?? ""
+        let (name, zoneName) = try await database.transaction { connection in
+            try await connection.rows("SELECT name, time_zone FROM store WHERE store_id = \(store)", as: (String, String).self, logger)
+                .first ?? ("", "UTC")
         }
-        let hourly = try await insideByHour(store)
+        // The store's clock: its hours, slots and times as the people in it read them.
+        let zone = TimeZone(identifier: zoneName) ?? .gmt
+        let hourly = try await insideByHour(store, zone: zone)
         let (dayHeader, dayRows) = try await days(store)
         let (laneHeader, laneRows) = try await lanes(store)
         let now = Date()
@@ -136,7 +139,8 @@ struct Panel: Sendable {
             \(PanelPages.settingsForm(store: store, csrf: session.csrf, settings: settings, typed: typed))
             <h2>Statistics</h2>
             <div class="charts">
-            \(PanelPages.barChart(hourly, title: "People inside at the end of each hour of the store's day (UTC)"))
+            <p class="zone">Hours and times on the store's clock (\(html(zone.identifier))).</p>
+            \(PanelPages.barChart(hourly, title: "People inside at the end of each hour of the store's day"))
             \(PanelPages.barChart(dayRows.suffix(14).map { (label: String($0[0].suffix(5)), value: Int($0[1]) ?? 0) }, title: "Entries per day, the last 14 days"))
             </div>
             <p id="timeInStore">\(html(try await timeInStore(store)))</p>
@@ -144,7 +148,7 @@ struct Panel: Sendable {
             \(PanelPages.table(laneHeader, laneRows))
             <p><a href="/panel/stores/\(html(store))/lanes.csv">lanes.csv</a></p>
             <h3>Booking slots now and next (\(settings.bookingsPerSlot) places each)</h3>
-            \(PanelPages.slotsNowAndNext(slots.slots, now: now))
+            \(PanelPages.slotsNowAndNext(slots.slots, now: now, zone: zone))
             <h3>Days</h3>
             \(PanelPages.table(dayHeader, Array(dayRows.suffix(14))))
             <p><a href="/panel/stores/\(html(store))/days.csv">days.csv</a></p>
@@ -190,9 +194,9 @@ struct Panel: Sendable {
 
     // MARK: Figures
 
-    /// People inside at the end of each hour of today (the hub's day), from the passages and
-    /// corrections uploaded; none before a totem of the store has opened the day.
-    func insideByHour(_ store: String) async throws -> [(label: String, value: Int)] {
+    /// People inside at the end of each hour of the store's day, on the store's clock, from
+    /// the passages and corrections uploaded; none before a totem of the store has opened the day.
+    func insideByHour(_ store: String, zone: TimeZone) async throws -> [(label: String, value: Int)] {
         let logger = database.logger
         let (doors, carried, events) = try await database.transaction { connection in
             let (doors, carried) = try await connection.rows(PostgresQuery(unsafeSQL: """
@@ -200,32 +204,53 @@ struct Panel: Sendable {
                 WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)
                 """, binds: Self.binds(store)), as: (Int, Int).self, logger).first ?? (0, 0)
             let events = try await connection.rows(PostgresQuery(unsafeSQL: """
-                SELECT floor(extract(epoch FROM wall_time) / 3600)::bigint, payload FROM event
+                SELECT extract(epoch FROM wall_time)::double precision, payload FROM event
                 WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL) AND type IN ('occupancy.passage', 'occupancy.corrected')
                 ORDER BY wall_time LIMIT 500000
-                """, binds: Self.binds(store)), as: (Int64, String).self, logger)
+                """, binds: Self.binds(store)), as: (Double, String).self, logger)
             return (doors, carried, events)
         }
         guard doors > 0 || !events.isEmpty else { return [] }
-        // Hours since 1970 → people inside at the end of that hour.
+        let changes = events.compactMap { seconds, payload -> (at: Date, delta: Int)? in
+            switch try? EventCoding.event(from: payload) {
+            case let .passage(direction, _, _, _, _, _)?: (Date(timeIntervalSince1970: seconds), direction == .entry ? 1 : -1)
+            case let .occupancyCorrected(_, _, delta, _, _, _)?: (Date(timeIntervalSince1970: seconds), delta)
+            default: nil
+            }
+        }
+        return Self.hourlyInside(changes, carried: carried, now: Date(), zone: zone)
+    }
+
+    /// People inside at the end of each hour, as the store's clock reads its hours: from
+    /// `carried`, moved by `changes` (in order); the last 24 hours at most, up to the one under
+    /// way at `now`. Where the clocks go back, the hour they repeat is two bars with one label;
+    /// where they go forward, the hour they skip is none; in a zone half an hour off UTC, the
+    /// hours still begin at the store's :00.
+    static func hourlyInside(_ changes: [(at: Date, delta: Int)], carried: Int, now: Date,
+                             zone: TimeZone) -> [(label: String, value: Int)] {
+        /// When the store's hour holding `instant` began (seconds since 1970), and its label.
+        func hour(of instant: Double) -> (start: Int64, label: String) {
+            let offset = Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant)))
+            let local = ((instant + offset) / 3600).rounded(.down)
+            let label = String(format: "%02d", Int(local.truncatingRemainder(dividingBy: 24) + 24) % 24)
+            return (Int64(local * 3600 - offset), label)
+        }
         var byHour: [Int64: Int] = [:]
         var inside = carried
-        for (hour, payload) in events {
-            switch try? EventCoding.event(from: payload) {
-            case let .passage(direction, _, _, _, _, _)?: inside = inside.addingSaturating(direction == .entry ? 1 : -1)
-            case let .occupancyCorrected(_, _, delta, _, _, _)?: inside = inside.addingSaturating(delta)
-            default: continue
-            }
-            byHour[hour] = inside
+        for change in changes {
+            inside = inside.addingSaturating(change.delta)
+            byHour[hour(of: change.at.timeIntervalSince1970).start] = inside
         }
-        // The last 24 hours at most, up to this one.
-        let now = Int64(Date().timeIntervalSince1970 / 3600)
-        let first = max(byHour.keys.min() ?? now, now - 23)
+        let current = hour(of: now.timeIntervalSince1970)
+        var hours = [current]
+        while hours.count < 24, let earliest = byHour.keys.min(), hours[0].start > earliest {
+            hours.insert(hour(of: Double(hours[0].start) - 1), at: 0)
+        }
         var last = carried
-        return (first...max(first, now)).map { hour in
-            if let value = byHour[hour] { last = value }
-            let label = String(format: "%02d", Int(hour % 24))
-            return (label: label, value: max(0, last))
+        for (start, value) in byHour.sorted(by: { $0.key < $1.key }) where start < hours[0].start { last = value }
+        return hours.map { hour in
+            if let value = byHour[hour.start] { last = value }
+            return (label: hour.label, value: max(0, last))
         }
     }
 

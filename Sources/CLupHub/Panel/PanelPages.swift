@@ -140,10 +140,19 @@ enum PanelPages {
 
     /// The booking slots of the store's day now and next: the one under way and those after
     /// it, booked or not, at most `count`.
-    static func slotsNowAndNext(_ slots: [Bookings.Slot], now: Date, count: Int = 8) -> String {
-        table(["slot (UTC)", "booked", "free"], slots.filter { $0.end > now }.prefix(count).map {
-            [time($0.start), "\($0.booked)", "\($0.free)"]
+    static func slotsNowAndNext(_ slots: [Bookings.Slot], now: Date, zone: TimeZone, count: Int = 8) -> String {
+        table(["slot", "booked", "free"], slots.filter { $0.end > now }.prefix(count).map {
+            [clockTime($0.start, zone), "\($0.booked)", "\($0.free)"]
         })
+    }
+
+    /// "2026-11-24 14:30" as `zone`'s clocks read `date`.
+    static func clockTime(_ date: Date, _ zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(format: "%04d-%02d-%02d %02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
+                      parts.minute ?? 0)
     }
 
     /// The settings form of `store`, its fields filled with the saved `settings`; after a
