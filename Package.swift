@@ -41,8 +41,9 @@ let package = Package(
                        providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CUSB", path: "Sources/CUSB", pkgConfig: "libusb-1.0",
                        providers: [.apt(["libusb-1.0-0-dev"])]),
-        .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
-                       providers: [.apt(["libcairo2-dev"])]),
+        // cairo draws; Pango lays text out on it (shaping, font fallback, line breaking).
+        .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "pangocairo",
+                       providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
         .systemLibrary(name: "CGPIOD", path: "Sources/CGPIOD", pkgConfig: "libgpiod",
                        providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CEspeak", path: "Sources/CEspeak", pkgConfig: "espeak-ng",
@@ -53,6 +54,8 @@ let package = Package(
         .systemLibrary(name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
                        providers: [.apt(["libxkbcommon-dev"])]),
 
+        // CLDR plural rules from the system's ICU, whose versioned names Swift cannot call.
+        .target(name: "CPlurals", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
         // The evdev ioctls, wrapped for Swift (ioctl is variadic).
         .target(name: "CEvdev"),
         // The framebuffer ioctls, likewise.
@@ -81,7 +84,7 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "CLupKiosk", dependencies: [
-            "CLupCore", "CLupConfig", "CLupProtocol", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing", "CMalloc",
+            "CLupCore", "CLupConfig", "CLupProtocol", "CLupStore", "CLupHardware", "CLupPrinting", "CLupDrawing", "CMalloc", "CPlurals",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -116,36 +116,39 @@ public final class Canvas {
         cairo_fill(cairo)
     }
 
-    /// Draws one line of text with its baseline at `y`; returns its width.
+    /// Draws one line of text with its baseline at `y`; returns its width. Laid out by Pango:
+    /// shaped, in DejaVu Sans or, for a character it lacks, the font fontconfig finds for it.
     @discardableResult
     public func text(_ string: String, x: Double, y: Double, size: Double, bold: Bool = false,
                      color: Color = .black, alignment: TextAlignment = .left) -> Double {
-        setFont(size: size, bold: bold)
+        let line = TextLine(string, size: size, bold: bold, on: cairo)
+        let left = alignment == .center ? x - line.width / 2 : x
+        drawnTexts.append(DrawnText(text: string, x: left, y: y, width: line.width, size: size,
+                                    capHeight: capHeight(size: size, bold: bold)))
+        unknownGlyphs += line.unknownGlyphs
         setColor(color)
-        let width = measure(string)
-        let left = alignment == .center ? x - width / 2 : x
-        drawnTexts.append(DrawnText(text: string, x: left, y: y, width: width, size: size, capHeight: capHeight()))
-        cairo_move_to(cairo, left, y)
-        cairo_show_text(cairo, string)
-        return width
+        cairo_move_to(cairo, left, y - line.baseline)
+        pango_cairo_show_layout(cairo, line.layout)
+        return line.width
     }
+
+    /// Characters drawn so far that no installed font has (drawn as boxes): 0 on a canvas
+    /// whose every text could be drawn.
+    public private(set) var unknownGlyphs = 0
 
     /// The height of a capital H at `size`, in pixels (about 0.73 of the size in DejaVu Sans).
     public func capHeight(size: Double, bold: Bool = false) -> Double {
-        setFont(size: size, bold: bold)
-        return capHeight()
-    }
-
-    private func capHeight() -> Double {
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(cairo, "H", &extents)
-        return extents.height
+        TextLine("H", size: size, bold: bold, on: cairo).inkHeight
     }
 
     /// The width `string` would take at `size`.
     public func textWidth(_ string: String, size: Double, bold: Bool = false) -> Double {
-        setFont(size: size, bold: bold)
-        return measure(string)
+        TextLine(string, size: size, bold: bold, on: cairo).width
+    }
+
+    /// How many characters of `string` no installed font has.
+    public func unknownGlyphs(in string: String, bold: Bool = false) -> Int {
+        TextLine(string, size: 20, bold: bold, on: cairo).unknownGlyphs
     }
 
     /// Writes the image as a PNG file.
@@ -187,19 +190,40 @@ public final class Canvas {
         cairo_set_source_rgb(cairo, color.red, color.green, color.blue)
     }
 
-    private func setFont(size: Double, bold: Bool) {
-        cairo_select_font_face(cairo, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-                               bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
-        cairo_set_font_size(cairo, size)
-    }
-
-    private func measure(_ string: String) -> Double {
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(cairo, string, &extents)
-        return extents.x_advance
-    }
-
     private static func describe(_ status: cairo_status_t) -> String {
         String(cString: cairo_status_to_string(status))
+    }
+}
+
+/// One line of text laid out by Pango for a cairo context: its logical width, where its
+/// baseline sits under its top, the height of its ink, and the characters no font has.
+private final class TextLine {
+    let layout: OpaquePointer
+    let width: Double
+    let baseline: Double
+    let inkHeight: Double
+    let unknownGlyphs: Int
+
+    init(_ string: String, size: Double, bold: Bool, on cairo: OpaquePointer) {
+        layout = pango_cairo_create_layout(cairo)
+        let font = pango_font_description_new()
+        pango_font_description_set_family(font, "DejaVu Sans")
+        pango_font_description_set_weight(font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
+        pango_font_description_set_absolute_size(font, max(0, size) * Double(PANGO_SCALE))
+        pango_layout_set_font_description(layout, font)
+        pango_font_description_free(font)
+        // One line: a line break in the text (there should be none) is drawn as a space.
+        pango_layout_set_single_paragraph_mode(layout, 1)
+        pango_layout_set_text(layout, string, -1)
+        var ink = PangoRectangle(), logical = PangoRectangle()
+        pango_layout_get_extents(layout, &ink, &logical)
+        width = Double(logical.width) / Double(PANGO_SCALE)
+        inkHeight = Double(ink.height) / Double(PANGO_SCALE)
+        baseline = Double(pango_layout_get_baseline(layout)) / Double(PANGO_SCALE)
+        unknownGlyphs = Int(pango_layout_get_unknown_glyphs_count(layout))
+    }
+
+    deinit {
+        g_object_unref(UnsafeMutableRawPointer(layout))
     }
 }

@@ -151,6 +151,29 @@ final class ScreenGalleryTests: XCTestCase {
             + "\(String(format: "%.2f", smallestCap)) mm (at least \(String(format: "%.2f", minimumCap)))")
     }
 
+    func test_aWordTooLongForItsLineIsDrawnSmallerDownToAFloorThenSplitWithHyphens() throws {
+        // Widths in letters, eight to a line; at the smallest size a word may take, ten.
+        let count = { (text: String) in Double(text.count) }, narrow = { (text: String) in Double(text.count) * 0.8 }
+        XCTAssertEqual(ScreenRenderer.lines(of: "Bitte Donaudampfschifffahrt ok", limit: 8, width: count, narrowest: narrow),
+                       ["Bitte", "Donaudamp-", "fschifffa-", "hrt ok"])
+        XCTAssertEqual(ScreenRenderer.lines(of: "Prenez un ticket", limit: 9, width: count, narrowest: narrow), ["Prenez un", "ticket"])
+        XCTAssertEqual(ScreenRenderer.lines(of: "Willkommen", limit: 9, width: count, narrowest: narrow), ["Willkommen"],
+                       "ten letters fit at the smallest size: drawn smaller, whole")
+        // On a real canvas, in large text, a word that will not fit is split, never drawn under the floor.
+        var geometry = ScreenGeometry(width: 720, height: 1280)
+        geometry.offersBookings = true
+        let canvas = try ScreenRenderer(geometry: geometry).render(
+            .printFailed(reason: "E-PRN-003 Druckerpapierrollenhalterungsverriegelungsmechanismusstörung"),
+            facts: ScreenFacts(storeName: "CLup", inside: 0, capacity: 30, waiting: 0, wait: WaitEstimate(low: 0, high: 0)),
+            language: "de", largeText: true)
+        let pieces = canvas.drawnTexts.filter { $0.text.contains("Druck") || $0.text.hasSuffix("-") || $0.text.hasSuffix("störung") }
+        XCTAssertGreaterThan(pieces.count, 1, "the long word takes more than one line: \(canvas.drawnTexts.map(\.text))")
+        for piece in pieces {
+            XCTAssertLessThanOrEqual(piece.x + piece.width, 720)
+            XCTAssertGreaterThanOrEqual(piece.capHeight, geometry.largeCapHeight - 0.01, "\"\(piece.text)\" is drawn smaller")
+        }
+    }
+
     /// WCAG's contrast ratio between the lightest and the darkest pixel of a box of `canvas`.
     static func contrast(in canvas: Canvas, x: Double, y: Double, width: Double, height: Double) -> Double {
         canvas.withPixels { pixels, stride in

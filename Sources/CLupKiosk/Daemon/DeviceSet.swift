@@ -23,6 +23,16 @@ struct DeviceSet {
         return path
     }
 
+    /// The door reader's keyboard layout (the configuration was checked to name one; xkb-data
+    /// may still have gone since).
+    private static func keymap(_ layout: String) throws(ConfigurationError) -> Keymap {
+        do {
+            return try Keymap(layout)
+        } catch {
+            throw ConfigurationError(file: "/usr/share/X11/xkb", line: nil, key: "hardware.reader_layout", problem: error.description)
+        }
+    }
+
     init(config: KioskConfiguration, simulate: Bool, stateDirectory: String, loop: EventLoop) throws(ConfigurationError) {
         let choices = config.hardware.devices(simulate: simulate)
         var starters: [() -> Void] = []
@@ -110,17 +120,10 @@ struct DeviceSet {
             turnstile = SimulatedTurnstile()
         }
 
-        func keymap(_ layout: String) throws(ConfigurationError) -> Keymap {
-            do {
-                return try Keymap(layout)
-            } catch {
-                throw ConfigurationError(file: "/usr/share/X11/xkb", line: nil, key: "hardware.reader_layout", problem: error.description)
-            }
-        }
         let reader: DoorReader
         switch choices.reader {
         case let .wedge(path, layout):
-            let scanner = EvdevDoorReader(path: path, keymap: try keymap(layout), loop: loop)
+            let scanner = EvdevDoorReader(path: path, keymap: try Self.keymap(layout), loop: loop)
             starters.append(scanner.start)
             reader = scanner
         case let .serial(path):
@@ -128,7 +131,7 @@ struct DeviceSet {
             starters.append(scanner.start)
             reader = scanner
         case let .simulated(layout):
-            reader = SimulatedDoorReader(keymap: try keymap(layout))
+            reader = SimulatedDoorReader(keymap: try Self.keymap(layout))
         }
 
         devices = KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,

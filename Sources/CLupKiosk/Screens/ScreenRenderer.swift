@@ -166,22 +166,26 @@ struct ScreenRenderer {
     }
 
     /// Lays `texts` out one under another, each centred and broken between words into as
-    /// many lines as it needs (never drawn under the smallest size), the whole block centred
-    /// in `zone`. A block taller than its zone starts at its top and runs over what is below
-    /// it: the gallery test catches that.
+    /// many lines as it needs, the whole block centred in `zone`. A word too wide for a line
+    /// by itself is drawn smaller, down to three quarters of its size and never under the
+    /// smallest size; wider still, it is split with a hyphen. A block taller than its zone
+    /// starts at its top and runs over what is below it: the gallery test catches that.
     private func stack(_ texts: [Text], in zone: ClosedRange<Double>, width: Double? = nil, on canvas: Canvas) {
         let limit = width ?? geometry.width * 0.92
-        let laid = texts.map { text -> (Text, size: Double, lines: [String]) in
-            let size = max(text.size * style.scale, smallest(on: canvas, bold: text.bold))
-            return (text, size, lines(of: text.string, size: size, bold: text.bold, limit: limit, on: canvas))
+        let laid = texts.map { text -> (Text, size: Double, least: Double, lines: [String]) in
+            let floor = smallest(on: canvas, bold: text.bold)
+            let size = max(text.size * style.scale, floor)
+            let least = max(floor, size * Self.narrowest)
+            let lines = Self.lines(of: text.string, limit: limit, width: { canvas.textWidth($0, size: size, bold: text.bold) },
+                                   narrowest: { canvas.textWidth($0, size: least, bold: text.bold) })
+            return (text, size, least, lines)
         }
         let gap = geometry.height * 0.012
         let total = laid.reduce(0) { $0 + Double($1.lines.count) * $1.size * 1.2 } + gap * Double(max(0, laid.count - 1))
         var top = max(zone.lowerBound, zone.lowerBound + (zone.upperBound - zone.lowerBound - total) / 2)
-        for (text, size, lines) in laid {
+        for (text, size, least, lines) in laid {
             for line in lines {
-                // A line of one word too long for the width is drawn smaller (the gallery flags it in large text).
-                let fitted = min(size, size * limit / max(1, canvas.textWidth(line, size: size, bold: text.bold)))
+                let fitted = max(least, min(size, size * limit / max(1, canvas.textWidth(line, size: size, bold: text.bold))))
                 canvas.text(line, x: geometry.width / 2, y: top + size * 0.95, size: fitted, bold: text.bold,
                             color: text.color ?? style.text, alignment: .center)
                 top += size * 1.2
@@ -190,15 +194,30 @@ struct ScreenRenderer {
         }
     }
 
-    /// `text` broken between words into lines no wider than `limit` at `size`.
-    private func lines(of text: String, size: Double, bold: Bool, limit: Double, on canvas: Canvas) -> [String] {
+    /// How much smaller than its size a word too wide for its line may be drawn.
+    static let narrowest = 0.75
+
+    /// `text` broken between words into lines no wider than `limit` as `width` measures
+    /// them. A word wider than a line by itself stays whole if `narrowest` (its width at the
+    /// smallest size it may take) fits; else it is split, a hyphen ending each piece but the
+    /// last, each piece fitting at that size.
+    static func lines(of text: String, limit: Double, width: (String) -> Double,
+                      narrowest: (String) -> Double) -> [String] {
         var lines: [String] = []
         for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
-            if let last = lines.last, canvas.textWidth(last + " " + word, size: size, bold: bold) <= limit {
+            if let last = lines.last, width(last + " " + word) <= limit {
                 lines[lines.count - 1] = last + " " + word
-            } else {
-                lines.append(word)
+                continue
             }
+            var rest = word
+            while narrowest(rest) > limit, rest.count > 1 {
+                // The longest head that fits with its hyphen (at least one letter).
+                var cut = rest.count - 1
+                while cut > 1, narrowest(String(rest.prefix(cut)) + "-") > limit { cut -= 1 }
+                lines.append(String(rest.prefix(cut)) + "-")
+                rest = String(rest.dropFirst(cut))
+            }
+            lines.append(rest)
         }
         return lines
     }

@@ -3,15 +3,14 @@ import Foundation
 
 /// What the totem says and shows, by key: one catalog per language (`Texts/LANG.json`,
 /// compiled into clupd), used by the screens, the voice and the printed ticket. A text's
-/// `{name}` placeholders are filled in when it is used; a plural text has a form for one
-/// and a form for the other counts, by the language's rule.
+/// `{name}` placeholders are filled in when it is used; a plural text has a form for each
+/// of CLDR's plural categories the language uses ("one", "many", "other"), chosen by the
+/// language's rule as ICU has it (`PluralRules`).
 struct TextCatalog: Decodable, Sendable {
     /// ISO 639-1 code.
     let language: String
     /// The language's name in itself, for the language buttons.
     let name: String
-    /// The counts that take the "one" form (English: 1; French: 0 and 1).
-    let pluralOne: [Int]
     let texts: [String: String]
     let plurals: [String: [String: String]]
 
@@ -35,7 +34,7 @@ struct TextCatalog: Decodable, Sendable {
 
     /// The catalog of `language`, else English's.
     static func of(_ language: String) -> TextCatalog {
-        all[language] ?? all["en"] ?? TextCatalog(language: "en", name: "English", pluralOne: [1], texts: [:], plurals: [:])
+        all[language] ?? all["en"] ?? TextCatalog(language: "en", name: "English", texts: [:], plurals: [:])
     }
 
     /// The text of `key` with its placeholders filled from `values`; English's where this
@@ -48,7 +47,7 @@ struct TextCatalog: Decodable, Sendable {
     /// The form of `key` for `count`, its `{count}` and other placeholders filled.
     func plural(_ key: PluralKey, count: Int, _ values: [String: String] = [:]) -> String {
         let forms = plurals[key.rawValue] ?? (language == "en" ? nil : Self.of("en").plurals[key.rawValue]) ?? [:]
-        let form = pluralOne.contains(count) ? "one" : "other"
+        let form = PluralRules.category(of: count, in: language)
         var values = values
         values["count"] = "\(count)"
         return Self.fill(forms[form] ?? forms["other"] ?? key.rawValue, values)
