@@ -146,6 +146,26 @@ public final class Canvas {
         TextLine(string, size: size, bold: bold, on: cairo).width
     }
 
+    /// `string` in the pieces a line may end after (Unicode's line breaking rules, UAX #14, as
+    /// Pango applies them: after a space, after a dash, between ideographs), each piece with
+    /// the spaces that follow it. Joined, the pieces are `string`.
+    public func breakablePieces(of string: String) -> [String] {
+        guard string.unicodeScalars.count > 1 else { return string.isEmpty ? [] : [string] }
+        let line = TextLine(string, size: 20, bold: false, on: cairo)
+        var count: Int32 = 0
+        guard let attributes = pango_layout_get_log_attrs_readonly(line.layout, &count) else { return [string] }
+        let scalars = Array(string.unicodeScalars)
+        var pieces: [String] = []
+        var start = 0
+        // One attribute per character and one after the last; a break "before" character i.
+        for index in 1..<min(scalars.count, Int(count)) where attributes[index].is_line_break != 0 {
+            pieces.append(String(String.UnicodeScalarView(scalars[start..<index])))
+            start = index
+        }
+        if start < scalars.count { pieces.append(String(String.UnicodeScalarView(scalars[start...]))) }
+        return pieces
+    }
+
     /// How many characters of `string` no installed font has.
     public func unknownGlyphs(in string: String, bold: Bool = false) -> Int {
         TextLine(string, size: 20, bold: bold, on: cairo).unknownGlyphs

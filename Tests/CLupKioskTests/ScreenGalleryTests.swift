@@ -154,11 +154,18 @@ final class ScreenGalleryTests: XCTestCase {
     func test_aWordTooLongForItsLineIsDrawnSmallerDownToAFloorThenSplitWithHyphens() throws {
         // Widths in letters, eight to a line; at the smallest size a word may take, ten.
         let count = { (text: String) in Double(text.count) }, narrow = { (text: String) in Double(text.count) * 0.8 }
-        XCTAssertEqual(ScreenRenderer.lines(of: "Bitte Donaudampfschifffahrt ok", limit: 8, width: count, narrowest: narrow),
-                       ["Bitte", "Donaudamp-", "fschifffa-", "hrt ok"])
-        XCTAssertEqual(ScreenRenderer.lines(of: "Prenez un ticket", limit: 9, width: count, narrowest: narrow), ["Prenez un", "ticket"])
-        XCTAssertEqual(ScreenRenderer.lines(of: "Willkommen", limit: 9, width: count, narrowest: narrow), ["Willkommen"],
-                       "ten letters fit at the smallest size: drawn smaller, whole")
+        func lines(_ text: String, _ limit: Double) -> [String] {
+            ScreenRenderer.lines(of: ScreenRenderer.pieces(splittingAtSpaces: text), limit: limit, width: count, narrowest: narrow)
+        }
+        XCTAssertEqual(lines("Bitte Donaudampfschifffahrt ok", 8), ["Bitte", "Donaudamp-", "fschifffa-", "hrt ok"])
+        XCTAssertEqual(lines("Prenez un ticket", 9), ["Prenez un", "ticket"])
+        XCTAssertEqual(lines("Willkommen", 9), ["Willkommen"], "ten letters fit at the smallest size: drawn smaller, whole")
+        // Where a line may end is Unicode's rule (UAX #14, by Pango): after a dash too, and
+        // never before the "!" or the ":" of French typography's no-break space.
+        let scratch = try Canvas(width: 16, height: 16)
+        XCTAssertEqual(scratch.breakablePieces(of: "Wartezeit: 10–18 Min."), ["Wartezeit: ", "10–", "18 ", "Min."])
+        XCTAssertEqual(scratch.breakablePieces(of: "Attente estimée\u{A0}: 7 min"), ["Attente ", "estimée\u{A0}: ", "7 ", "min"])
+        XCTAssertEqual(scratch.breakablePieces(of: "").joined(), "")
         // On a real canvas, in large text, a word that will not fit is split, never drawn under the floor.
         var geometry = ScreenGeometry(width: 720, height: 1280)
         geometry.offersBookings = true

@@ -176,7 +176,8 @@ struct ScreenRenderer {
             let floor = smallest(on: canvas, bold: text.bold)
             let size = max(text.size * style.scale, floor)
             let least = max(floor, size * Self.narrowest)
-            let lines = Self.lines(of: text.string, limit: limit, width: { canvas.textWidth($0, size: size, bold: text.bold) },
+            let lines = Self.lines(of: canvas.breakablePieces(of: text.string), limit: limit,
+                                   width: { canvas.textWidth($0, size: size, bold: text.bold) },
                                    narrowest: { canvas.textWidth($0, size: least, bold: text.bold) })
             return (text, size, least, lines)
         }
@@ -197,29 +198,51 @@ struct ScreenRenderer {
     /// How much smaller than its size a word too wide for its line may be drawn.
     static let narrowest = 0.75
 
-    /// `text` broken between words into lines no wider than `limit` as `width` measures
-    /// them. A word wider than a line by itself stays whole if `narrowest` (its width at the
-    /// smallest size it may take) fits; else it is split, a hyphen ending each piece but the
-    /// last, each piece fitting at that size.
-    static func lines(of text: String, limit: Double, width: (String) -> Double,
+    /// Text broken into lines no wider than `limit` as `width` measures them, at the places
+    /// a line may end (`pieces`, each with its trailing spaces, which a line's end drops). A
+    /// piece wider than a line by itself stays whole if `narrowest` (its width at the smallest
+    /// size it may take) fits; else it is split, a hyphen ending each part but the last, each
+    /// part fitting at that size.
+    static func lines(of pieces: [String], limit: Double, width: (String) -> Double,
                       narrowest: (String) -> Double) -> [String] {
+        func trimmed(_ text: String) -> String {
+            String(text.reversed().drop { $0 == " " }.reversed())
+        }
         var lines: [String] = []
-        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
-            if let last = lines.last, width(last + " " + word) <= limit {
-                lines[lines.count - 1] = last + " " + word
+        var current = ""
+        for piece in pieces {
+            if !current.isEmpty, width(trimmed(current + piece)) <= limit {
+                current += piece
                 continue
             }
-            var rest = word
-            while narrowest(rest) > limit, rest.count > 1 {
+            if !current.isEmpty { lines.append(trimmed(current)) }
+            var rest = piece
+            while narrowest(trimmed(rest)) > limit, trimmed(rest).count > 1 {
                 // The longest head that fits with its hyphen (at least one letter).
-                var cut = rest.count - 1
+                var cut = trimmed(rest).count - 1
                 while cut > 1, narrowest(String(rest.prefix(cut)) + "-") > limit { cut -= 1 }
                 lines.append(String(rest.prefix(cut)) + "-")
                 rest = String(rest.dropFirst(cut))
             }
-            lines.append(rest)
+            current = rest
         }
+        if !current.isEmpty || lines.isEmpty { lines.append(trimmed(current)) }
         return lines
+    }
+
+    /// `text` in pieces that end after each space, for `lines(of:)` where no canvas is at hand.
+    static func pieces(splittingAtSpaces text: String) -> [String] {
+        var pieces: [String] = []
+        var current = ""
+        for character in text {
+            if character != " ", current.last == " " {
+                pieces.append(current)
+                current = ""
+            }
+            current.append(character)
+        }
+        if !current.isEmpty { pieces.append(current) }
+        return pieces
     }
 
     /// The calling board alone, for the second screen above the door.
