@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "CLupStoreTests", dependencies: [
             "CLupStore", "QueueSimulation", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting"]),
+        .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting", "CLupDrawing"]),
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport"]),

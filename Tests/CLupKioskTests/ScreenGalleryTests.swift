@@ -155,7 +155,7 @@ final class ScreenGalleryTests: XCTestCase {
         // Widths in letters, eight to a line; at the smallest size a word may take, ten.
         let count = { (text: String) in Double(text.count) }, narrow = { (text: String) in Double(text.count) * 0.8 }
         func lines(_ text: String, _ limit: Double) -> [String] {
-            ScreenRenderer.lines(of: ScreenRenderer.pieces(splittingAtSpaces: text), limit: limit, width: count, narrowest: narrow)
+            LineBreaking.lines(of: LineBreaking.pieces(splittingAtSpaces: text), limit: limit, width: count, narrowest: narrow)
         }
         XCTAssertEqual(lines("Bitte Donaudampfschifffahrt ok", 8), ["Bitte", "Donaudamp-", "fschifffa-", "hrt ok"])
         XCTAssertEqual(lines("Prenez un ticket", 9), ["Prenez un", "ticket"])

@@ -1,4 +1,5 @@
 import CLupCore
+import CLupDrawing
 import Crypto
 @testable import CLupPrinting
 import Foundation
@@ -56,5 +57,36 @@ final class TicketLayoutTests: XCTestCase {
 
     func test_textTooLongForAnyQRSymbolIsRefused() {
         XCTAssertThrowsError(try QRCode(encoding: String(repeating: "x", count: 8000)))
+    }
+
+    /// On 58 mm paper a German ticket's sentences take more lines; none is shrunk under three
+    /// quarters of its size, none runs off the paper, and every word is printed.
+    func test_longSentencesWrapOnNarrowPaperInsteadOfShrinking() throws {
+        let content = TicketContent(storeName: "Groß-Markt Café an der Donaulände", number: "A-017", laneLabel: "Vorrang-Ticket",
+                                    issuedAt: "2026-11-24 10:02", estimatedWait: "Geschätzte Wartezeit: 10–18 Min.", code: typicalCode,
+                                    instructions: ["Code am Eingang scannen, wenn Ihre Nummer aufgerufen wird",
+                                                   "Scannez ce code à l'entrée quand votre numéro est appelé"])
+        let layout = TicketLayout(paper: .mm58)
+        let qr = try QRCode(encoding: typicalCode)
+        let lines = layout.lines(of: content, measuring: try Canvas(width: 1, height: 1))
+        XCTAssertGreaterThan(lines.instructions[0].count, 1, "the German sentence takes more than one line: \(lines.instructions)")
+        let pdf = directory.appendingPathComponent("de-58.pdf")
+        let canvas = try Canvas(pdfPath: pdf.path, width: PaperWidth.mm58.points, height: layout.height(for: qr, lines))
+        layout.draw(content, lines, qr: qr, on: canvas)
+        try canvas.finish()
+        // Every letter in order (a line may end after a dash, where no space was).
+        let printed = canvas.drawnTexts.map(\.text).joined().filter { $0 != " " }
+        for sentence in [content.storeName, content.estimatedWait] + content.instructions {
+            XCTAssertTrue(printed.contains(sentence.filter { $0 != " " }), "\"\(sentence)\" is not on the ticket: \(printed)")
+        }
+        for text in canvas.drawnTexts {
+            XCTAssertGreaterThanOrEqual(text.x, layout.margin - 0.5, "\"\(text.text)\" runs off the left")
+            XCTAssertLessThanOrEqual(text.x + text.width, canvas.width - layout.margin + 0.5, "\"\(text.text)\" runs off the right")
+        }
+        for text in canvas.drawnTexts where content.instructions.contains(where: { $0.contains(text.text) }) {
+            XCTAssertGreaterThanOrEqual(text.size, TicketLayout.instructionSize * 0.75, "\"\(text.text)\" is shrunk")
+        }
+        XCTAssertEqual(canvas.unknownGlyphs, 0)
+        XCTAssertEqual(try decodeQR(inPDF: pdf), typicalCode)
     }
 }

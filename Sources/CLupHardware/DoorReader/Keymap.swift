@@ -54,14 +54,9 @@ public final class Keymap: @unchecked Sendable {
                 }
             }
         }
+        // An unknown layout or variant compiles to nothing (libxkbcommon does not fall back).
         guard let made else {
             throw LayoutError(description: "xkb-data has no keyboard layout \"\(name)\" (is the xkb-data package installed?)")
-        }
-        // libxkbcommon falls back to the default layout for an unknown one: refuse that.
-        let compiled = xkb_keymap_layout_get_name(made, 0).map { String(cString: $0) } ?? ""
-        guard xkb_keymap_num_layouts(made) == 1, !compiled.isEmpty, layout == "us" || !compiled.hasPrefix("English (US)") else {
-            xkb_keymap_unref(made)
-            throw LayoutError(description: "xkb-data has no keyboard layout \"\(name)\"")
         }
         self.name = name
         keymap = made
@@ -171,7 +166,7 @@ final class KeyboardState: @unchecked Sendable {
 
     /// What a key press typed.
     enum Typed: Equatable {
-        /// Text (one character, or two when a dead key did not combine).
+        /// Text: the character the key typed, or the one a dead key and it make.
         case text(String)
         /// Nothing yet: a modifier, or a dead key waiting for its letter.
         case nothing

@@ -176,17 +176,14 @@ struct ScreenRenderer {
             let floor = smallest(on: canvas, bold: text.bold)
             let size = max(text.size * style.scale, floor)
             let least = max(floor, size * Self.narrowest)
-            let lines = Self.lines(of: canvas.breakablePieces(of: text.string), limit: limit,
-                                   width: { canvas.textWidth($0, size: size, bold: text.bold) },
-                                   narrowest: { canvas.textWidth($0, size: least, bold: text.bold) })
-            return (text, size, least, lines)
+            return (text, size, least, canvas.lines(of: text.string, size: size, bold: text.bold, width: limit, least: least))
         }
         let gap = geometry.height * 0.012
         let total = laid.reduce(0) { $0 + Double($1.lines.count) * $1.size * 1.2 } + gap * Double(max(0, laid.count - 1))
         var top = max(zone.lowerBound, zone.lowerBound + (zone.upperBound - zone.lowerBound - total) / 2)
         for (text, size, least, lines) in laid {
             for line in lines {
-                let fitted = max(least, min(size, size * limit / max(1, canvas.textWidth(line, size: size, bold: text.bold))))
+                let fitted = canvas.fittedSize(of: line, size: size, least: least, bold: text.bold, width: limit)
                 canvas.text(line, x: geometry.width / 2, y: top + size * 0.95, size: fitted, bold: text.bold,
                             color: text.color ?? style.text, alignment: .center)
                 top += size * 1.2
@@ -197,53 +194,6 @@ struct ScreenRenderer {
 
     /// How much smaller than its size a word too wide for its line may be drawn.
     static let narrowest = 0.75
-
-    /// Text broken into lines no wider than `limit` as `width` measures them, at the places
-    /// a line may end (`pieces`, each with its trailing spaces, which a line's end drops). A
-    /// piece wider than a line by itself stays whole if `narrowest` (its width at the smallest
-    /// size it may take) fits; else it is split, a hyphen ending each part but the last, each
-    /// part fitting at that size.
-    static func lines(of pieces: [String], limit: Double, width: (String) -> Double,
-                      narrowest: (String) -> Double) -> [String] {
-        func trimmed(_ text: String) -> String {
-            String(text.reversed().drop { $0 == " " }.reversed())
-        }
-        var lines: [String] = []
-        var current = ""
-        for piece in pieces {
-            if !current.isEmpty, width(trimmed(current + piece)) <= limit {
-                current += piece
-                continue
-            }
-            if !current.isEmpty { lines.append(trimmed(current)) }
-            var rest = piece
-            while narrowest(trimmed(rest)) > limit, trimmed(rest).count > 1 {
-                // The longest head that fits with its hyphen (at least one letter).
-                var cut = trimmed(rest).count - 1
-                while cut > 1, narrowest(String(rest.prefix(cut)) + "-") > limit { cut -= 1 }
-                lines.append(String(rest.prefix(cut)) + "-")
-                rest = String(rest.dropFirst(cut))
-            }
-            current = rest
-        }
-        if !current.isEmpty || lines.isEmpty { lines.append(trimmed(current)) }
-        return lines
-    }
-
-    /// `text` in pieces that end after each space, for `lines(of:)` where no canvas is at hand.
-    static func pieces(splittingAtSpaces text: String) -> [String] {
-        var pieces: [String] = []
-        var current = ""
-        for character in text {
-            if character != " ", current.last == " " {
-                pieces.append(current)
-                current = ""
-            }
-            current.append(character)
-        }
-        if !current.isEmpty { pieces.append(current) }
-        return pieces
-    }
 
     /// The calling board alone, for the second screen above the door.
     func renderCallingBoard(_ called: [String], language: String) throws -> Canvas {

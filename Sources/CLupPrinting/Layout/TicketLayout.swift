@@ -8,11 +8,6 @@ public struct TicketLayout: Sendable {
         self.paper = paper
     }
 
-    /// The page height in points for a ticket carrying `qr`.
-    func height(for qr: QRCode, instructions: Int) -> Double {
-        margin * 2 + 22 + 70 + 18 + 18 + 18 + 10 + qrSide(qr) + 16 + 12 * Double(max(1, instructions))
-    }
-
     var margin: Double { paper == .mm80 ? 14 : 8 }
 
     /// The QR code takes 60% of the printable width, quiet zone included.
@@ -20,36 +15,78 @@ public struct TicketLayout: Sendable {
         (paper.points - 2 * margin) * 0.6
     }
 
+    /// The ticket's texts broken into lines across the paper (where Unicode lets a line end;
+    /// a word too wide is drawn smaller, down to three quarters of its size, then split).
+    struct Lines {
+        var store: [String]
+        var wait: [String]
+        var instructions: [[String]]
+    }
+
+    /// Sizes in points: the store's name, the wait, an instruction; each no smaller than
+    /// three quarters of it.
+    static let storeSize = 14.0, waitSize = 12.0, instructionSize = 9.0
+
+    func lines(of content: TicketContent, measuring canvas: Canvas) -> Lines {
+        let usable = paper.points - 2 * margin
+        func lines(_ text: String, _ size: Double, bold: Bool) -> [String] {
+            canvas.lines(of: text, size: size, bold: bold, width: usable, least: size * 0.75)
+        }
+        return Lines(store: lines(content.storeName, Self.storeSize, bold: true),
+                     wait: lines(content.estimatedWait, Self.waitSize, bold: true),
+                     instructions: content.instructions.map { lines($0, Self.instructionSize, bold: false) })
+    }
+
+    /// The page height in points for a ticket carrying `qr` and `lines`.
+    func height(for qr: QRCode, _ lines: Lines) -> Double {
+        let extra = 17 * Double(max(0, lines.store.count - 1)) + 14 * Double(max(0, lines.wait.count - 1))
+        return margin * 2 + 22 + 70 + 18 + 18 + 18 + 10 + qrSide(qr) + 16 + extra
+            + 11 * Double(max(1, lines.instructions.joined().count)) + 3 * Double(max(0, lines.instructions.count - 1))
+    }
+
     /// Writes the ticket to `path` as PDF.
     public func writePDF(_ content: TicketContent, to path: String) throws {
         let qr = try QRCode(encoding: content.code)
-        let canvas = try Canvas(pdfPath: path, width: paper.points, height: height(for: qr, instructions: content.instructions.count))
-        draw(content, qr: qr, on: canvas)
+        let lines = lines(of: content, measuring: try Canvas(width: 1, height: 1))
+        let canvas = try Canvas(pdfPath: path, width: paper.points, height: height(for: qr, lines))
+        draw(content, lines, qr: qr, on: canvas)
         try canvas.finish()
     }
 
-    func draw(_ content: TicketContent, qr: QRCode, on canvas: Canvas) {
+    func draw(_ content: TicketContent, _ lines: Lines, qr: QRCode, on canvas: Canvas) {
         let centre = canvas.width / 2
         let usable = canvas.width - 2 * margin
+        func line(_ text: String, y: Double, size: Double, bold: Bool = false) {
+            canvas.text(text, x: centre, y: y, size: canvas.fittedSize(of: text, size: size, least: size * 0.75, bold: bold, width: usable),
+                        bold: bold, alignment: .center)
+        }
         var y = margin + 16
-        canvas.text(content.storeName, x: centre, y: y, size: fitting(content.storeName, 14, usable, canvas, bold: true),
-                    bold: true, alignment: .center)
+        for (index, text) in lines.store.enumerated() {
+            if index > 0 { y += 17 }
+            line(text, y: y, size: Self.storeSize, bold: true)
+        }
         y += 70
+        // The number is one word: it is drawn as big as fits.
         canvas.text(content.number, x: centre, y: y, size: fitting(content.number, 56, usable, canvas, bold: true),
                     bold: true, alignment: .center)
         y += 22
         canvas.text(content.laneLabel, x: centre, y: y, size: 11, alignment: .center)
         y += 18
-        canvas.text(content.estimatedWait, x: centre, y: y,
-                    size: fitting(content.estimatedWait, 12, usable, canvas, bold: true), bold: true, alignment: .center)
+        for (index, text) in lines.wait.enumerated() {
+            if index > 0 { y += 14 }
+            line(text, y: y, size: Self.waitSize, bold: true)
+        }
         y += 18
         canvas.text(content.issuedAt, x: centre, y: y, size: 9, alignment: .center)
         y += 10
         drawQR(qr, on: canvas, top: y)
         y += qrSide(qr) + 16
-        for instruction in content.instructions {
-            canvas.text(instruction, x: centre, y: y, size: fitting(instruction, 9, usable, canvas), alignment: .center)
-            y += 12
+        for (index, instruction) in lines.instructions.enumerated() {
+            if index > 0 { y += 3 }
+            for text in instruction {
+                line(text, y: y, size: Self.instructionSize)
+                y += 11
+            }
         }
     }
 
@@ -75,7 +112,13 @@ public struct TicketLayout: Sendable {
 
     /// The largest size up to `size` at which `text` fits `width`.
     func fitting(_ text: String, _ size: Double, _ width: Double, _ canvas: Canvas, bold: Bool = false) -> Double {
-        let natural = canvas.textWidth(text, size: size, bold: bold)
-        return natural <= width ? size : size * width / natural
+        var fitted = size
+        // Widths are not quite proportional to the size (glyph advances are rounded): measure again.
+        for _ in 0..<8 {
+            let natural = canvas.textWidth(text, size: fitted, bold: bold)
+            guard natural > width else { break }
+            fitted *= width / natural * 0.995
+        }
+        return fitted
     }
 }
