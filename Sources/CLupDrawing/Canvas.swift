@@ -138,7 +138,17 @@ public final class Canvas {
 
     /// The height of a capital H at `size`, in pixels (about 0.73 of the size in DejaVu Sans).
     public func capHeight(size: Double, bold: Bool = false) -> Double {
-        TextLine("H", size: size, bold: bold, on: cairo).inkHeight
+        if let known = capHeights[CapHeightKey(size: size, bold: bold)] { return known }
+        let height = TextLine("H", size: size, bold: bold, on: cairo).inkHeight
+        capHeights[CapHeightKey(size: size, bold: bold)] = height
+        return height
+    }
+
+    /// Cap heights measured on this canvas: a screen draws many texts at a few sizes.
+    private var capHeights: [CapHeightKey: Double] = [:]
+    private struct CapHeightKey: Hashable {
+        let size: Double
+        let bold: Bool
     }
 
     /// The width `string` would take at `size`.
