@@ -11,7 +11,7 @@ public struct WedgeDecoder: Sendable {
         case refused(String)
     }
 
-    public static let leftShift: UInt16 = 42, rightShift: UInt16 = 54, enter: UInt16 = 28, keypadEnter: UInt16 = 96
+    public static let enter: UInt16 = 28, keypadEnter: UInt16 = 96
 
     public let keymap: Keymap
     public let interKeyTimeout: Double
