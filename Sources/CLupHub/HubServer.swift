@@ -15,6 +15,8 @@ public struct HubRequestContext: RequestContext {
     public var device: AuthenticatedDevice?
     /// The panel's session, once `PanelSessionMiddleware` has found it.
     var panel: PanelAccounts.Session?
+    /// The panel's words, in the language the manager chose (`PanelSessionMiddleware`).
+    var panelWords = PanelWords(.english)
 
     public init(source: Source) {
         coreContext = .init(source: source)

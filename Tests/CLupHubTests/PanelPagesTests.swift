@@ -7,29 +7,31 @@ import XCTest
 /// keeps what was typed, an empty chart says so, and the slot under way is listed.
 final class PanelPagesTests: XCTestCase {
     let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T11:06:40Z
+    let english = PanelWords(.english)
+    let italian = PanelWords(.italian)
 
     func test_aSilentTotemIsFlaggedRedAndAHealthyOneGreen() {
-        let silent = PanelPages.totemState(revoked: false, lastContact: now.addingTimeInterval(-121), now: now)
+        let silent = PanelPages.totemState(revoked: false, lastContact: now.addingTimeInterval(-121), now: now, words: english)
         XCTAssertEqual(silent, PanelPages.Cell("SILENT for over 120 s", .flag))
-        XCTAssertEqual(PanelPages.totemState(revoked: false, lastContact: nil, now: now).style, .flag, "never heard from")
-        XCTAssertEqual(PanelPages.totemState(revoked: false, lastContact: now.addingTimeInterval(-30), now: now),
+        XCTAssertEqual(PanelPages.totemState(revoked: false, lastContact: nil, now: now, words: english).style, .flag, "never heard from")
+        XCTAssertEqual(PanelPages.totemState(revoked: false, lastContact: now.addingTimeInterval(-30), now: now, words: english),
                        PanelPages.Cell("ok", .ok))
-        XCTAssertEqual(PanelPages.totemState(revoked: true, lastContact: nil, now: now), PanelPages.Cell("revoked"))
+        XCTAssertEqual(PanelPages.totemState(revoked: true, lastContact: nil, now: now, words: english), PanelPages.Cell("revoked"))
         // Drawn in the page's red flag style, not in the style of "ok".
-        let table = PanelPages.table(["totem", "state"], [[PanelPages.Cell("store-7-totem-A-1"), silent]])
+        let table = PanelPages.table(["totem", "state"], [[PanelPages.Cell("store-7-totem-A-1"), silent]], words: english)
         XCTAssertTrue(table.contains("<td>store-7-totem-A-1</td><td class=\"flag\">SILENT for over 120 s</td>"), table)
-        XCTAssertTrue(PanelPages.page(title: "Fleet", manager: nil, csrf: nil, body: table).contains(".flag { color: #a00000;"))
+        XCTAssertTrue(PanelPages.page(title: "Fleet", manager: nil, csrf: nil, here: "/panel/fleet", words: english, body: table).contains(".flag { color: #a00000;"))
     }
 
     func test_aRefusedFormKeepsWhatWasTypedEscaped() {
         let settings = StoreSettingsDocument(version: 3, capacity: 30, priorityShare: 0.1, bookingShare: 0.3,
                                              windows: .init(presentationMinutes: 5, bookingEarlyMinutes: 10, bookingLateMinutes: 15,
                                                             slotMinutes: 30))
-        let saved = PanelPages.settingsForm(store: "7", csrf: "token", settings: settings)
+        let saved = PanelPages.settingsForm(store: "7", csrf: "token", settings: settings, words: english)
         XCTAssertTrue(saved.contains("id=\"walkIn\" type=\"number\" min=\"0\" max=\"100000\" value=\"21\""), saved)
         XCTAssertTrue(saved.contains("id=\"priorityPercent\" type=\"number\" min=\"0\" max=\"100\" step=\"1\" value=\"10\""), saved)
 
-        let typed = PanelPages.settingsForm(store: "7", csrf: "token", settings: settings,
+        let typed = PanelPages.settingsForm(store: "7", csrf: "token", settings: settings, words: english,
                                             typed: ["csrf": "token", "capacity": "30", "walkIn": "45", "slotMinutes": "15\"><b>x</b>"])
         XCTAssertTrue(typed.contains("id=\"walkIn\" type=\"number\" min=\"0\" max=\"100000\" value=\"45\""), typed)
         XCTAssertTrue(typed.contains("id=\"slotMinutes\" type=\"number\" min=\"5\" max=\"240\" value=\"15&quot;&gt;&lt;b&gt;x&lt;/b&gt;\""), typed)
@@ -40,9 +42,9 @@ final class PanelPagesTests: XCTestCase {
     }
 
     func test_aChartWithoutValuesSaysNoData() {
-        let empty = PanelPages.barChart([], title: "Entries per day, the last 14 days")
+        let empty = PanelPages.barChart([], title: "Entries per day, the last 14 days", words: english)
         XCTAssertTrue(empty.contains(">no data</text>"), empty)
-        let drawn = PanelPages.barChart([(label: "11-18", value: 0)], title: "Entries per day, the last 14 days")
+        let drawn = PanelPages.barChart([(label: "11-18", value: 0)], title: "Entries per day, the last 14 days", words: english)
         XCTAssertFalse(drawn.contains("no data"), "a day of no entries is a value: \(drawn)")
     }
 
@@ -54,11 +56,11 @@ final class PanelPagesTests: XCTestCase {
             return Bookings.Slot(start: begins, end: begins.addingTimeInterval(1800), places: 9, booked: index == -2 ? 1 : 0,
                                  bookable: now <= begins.addingTimeInterval(15 * 60))
         }
-        let table = PanelPages.slotsNowAndNext(slots, now: now, zone: .gmt)
+        let table = PanelPages.slotsNowAndNext(slots, now: now, zone: .gmt, words: english)
         XCTAssertTrue(table.contains("<tr><td>2026-11-18 11:00</td><td>0</td><td>9</td></tr>"), "the slot under way: \(table)")
         XCTAssertFalse(table.contains(" 10:00<") || table.contains(" 10:30<"), "a slot that has ended is not now or next: \(table)")
         // The same slots in Rome are an hour later on the store's clock.
-        let rome = PanelPages.slotsNowAndNext(slots, now: now, zone: TimeZone(identifier: "Europe/Rome")!)
+        let rome = PanelPages.slotsNowAndNext(slots, now: now, zone: TimeZone(identifier: "Europe/Rome")!, words: english)
         XCTAssertTrue(rome.contains("<tr><td>2026-11-18 12:00</td><td>0</td><td>9</td></tr>"), "in Rome: \(rome)")
         XCTAssertEqual(table.components(separatedBy: "<tr><td>").count - 1, 8, "the slot under way and the next seven")
     }
@@ -79,6 +81,31 @@ final class PanelPagesTests: XCTestCase {
                        ["23", "00", "01", "02"])
     }
 
+    /// A chosen day is all its hours on the store's clock: 25 on the day Rome's clocks go
+    /// back, 23 on the day they go forward (29 March 2026, 02:00 CET to 03:00 CEST).
+    func test_aChosenDayHasAllItsHoursTwentyFiveWhenTheClocksGoBack() throws {
+        let rome = try XCTUnwrap(TimeZone(identifier: "Europe/Rome"))
+        let change = Date(timeIntervalSince1970: 1_792_890_000)   // 2026-10-25 01:00 UTC
+        let changes: [(at: Date, delta: Int)] = [(change.addingTimeInterval(-1800), 1), (change.addingTimeInterval(1800), 1),
+                                                  (change.addingTimeInterval(5400), -1)]
+        let autumn = Panel.hourlyInside(changes, carried: 0, wholeDay: "2026-10-25", zone: rome)
+        XCTAssertEqual(autumn.map(\.label), ["00", "01", "02", "02"] + (3...23).map { String(format: "%02d", $0) })
+        XCTAssertEqual(autumn.map(\.value), [0, 0, 1, 2, 1] + Array(repeating: 1, count: 20))
+        let spring = Panel.hourlyInside([], carried: 4, wholeDay: "2026-03-29", zone: rome)
+        XCTAssertEqual(spring.map(\.label), ["00", "01"] + (3...23).map { String(format: "%02d", $0) }, "02:00 never came")
+        XCTAssertEqual(Set(spring.map(\.value)), [4], "the people carried in from the night before")
+        XCTAssertEqual(Panel.hourlyInside([], carried: 0, wholeDay: "2026-11-18", zone: .gmt).count, 24)
+    }
+
+    func test_aDayInTheAddressIsADayOfTheCalendarOrRefused() {
+        XCTAssertEqual(Panel.Day("2026-10-25")?.chosen, "2026-10-25")
+        XCTAssertNotNil(Panel.Day(nil), "no day: the day under way")
+        XCTAssertNil(Panel.Day(nil)?.chosen)
+        for bad in ["2026-02-30", "2026-13-01", "25/10/2026", "2026-10-25'; DROP TABLE event; --", "", "2026-1-5", "9999999-01-01"] {
+            XCTAssertNil(Panel.Day(bad), bad)
+        }
+    }
+
     func test_aStoreHalfAnHourOffUTCCountsFromItsOwnFullHours() throws {
         let kolkata = try XCTUnwrap(TimeZone(identifier: "Asia/Kolkata"))
         // 2026-11-29 10:45 and 11:15 UTC are 16:15 and 16:45 in Kolkata: the same hour, 16.
@@ -97,5 +124,57 @@ final class PanelPagesTests: XCTestCase {
         XCTAssertEqual(bars.first?.label, "06")
         XCTAssertEqual(bars.first?.value, 7)
         XCTAssertEqual(bars.last?.value, 0, "a count below zero is shown as none inside")
+    }
+
+    // MARK: The panel in Italian
+
+    func test_theManagersChoiceComesFirstThenTheBrowsersLanguages() {
+        XCTAssertEqual(PanelLanguage.chosen(cookie: "it", acceptLanguage: "en-GB,en;q=0.9"), .italian, "the manager's choice")
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "it-IT,it;q=0.9,en;q=0.8"), .italian)
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "de-DE, en;q=0.5, it;q=0.7"), .italian, "by weight")
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "fr, en"), .english, "the first the panel speaks")
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "it;q=0, en;q=0.1"), .english, "q=0 is \"not this one\"")
+        XCTAssertEqual(PanelLanguage.chosen(cookie: "xx", acceptLanguage: nil), .english, "an unknown choice, no header")
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: String(repeating: "x;q=,", count: 10_000)), .english)
+    }
+
+    func test_numbersAndDatesAreWrittenAsEachLanguageWritesThem() {
+        XCTAssertEqual(english.number(12_345), "12,345")
+        XCTAssertEqual(italian.number(12_345), "12.345")
+        XCTAssertEqual(english.decimal(7.25, digits: 1), "7.2")
+        XCTAssertEqual(italian.decimal(12_345.5, digits: 2), "12.345,50")
+        XCTAssertEqual(english.clockTime(now, .gmt), "2026-11-18 11:06")
+        XCTAssertEqual(italian.clockTime(now, TimeZone(identifier: "Europe/Rome")!), "18/11/2026 12:06")
+        XCTAssertEqual(italian.day("2026-10-25"), "25/10/2026")
+        XCTAssertEqual(italian.shortDay("2026-10-25"), "25/10")
+        XCTAssertEqual(english.shortDay("2026-10-25"), "10-25")
+        XCTAssertEqual(italian.utcTime(nil), "mai")
+        XCTAssertEqual(english.timeInStore(minutes: 12.25, tickets: 1),
+                       "Average time in store on this day: 12.2 min, from 1 ticket scanned on the way in and again on the way out.")
+        XCTAssertEqual(italian.timeInStore(minutes: 12.25, tickets: 3),
+                       "Tempo medio nel negozio in questa giornata: 12,2 min, da 3 biglietti letti all'ingresso e di nuovo all'uscita.")
+    }
+
+    func test_aPageInItalianSaysSoAndOffersEnglish() {
+        let settings = StoreSettingsDocument(version: 3, capacity: 1200, priorityShare: 0.1, bookingShare: 0.3)
+        let form = PanelPages.settingsForm(store: "7", csrf: "token", settings: settings, words: italian)
+        XCTAssertTrue(form.contains("Posti per le prenotazioni, per fascia: <strong id=\"bookingPlaces\">360</strong>"), form)
+        XCTAssertTrue(form.contains(">Salva</button>"), form)
+        let manager = PanelAccounts.Manager(name: "ada", role: .storeManager, store: "7")
+        let page = PanelPages.page(title: "Negozio 7", manager: manager, csrf: "token", here: "/panel/stores/7", words: italian, body: form)
+        XCTAssertTrue(page.contains("<html lang=\"it\">"), page)
+        XCTAssertTrue(page.contains("ada (responsabile del negozio, negozio 7)"), page)
+        XCTAssertTrue(page.contains("<a href=\"/panel/language/en?back=%2Fpanel%2Fstores%2F7\" lang=\"en\" id=\"language-en\">English</a>"), page)
+        XCTAssertTrue(page.contains("id=\"language-it\" aria-current=\"true\">Italiano</a>"), page)
+        XCTAssertTrue(PanelPages.barChart([], title: "x", words: italian).contains(">nessun dato</text>"))
+    }
+
+    func test_theLanguageSwitchGoesBackOnlyToAPageOfThePanel() {
+        XCTAssertEqual(Panel.panelPath("/panel/stores/7"), "/panel/stores/7")
+        XCTAssertEqual(Panel.panelPath("/panel"), "/panel")
+        for elsewhere in ["//evil.example/panel", "https://evil.example/", "/panelx", "/v1/stores/7/slots", "/panel/../v1/health",
+                          "/panel/\\evil.example", "/panel/a\r\nSet-Cookie: x=1", nil, String(repeating: "/panel/a", count: 100)] {
+            XCTAssertEqual(Panel.panelPath(elsewhere), "/panel", "\(String(describing: elsewhere?.prefix(40)))")
+        }
     }
 }

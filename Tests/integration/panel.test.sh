@@ -242,4 +242,39 @@ test_a_store_in_rome_shows_its_slots_and_hours_on_romes_clock() {
   echo "report: the slot under way read $before on Rome's clock"
 }
 
+# 25 October 2026 in Rome: at 03:00 CEST (01:00 UTC) the clocks went back to 02:00 CET. A
+# totem's passages at 01:30 CEST, 02:30 CEST, 02:30 CET (the hour that came twice) and 03:30
+# CET reach the hub signed as clupd signs them. Ada chooses Italiano in Chromium, logs in,
+# and opens that day from her store's table of days.
+test_a_manager_in_rome_reads_the_day_the_clocks_went_back_in_italian() {
+  panel_up
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 --time-zone Europe/Rome >/dev/null
+  python3 "$ROOT/scripts/lib/hub-load.py" totem 7 "$WORK/totem-keys.json" | hub_psql >/dev/null
+  python3 "$ROOT/scripts/lib/hub-load.py" passages "$HUB_URL" "$WORK/hub/ca.pem" "$WORK/totem-keys.json" 2026-10-25 \
+    in@2026-10-24T23:30:00Z in@2026-10-25T00:30:00Z in@2026-10-25T01:30:00Z out@2026-10-25T02:30:00Z >/dev/null \
+    || fail "the totem's passages of the 25th reach the hub"
+  seen=$(python3 "$ROOT/Tests/integration/tools/panel-walk.py" --italian "$HUB_URL" ada "$ADA_PASSWORD" 7 2026-10-25 "$SHOTS") \
+    || fail "the browser walk in Italian failed: $seen"
+  field() { python3 -c "import json, sys; print(json.loads(sys.argv[1])$2)" "$seen"; }
+  assert_contains "$(field "" "['login_page']")" "CLup — pannello dei responsabili"
+  assert_contains "$(field "" "['stores_page']")" "Negozio 7 — CLup Market"
+  assert_eq "$(field "" "['lang']")" it "the page's language"
+  # The days' table in the Italian way of writing a day: three in, one out, two inside at the end.
+  assert_contains "$(field "" "['today_page']")" "25/10/2026 3 1 0 2"
+  # The booking slots of today, on Rome's clock, written the Italian way.
+  today=$(python3 -c 'import datetime, zoneinfo; print(datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome")).strftime("%d/%m/%Y"))')
+  assert_contains "$(field "" "['today_page']")" "fascia prenotati liberi"
+  page=$(field "" "['store_page']")
+  assert_contains "$page" "Statistiche del 25/10/2026"
+  assert_contains "$page" "Ore e orari secondo l'orologio del negozio (Europe/Rome)."
+  assert_contains "$page" "Persone dentro alla fine di ogni ora della giornata del negozio"
+  # All 25 hours of the day on Rome's clock: 02 twice, the second time in CET.
+  hours="['00', '01', '02', '02', $(seq -f "'%02g'" 3 23 | paste -sd, | sed "s/,/, /g")]"
+  assert_eq "$(field "" "['hour_labels']")" "$hours" "the hours of the 25th on Rome's clock"
+  assert_eq "$(field "" "['hour_values']")" "['0', '1', '2', '3', $(printf "'2', %.0s" $(seq 1 20))'2']" \
+    "people inside at the end of each"
+  echo "report: Rome's 25 October in Italian, $(python3 -c "import json, sys; print(len(json.loads(sys.argv[1])['hour_labels']))" "$seen") hours: $(field "" "['hour_labels']" | cut -c1-60)…"
+  case "$(field "" "['today_page']")" in *"$today"*) ;; *) fail "today's slots are written $today" ;; esac
+}
+
 run_tests

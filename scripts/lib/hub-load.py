@@ -7,10 +7,15 @@ usage: hub-load.py setup TOTEMS KEYS_FILE [FIRST_STORE]   prints SQL enrolling T
        hub-load.py run HUB_URL CA KEYS_FILE EVENTS BATCH WORKERS [DAY]
        hub-load.py floor KEYS_FILE EVENTS [DAY]         prints the same rows as 500-row
                                                          INSERT … ON CONFLICT DO NOTHING (PostgreSQL's floor)
+       hub-load.py totem STORE KEYS_FILE                 prints SQL enrolling one totem at store STORE (which exists)
+       hub-load.py passages HUB_URL CA KEYS_FILE DAY in|out@ISO-TIME…
+                                                         uploads those passages of business day DAY, at those
+                                                         times, as the first totem of KEYS_FILE (one batch)
 
 `run` sends EVENTS passages per totem in batches of BATCH, WORKERS totems at a time, and
 prints events/s and the batch latencies (median, p99)."""
 import base64
+import datetime
 import hashlib
 import http.client
 import json
@@ -46,12 +51,55 @@ def setup(totems, keys_file, first_store):
         seed = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
         keys.append((device, base64.b64encode(seed).decode(), store))
         print(f"INSERT INTO store (store_id, name, capacity) VALUES ('{store}', 'bench {index}', 100000);")
-        print(f"INSERT INTO totem (device_id, store_id, letter, door, device_key, ticket_key, software_version) VALUES "
-              f"('{device}', '{store}', 'A', 'main', '\\x{raw_public(key).hex()}', '\\x{secrets.token_bytes(32).hex()}', 'bench');")
-        print(f"INSERT INTO device_cursor (store_id, device_id) VALUES ('{store}', '{device}');")
+        print(enrol_sql(device, store, key))
     print("COMMIT;")
     with open(keys_file, "w") as f:
         json.dump(keys, f)
+
+
+def enrol_sql(device, store, key):
+    return (f"INSERT INTO totem (device_id, store_id, letter, door, device_key, ticket_key, software_version) VALUES "
+            f"('{device}', '{store}', 'A', 'main', '\\x{raw_public(key).hex()}', '\\x{secrets.token_bytes(32).hex()}', 'bench');\n"
+            f"INSERT INTO device_cursor (store_id, device_id) VALUES ('{store}', '{device}');")
+
+
+def totem(store, keys_file):
+    device = f"store-{store}-totem-A-load"
+    key = Ed25519PrivateKey.generate()
+    seed = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    print(enrol_sql(device, store, key))
+    with open(keys_file, "w") as f:
+        json.dump([(device, base64.b64encode(seed).decode(), store)], f)
+
+
+def signed_post(connection, device, key, body):
+    """POSTs one batch to /v1/events signed as clupd signs it; returns the status and the answer."""
+    millis = int(time.time() * 1000)
+    nonce = secrets.token_hex(16)
+    text = "\n".join(["POST", "/v1/events", device, str(millis), nonce, hashlib.sha256(body).hexdigest()]).encode()
+    headers = {"Content-Type": "application/json", "CLup-Device": device, "CLup-Time": str(millis), "CLup-Nonce": nonce,
+               "CLup-Signature": base64.b64encode(key.sign(text)).decode()}
+    connection.request("POST", "/v1/events", body=body, headers=headers)
+    response = connection.getresponse()
+    return response.status, json.loads(response.read())
+
+
+def passages(hub, ca, keys_file, day, moves):
+    device, seed, _ = json.load(open(keys_file))[0]
+    key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(seed))
+    url = urllib.parse.urlparse(hub)
+    connection = http.client.HTTPSConnection(url.hostname, url.port, context=ssl.create_default_context(cafile=ca), timeout=60)
+    events = []
+    for seq, move in enumerate(moves, start=1):
+        direction, at = move.split("@", 1)
+        seconds = datetime.datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+        event = {"passage": {"at": seconds - 978307200, "businessDay": {"date": day}, "direction": direction, "door": "main"}}
+        events.append({"seq": seq, "wallTime": seconds, "type": "occupancy.passage",
+                       "payload": json.dumps(event, separators=(",", ":"), sort_keys=True)})
+    status, answer = signed_post(connection, device, key, json.dumps({"events": events, "outboxDepth": 0}).encode())
+    if status != 200 or answer.get("acknowledged") != len(moves):
+        raise SystemExit(f"{device}: {status} {answer}")
+    print(f"{len(moves)} passages acknowledged")
 
 
 def run(hub, ca, keys_file, events, batch, workers, day):
@@ -61,7 +109,7 @@ def run(hub, ca, keys_file, events, batch, workers, day):
     latencies, lock = [], threading.Lock()
     now = time.time()
 
-    def totem(entry):
+    def upload_as(entry):
         device, seed, _ = entry
         key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(seed))
         connection = http.client.HTTPSConnection(url.hostname, url.port, context=context, timeout=60)
@@ -69,25 +117,18 @@ def run(hub, ca, keys_file, events, batch, workers, day):
             seqs = range(start, min(start + batch, events + 1))
             body = json.dumps({"events": [{"seq": s, "wallTime": now, "type": "occupancy.passage", "payload": payload(s, day, now)}
                                           for s in seqs], "outboxDepth": 0}).encode()
-            millis = int(time.time() * 1000)
-            nonce = secrets.token_hex(16)
-            text = "\n".join(["POST", "/v1/events", device, str(millis), nonce, hashlib.sha256(body).hexdigest()]).encode()
-            headers = {"Content-Type": "application/json", "CLup-Device": device, "CLup-Time": str(millis), "CLup-Nonce": nonce,
-                       "CLup-Signature": base64.b64encode(key.sign(text)).decode()}
             began = time.perf_counter()
-            connection.request("POST", "/v1/events", body=body, headers=headers)
-            response = connection.getresponse()
-            answer = json.loads(response.read())
+            status, answer = signed_post(connection, device, key, body)
             took = time.perf_counter() - began
-            if response.status != 200 or answer["acknowledged"] != seqs[-1]:
-                raise SystemExit(f"{device}: {response.status} {answer}")
+            if status != 200 or answer["acknowledged"] != seqs[-1]:
+                raise SystemExit(f"{device}: {status} {answer}")
             with lock:
                 latencies.append(took * 1000)
         connection.close()
 
     began = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(totem, keys))
+        list(pool.map(upload_as, keys))
     elapsed = time.perf_counter() - began
     latencies.sort()
     total = events * len(keys)
@@ -116,5 +157,9 @@ if command == "setup":
 elif command == "run":
     run(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]),
         sys.argv[8] if len(sys.argv) > 8 else time.strftime("%Y-%m-%d", time.gmtime()))
+elif command == "totem":
+    totem(sys.argv[2], sys.argv[3])
+elif command == "passages":
+    passages(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
 elif command == "floor":
     floor(sys.argv[2], int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else time.strftime("%Y-%m-%d", time.gmtime()))

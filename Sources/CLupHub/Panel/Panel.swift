@@ -15,6 +15,8 @@ struct Panel: Sendable {
     let accounts: PanelAccounts
 
     static let cookie = "clup_panel"
+    /// The language the manager chose, for a year (not a secret: no session in it).
+    static let languageCookie = "clup_panel_language"
     static let maximumFormBytes = 16 * 1024
     /// A totem not heard from for longer is flagged in the fleet.
     static let silentAfter: Double = 120
@@ -25,26 +27,32 @@ struct Panel: Sendable {
     }
 
     func add(to router: Router<HubRequestContext>) {
-        router.get("/panel/login") { _, _ in Self.page(PanelPages.login(message: nil)) }
+        router.get("/panel/login") { request, _ in Self.page(PanelPages.login(message: nil, words: Self.words(request))) }
         router.post("/panel/login") { request, context in try await login(request, context) }
+        router.get("/panel/language/:code") { request, context in Self.chooseLanguage(request, context) }
         let panel = router.group("/panel").add(middleware: PanelSessionMiddleware(accounts: accounts))
-        panel.get("") { _, context in try await stores(try Self.session(context)) }
-        panel.get("fleet") { _, context in try await fleet(try Self.session(context)) }
+        panel.get("") { _, context in try await stores(try Self.session(context), context.panelWords) }
+        panel.get("fleet") { _, context in try await fleet(try Self.session(context), context.panelWords) }
         panel.get("stores/:store") { request, context in
             let session = try Self.session(context)
             let store = try Self.store(context, session)
-            return try await storePage(store, session, notice: request.uri.queryParameters.get("saved").map { _ in "Saved." })
+            let words = context.panelWords
+            let asked = request.uri.queryParameters.get("day")
+            guard let day = Day(asked) else { throw HubError.badRequest(words.notADay(String((asked ?? "").prefix(12)))) }
+            return try await storePage(store, session, words, day: day,
+                                       notice: request.uri.queryParameters.get("saved").map { _ in words.saved })
         }
         panel.post("stores/:store/settings") { request, context in
             let session = try Self.session(context)
             let store = try Self.store(context, session)
             var request = request
-            let form = try await Self.form(&request, session: session)
+            let form = try await Self.form(&request, session: session, words: context.panelWords)
             do {
-                try await change(store, form: form, by: session.manager.name)
+                try await change(store, form: form, by: session.manager.name, words: context.panelWords)
             } catch let error as HubError {
                 // The page with the error keeps what the manager typed, to be corrected.
-                return try await storePage(store, session, error: error.coded.message, typed: form, status: .unprocessableContent)
+                return try await storePage(store, session, context.panelWords, day: Day(nil)!, error: error.coded.message, typed: form,
+                                           status: .unprocessableContent)
             }
             return Response(status: .seeOther, headers: [.location: "/panel/stores/\(store)?saved=1"])
         }
@@ -53,15 +61,17 @@ struct Panel: Sendable {
             let (header, rows) = try await days(try Self.store(context, session))
             return Self.csv(PanelPages.csv(header, rows), name: "days")
         }
-        panel.get("stores/:store/lanes.csv") { _, context in
+        panel.get("stores/:store/lanes.csv") { request, context in
             let session = try Self.session(context)
-            let (header, rows) = try await lanes(try Self.store(context, session))
+            let asked = request.uri.queryParameters.get("day")
+            guard let day = Day(asked) else { throw HubError.badRequest(context.panelWords.notADay(String((asked ?? "").prefix(12)))) }
+            let (header, rows) = try await lanes(try Self.store(context, session), day: day)
             return Self.csv(PanelPages.csv(header, rows), name: "lanes")
         }
         panel.post("logout") { request, context in
             let session = try Self.session(context)
             var request = request
-            _ = try await Self.form(&request, session: session)
+            _ = try await Self.form(&request, session: session, words: context.panelWords)
             if let token = Self.token(request) { try await accounts.logout(token: token) }
             return Response(status: .seeOther, headers: [.location: "/panel/login", .setCookie: Self.expiredCookie])
         }
@@ -71,11 +81,12 @@ struct Panel: Sendable {
 
     func login(_ request: Request, _ context: HubRequestContext) async throws -> Response {
         var request = request
-        let form = try await Self.fields(&request)
+        let words = Self.words(request)
+        let form = try await Self.fields(&request, words: words)
         let name = form["name"] ?? "", password = form["password"] ?? ""
         // Not a name a manager can have (a NUL, a line break, 300 letters): a page, not a lookup.
         guard PanelAccounts.isManagerName(name) else {
-            return Self.page(PanelPages.login(message: PanelAccounts.nameRule), status: .badRequest)
+            return Self.page(PanelPages.login(message: words.nameRule, words: words), status: .badRequest)
         }
         switch try await accounts.login(name: name, password: password) {
         case let .loggedIn(token, _):
@@ -85,16 +96,16 @@ struct Panel: Sendable {
                 .setCookie: "\(Self.cookie)=\(token); Path=/panel; Secure; HttpOnly; SameSite=Strict; Max-Age=\(Int(PanelAccounts.lifetime))",
             ])
         case .refused:
-            return Self.page(PanelPages.login(message: "Wrong name or password."), status: .unauthorized)
+            return Self.page(PanelPages.login(message: words.wrongPassword, words: words), status: .unauthorized)
         case let .locked(until):
-            return Self.page(PanelPages.login(message: "After \(PanelAccounts.failuresBeforeLockout) wrong passwords this name is locked until \(PanelPages.time(until)) UTC."),
+            return Self.page(PanelPages.login(message: words.lockedOut(after: PanelAccounts.failuresBeforeLockout, until: until), words: words),
                              status: .tooManyRequests)
         }
     }
 
     // MARK: Pages
 
-    func stores(_ session: PanelAccounts.Session) async throws -> Response {
+    func stores(_ session: PanelAccounts.Session, _ words: PanelWords) async throws -> Response {
         let manager = session.manager
         let rows = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows("""
@@ -105,58 +116,76 @@ struct Panel: Sendable {
                 GROUP BY s.store_id ORDER BY s.store_id::bigint
                 """, as: (String, String, Int, Int).self, logger)
         }
+        let html = PanelPages.html
         let list = rows.map { id, name, capacity, inside in
-            "<li><a href=\"/panel/stores/\(PanelPages.html(id))\">Store \(PanelPages.html(id)) — \(PanelPages.html(name))</a>: \(max(0, inside)) inside of \(capacity)</li>"
+            "<li><a href=\"/panel/stores/\(html(id))\">\(html(words.storeLine(id, name)))</a>: \(words.inside(max(0, inside), of: capacity))</li>"
         }.joined()
-        return Self.page(PanelPages.page(title: "Stores", manager: manager, csrf: session.csrf,
-                                         body: "<h1>Stores</h1><ul>\(list.isEmpty ? "<li>none</li>" : list)</ul>"))
+        return Self.page(PanelPages.page(title: words.stores, manager: manager, csrf: session.csrf, here: "/panel", words: words,
+                                         body: "<h1>\(words.stores)</h1><ul>\(list.isEmpty ? "<li>\(words.none)</li>" : list)</ul>"))
     }
 
     /// The store's page; after a refused change, with the `error` and the form as `typed`.
-    func storePage(_ store: String, _ session: PanelAccounts.Session, notice: String? = nil, error: String? = nil,
+    func storePage(_ store: String, _ session: PanelAccounts.Session, _ words: PanelWords, day: Day, notice: String? = nil,
+                   error: String? = nil,
                    typed: [String: String] = [:], status: HTTPResponse.Status = .ok) async throws -> Response {
         let logger = database.logger
         guard let settings = try await database.transaction({ connection in
             try await StoreSettingsReader.current(store: store, device: nil, connection, logger)
-        }) else { return Self.page(PanelPages.message("No such store", "There is no store \(store).", session: session), status: .notFound) }
+        }) else {
+            return Self.page(PanelPages.message(words.noSuchStore, words.thereIsNoStore(store), session: session, here: "/panel", words: words),
+                             status: .notFound)
+        }
         let (name, zoneName) = try await database.transaction { connection in
             try await connection.rows("SELECT name, time_zone FROM store WHERE store_id = \(store)", as: (String, String).self, logger)
                 .first ?? ("", "UTC")
         }
         // The store's clock: its hours, slots and times as the people in it read them.
         let zone = TimeZone(identifier: zoneName) ?? .gmt
-        let hourly = try await insideByHour(store, zone: zone)
+        let hourly = try await insideByHour(store, zone: zone, day: day)
         let (dayHeader, dayRows) = try await days(store)
-        let (laneHeader, laneRows) = try await lanes(store)
+        let (laneHeader, laneRows) = try await lanes(store, day: day)
         let now = Date()
         let slots = try await Bookings(database: database).slots(store: store, day: nil, now: now)
         let html = PanelPages.html
+        let here = "/panel/stores/\(store)"
+        // Shown in the manager's language; the CSV downloads keep the database's words.
+        // A day's row leads to that day's statistics.
+        let shownDays = dayRows.map { row in
+            [PanelPages.Cell(words.day(row[0]), link: "\(here)?day=\(row[0])")]
+                + row.dropFirst().map { PanelPages.Cell(Int($0).map(words.number) ?? $0) }
+        }
+        let shownLanes = laneRows.map { row in [words.lane(row[0])] + row.dropFirst().map { Int($0).map(words.number) ?? $0 } }
+        let statistics = day.chosen.map { chosen in
+            "\(html(words.statisticsOf(words.day(chosen)))) <a href=\"\(here)\" id=\"today\">\(html(words.backToToday))</a>"
+        } ?? words.statistics
         let body = """
-            <h1>Store \(html(store)) — \(html(name))</h1>
+            <h1>\(html(words.storeLine(store, name)))</h1>
             \(notice.map { "<p class=\"notice\" role=\"status\">\(html($0))</p>" } ?? "")
             \(error.map { "<p class=\"error\" role=\"alert\">\(html($0))</p>" } ?? "")
-            <h2>Settings (version \(settings.version))</h2>
-            \(PanelPages.settingsForm(store: store, csrf: session.csrf, settings: settings, typed: typed))
-            <h2>Statistics</h2>
+            <h2>\(words.settingsVersion(settings.version))</h2>
+            \(PanelPages.settingsForm(store: store, csrf: session.csrf, settings: settings, words: words, typed: typed))
+            <h2 id="statistics">\(statistics)</h2>
             <div class="charts">
-            <p class="zone">Hours and times on the store's clock (\(html(zone.identifier))).</p>
-            \(PanelPages.barChart(hourly, title: "People inside at the end of each hour of the store's day"))
-            \(PanelPages.barChart(dayRows.suffix(14).map { (label: String($0[0].suffix(5)), value: Int($0[1]) ?? 0) }, title: "Entries per day, the last 14 days"))
+            <p class="zone">\(words.storeClock(html(zone.identifier)))</p>
+            \(PanelPages.barChart(hourly, title: words.insideByHour, words: words))
+            \(PanelPages.barChart(dayRows.suffix(14).map { (label: words.shortDay($0[0]), value: Int($0[1]) ?? 0) }, title: words.entriesPerDay,
+                                  words: words))
             </div>
-            <p id="timeInStore">\(html(try await timeInStore(store)))</p>
-            <h3>Tickets of the store's day by lane</h3>
-            \(PanelPages.table(laneHeader, laneRows))
-            <p><a href="/panel/stores/\(html(store))/lanes.csv">lanes.csv</a></p>
-            <h3>Booking slots now and next (\(settings.bookingsPerSlot) places each)</h3>
-            \(PanelPages.slotsNowAndNext(slots.slots, now: now, zone: zone))
-            <h3>Days</h3>
-            \(PanelPages.table(dayHeader, Array(dayRows.suffix(14))))
+            <p id="timeInStore">\(html(try await timeInStore(store, day: day, words)))</p>
+            <h3>\(words.ticketsByLane)</h3>
+            \(PanelPages.table(words.laneHeader, shownLanes, words: words))
+            <p><a href="/panel/stores/\(html(store))/lanes.csv\(day.chosen.map { "?day=\($0)" } ?? "")">lanes.csv</a></p>
+            <h3>\(words.slotsNowAndNext(settings.bookingsPerSlot))</h3>
+            \(PanelPages.slotsNowAndNext(slots.slots, now: now, zone: zone, words: words))
+            <h3>\(words.days)</h3>
+            \(PanelPages.table(words.dayHeader, Array(shownDays.suffix(14)), words: words))
             <p><a href="/panel/stores/\(html(store))/days.csv">days.csv</a></p>
             """
-        return Self.page(PanelPages.page(title: "Store \(store)", manager: session.manager, csrf: session.csrf, body: body), status: status)
+        return Self.page(PanelPages.page(title: words.storeTitle(store), manager: session.manager, csrf: session.csrf, here: here,
+                                         words: words, body: body), status: status)
     }
 
-    func fleet(_ session: PanelAccounts.Session) async throws -> Response {
+    func fleet(_ session: PanelAccounts.Session, _ words: PanelWords) async throws -> Response {
         let manager = session.manager
         let rows = try await HubAdmin(database: database).totems(store: manager.store)
         let versions = try await database.transaction { [logger = database.logger] connection in
@@ -170,44 +199,67 @@ struct Panel: Sendable {
         }
         let now = Date()
         let table = PanelPages.table(
-            ["totem", "store", "door", "last contact", "software", "settings version", "outbox", "clock skew (s)", "devices",
-             "printer", "state"],
+            words.fleetHeader,
             rows.map { row in
                 let reported = health(row.deviceID)
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
-                let devices = reported.map { faults.isEmpty ? "all \($0.devices.count) ok" : faults.joined(separator: "; ") } ?? "?"
+                let devices = reported.map { faults.isEmpty ? words.allDevicesOK($0.devices.count) : faults.joined(separator: "; ") } ?? words.unknown
                 let figures: [String] = [
-                    row.deviceID, row.store, row.door, PanelPages.time(row.lastContact), versions[row.deviceID]?.0 ?? "?",
-                    "\(versions[row.deviceID]?.1 ?? 0)", row.outboxDepth.map(String.init) ?? "?",
-                    row.clockSkew.map { String(format: "%.2f", $0) } ?? "?", devices, reported?.printer ?? "?",
+                    row.deviceID, row.store, row.door, words.utcTime(row.lastContact), versions[row.deviceID]?.0 ?? words.unknown,
+                    "\(versions[row.deviceID]?.1 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
+                    row.clockSkew.map { words.decimal($0, digits: 2) } ?? words.unknown, devices, reported?.printer ?? words.unknown,
                 ]
-                let state = PanelPages.totemState(revoked: row.revokedAt != nil, lastContact: row.lastContact, now: now)
+                let state = PanelPages.totemState(revoked: row.revokedAt != nil, lastContact: row.lastContact, now: now, words: words)
                 return figures.map { PanelPages.Cell($0) } + [state]
-            })
+            }, words: words)
         let body = """
-            <h1>Fleet</h1>\(table)
-            <p>A totem not heard from for \(Int(Self.silentAfter)) s is flagged SILENT. Devices and printer are as the totem last
-            reported them (with every upload, at least every 30 s).</p>
+            <h1>\(words.fleet)</h1>\(table)
+            <p>\(PanelPages.html(words.fleetNote(silentAfter: Int(Self.silentAfter))))</p>
             """
-        return Self.page(PanelPages.page(title: "Fleet", manager: manager, csrf: session.csrf, body: body))
+        return Self.page(PanelPages.page(title: words.fleet, manager: manager, csrf: session.csrf, here: "/panel/fleet", words: words,
+                                         body: body))
     }
 
     // MARK: Figures
 
+    /// The business day a page shows: `day` ("2026-10-25", from the address) or, without
+    /// one, the store's day under way. As SQL for `business_day =` and its binds ($1 the store).
+    struct Day: Sendable {
+        let chosen: String?
+
+        /// `text` if it is a day of the calendar; nil if it is no day at all.
+        init?(_ text: String?) {
+            guard let text else { chosen = nil; return }
+            guard text.utf8.count == 10, let date = try? Date(text + "T12:00:00Z", strategy: .iso8601),
+                  date.formatted(.iso8601.year().month().day()) == text
+            else { return nil }
+            chosen = text
+        }
+
+        var sql: String { chosen == nil ? Projections.currentDaySQL : "$2::date" }
+
+        func binds(_ store: String) -> PostgresBindings {
+            var binds = Panel.binds(store)
+            if let chosen { binds.append(chosen) }
+            return binds
+        }
+    }
+
     /// People inside at the end of each hour of the store's day, on the store's clock, from
-    /// the passages and corrections uploaded; none before a totem of the store has opened the day.
-    func insideByHour(_ store: String, zone: TimeZone) async throws -> [(label: String, value: Int)] {
+    /// the passages and corrections uploaded; none before a totem of the store has opened the
+    /// day. Of the day under way, the hours up to now; of a chosen day, all its hours.
+    func insideByHour(_ store: String, zone: TimeZone, day: Day) async throws -> [(label: String, value: Int)] {
         let logger = database.logger
         let (doors, carried, events) = try await database.transaction { connection in
             let (doors, carried) = try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT count(*)::integer, coalesce(sum(carried), 0)::integer FROM occupancy
-                WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)
-                """, binds: Self.binds(store)), as: (Int, Int).self, logger).first ?? (0, 0)
+                WHERE store_id = $1 AND business_day = \(day.sql)
+                """, binds: day.binds(store)), as: (Int, Int).self, logger).first ?? (0, 0)
             let events = try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT extract(epoch FROM wall_time)::double precision, payload FROM event
-                WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL) AND type IN ('occupancy.passage', 'occupancy.corrected')
+                WHERE store_id = $1 AND business_day = \(day.sql) AND type IN ('occupancy.passage', 'occupancy.corrected')
                 ORDER BY wall_time LIMIT 500000
-                """, binds: Self.binds(store)), as: (Double, String).self, logger)
+                """, binds: day.binds(store)), as: (Double, String).self, logger)
             return (doors, carried, events)
         }
         guard doors > 0 || !events.isEmpty else { return [] }
@@ -218,7 +270,8 @@ struct Panel: Sendable {
             default: nil
             }
         }
-        return Self.hourlyInside(changes, carried: carried, now: Date(), zone: zone)
+        guard let chosen = day.chosen else { return Self.hourlyInside(changes, carried: carried, now: Date(), zone: zone) }
+        return Self.hourlyInside(changes, carried: carried, wholeDay: chosen, zone: zone)
     }
 
     /// People inside at the end of each hour, as the store's clock reads its hours: from
@@ -228,26 +281,57 @@ struct Panel: Sendable {
     /// hours still begin at the store's :00.
     static func hourlyInside(_ changes: [(at: Date, delta: Int)], carried: Int, now: Date,
                              zone: TimeZone) -> [(label: String, value: Int)] {
-        /// When the store's hour holding `instant` began (seconds since 1970), and its label.
-        func hour(of instant: Double) -> (start: Int64, label: String) {
-            let offset = Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant)))
-            let local = ((instant + offset) / 3600).rounded(.down)
-            let label = String(format: "%02d", Int(local.truncatingRemainder(dividingBy: 24) + 24) % 24)
-            return (Int64(local * 3600 - offset), label)
+        let byHour = insideAtHourEnds(changes, carried: carried, zone: zone)
+        var hours = [storeHour(of: now.timeIntervalSince1970, zone)]
+        while hours.count < 24, let earliest = byHour.keys.min(), hours[0].start > earliest {
+            hours.insert(storeHour(of: Double(hours[0].start) - 1, zone), at: 0)
         }
+        return inside(hours, byHour, carried: carried)
+    }
+
+    /// The same for every hour of the business day `day` ("2026-10-25") on the store's clock,
+    /// from its midnight to the next: 24 bars, 25 on the day the clocks go back, 23 on the day
+    /// they go forward.
+    static func hourlyInside(_ changes: [(at: Date, delta: Int)], carried: Int, wholeDay day: String,
+                             zone: TimeZone) -> [(label: String, value: Int)] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, let midnight = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
+              let next = calendar.date(byAdding: .day, value: 1, to: midnight)
+        else { return [] }
+        var hours = [storeHour(of: midnight.timeIntervalSince1970, zone)]
+        while let last = hours.last, hours.count < 26, Double(last.start) + 3600 < next.timeIntervalSince1970 {
+            hours.append(storeHour(of: Double(last.start) + 3600, zone))
+        }
+        return inside(hours, insideAtHourEnds(changes, carried: carried, zone: zone), carried: carried)
+    }
+
+    /// When the store's hour holding `instant` began (seconds since 1970), and its label.
+    private static func storeHour(of instant: Double, _ zone: TimeZone) -> (start: Int64, label: String) {
+        let offset = Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant)))
+        let local = ((instant + offset) / 3600).rounded(.down)
+        let label = String(format: "%02d", Int(local.truncatingRemainder(dividingBy: 24) + 24) % 24)
+        return (Int64(local * 3600 - offset), label)
+    }
+
+    /// People inside after the last change of each store hour that had one, by the hour's start.
+    private static func insideAtHourEnds(_ changes: [(at: Date, delta: Int)], carried: Int, zone: TimeZone) -> [Int64: Int] {
         var byHour: [Int64: Int] = [:]
         var inside = carried
         for change in changes {
             inside = inside.addingSaturating(change.delta)
-            byHour[hour(of: change.at.timeIntervalSince1970).start] = inside
+            byHour[storeHour(of: change.at.timeIntervalSince1970, zone).start] = inside
         }
-        let current = hour(of: now.timeIntervalSince1970)
-        var hours = [current]
-        while hours.count < 24, let earliest = byHour.keys.min(), hours[0].start > earliest {
-            hours.insert(hour(of: Double(hours[0].start) - 1), at: 0)
-        }
+        return byHour
+    }
+
+    /// One bar per hour of `hours`: the count at its end, or the one before it if nothing moved.
+    private static func inside(_ hours: [(start: Int64, label: String)], _ byHour: [Int64: Int],
+                               carried: Int) -> [(label: String, value: Int)] {
+        guard let first = hours.first else { return [] }
         var last = carried
-        for (start, value) in byHour.sorted(by: { $0.key < $1.key }) where start < hours[0].start { last = value }
+        for (start, value) in byHour.sorted(by: { $0.key < $1.key }) where start < first.start { last = value }
         return hours.map { hour in
             if let value = byHour[hour.start] { last = value }
             return (label: hour.label, value: max(0, last))
@@ -262,17 +346,16 @@ struct Panel: Sendable {
 
     /// The average time in store of the store's day, from the tickets scanned at the door on
     /// the way in and again on the way out, and how many it rests on.
-    func timeInStore(_ store: String) async throws -> String {
+    func timeInStore(_ store: String, day: Day, _ words: PanelWords) async throws -> String {
         let (count, minutes) = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT count(*)::integer, coalesce(avg(extract(epoch FROM left_at - entered_at)) / 60, 0)::double precision
-                FROM ticket WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)
+                FROM ticket WHERE store_id = $1 AND business_day = \(day.sql)
                     AND left_at IS NOT NULL AND entered_at IS NOT NULL AND left_at >= entered_at
-                """, binds: Self.binds(store)), as: (Int, Double).self, logger).first ?? (0, 0)
+                """, binds: day.binds(store)), as: (Int, Double).self, logger).first ?? (0, 0)
         }
-        guard count > 0 else { return "Time in store: no ticket has been scanned on the way out yet today." }
-        return "Average time in store today: \(String(format: "%.1f", minutes)) min, from \(count) "
-            + (count == 1 ? "ticket" : "tickets") + " scanned on the way in and again on the way out."
+        guard count > 0 else { return words.noTimeInStore }
+        return words.timeInStore(minutes: minutes, tickets: count)
     }
 
     func days(_ store: String) async throws -> ([String], [[String]]) {
@@ -288,7 +371,7 @@ struct Panel: Sendable {
                 rows.map { [$0.0, "\($0.1)", "\($0.2)", "\($0.3)", "\(max(0, $0.4))"] })
     }
 
-    func lanes(_ store: String) async throws -> ([String], [[String]]) {
+    func lanes(_ store: String, day: Day) async throws -> ([String], [[String]]) {
         let rows = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT lane, count(*)::integer, count(called_at)::integer, count(admitted_at)::integer,
@@ -296,8 +379,8 @@ struct Panel: Sendable {
                        count(*) FILTER (WHERE state = '\(TicketState.waiting.rawValue)')::integer,
                        coalesce(round(avg(extract(epoch FROM called_at - issued_at)) / 60)::integer, -1),
                        coalesce(round(avg(promised_wait_minutes) FILTER (WHERE called_at IS NOT NULL))::integer, -1)
-                FROM ticket WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL) GROUP BY lane ORDER BY lane
-                """, binds: Self.binds(store)), as: (String, Int, Int, Int, Int, Int, Int, Int).self, logger)
+                FROM ticket WHERE store_id = $1 AND business_day = \(day.sql) GROUP BY lane ORDER BY lane
+                """, binds: day.binds(store)), as: (String, Int, Int, Int, Int, Int, Int, Int).self, logger)
         }
         let minutes = { (value: Int) in value < 0 ? "–" : "\(value)" }
         return (["lane", "issued", "called", "admitted", "no-shows", "waiting now", "average wait to the call (min)",
@@ -307,27 +390,43 @@ struct Panel: Sendable {
 
     // MARK: Changing a store
 
-    func change(_ store: String, form: [String: String], by manager: String) async throws {
-        func number(_ key: String, _ what: String) throws -> Int? {
+    /// Checks the form of a store's settings and saves it (`HubAdmin.setStore`, which audits
+    /// the change). What the form can get wrong is told in the manager's language; a field
+    /// left empty keeps its saved value.
+    func change(_ store: String, form: [String: String], by manager: String, words: PanelWords) async throws {
+        func number(_ key: String, _ label: String, _ range: ClosedRange<Int>) throws -> Int? {
             guard let text = form[key], !text.isEmpty else { return nil }
-            guard let value = Int(text), (0...100_000).contains(value) else { throw HubError.badRequest("\(what) is a whole number: not \"\(text.prefix(12))\"") }
+            guard text.utf8.count <= 7, let value = Int(text) else {
+                throw HubError.badRequest(words.wholeNumber(label, typed: String(text.prefix(12))))
+            }
+            guard range.contains(value) else { throw HubError.badRequest(words.outOfRange(label, value, range)) }
             return value
         }
         let current = try await database.transaction { [logger = database.logger] connection in
             try await StoreSettingsReader.current(store: store, device: nil, connection, logger)
         }
-        guard let current else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
-        let capacity = try number("capacity", "the capacity") ?? current.capacity
-        guard capacity >= 1 else { throw HubError.badRequest("the capacity is at least 1") }
-        let walkIn = try number("walkIn", "the walk-in places") ?? (capacity - current.bookingsPerSlot)
-        guard walkIn <= capacity else { throw HubError.badRequest("\(walkIn) walk-in places are more than the capacity, \(capacity)") }
-        let priority = try number("priorityPercent", "the priority share").map { Double($0) / 100 }
-        var change = StoreSettingsChange(capacity: capacity, priorityShare: priority, bookingShare: Self.share(capacity - walkIn, of: capacity))
-        change.slotMinutes = try number("slotMinutes", "the slot length").map(Double.init)
-        change.totemBookingPlaces = try number("totemPlaces", "the places kept for each totem's bookings")
-        change.presentationMinutes = try number("presentationMinutes", "the presentation window").map(Double.init)
-        change.bookingEarlyMinutes = try number("earlyMinutes", "the early window").map(Double.init)
-        change.bookingLateMinutes = try number("lateMinutes", "the late window").map(Double.init)
+        guard let current else { throw HubError(.notFound, .unknownStore, words.thereIsNoStore(store)) }
+        let capacity = try number("capacity", words.capacityLabel, 1...100_000) ?? current.capacity
+        let walkIn = try number("walkIn", words.walkInLabel, 0...100_000) ?? max(0, capacity - current.bookingsPerSlot)
+        guard walkIn <= capacity else { throw HubError.badRequest(words.walkInOverCapacity(walkIn, capacity)) }
+        let bookings = capacity - walkIn
+        let percent = try number("priorityPercent", words.priorityLabel, 0...100)
+        // The priority share and the booking places together fit in the capacity.
+        let priority = percent.map { Double($0) / 100 } ?? current.priorityShare
+        if priority * Double(capacity) > Double(walkIn) + 1e-9 {
+            throw HubError.badRequest(words.sharesOverCapacity(priority: percent ?? Int((current.priorityShare * 100).rounded()),
+                                                               bookings: bookings, capacity: capacity))
+        }
+        var change = StoreSettingsChange(capacity: capacity, priorityShare: percent.map { Double($0) / 100 },
+                                         bookingShare: Self.share(bookings, of: capacity))
+        change.slotMinutes = try number("slotMinutes", words.slotLabel, 5...240).map(Double.init)
+        change.totemBookingPlaces = try number("totemPlaces", words.totemPlacesLabel, 0...1000)
+        if let places = change.totemBookingPlaces ?? current.totemBookingPlaces, places > bookings {
+            throw HubError.badRequest(words.totemPlacesOverSlot(places, bookings))
+        }
+        change.presentationMinutes = try number("presentationMinutes", words.presentationLabel, 1...240).map(Double.init)
+        change.bookingEarlyMinutes = try number("earlyMinutes", words.earlyLabel, 1...240).map(Double.init)
+        change.bookingLateMinutes = try number("lateMinutes", words.lateLabel, 1...240).map(Double.init)
         _ = try await HubAdmin(database: database).setStore(id: store, change, by: manager)
     }
 
@@ -342,7 +441,7 @@ struct Panel: Sendable {
     // MARK: Requests and responses
 
     static func session(_ context: HubRequestContext) throws -> PanelAccounts.Session {
-        guard let session = context.panel else { throw HubError.unauthorized(.badSignature, "not logged in") }
+        guard let session = context.panel else { throw HubError.unauthorized(.badSignature, context.panelWords.notLoggedIn) }
         return session
     }
 
@@ -350,27 +449,27 @@ struct Panel: Sendable {
     static func store(_ context: HubRequestContext, _ session: PanelAccounts.Session) throws -> String {
         let store = try context.parameters.require("store")
         guard session.manager.mayManage(store) else {
-            throw HubError(.forbidden, .panelForbidden, "\(session.manager.name) manages store \(session.manager.store ?? "?") only")
+            throw HubError(.forbidden, .panelForbidden, context.panelWords.managesOnly(session.manager.name, session.manager.store ?? "?"))
         }
         return store
     }
 
     /// The form of a POST, after its CSRF token was checked against the session's.
-    static func form(_ request: inout Request, session: PanelAccounts.Session) async throws -> [String: String] {
-        let form = try await fields(&request)
+    static func form(_ request: inout Request, session: PanelAccounts.Session, words: PanelWords) async throws -> [String: String] {
+        let form = try await fields(&request, words: words)
         guard let sent = form["csrf"], sent.utf8.count == session.csrf.utf8.count,
               zip(sent.utf8, session.csrf.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
-        else { throw HubError(.forbidden, .panelForbidden, "the form did not come from this session's page (CSRF check)") }
+        else { throw HubError(.forbidden, .panelForbidden, words.csrfRefused) }
         return form
     }
 
     /// An `application/x-www-form-urlencoded` body, bounded.
-    static func fields(_ request: inout Request) async throws -> [String: String] {
+    static func fields(_ request: inout Request, words: PanelWords) async throws -> [String: String] {
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: maximumFormBytes)
         } catch {
-            throw HubError(.contentTooLarge, .badHubRequest, "a form is at most \(maximumFormBytes) bytes")
+            throw HubError(.contentTooLarge, .badHubRequest, words.formTooLarge(maximumFormBytes))
         }
         var fields: [String: String] = [:]
         for pair in String(buffer: body).split(separator: "&") {
@@ -383,14 +482,45 @@ struct Panel: Sendable {
         return fields
     }
 
-    static func token(_ request: Request) -> String? {
+    static func token(_ request: Request) -> String? { cookie(cookie, of: request) }
+
+    static func cookie(_ name: String, of request: Request) -> String? {
         for header in request.headers[values: .cookie] {
             for part in header.split(separator: ";") {
                 let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0] == cookie { return String(pair[1]) }
+                if pair.count == 2, pair[0] == name { return String(pair[1]) }
             }
         }
         return nil
+    }
+
+    /// The panel's words for this request: in the language the manager chose, else in the
+    /// first of their browser's the panel speaks.
+    static func words(_ request: Request) -> PanelWords {
+        PanelWords(.chosen(cookie: cookie(languageCookie, of: request), acceptLanguage: request.headers[.acceptLanguage]))
+    }
+
+    /// GET /panel/language/CODE?back=PAGE: keeps the manager's choice in a cookie and goes
+    /// back to the page it was made on (a page of the panel only: never elsewhere).
+    static func chooseLanguage(_ request: Request, _ context: HubRequestContext) -> Response {
+        guard let code = context.parameters.get("code"), let language = PanelLanguage(rawValue: code) else {
+            let words = words(request)
+            return page(PanelPages.message(words.refused, "\(PanelLanguage.allCases.map(\.rawValue).joined(separator: ", "))", session: nil,
+                                           here: "/panel", words: words), status: .notFound)
+        }
+        return Response(status: .seeOther, headers: [
+            .location: panelPath(request.uri.queryParameters.get("back")),
+            .setCookie: "\(languageCookie)=\(language.rawValue); Path=/panel; Secure; HttpOnly; SameSite=Lax; Max-Age=31536000",
+        ])
+    }
+
+    /// `path` if it is a page of the panel (no other site, no other part of the hub), else
+    /// the panel's first page.
+    static func panelPath(_ path: String?) -> String {
+        guard let path, path.utf8.count <= 200, path == "/panel" || path.hasPrefix("/panel/"),
+              path.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "/-_.".contains($0)) }), !path.contains("..")
+        else { return "/panel" }
+        return path
     }
 
     static let expiredCookie = "\(cookie)=; Path=/panel; Secure; HttpOnly; SameSite=Strict; Max-Age=0"
@@ -428,10 +558,13 @@ struct PanelSessionMiddleware: RouterMiddleware {
         }
         var context = context
         context.panel = session
+        let words = Panel.words(request)
+        context.panelWords = words
         do {
             return try await next(request, context)
         } catch let error as HubError {
-            return Panel.page(PanelPages.message(error.status.code == 403 ? "Not allowed" : "Refused", error.coded.message, session: session),
+            return Panel.page(PanelPages.message(error.status.code == 403 ? words.notAllowed : words.refused, error.coded.message,
+                                                 session: session, here: Panel.panelPath(request.uri.path), words: words),
                               status: error.status)
         }
     }

@@ -20,25 +20,28 @@ enum PanelPages {
         return out
     }
 
-    /// A whole page around `body` (already HTML).
-    static func page(title: String, manager: PanelAccounts.Manager?, csrf: String?, body: String) -> String {
+    /// A whole page around `body` (already HTML), in the language of `words`; `here` is the
+    /// page's own address, where the language switch comes back to.
+    static func page(title: String, manager: PanelAccounts.Manager?, csrf: String?, here: String, words: PanelWords,
+                     body: String) -> String {
         let bar = manager.map { manager in
             """
-            <nav><a href="/panel">Stores</a> <a href="/panel/fleet">Fleet</a>
-            <span class="who">\(html(manager.name)) (\(html(manager.role.rawValue))\(manager.store.map { ", store \(html($0))" } ?? ""))</span>
+            <nav><a href="/panel">\(words.stores)</a> <a href="/panel/fleet">\(words.fleet)</a>
+            \(languageSwitch(here: here, words: words))
+            <span class="who">\(html(manager.name)) (\(html(words.role(manager.role)))\(manager.store.map { ", " + html(words.ofStore($0)) } ?? ""))</span>
             <form method="post" action="/panel/logout" class="inline"><input type="hidden" name="csrf" value="\(html(csrf ?? ""))">
-            <button type="submit">Log out</button></form></nav>
+            <button type="submit">\(words.logOut)</button></form></nav>
             """
         } ?? ""
         return """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <html lang="\(words.language.rawValue)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(html(title)) — CLup</title>
             <style>
             body { font: 16px/1.45 "DejaVu Sans", "Noto Sans", sans-serif; margin: 0; color: #111; background: #fff; }
             main { max-width: 1100px; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
             nav { background: #0b3d2e; color: #fff; padding: .6rem 1.5rem; display: flex; gap: 1.2rem; align-items: center; }
-            nav a { color: #fff; font-weight: bold; } nav .who { margin-left: auto; }
+            nav a { color: #fff; font-weight: bold; } nav .who { margin-left: auto; } .languages a[aria-current] { text-decoration: none; }
             h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 2px solid #0b3d2e; }
             table { border-collapse: collapse; margin: .5rem 0; } th, td { border: 1px solid #888; padding: .3rem .6rem; text-align: left; }
             th { background: #e8efe9; } .flag { color: #a00000; font-weight: bold; } .ok { color: #0b5d1e; font-weight: bold; }
@@ -54,25 +57,39 @@ enum PanelPages {
             """
     }
 
-    static func login(message: String?) -> String {
-        page(title: "Log in", manager: nil, csrf: nil, body: """
-            <h1>CLup — managers' panel</h1>
+    /// Links to the panel in each of its languages, each named in its own; the one in use is
+    /// marked as current.
+    static func languageSwitch(here: String, words: PanelWords) -> String {
+        let back = here.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "%2Fpanel"
+        let links = PanelLanguage.allCases.map { language in
+            let current = language == words.language ? " aria-current=\"true\"" : ""
+            return "<a href=\"/panel/language/\(language.rawValue)?back=\(back)\" lang=\"\(language.rawValue)\" id=\"language-\(language.rawValue)\"\(current)>\(language.name)</a>"
+        }
+        return "<span class=\"languages\" aria-label=\"\(words.languageLabel)\">\(links.joined(separator: " · "))</span>"
+    }
+
+    static func login(message: String?, words: PanelWords) -> String {
+        page(title: words.logIn, manager: nil, csrf: nil, here: "/panel/login", words: words, body: """
+            <p>\(languageSwitch(here: "/panel/login", words: words))</p>
+            <h1>\(words.panelTitle)</h1>
             \(message.map { "<p class=\"error\" role=\"alert\">\(html($0))</p>" } ?? "")
             <form method="post" action="/panel/login" class="settings">
-            <label>Name <input name="name" id="name" autocomplete="username" required maxlength="32"></label>
-            <label>Password <input name="password" id="password" type="password" autocomplete="current-password" required maxlength="72"></label>
-            <button type="submit" id="login">Log in</button>
+            <label>\(words.name) <input name="name" id="name" autocomplete="username" required maxlength="32"></label>
+            <label>\(words.password) <input name="password" id="password" type="password" autocomplete="current-password" required maxlength="72"></label>
+            <button type="submit" id="login">\(words.logIn)</button>
             </form>
             """)
     }
 
-    static func message(_ title: String, _ text: String, session: PanelAccounts.Session?) -> String {
-        page(title: title, manager: session?.manager, csrf: session?.csrf, body: "<h1>\(html(title))</h1><p class=\"error\">\(html(text))</p>")
+    static func message(_ title: String, _ text: String, session: PanelAccounts.Session?, here: String, words: PanelWords) -> String {
+        page(title: title, manager: session?.manager, csrf: session?.csrf, here: here, words: words,
+             body: "<h1>\(html(title))</h1><p class=\"error\">\(html(text))</p>")
     }
 
     /// A bar chart: one bar per value, its label under it and its value over it. Without a
     /// value it says "no data", so that an empty box is not taken for a chart still loading.
-    static func barChart(_ bars: [(label: String, value: Int)], title: String, width: Int = 480, height: Int = 220) -> String {
+    static func barChart(_ bars: [(label: String, value: Int)], title: String, words: PanelWords, width: Int = 480,
+                         height: Int = 220) -> String {
         let top = max(1, bars.map(\.value).max() ?? 1)
         let plot = Double(height - 50)
         let slot = Double(width - 20) / Double(max(1, bars.count))
@@ -83,7 +100,7 @@ enum PanelPages {
             """
         if bars.isEmpty {
             svg += """
-                <text x="\(width / 2)" y="\((height - 30) / 2)" font-size="16" text-anchor="middle" fill="#555">no data</text>
+                <text x="\(width / 2)" y="\((height - 30) / 2)" font-size="16" text-anchor="middle" fill="#555">\(words.noData)</text>
                 """
         }
         for (index, bar) in bars.enumerated() {
@@ -106,85 +123,81 @@ enum PanelPages {
         enum Style: String { case flag, ok }
         var text: String
         var style: Style?
+        /// Where the cell leads, a page of the panel.
+        var link: String?
 
-        init(_ text: String, _ style: Style? = nil) {
+        init(_ text: String, _ style: Style? = nil, link: String? = nil) {
             self.text = text
             self.style = style
+            self.link = link
         }
     }
 
-    static func table(_ header: [String], _ rows: [[String]]) -> String {
-        table(header, rows.map { $0.map { Cell($0) } })
+    static func table(_ header: [String], _ rows: [[String]], words: PanelWords) -> String {
+        table(header, rows.map { $0.map { Cell($0) } }, words: words)
     }
 
-    static func table(_ header: [String], _ rows: [[Cell]]) -> String {
+    static func table(_ header: [String], _ rows: [[Cell]], words: PanelWords) -> String {
         var out = "<table><tr>" + header.map { "<th>\(html($0))</th>" }.joined() + "</tr>"
         for row in rows {
             out += "<tr>" + row.map { cell in
-                (cell.style.map { "<td class=\"\($0.rawValue)\">" } ?? "<td>") + html(cell.text) + "</td>"
+                let text = cell.link.map { "<a href=\"\(html($0))\">\(html(cell.text))</a>" } ?? html(cell.text)
+                return (cell.style.map { "<td class=\"\($0.rawValue)\">" } ?? "<td>") + text + "</td>"
             }.joined() + "</tr>"
         }
-        if rows.isEmpty { out += "<tr><td colspan=\"\(header.count)\">none</td></tr>" }
+        if rows.isEmpty { out += "<tr><td colspan=\"\(header.count)\">\(html(words.none))</td></tr>" }
         return out + "</table>"
     }
 
     /// A totem's state in the fleet: revoked, SILENT (red) when not heard from for longer
     /// than `Panel.silentAfter` or never, else ok (green).
-    static func totemState(revoked: Bool, lastContact: Date?, now: Date) -> Cell {
-        if revoked { return Cell("revoked") }
+    static func totemState(revoked: Bool, lastContact: Date?, now: Date, words: PanelWords) -> Cell {
+        if revoked { return Cell(words.revoked) }
         guard let lastContact, now.timeIntervalSince(lastContact) <= Panel.silentAfter else {
-            return Cell("SILENT for over \(Int(Panel.silentAfter)) s", .flag)
+            return Cell(words.silent(for: Int(Panel.silentAfter)), .flag)
         }
-        return Cell("ok", .ok)
+        return Cell(words.ok, .ok)
     }
 
     /// The booking slots of the store's day now and next: the one under way and those after
     /// it, booked or not, at most `count`.
-    static func slotsNowAndNext(_ slots: [Bookings.Slot], now: Date, zone: TimeZone, count: Int = 8) -> String {
-        table(["slot", "booked", "free"], slots.filter { $0.end > now }.prefix(count).map {
-            [clockTime($0.start, zone), "\($0.booked)", "\($0.free)"]
-        })
-    }
-
-    /// "2026-11-24 14:30" as `zone`'s clocks read `date`.
-    static func clockTime(_ date: Date, _ zone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        return String(format: "%04d-%02d-%02d %02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0,
-                      parts.minute ?? 0)
+    static func slotsNowAndNext(_ slots: [Bookings.Slot], now: Date, zone: TimeZone, words: PanelWords, count: Int = 8) -> String {
+        table(words.slotHeader, slots.filter { $0.end > now }.prefix(count).map {
+            [words.clockTime($0.start, zone), words.number($0.booked), words.number($0.free)]
+        }, words: words)
     }
 
     /// The settings form of `store`, its fields filled with the saved `settings`; after a
     /// refused change, with what the manager `typed` instead (escaped), so that the error
     /// costs them nothing they typed.
-    static func settingsForm(store: String, csrf: String, settings: StoreSettingsDocument, typed: [String: String] = [:]) -> String {
+    static func settingsForm(store: String, csrf: String, settings: StoreSettingsDocument, words: PanelWords,
+                             typed: [String: String] = [:]) -> String {
         let windows = settings.windows
         func field(_ name: String, _ label: String, min: Int, max: Int, saved: Int, step: Bool = false) -> String {
             """
-            <label>\(label) <input name="\(name)" id="\(name)" type="number" min="\(min)" max="\(max)"\(step ? " step=\"1\"" : "") \
+            <label>\(html(label)) <input name="\(name)" id="\(name)" type="number" min="\(min)" max="\(max)"\(step ? " step=\"1\"" : "") \
             value="\(html(typed[name] ?? String(saved)))"></label>
             """
         }
         return """
             <form method="post" action="/panel/stores/\(html(store))/settings" class="settings">
             <input type="hidden" name="csrf" value="\(html(csrf))">
-            \(field("capacity", "Capacity (people inside at once)", min: 1, max: 100_000, saved: settings.capacity))
-            \(field("walkIn", "Places for walk-in customers", min: 0, max: 100_000, saved: settings.capacity - settings.bookingsPerSlot))
-            <p>Places for bookings, per slot: <strong id="bookingPlaces">\(settings.bookingsPerSlot)</strong> (the capacity less the walk-in places: raising one lowers the other)</p>
-            \(field("priorityPercent", "Priority share of the capacity (places kept for priority tickets), %", min: 0, max: 100,
+            \(field("capacity", words.capacityLabel, min: 1, max: 100_000, saved: settings.capacity))
+            \(field("walkIn", words.walkInLabel, min: 0, max: 100_000, saved: settings.capacity - settings.bookingsPerSlot))
+            <p>\(words.bookingPlaces("<strong id=\"bookingPlaces\">\(settings.bookingsPerSlot)</strong>"))</p>
+            \(field("priorityPercent", words.priorityLabel, min: 0, max: 100,
                     saved: Int((settings.priorityShare * 100).rounded()), step: true))
-            \(field("slotMinutes", "Slot length, minutes", min: 5, max: 240, saved: Int(windows?.slotMinutes ?? 30)))
-            \(field("presentationMinutes", "Minutes a called ticket has to reach the door", min: 1, max: 240,
+            \(field("slotMinutes", words.slotLabel, min: 5, max: 240, saved: Int(windows?.slotMinutes ?? 30)))
+            \(field("presentationMinutes", words.presentationLabel, min: 1, max: 240,
                     saved: Int(windows?.presentationMinutes ?? 5)))
-            \(field("earlyMinutes", "A booking is admitted from minutes before its slot", min: 1, max: 240,
+            \(field("earlyMinutes", words.earlyLabel, min: 1, max: 240,
                     saved: Int(windows?.bookingEarlyMinutes ?? 10)))
-            \(field("lateMinutes", "… to minutes after its start (then it is a no-show)", min: 1, max: 240,
+            \(field("lateMinutes", words.lateLabel, min: 1, max: 240,
                     saved: Int(windows?.bookingLateMinutes ?? 15)))
-            \(field("totemPlaces", "Of each slot's booking places, kept for each totem's own bookings (offline too)", min: 0, max: 1000,
+            \(field("totemPlaces", words.totemPlacesLabel, min: 0, max: 1000,
                     saved: settings.totemBookingPlaces ?? 0))
-            <p>Opening hours (<code>clup-hub store hours</code>): <strong id="hours">\(html(settings.hours?.description ?? "not set"))</strong></p>
-            <button type="submit" id="save">Save</button>
+            <p>\(words.openingHours("<strong id=\"hours\">\(html(settings.hours?.description ?? words.notSet))</strong>"))</p>
+            <button type="submit" id="save">\(words.save)</button>
             </form>
             """
     }
@@ -198,8 +211,4 @@ enum PanelPages {
         return ([header] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 
-    static func time(_ date: Date?) -> String {
-        guard let date else { return "never" }
-        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon))
-    }
 }

@@ -6,15 +6,23 @@ HTTP, no client library): log in, change a store's walk-in places, look at its s
 and at the fleet, and try another store. Screenshots go into SHOTS.
 
 usage: panel-walk.py HUB_URL NAME PASSWORD STORE WALK_IN OTHER_STORE SHOTS
+       panel-walk.py --italian HUB_URL NAME PASSWORD STORE DAY SHOTS
 With PANEL_SAVED_CHECK set, a shell command, also measures how long after the save it
 first succeeds. Prints one JSON object: what the browser saw.
+
+--italian: on the login page the manager chooses Italiano, logs in, opens the store's page and
+there DAY's row of the days' table, and reads that day's statistics (the page's text, and the
+labels and values of its hourly chart as drawn).
 """
 import base64
 import json
 import os
+import re
 import socket
 import subprocess
+import shutil
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -26,7 +34,10 @@ def free_port():
 
 
 class Browser:
-    def __init__(self, workdir):
+    def __init__(self):
+        # A profile of its own for each walk: nothing (a cookie, a chosen language) carries
+        # over from one walk to the next.
+        self.profile = tempfile.mkdtemp(prefix="panel-walk-")
         self.port = free_port()
         self.driver = subprocess.Popen(["chromedriver", f"--port={self.port}"], stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL)
@@ -45,7 +56,7 @@ class Browser:
             "browserName": "chrome", "acceptInsecureCerts": True,
             "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": [
                 "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1600",
-                f"--user-data-dir={workdir}/chromium-profile", "--disable-dev-shm-usage"]}}}}
+                f"--user-data-dir={self.profile}", "--disable-dev-shm-usage"]}}}}
         self.session = self.call("POST", "/session", caps)["sessionId"]
 
     def call(self, method, path, body=None):
@@ -89,6 +100,9 @@ class Browser:
             time.sleep(0.05)
         raise SystemExit(f"the browser never reached {what}; it is at {self.url()}")
 
+    def source(self):
+        return self.s("GET", "/source")
+
     def cookies(self):
         return self.s("GET", "/cookie")
 
@@ -102,13 +116,14 @@ class Browser:
         finally:
             self.driver.terminate()
             self.driver.wait(timeout=30)
+            shutil.rmtree(self.profile, ignore_errors=True)
 
 
 def main():
     hub, name, password, store, walk_in, other, shots = sys.argv[1:8]
     os.makedirs(shots, exist_ok=True)
     seen = {}
-    browser = Browser(os.path.dirname(os.path.abspath(shots)))
+    browser = Browser()
     try:
         browser.go(hub + "/panel/login")
         browser.shot(f"{shots}/1-login.png")
@@ -150,5 +165,39 @@ def main():
     print(json.dumps(seen))
 
 
+def italian():
+    hub, name, password, store, day, shots = sys.argv[2:8]
+    os.makedirs(shots, exist_ok=True)
+    seen = {}
+    browser = Browser()
+    try:
+        browser.go(hub + "/panel/login")
+        browser.click("#language-it")
+        browser.wait_for_url(lambda url: url.endswith("/panel/login"), "the login page again")
+        seen["login_page"] = browser.text()
+        browser.shot(f"{shots}/5-login-in-italian.png")
+        browser.type("#name", name)
+        browser.type("#password", password)
+        browser.click("#login")
+        seen["after_login"] = browser.wait_for_url(lambda url: not url.endswith("/panel/login"), "a page past the login")
+        seen["stores_page"] = browser.text()
+        browser.go(f"{hub}/panel/stores/{store}")
+        seen["today_page"] = browser.text()
+        browser.click(f'a[href$="?day={day}"]')
+        seen["day_url"] = browser.wait_for_url(lambda url: url.endswith(f"?day={day}"), f"the statistics of {day}")
+        seen["store_page"] = browser.text()
+        seen["lang"] = browser.s("POST", "/execute/sync", {"script": "return document.documentElement.lang", "args": []})
+        # The first chart (people inside by hour): each bar's value over it and label under it.
+        chart = browser.source().split("<figure>")[1]
+        texts = re.findall(r'<text x="(\d+)" y="(\d+)"[^>]*>([^<]*)</text>', chart)
+        bottom = max(int(y) for _, y, _ in texts)
+        seen["hour_labels"] = [t for _, y, t in texts if int(y) == bottom]
+        seen["hour_values"] = [t for _, y, t in texts if int(y) != bottom]
+        browser.shot(f"{shots}/6-store-{store}-in-italian.png")
+    finally:
+        browser.close()
+    print(json.dumps(seen))
+
+
 if __name__ == "__main__":
-    main()
+    italian() if sys.argv[1] == "--italian" else main()
