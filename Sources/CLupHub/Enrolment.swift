@@ -12,9 +12,12 @@ import PostgresNIO
 /// use to verify its tickets).
 public struct Enrolment: Sendable {
     let database: HubDatabase
+    /// The chain's repository, whose release key a totem is given with its enrolment.
+    let releases: ReleaseRepository?
 
-    public init(database: HubDatabase) {
+    public init(database: HubDatabase, releases: ReleaseRepository? = nil) {
         self.database = database
+        self.releases = releases
     }
 
     /// Letters of a code: no 0/O, 1/I/L, so that it can be read aloud and typed.
@@ -91,7 +94,12 @@ public struct Enrolment: Sendable {
                 """, logger: logger)
             // The store's other totems learn its ticket key; the doors share the capacity anew.
             try await DoorShares.replan(store: store, bump: .always, connection, logger)
-            return EnrolmentReply(deviceID: deviceID, storeID: store, letter: letter, door: door)
+            var reply = EnrolmentReply(deviceID: deviceID, storeID: store, letter: letter, door: door)
+            if let key = releases?.publicKey() {
+                reply.releaseKey = key.base64EncodedString()
+                reply.repositoryPath = ReleaseRepository.urlPath
+            }
+            return reply
         }
     }
 

@@ -44,7 +44,9 @@ public struct HubServer: Sendable {
     public func router() -> Router<HubRequestContext> {
         let router = Router(context: HubRequestContext.self)
         router.add(middleware: HubErrorMiddleware(logger: logger))
-        let enrolment = Enrolment(database: database)
+        let releases = ReleaseRepository(stateDirectory: settings.stateDirectoryPath)
+        let enrolment = Enrolment(database: database, releases: releases)
+        RepositoryFiles(releases: releases).add(to: router)
         let ingest = Ingest(database: database)
         router.get("/v1/health") { _, _ in
             try await database.withDeadline { try await database.client.query("SELECT 1", logger: logger) }

@@ -14,7 +14,7 @@ struct Clupd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupd",
         abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
-        subcommands: [Run.self, Enrol.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
+        subcommands: [Run.self, Enrol.self, AptSourceCommand.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
         defaultSubcommand: Run.self)
 }
 
@@ -69,6 +69,31 @@ struct Enrol: ParsableCommand {
                                                      softwareVersion: Clupd.version)
             print("enrolled as \(enrolment.deviceID): store \(enrolment.storeID), totem \(enrolment.letter), door \(enrolment.door)")
             print("clupd numbers its events under that id and uploads them to \(enrolment.hub)")
+        } catch {
+            FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// `clupd apt-source`: makes apt take the totem's software from the chain's repository at
+/// its hub, signed by the chain's release key (both from the enrolment). Run as root.
+struct AptSourceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apt-source",
+        abstract: "Write the apt source of the chain's repository, with its release key, from this totem's enrolment (as root).")
+
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
+    @Option(help: "apt's configuration directory.") var aptDirectory = "/etc/apt"
+
+    func run() throws {
+        do throws(CodedError) {
+            guard let enrolment = try TotemEnrolment.load(from: stateDir) else {
+                throw CodedError(.notEnrolled, "\(stateDir) holds no enrolment: run clupd enrol first")
+            }
+            let source = try AptSource(enrolment: enrolment, stateDirectory: stateDir)
+            for path in try source.write(apt: aptDirectory) { print("apt-source: \(path)") }
+            print("apt-source: apt takes clup-totem from \(source.repository.absoluteString), signed by the chain's release key only")
         } catch {
             FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
             throw ExitCode(1)

@@ -162,6 +162,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case panelForbidden = "E-HUB-022"
     case unknownHubEmployee = "E-HUB-023"
     case hubEmployeeExists = "E-HUB-024"
+    case releaseRefused = "E-HUB-025"
+    case releaseToolFailed = "E-HUB-026"
 
     // MARK: The totem's sync with the hub (E-SYNC)
     case hubUnreachable = "E-SYNC-001"
@@ -172,6 +174,11 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case hubCertificateUnusable = "E-SYNC-006"
     case alreadyEnrolled = "E-SYNC-007"
     case databaseOfAnotherDevice = "E-SYNC-008"
+
+    // MARK: The totem's software updates (E-UPD)
+    case noReleaseKey = "E-UPD-001"
+    case releaseKeyChanged = "E-UPD-002"
+    case updateSourceUnwritable = "E-UPD-003"
 
     /// What the code means, in a sentence, and what a person should do.
     public var entry: (meaning: String, action: String) {
@@ -324,6 +331,10 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .bookingClosed: ("That slot cannot be booked or cancelled any more: its window has passed, or it is not one of the store's slots that day.", "Choose a later slot among the store's slots.")
         case .unknownHubEmployee: ("The store has no employee with that staff number at the hub.", "See them with `clup-hub employee list STORE`.")
         case .hubEmployeeExists: ("The store has an employee with that staff number at the hub already.", "Give them a new PIN with `clup-hub employee pin STORE NUMBER`.")
+        case .releaseRefused: ("The chain's repository does not take this file: not a clup-totem package, or a version it holds already with other contents.",
+                               "Build the package again with a new version (`scripts/package`) and add that.")
+        case .releaseToolFailed: ("aptly or gpg, which keep and sign the chain's repository, is missing or failed.",
+                                  "Install the clup-hub package's dependencies (aptly, gnupg); the message says what the tool printed.")
         case .panelForbidden: ("The panel refused: another store than the manager's, or a form that did not come from the manager's own page (CSRF).", "Open the page again from the panel; a store manager manages their own store only.")
         case .bookingsOff: ("The hub takes no bookings: no app token is configured.", "Set [hub] app_token (32 characters or more) and restart clup-hub.")
         case .hubUnreachable: ("The hub cannot be reached (no answer, refused, or TLS failed).", "Nothing is lost: the totem keeps working and retries; check the network.")
@@ -334,6 +345,11 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .hubCertificateUnusable: ("The hub's CA certificate cannot be read.", "Use the PEM file `clup-hub init` wrote (ca.pem).")
         case .alreadyEnrolled: ("This totem is already enrolled.", "Remove enrolment.json from the state directory to enrol it again.")
         case .databaseOfAnotherDevice: ("The totem's database holds events of another device id.", "Move the database aside before enrolling, or enrol as that totem.")
+        case .noReleaseKey: ("The totem's enrolment holds no release key: its hub had none when it enrolled, or the key it sent is unusable.",
+                             "Run `clup-hub init` at the hub (it makes the key), then enrol the totem again.")
+        case .releaseKeyChanged: ("The enrolment's release key or hub CA differs from the one apt already trusts on this totem: refused.",
+                                  "If the chain really changed its key, remove the old one from /etc/apt/keyrings by hand, knowingly.")
+        case .updateSourceUnwritable: ("The apt source for the chain's repository could not be written.", "Run it as root; the message says which file.")
         }
     }
 

@@ -13,6 +13,10 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
     public var letter: String
     public var door: String
     public var enrolledAt: Date
+    /// The chain's release key (binary OpenPGP, base64) and its apt repository's address,
+    /// as the hub gave them at enrolment (`clupd apt-source` makes apt trust them).
+    public var releaseKey: String?
+    public var repository: String?
 
     static func path(in directory: String) -> String { directory + "/enrolment.json" }
     static func caPath(in directory: String) -> String { directory + "/hub-ca.pem" }
@@ -83,8 +87,12 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
         let reply = try client.enrol(EnrolmentRequest(
             code: code, deviceKey: deviceKey.publicKey.rawRepresentation.base64EncodedString(),
             ticketKey: ticketKey.publicKey.rawRepresentation.base64EncodedString(), softwareVersion: softwareVersion))
-        let enrolment = TotemEnrolment(hub: hub, deviceID: reply.deviceID, storeID: reply.storeID, letter: reply.letter,
+        var enrolment = TotemEnrolment(hub: hub, deviceID: reply.deviceID, storeID: reply.storeID, letter: reply.letter,
                                        door: reply.door, enrolledAt: Date())
+        if let key = reply.releaseKey, let path = reply.repositoryPath, path.hasPrefix("/"), path.utf8.count <= 64 {
+            enrolment.releaseKey = key
+            enrolment.repository = hub.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path
+        }
         guard Int(enrolment.storeID) != nil, enrolment.letter.count == 1 else {
             throw CodedError(.hubAnswerUnreadable, "the hub enrolled this totem as store \(reply.storeID) letter \(reply.letter)")
         }

@@ -64,6 +64,11 @@ public struct EnrolmentReply: Codable, Sendable, Equatable {
     public var storeID: String
     public var letter: String
     public var door: String
+    /// The chain's release key (binary OpenPGP, base64), which signs the apt repository the
+    /// totem takes its updates from; absent from a hub without one.
+    public var releaseKey: String?
+    /// Where on the hub that repository is served ("/repo").
+    public var repositoryPath: String?
 
     public init(deviceID: String, storeID: String, letter: String, door: String) {
         self.deviceID = deviceID

@@ -13,7 +13,7 @@ struct ClupHub: AsyncParsableCommand {
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
         subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
-                      ExampleConfig.self])
+                      ReleaseCommand.self, ExampleConfig.self])
 }
 
 struct ConfigOption: ParsableArguments {
@@ -105,6 +105,12 @@ struct Init: AsyncParsableCommand {
                 try certificates.create(names: config.hub.names)
                 print("init: CA \(certificates.caPath) (give it to totems with their enrolment codes)")
                 print("init: certificate \(certificates.certificatePath) for \(config.hub.names.joined(separator: ", "))")
+            }
+            let releases = ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath)
+            if try releases.makeKeyIfNeeded(chain: config.hub.names.first ?? "hub") {
+                print("init: the chain's release key, which signs its apt repository: \(releases.publicKeyPath) (totems learn it at enrolment)")
+            } else {
+                print("init: release key in \(releases.directory) kept")
             }
             let applied = try await withDatabase(config) { try await $0.migrate() }
             print(applied.isEmpty ? "init: database schema up to date" : applied.map { "init: migrated \($0)" }.joined(separator: "\n"))

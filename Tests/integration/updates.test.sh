@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The chain's software updates: the hub's signed apt repository (aptly, the chain's release
+# key), a totem enrolled with that key, and Debian's own apt fetching from the hub over
+# HTTPS in a private apt tree (nothing of this machine's apt is touched).
+# Needs ROOT and BIN (set by scripts/test).
+set -uo pipefail
+source "$ROOT/Tests/integration/harness.sh"
+source "$ROOT/scripts/lib/kiosk.sh"
+source "$ROOT/scripts/lib/hub.sh"
+
+stop_everything() {
+  kiosk_stop
+  hub_stop_all
+}
+
+# A hub (its release key made by clup-hub init), store 7, and a totem enrolled there whose
+# apt source is written into the private apt tree $WORK/apt.
+updates_up() {
+  trap stop_everything EXIT
+  hub_start
+  clup_hub store create 7 --name "CLup Market" --capacity 30 >/dev/null
+  local code
+  code=$(clup_hub enrolment-code --store 7 --letter A --door main)
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" >/dev/null
+  apt_tree
+}
+
+# A private apt: its own configuration, sources, lists and cache under $WORK/apt; apt reads
+# nothing of this machine's /etc/apt (APT_CONFIG, Dir).
+apt_tree() {
+  mkdir -p "$WORK/apt/etc/apt/apt.conf.d" "$WORK/apt/etc/apt/sources.list.d" "$WORK/apt/etc/apt/preferences.d" \
+    "$WORK/apt/var/lib/apt/lists/partial" "$WORK/apt/var/cache/apt/archives/partial" "$WORK/apt/var/lib/dpkg" "$WORK/download"
+  touch "$WORK/apt/var/lib/dpkg/status" "$WORK/apt/etc/apt/sources.list"
+  cat > "$WORK/apt/etc/apt/apt.conf" <<EOF
+Dir "$WORK/apt/";
+Dir::State::status "$WORK/apt/var/lib/dpkg/status";
+Dir::Etc::TrustedParts "$WORK/apt/etc/apt/trusted.gpg.d/";
+APT::Architecture "amd64";
+APT::Architectures { "amd64"; };
+EOF
+  chmod -R a+rX "$WORK/apt"
+}
+apt_private() { APT_CONFIG="$WORK/apt/etc/apt/apt.conf" "$@"; }
+# Fails if apt would install any clup-totem (a package it does not know has no candidate).
+no_candidate() {
+  case "$(apt_private apt-cache policy clup-totem)" in *"Candidate: 0"*|*"Candidate: 9"*) fail "apt offers clup-totem: $1" ;; esac
+}
+
+# A clup-totem package of VERSION built here (a file of its own inside, WORDS in it).
+build_package() {
+  local version=$1 words=${2:-release $1} dir="$WORK/pkg-$1-$RANDOM"
+  mkdir -p "$dir/DEBIAN" "$dir/usr/share/clup-totem-test"
+  printf 'Package: clup-totem\nVersion: %s\nArchitecture: amd64\nMaintainer: CLup <dev@clup.example>\nDescription: test release %s\n' \
+    "$version" "$version" > "$dir/DEBIAN/control"
+  printf '%s\n' "$words" > "$dir/usr/share/clup-totem-test/marker"
+  dpkg-deb --root-owner-group -Zxz --build "$dir" "$WORK/clup-totem_${version}_amd64-$RANDOM.deb" | sed -n "s/.*in '\(.*\)'\./\1/p"
+}
+
+test_a_release_added_at_the_hub_is_fetched_by_apt_on_the_enrolled_totem() {
+  updates_up
+  python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); assert e["releaseKey"] and e["repository"].endswith("/repo"), e' \
+    "$WORK/state/enrolment.json" || fail "the enrolment holds the chain's release key and repository"
+  deb=$(build_package 0.99.0)
+  out=$(clup_hub release add "$deb") || fail "release add: $out"
+  assert_contains "$out" "clup-totem 0.99.0 (amd64) published at /repo"
+  assert_eq "$(clup_hub release list)" "$(printf 'clup-totem\t0.99.0\tamd64')" "the repository's packages"
+  out=$("$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt") || fail "apt-source: $out"
+  assert_contains "$(cat "$WORK/apt/etc/apt/sources.list.d/clup.sources")" "Signed-By: $WORK/apt/etc/apt/keyrings/clup-chain.gpg"
+  out=$(apt_private apt-get update 2>&1) || fail "apt-get update: $out"
+  policy=$(apt_private apt-cache policy clup-totem)
+  assert_contains "$policy" "Candidate: 0.99.0"
+  assert_contains "$policy" "$HUB_URL/repo stable/main amd64 Packages"
+  (cd "$WORK/download" && apt_private apt-get download clup-totem=0.99.0 >/dev/null 2>&1) || fail "apt-get download"
+  assert_eq "$(sha256sum < "$WORK/download/clup-totem_0.99.0_amd64.deb")" "$(sha256sum < "$deb")" "the package apt fetched"
+  # A second release: apt offers the newer one, and the repository keeps the first.
+  clup_hub release add "$(build_package 0.100.0)" >/dev/null || fail "the second release"
+  apt_private apt-get update >/dev/null 2>&1 || fail "apt-get update after the second release"
+  policy=$(apt_private apt-cache policy clup-totem)
+  assert_contains "$policy" "Candidate: 0.100.0"
+  assert_contains "$policy" "0.99.0 500"
+  echo "report: apt on the totem's tree: $(apt_private apt-cache policy clup-totem | sed -n 's/^ *Candidate: /candidate /p'), 0.99.0 still offered"
+}
+
+test_apt_refuses_a_repository_signed_by_another_key_or_altered_on_the_way() {
+  updates_up
+  clup_hub release add "$(build_package 0.99.0)" >/dev/null || fail "release add"
+  "$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt" >/dev/null || fail "apt-source"
+  apt_private apt-get update >/dev/null 2>&1 || fail "apt-get update with the chain's key"
+  # Another chain's key where the totem's is: the hub's index is not signed by it.
+  mkdir -m 700 "$WORK/other-gnupg"
+  GNUPGHOME="$WORK/other-gnupg" gpg --batch --quiet --passphrase '' --quick-gen-key "another chain" ed25519 sign never 2>/dev/null
+  cp "$WORK/apt/etc/apt/keyrings/clup-chain.gpg" "$WORK/chain-key.gpg"
+  GNUPGHOME="$WORK/other-gnupg" gpg --batch --export > "$WORK/apt/etc/apt/keyrings/clup-chain.gpg"
+  GNUPGHOME="$WORK/other-gnupg" gpgconf --kill gpg-agent
+  rm -rf "$WORK/apt/var/lib/apt/lists" && mkdir -p "$WORK/apt/var/lib/apt/lists/partial"
+  rc=0; out=$(apt_private apt-get update 2>&1) || rc=$?
+  assert_contains "$out" "NO_PUBKEY"
+  no_candidate "signed by another key"
+  echo "report: signed by another key: $(grep -m1 -o 'The following signatures.*' <<<"$out")"
+  cp "$WORK/chain-key.gpg" "$WORK/apt/etc/apt/keyrings/clup-chain.gpg"
+  # The packages' list altered at the hub, after it was signed: a version slipped in.
+  packages="$WORK/hub/releases/aptly/public/dists/stable/main/binary-amd64/Packages"
+  rm -f "$packages.gz" "$packages.bz2"
+  sed -i 's/^Version: 0.99.0$/Version: 9.9.9/' "$packages"
+  rm -rf "$WORK/apt/var/lib/apt/lists" && mkdir -p "$WORK/apt/var/lib/apt/lists/partial"
+  rc=0; out=$(apt_private apt-get update 2>&1) || rc=$?
+  case "$out" in *"Hash Sum mismatch"*|*"unexpected size"*|*"Failed to fetch"*) ;; *) fail "an altered Packages list was taken: $out" ;; esac
+  no_candidate "an altered Packages list"
+  echo "report: altered Packages: $(grep -m1 -o -e 'Hash Sum mismatch' -e 'File has unexpected size[^.]*' <<<"$out")"
+  # The signed index itself altered: its signature no longer holds.
+  inrelease="$WORK/hub/releases/aptly/public/dists/stable/InRelease"
+  sed -i 's/^Suite: stable$/Suite: stable-altered/' "$inrelease"
+  rm -f "$WORK/hub/releases/aptly/public/dists/stable/Release.gpg"
+  rm -rf "$WORK/apt/var/lib/apt/lists" && mkdir -p "$WORK/apt/var/lib/apt/lists/partial"
+  rc=0; out=$(apt_private apt-get update 2>&1) || rc=$?
+  case "$out" in *"BADSIG"*|*"not signed"*|*"invalid"*) ;; *) fail "an altered InRelease was taken: $out" ;; esac
+  no_candidate "an altered InRelease"
+  echo "report: altered InRelease: $(grep -m1 -o -e 'BADSIG[^ ]*' -e 'is not signed' <<<"$out")"
+}
+
+test_the_repository_takes_only_totem_packages_and_never_replaces_a_version() {
+  updates_up
+  printf 'not a package\n' > "$WORK/notes.deb"
+  rc=0; out=$(clup_hub release add "$WORK/notes.deb" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "E-HUB-025"; assert_contains "$out" "is not a Debian package"
+  mkdir -p "$WORK/other/DEBIAN"
+  printf 'Package: clup-hub\nVersion: 1.0\nArchitecture: amd64\nMaintainer: x <x@example>\nDescription: x\n' > "$WORK/other/DEBIAN/control"
+  dpkg-deb --root-owner-group --build "$WORK/other" "$WORK/clup-hub_1.0_amd64.deb" >/dev/null
+  rc=0; out=$(clup_hub release add "$WORK/clup-hub_1.0_amd64.deb" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "the repository holds clup-totem only"
+  first=$(build_package 0.99.0 "the first build")
+  clup_hub release add "$first" >/dev/null || fail "the first build"
+  out=$(clup_hub release add "$first" 2>&1) || fail "the same file again is taken: $out"
+  rc=0; out=$(clup_hub release add "$(build_package 0.99.0 "another build")" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "E-HUB-025"; assert_contains "$out" "a new build needs a new version"
+  assert_eq "$(clup_hub release list | wc -l)" 1 "one package in the repository"
+  # Two releases added at once both land (aptly takes one writer; the hub queues them).
+  a=$(build_package 0.101.0); b=$(build_package 0.102.0)
+  clup_hub release add "$a" >"$WORK/a.out" 2>&1 & pa=$!
+  clup_hub release add "$b" >"$WORK/b.out" 2>&1 & pb=$!
+  wait $pa || fail "the first of two at once: $(cat "$WORK/a.out")"
+  wait $pb || fail "the second of two at once: $(cat "$WORK/b.out")"
+  assert_eq "$(clup_hub release list | cut -f2 | paste -sd' ')" "0.99.0 0.101.0 0.102.0" "the versions, oldest first"
+}
+
+test_a_totem_keeps_the_key_it_was_first_given() {
+  updates_up
+  "$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt" >/dev/null || fail "apt-source"
+  # The enrolment file is clupd's: a key changed there is refused, not trusted.
+  python3 - "$WORK/state/enrolment.json" <<'EOF'
+import base64, json, sys
+enrolment = json.load(open(sys.argv[1]))
+enrolment["releaseKey"] = base64.b64encode(b"\x99" + bytes(200)).decode()
+json.dump(enrolment, open(sys.argv[1], "w"))
+EOF
+  before=$(sha256sum < "$WORK/apt/etc/apt/keyrings/clup-chain.gpg")
+  rc=0; out=$("$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"
+  assert_contains "$out" "E-UPD-002"
+  assert_eq "$(sha256sum < "$WORK/apt/etc/apt/keyrings/clup-chain.gpg")" "$before" "the key apt trusts"
+  # A totem enrolled where the hub has no release key is told so.
+  python3 - "$WORK/state/enrolment.json" <<'EOF'
+import json, sys
+enrolment = json.load(open(sys.argv[1]))
+del enrolment["releaseKey"]
+json.dump(enrolment, open(sys.argv[1], "w"))
+EOF
+  rc=0; out=$("$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt2" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "E-UPD-001"
+  [ ! -e "$WORK/apt2/sources.list.d/clup.sources" ] || fail "a source without a key was written"
+}
+
+run_tests
