@@ -39,6 +39,9 @@ public struct HubAdmin: Sendable {
         public let acknowledged: Int64
         public let outboxDepth: Int64?
         public let clockSkew: Double?
+        /// The version it runs (as it last reported), and how its last update went.
+        public let softwareVersion: String
+        public let lastUpdate: String?
     }
 
     public func totems(store: String?) async throws -> [TotemRow] {
@@ -46,13 +49,17 @@ public struct HubAdmin: Sendable {
             return try await database.client.withConnection { [logger = database.logger] connection in
                 try await connection.rows("""
                     SELECT t.device_id, t.store_id, t.letter, t.door, t.enrolled_at, t.revoked_at, t.last_contact,
-                           coalesce(c.acknowledged, 0), t.last_outbox_depth, t.last_clock_skew
+                           coalesce(c.acknowledged, 0), t.last_outbox_depth, t.last_clock_skew, t.software_version,
+                           u.version || ' ' || u.outcome || to_char(u.at AT TIME ZONE 'UTC', ' "at" YYYY-MM-DD HH24:MI "UTC"')
+                               || CASE WHEN u.detail = '' THEN '' ELSE ': ' || u.detail END
                     FROM totem t LEFT JOIN device_cursor c ON c.device_id = t.device_id
+                        LEFT JOIN totem_update u ON u.device_id = t.device_id
                     WHERE \(store)::text IS NULL OR t.store_id = \(store) ORDER BY t.store_id, t.letter, t.enrolled_at
-                    """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?).self, logger)
-            }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew in
+                    """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?, String, String?).self, logger)
+            }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew, version, update in
                 TotemRow(deviceID: device, store: store, letter: letter, door: door, enrolledAt: enrolled, revokedAt: revoked,
-                         lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew)
+                         lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew,
+                         softwareVersion: version, lastUpdate: update)
             }
         } catch {
             throw HubDatabase.hubError(error)
@@ -199,6 +206,7 @@ enum StoreSettingsReader {
         }) else { return nil }
         settings.employees = try await employees(store: store, connection, logger)
         guard let device else { return settings }
+        settings.targetVersion = try await Rollouts.targetVersion(device: device, connection, logger)
         settings.doorLimit = try await connection.all("""
             SELECT issued_limit FROM door_grant WHERE store_id = \(store) AND device_id = \(device) AND issued_version > 0
             """, as: Int.self, logger).first

@@ -46,15 +46,22 @@ public final class HubMetrics: Sendable {
                                                    .milliseconds(2500), .seconds(5), .seconds(10)]
 
     /// The Prometheus text of everything, the fleet read now from `database`.
+    /// A label's value as the exposition format writes it: `\`, `"` and line ends escaped.
+    static func labelValue(_ text: String) -> String {
+        text.prefix(64).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+
     func scrape(_ database: HubDatabase) async throws -> String {
         let totems = try await database.transaction { connection in
             try await connection.rows("""
                 SELECT t.device_id, t.store_id, coalesce(extract(epoch FROM t.last_contact)::float8, 0),
                        coalesce(t.last_outbox_depth, 0), coalesce(t.last_clock_skew, 0),
-                       coalesce(g.issued_limit, 0), coalesce(g.held, 0), coalesce(g.waiting, 0)
-                FROM totem t LEFT JOIN door_grant g ON g.device_id = t.device_id
+                       coalesce(g.issued_limit, 0), coalesce(g.held, 0), coalesce(g.waiting, 0), t.software_version,
+                       u.version, u.outcome, coalesce(extract(epoch FROM u.at)::float8, 0)
+                FROM totem t LEFT JOIN door_grant g ON g.device_id = t.device_id LEFT JOIN totem_update u ON u.device_id = t.device_id
                 WHERE t.revoked_at IS NULL ORDER BY t.device_id
-                """, as: (String, String, Double, Int64, Double, Int, Int, Int).self, database.logger)
+                """, as: (String, String, Double, Int64, Double, Int, Int, Int, String, String?, String?, Double).self, database.logger)
         }
         let stores = try await database.transaction { connection in
             try await connection.rows("""
@@ -79,6 +86,20 @@ public final class HubMetrics: Sendable {
         family("clup_hub_door_waiting", "Tickets waiting at the door, as last reported.", zip(labels, totems).map { ($0, "\($1.7)") })
         family("clup_hub_store_inside", "People inside each store on its current business day (the latest its doors opened), summed over its doors.",
                stores.map { ("store=\"\($0.0)\"", "\($0.1)") })
+        family("clup_hub_totem_software_info", "The clup-totem version the totem last reported running (always 1).",
+               zip(labels, totems).map { ("\($0),version=\"\(Self.labelValue($1.8))\"", "1") })
+        family("clup_hub_totem_last_update_timestamp_seconds", "When the totem's last software update ended, by version and outcome.",
+               zip(labels, totems).compactMap { labels, totem in
+                   guard let version = totem.9, let outcome = totem.10 else { return nil }
+                   return ("\(labels),version=\"\(Self.labelValue(version))\",outcome=\"\(Self.labelValue(outcome))\"", "\(totem.11)")
+               })
+        if let rollout = try await Rollouts(database: database).status() {
+            let labels = "version=\"\(Self.labelValue(rollout.version))\",state=\"\(rollout.state.rawValue)\""
+            family("clup_hub_rollout_stage", "The stage of the live (or last) rollout: 0 the canaries, then each share, then every totem.",
+                   [(labels, "\(rollout.stage)")])
+            family("clup_hub_rollout_totems", "Totems the live (or last) rollout has taken in, and of them those running its version.",
+                   [("\(labels),of=\"targeted\"", "\(rollout.targeted)"), ("\(labels),of=\"updated\"", "\(rollout.updated)")])
+        }
         return text
     }
 }

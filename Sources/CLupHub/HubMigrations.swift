@@ -267,6 +267,47 @@ enum HubMigrations {
                 coalesce((SELECT max(seq) FROM event e WHERE e.store_id = c.store_id AND e.device_id = c.device_id), 0),
                 coalesce((SELECT max(seq) FROM dead_letter d WHERE d.store_id = c.store_id AND d.device_id = c.device_id), 0));
             """),
+        (12, "rollouts of totem software in stages, the totems each stage takes in, and each totem's last update", """
+            -- A version of clup-totem going out to the fleet: first to named canary totems, then
+            -- to a share of each store's totems stage by stage (shares, in %), then to all; each
+            -- stage waits until all its totems run the version and stay healthy for
+            -- healthy_seconds. At most one rollout is live (running or paused) at a time.
+            CREATE TABLE rollout (
+                rollout_id bigserial PRIMARY KEY,
+                version text NOT NULL CHECK (version ~ '^[0-9][A-Za-z0-9.+~-]{0,63}$'),
+                canaries text[] NOT NULL,
+                shares integer[] NOT NULL,
+                healthy_seconds integer NOT NULL CHECK (healthy_seconds BETWEEN 0 AND 604800),
+                state text NOT NULL CHECK (state IN ('running', 'paused', 'aborted', 'done')),
+                -- 0: the canaries; 1..n: shares[stage]; n + 1: every totem.
+                stage integer NOT NULL DEFAULT 0 CHECK (stage >= 0),
+                stage_started_at timestamptz NOT NULL,
+                -- Since when every totem of the stage runs the version, heard from lately.
+                healthy_since timestamptz,
+                reason text,
+                created_by text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                ended_at timestamptz
+            );
+            CREATE UNIQUE INDEX rollout_one_live ON rollout ((true)) WHERE state IN ('running', 'paused');
+            -- The totems a rollout has taken in, and at which stage.
+            CREATE TABLE rollout_target (
+                rollout_id bigint NOT NULL REFERENCES rollout,
+                device_id text NOT NULL REFERENCES totem,
+                stage integer NOT NULL,
+                added_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (rollout_id, device_id)
+            );
+            CREATE INDEX rollout_target_device ON rollout_target (device_id);
+            -- What a totem last said of an update: the version, how it went, when.
+            CREATE TABLE totem_update (
+                device_id text PRIMARY KEY REFERENCES totem,
+                version text NOT NULL,
+                outcome text NOT NULL CHECK (outcome IN ('installed', 'rolled-back', 'failed')),
+                detail text NOT NULL DEFAULT '',
+                at timestamptz NOT NULL
+            );
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -147,12 +147,34 @@ public struct HubServer: Sendable {
                                   .withMaximumGracefulShutdown(Self.shutdownGrace))
         let pool = Task { await database.client.run() }
         let listening = Task { [signals, database, logger] in await signals.listen(on: database, logger: logger) }
+        let conducting = Task { [database, logger] in await Self.conductRollouts(database, logger) }
         defer {
+            conducting.cancel()
             listening.cancel()
             pool.cancel()
         }
         try await server.run()
     }
+
+    /// Moves the running rollout on (`Rollouts.advance`) every `rolloutRound`, until cancelled;
+    /// a round that fails (the database away) is logged and the next one tries again.
+    static func conductRollouts(_ database: HubDatabase, _ logger: Logger) async {
+        let rollouts = Rollouts(database: database)
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                if let said = try await rollouts.advance() { logger.notice("\(said)") }
+                failing = false
+            } catch {
+                if !failing { logger.warning("the rollout's round failed; trying again", metadata: ["error": "\(HubDatabase.hubError(error).coded.message)"]) }
+                failing = true
+            }
+            try? await Task.sleep(for: rolloutRound)
+        }
+    }
+
+    /// How often the running rollout is looked at.
+    static let rolloutRound: Duration = .seconds(5)
 
     /// How long SIGTERM lets requests under way finish before they are cancelled.
     static let shutdownGrace: Duration = .seconds(2)

@@ -77,8 +77,11 @@ public struct Ingest: Sendable {
         let logger = database.logger
         let started = ContinuousClock.now
         do {
-            let (reply, received) = try await storeBatch(events, checked, batch, from: device, now: now, logger)
+            let (reply, received, paused) = try await storeBatch(events, checked, batch, from: device, now: now, logger)
             HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started)
+            // A rollout this batch's report paused: its totems are told at once (each store under
+            // its own lock, after this batch's transaction let go of the store's).
+            if let paused { try? await Rollouts(database: database).tellStores(ofRollout: paused) }
             return reply
         } catch {
             HubMetrics.batchFailed()
@@ -86,9 +89,10 @@ public struct Ingest: Sendable {
         }
     }
 
-    /// The batch's transaction; returns the reply and how many of its events were new to the hub.
+    /// The batch's transaction; returns the reply, how many of its events were new to the hub,
+    /// and the rollout its health report paused, if it did.
     private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, from device: AuthenticatedDevice,
-                            now: Date, _ logger: Logger) async throws -> (BatchReply, Int) {
+                            now: Date, _ logger: Logger) async throws -> (BatchReply, Int, Int64?) {
         let (store, deviceID) = (device.storeID, device.deviceID)
         return try await database.transaction { connection in
             let writer = BatchWriter(connection: connection, logger: logger, store: store, device: deviceID)
@@ -161,8 +165,14 @@ public struct Ingest: Sendable {
                 UPDATE totem SET last_contact = \(now), last_outbox_depth = \(batch.outboxDepth), last_clock_skew = \(batch.clockOffset)
                 WHERE device_id = \(deviceID)
                 """, logger: logger)
-            if let health = batch.health, let text = try? String(decoding: JSONEncoder().encode(health.bounded()), as: UTF8.self) {
+            var paused: Int64?
+            if let health = batch.health.map({ $0.bounded() }), let text = try? String(decoding: JSONEncoder().encode(health), as: UTF8.self) {
                 try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(deviceID)", logger: logger)
+                // The version it runs, for the fleet and the rollouts; how its last update went.
+                if let version = health.softwareVersion, ReleaseRepository.isVersion(version) {
+                    try await connection.query("UPDATE totem SET software_version = \(version) WHERE device_id = \(deviceID)", logger: logger)
+                }
+                if let update = health.update { paused = try await Rollouts.record(update, device: deviceID, connection, logger) }
             }
             // The doors' shares of the capacity, planned again with this door's news.
             if let report = batch.door {
@@ -171,7 +181,8 @@ public struct Ingest: Sendable {
             let news = events.contains { DoorShares.changesOtherDoors($0.type) }
             try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, connection, logger)
             if !fresh.isEmpty { try await Bookings.noticeDelays(store: store, now: now, connection, logger) }
-            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count)
+            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count,
+                    paused)
         }
     }
 }

@@ -13,7 +13,7 @@ struct ClupHub: AsyncParsableCommand {
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
         subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
-                      ReleaseCommand.self, ExampleConfig.self])
+                      ReleaseCommand.self, RolloutCommand.self, ExampleConfig.self])
 }
 
 struct ConfigOption: ParsableArguments {
@@ -360,7 +360,8 @@ struct Totems: AsyncParsableCommand {
             for row in rows {
                 let state = row.revokedAt == nil ? "enrolled" : "revoked"
                 print("\(row.deviceID)  store \(row.store) totem \(row.letter) door \(row.door)  \(state)  acknowledged \(row.acknowledged)"
-                    + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced"))
+                    + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced") + "  version \(row.softwareVersion)"
+                    + (row.lastUpdate.map { "  last update \($0)" } ?? ""))
             }
         }
     }

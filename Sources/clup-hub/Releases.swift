@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLupCore
 import CLupHub
 import Foundation
 
@@ -33,6 +34,88 @@ struct ReleaseCommand: AsyncParsableCommand {
                 let releases = try repository.releases()
                 if releases.isEmpty { print("release: the repository is empty") }
                 for release in releases { print("\(release.package)\t\(release.version)\t\(release.architecture)") }
+            }
+        }
+    }
+}
+
+/// `clup-hub rollout`: a version of the repository going out to the fleet in stages.
+struct RolloutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rollout", abstract: "Roll a version of the repository out to the totems: canaries, shares of each store, all.",
+        subcommands: [Start.self, Pause.self, Resume.self, Abort.self, Status.self])
+
+    static let who = "clup-hub (shell)"
+
+    struct Start: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Start a rollout (one is live at a time).")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The clup-totem version, as `clup-hub release list` shows it.") var version: String
+        @Option(name: .customLong("canary"), help: "A canary totem's device id (1 to 20; repeat the option).") var canaries: [String] = []
+        @Option(help: "The shares of each store's totems of the stages after the canaries, in %, rising (e.g. 10,50); every totem comes last.")
+        var stages = "25"
+        @Option(help: "How long every totem of a stage must run the version, heard from, before the next stage (minutes).")
+        var healthyMinutes = 30.0
+
+        func run() async throws {
+            try await refusing {
+                let config = try options.load()
+                let shares = try stages.isEmpty ? [] : stages.split(separator: ",").map { part throws(CommandFailure) -> Int in
+                    guard let share = Int(part.trimmingCharacters(in: .whitespaces)) else {
+                        throw CommandFailure(CodedError(.badHubRequest, "--stages takes shares in % separated by commas, not \"\(part.prefix(8))\""))
+                    }
+                    return share
+                }
+                let available = try ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath).releases().map(\.version)
+                let plan = Rollouts.Plan(version: version, canaries: canaries, shares: shares, healthySeconds: healthyMinutes * 60)
+                let status = try await withDatabase(config) { try await Rollouts(database: $0).start(plan, available: available, by: RolloutCommand.who) }
+                print(status.summary)
+            }
+        }
+    }
+
+    struct Pause: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pause the live rollout: no totem not yet updated installs it.")
+        @OptionGroup var options: ConfigOption
+        @Option(help: "Why, in a line (kept in the audit).") var reason = "paused by an administrator"
+
+        func run() async throws {
+            try await refusing {
+                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).pause(reason: reason, by: RolloutCommand.who) }.summary)
+            }
+        }
+    }
+
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Resume a paused rollout at its stage.")
+        @OptionGroup var options: ConfigOption
+
+        func run() async throws {
+            try await refusing {
+                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).resume(by: RolloutCommand.who) }.summary)
+            }
+        }
+    }
+
+    struct Abort: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "End the live rollout: no totem is asked for its version any more.")
+        @OptionGroup var options: ConfigOption
+
+        func run() async throws {
+            try await refusing {
+                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).abort(by: RolloutCommand.who) }.summary)
+            }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The live rollout, else the last one.")
+        @OptionGroup var options: ConfigOption
+
+        func run() async throws {
+            try await refusing {
+                let status = try await withDatabase(try options.load()) { try await Rollouts(database: $0).status() }
+                print(status?.summary ?? "rollout: none yet")
             }
         }
     }

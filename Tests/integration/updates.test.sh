@@ -170,4 +170,58 @@ EOF
   [ ! -e "$WORK/apt2/sources.list.d/clup.sources" ] || fail "a source without a key was written"
 }
 
+# A rollout started from the hub's shell, seen by a running clupd (its settings name the
+# version to install), by `clup-hub totems`, by the panel's fleet page and by /metrics; a
+# canary's report that the update was undone pauses it, and the panel resumes and aborts it.
+test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it() {
+  updates_up
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 >/dev/null
+  printf '%s\n' "chain-admin-secret-1" | clup_hub manager add root --role chain-admin >/dev/null
+  device=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["deviceID"])' "$WORK/state/enrolment.json")
+  kiosk_start
+  # clupd reports the version it runs with every upload.
+  wait_until 60 'clup_hub totems | grep -q "version $(clupd_version)"'
+  clup_hub release add "$(build_package 0.99.0)" >/dev/null || fail "release add"
+  rc=0; out=$(clup_hub rollout start 0.98.0 --canary "$device" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "clup-hub release add it first"
+  out=$(clup_hub rollout start 0.99.0 --canary "$device" --stages 50 --healthy-minutes 1) || fail "rollout start: $out"
+  assert_contains "$out" "running, stage 0 canaries ($device); 0 of 1 taken in run it"
+  # The totem learns it with its settings (the long poll answers within a second or so).
+  wait_until 30 'clupctl status | grep -q "clup-totem 0.99.0 to install"'
+  echo "report: $(clupctl status | grep -o 'clup-totem 0.99.0 to install[^,]*')"
+  # Its update helper reports the version undone; the rollout pauses for every totem.
+  python3 "$ROOT/scripts/lib/hub-load.py" report-update "$HUB_URL" "$WORK/hub/ca.pem" "$WORK/state" 0.99.0 rolled-back \
+    "no READY within 120 s" >/dev/null || fail "the update's report"
+  out=$(clup_hub rollout status)
+  assert_contains "$out" "paused, stage 0"
+  assert_contains "$out" "paused: $device rolled-back: no READY within 120 s"
+  assert_contains "$(clup_hub totems)" "last update 0.99.0 rolled-back at"
+  wait_until 30 '! clupctl status | grep -q "to install"'
+  # The fleet page shows where it stands; the chain administrator resumes and aborts it there.
+  jar="$WORK/root-jar"
+  curl -s --cacert "$WORK/hub/ca.pem" -c "$jar" --data-urlencode "name=root" --data-urlencode "password=chain-admin-secret-1" \
+    "$HUB_URL/panel/login" -o /dev/null
+  fleet=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" "$HUB_URL/panel/fleet")
+  assert_contains "$fleet" "Rollout 1 of clup-totem 0.99.0"
+  assert_contains "$fleet" "Paused, stage 0: the canaries ($device)."
+  assert_contains "$fleet" '<td class="flag">0.99.0 rolled-back at'
+  assert_contains "$fleet" 'id="rollout-resume"'
+  csrf=$(sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' <<<"$fleet" | head -n 1)
+  status=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -o /dev/null -w '%{http_code}' --data-urlencode "csrf=$csrf" \
+    "$HUB_URL/panel/fleet/rollout/resume")
+  assert_eq "$status" 303 "resume on the panel"
+  assert_contains "$(clup_hub rollout status)" "running, stage 0"
+  wait_until 30 'clupctl status | grep -q "clup-totem 0.99.0 to install"'
+  curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -o /dev/null --data-urlencode "csrf=$csrf" "$HUB_URL/panel/fleet/rollout/abort"
+  assert_contains "$(clup_hub rollout status)" "aborted"
+  metrics=$(curl -s --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_METRICS_TOKEN" "$HUB_URL/metrics")
+  assert_contains "$metrics" "clup_hub_totem_software_info{device=\"$device\",store=\"7\",version=\"$(clupd_version)\"} 1"
+  assert_contains "$metrics" "clup_hub_rollout_stage{version=\"0.99.0\",state=\"aborted\"} 0"
+  assert_contains "$(hub_psql -c "SELECT who || ': ' || action FROM audit WHERE action LIKE 'rollout%' ORDER BY at, action")" \
+    "root: rollout 1 aborted"
+}
+
+# The version clupd says it runs (ClupVersion.current).
+clupd_version() { sed -n 's/.*current = "\(.*\)".*/\1/p' "$ROOT/Sources/CLupProtocol/Control/ClupVersion.swift"; }
+
 run_tests

@@ -11,6 +11,9 @@ usage: hub-load.py setup TOTEMS KEYS_FILE [FIRST_STORE]   prints SQL enrolling T
        hub-load.py passages HUB_URL CA KEYS_FILE DAY in|out@ISO-TIME…
                                                          uploads those passages of business day DAY, at those
                                                          times, as the first totem of KEYS_FILE (one batch)
+       hub-load.py report-update HUB_URL CA STATE_DIR VERSION OUTCOME DETAIL
+                                                         an upload of the enrolled totem of STATE_DIR (its
+                                                         device.key) whose health reports its last update
 
 `run` sends EVENTS passages per totem in batches of BATCH, WORKERS totems at a time, and
 prints events/s and the batch latencies (median, p99)."""
@@ -151,6 +154,19 @@ def floor(keys_file, events, day):
               + ",\n".join(rows[start:start + 500]) + " ON CONFLICT DO NOTHING;")
 
 
+def report_update(hub, ca, state, version, outcome, detail):
+    enrolment = json.load(open(f"{state}/enrolment.json"))
+    key = Ed25519PrivateKey.from_private_bytes(open(f"{state}/device.key", "rb").read())
+    url = urllib.parse.urlparse(hub)
+    connection = http.client.HTTPSConnection(url.hostname, url.port, context=ssl.create_default_context(cafile=ca), timeout=60)
+    health = {"devices": [], "printer": "ready", "update": {"version": version, "outcome": outcome, "detail": detail, "at": time.time()}}
+    status, answer = signed_post(connection, enrolment["deviceID"], key,
+                                 json.dumps({"events": [], "outboxDepth": 0, "health": health}).encode())
+    if status != 200:
+        raise SystemExit(f"{status} {answer}")
+    print("reported")
+
+
 command = sys.argv[1]
 if command == "setup":
     setup(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 100000)
@@ -161,5 +177,7 @@ elif command == "totem":
     totem(sys.argv[2], sys.argv[3])
 elif command == "passages":
     passages(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
+elif command == "report-update":
+    report_update(*sys.argv[2:8])
 elif command == "floor":
     floor(sys.argv[2], int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else time.strftime("%Y-%m-%d", time.gmtime()))

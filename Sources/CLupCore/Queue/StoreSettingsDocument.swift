@@ -39,6 +39,9 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// The store's employees managed at the hub, who may log in at every totem's PIN pad:
     /// staff numbers and PIN hashes only. Nil from a hub that sent none (the totem's own stay).
     public var employees: [EmployeePin]?
+    /// The clup-totem version this totem is to run, while a rollout takes it in; nil: keep
+    /// what runs. Its update helper installs it when the entrance is idle.
+    public var targetVersion: String?
 
     /// An employee's staff number and PIN hash (`PinHash`: scrypt, salted), base64.
     public struct EmployeePin: Codable, Hashable, Sendable {
@@ -154,6 +157,10 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         if priorityShare + bookingShare > 1 { return "priority and booking shares together are over 1" }
         if version < 1 { return "version \(version)" }
         if let problem = windows?.problem { return problem }
+        if let targetVersion, targetVersion.utf8.count > 64
+            || targetVersion.range(of: "^[0-9][A-Za-z0-9.+~-]*\\z", options: .regularExpression) == nil {
+            return "target version \"\(targetVersion.prefix(16))\" is not a Debian version"
+        }
         if let doorLimit, !(-Self.maximumDoorLimit...Self.maximumDoorLimit).contains(doorLimit) {
             return "door limit \(doorLimit) is outside ±\(Self.maximumDoorLimit)"
         }

@@ -68,6 +68,22 @@ struct Panel: Sendable {
             let (header, rows) = try await lanes(try Self.store(context, session), day: day)
             return Self.csv(PanelPages.csv(header, rows), name: "lanes")
         }
+        panel.post("fleet/rollout/:action") { request, context in
+            let session = try Self.session(context)
+            var request = request
+            let form = try await Self.form(&request, session: session, words: context.panelWords)
+            guard session.manager.role == .chainAdmin else {
+                throw HubError(.forbidden, .panelForbidden, context.panelWords.rolloutsAreTheChains)
+            }
+            let rollouts = Rollouts(database: database), who = session.manager.name
+            switch context.parameters.get("action") {
+            case "pause": _ = try await rollouts.pause(reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 } ?? "paused on the panel", by: who)
+            case "resume": _ = try await rollouts.resume(by: who)
+            case "abort": _ = try await rollouts.abort(by: who)
+            default: throw HubError(.notFound, .badHubRequest, "pause, resume or abort")
+            }
+            return Response(status: .seeOther, headers: [.location: "/panel/fleet"])
+        }
         panel.post("logout") { request, context in
             let session = try Self.session(context)
             var request = request
@@ -188,14 +204,14 @@ struct Panel: Sendable {
     func fleet(_ session: PanelAccounts.Session, _ words: PanelWords) async throws -> Response {
         let manager = session.manager
         let rows = try await HubAdmin(database: database).totems(store: manager.store)
-        let versions = try await database.transaction { [logger = database.logger] connection in
+        let applied = try await database.transaction { [logger = database.logger] connection in
             Dictionary(try await connection.rows("""
-                SELECT device_id, software_version, coalesce(applied_settings_version, 0), last_health FROM totem
-                """, as: (String, String, Int64, String?).self, logger).map { ($0.0, ($0.1, $0.2, $0.3)) },
+                SELECT device_id, coalesce(applied_settings_version, 0), last_health FROM totem
+                """, as: (String, Int64, String?).self, logger).map { ($0.0, ($0.1, $0.2)) },
                        uniquingKeysWith: { first, _ in first })
         }
         let health = { (device: String) -> TotemHealth? in
-            versions[device]?.2.flatMap { try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) }
+            applied[device]?.1.flatMap { try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) }
         }
         let now = Date()
         let table = PanelPages.table(
@@ -205,15 +221,20 @@ struct Panel: Sendable {
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
                 let devices = reported.map { faults.isEmpty ? words.allDevicesOK($0.devices.count) : faults.joined(separator: "; ") } ?? words.unknown
                 let figures: [String] = [
-                    row.deviceID, row.store, row.door, words.utcTime(row.lastContact), versions[row.deviceID]?.0 ?? words.unknown,
-                    "\(versions[row.deviceID]?.1 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
+                    row.deviceID, row.store, row.door, words.utcTime(row.lastContact), row.softwareVersion,
+                    row.lastUpdate ?? words.none,
+                    "\(applied[row.deviceID]?.0 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
                     row.clockSkew.map { words.decimal($0, digits: 2) } ?? words.unknown, devices, reported?.printer ?? words.unknown,
                 ]
                 let state = PanelPages.totemState(revoked: row.revokedAt != nil, lastContact: row.lastContact, now: now, words: words)
-                return figures.map { PanelPages.Cell($0) } + [state]
+                let updateStyle: PanelPages.Cell.Style? = row.lastUpdate.map { $0.contains(" installed") ? .ok : .flag }
+                return figures.enumerated().map { index, text in PanelPages.Cell(text, index == 5 ? updateStyle : nil) } + [state]
             }, words: words)
+        let rollout = try await Rollouts(database: database).status()
         let body = """
-            <h1>\(words.fleet)</h1>\(table)
+            <h1>\(words.fleet)</h1>
+            \(PanelPages.rollout(rollout, chainAdmin: manager.role == .chainAdmin, csrf: session.csrf, words: words))
+            \(table)
             <p>\(PanelPages.html(words.fleetNote(silentAfter: Int(Self.silentAfter))))</p>
             """
         return Self.page(PanelPages.page(title: words.fleet, manager: manager, csrf: session.csrf, here: "/panel/fleet", words: words,

@@ -202,6 +202,28 @@ enum PanelPages {
             """
     }
 
+    /// Where the live (or last) rollout stands; for a chain administrator, its buttons.
+    static func rollout(_ status: Rollouts.Status?, chainAdmin: Bool, csrf: String, words: PanelWords) -> String {
+        guard let status else { return "<p id=\"rollout\">\(html(words.noRollout))</p>" }
+        var out = "<section id=\"rollout\"><h2>\(html(words.rolloutTitle(status.id, status.version)))</h2><p>"
+            + html(words.rolloutLine(status)) + "</p>"
+        if let reason = status.reason { out += "<p class=\"\(status.state == .paused ? "error" : "notice")\">\(html(reason))</p>" }
+        if chainAdmin {
+            let actions: [(String, String)] = switch status.state {
+            case .running: [("pause", words.pauseRollout), ("abort", words.abortRollout)]
+            case .paused: [("resume", words.resumeRollout), ("abort", words.abortRollout)]
+            case .aborted, .done: []
+            }
+            for (action, label) in actions {
+                out += """
+                    <form method="post" action="/panel/fleet/rollout/\(action)" class="inline"><input type="hidden" name="csrf" value="\(html(csrf))">\
+                    <button type="submit" id="rollout-\(action)">\(html(label))</button></form>
+                    """
+            }
+        }
+        return out + "</section>"
+    }
+
     static func csv(_ header: [String], _ rows: [[String]]) -> String {
         func field(_ text: String) -> String {
             // A cell a spreadsheet would run as a formula is quoted as text.

@@ -263,7 +263,8 @@ struct PanelWords: Sendable {
 
     var fleetHeader: [String] {
         [pick("totem", "totem"), pick("store", "negozio"), pick("door", "porta"), pick("last contact (UTC)", "ultimo contatto (UTC)"),
-         pick("software", "software"), pick("settings version", "versione delle impostazioni"), pick("outbox", "in uscita"),
+         pick("software", "software"), pick("last update", "ultimo aggiornamento"), pick("settings version", "versione delle impostazioni"),
+         pick("outbox", "in uscita"),
          pick("clock skew (s)", "scarto dell'orologio (s)"), pick("devices", "dispositivi"), pick("printer", "stampante"),
          pick("state", "stato")]
     }
@@ -271,6 +272,30 @@ struct PanelWords: Sendable {
     var revoked: String { pick("revoked", "revocato") }
     func silent(for seconds: Int) -> String { pick("SILENT for over \(seconds) s", "MUTO da oltre \(seconds) s") }
     var ok: String { pick("ok", "a posto") }
+    var noRollout: String { pick("No rollout yet: clup-hub rollout start VERSION.", "Ancora nessun rilascio: clup-hub rollout start VERSIONE.") }
+    func rolloutTitle(_ id: Int64, _ version: String) -> String {
+        pick("Rollout \(id) of clup-totem \(version)", "Rilascio \(id) di clup-totem \(version)")
+    }
+    func rolloutLine(_ status: Rollouts.Status) -> String {
+        let state = switch status.state {
+        case .running: pick("running", "in corso")
+        case .paused: pick("paused", "in pausa")
+        case .aborted: pick("aborted", "annullato")
+        case .done: pick("done", "completato")
+        }
+        let stage = status.stage == 0 ? pick("the canaries", "i totem sentinella") + " (\(status.canaries.joined(separator: ", ")))"
+            : status.stage <= status.shares.count
+                ? pick("\(status.shares[status.stage - 1]) % of each store's totems", "\(status.shares[status.stage - 1]) % dei totem di ogni negozio")
+                : pick("every totem", "tutti i totem")
+        return pick("\(state.capitalized), stage \(status.stage): \(stage). \(status.updated) of the \(status.targeted) totems taken in run it; the fleet has \(status.totems).",
+                    "\(state.capitalized), fase \(status.stage): \(stage). \(status.updated) dei \(status.targeted) totem coinvolti lo usano; la flotta ne ha \(status.totems).")
+    }
+    var pauseRollout: String { pick("Pause the rollout", "Metti in pausa il rilascio") }
+    var resumeRollout: String { pick("Resume the rollout", "Riprendi il rilascio") }
+    var abortRollout: String { pick("Abort the rollout", "Annulla il rilascio") }
+    var rolloutsAreTheChains: String {
+        pick("rollouts are the chain administrators'", "i rilasci sono degli amministratori della catena")
+    }
     func fleetNote(silentAfter seconds: Int) -> String {
         pick("A totem not heard from for \(seconds) s is flagged SILENT. Devices and printer are as the totem last reported them (with every upload, at least every 30 s).",
              "Un totem che non si fa sentire da \(seconds) s è segnalato MUTO. Dispositivi e stampante sono come il totem li ha descritti l'ultima volta (a ogni invio, almeno ogni 30 s).")

@@ -141,10 +141,16 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     public var devices: [Device]
     /// The print queue's state in a line ("idle, accepting jobs", "stopped: media-empty").
     public var printer: String
+    /// The clupd version running ("0.12.0"); absent from totems older than rollouts.
+    public var softwareVersion: String?
+    /// How the totem's last software update went, as its update helper reported it.
+    public var update: UpdateReport?
 
-    public init(devices: [Device], printer: String) {
+    public init(devices: [Device], printer: String, softwareVersion: String? = nil, update: UpdateReport? = nil) {
         self.devices = devices
         self.printer = printer
+        self.softwareVersion = softwareVersion
+        self.update = update
     }
 
     /// The same report with every text cut to `characters` and at most 16 devices: what
@@ -152,7 +158,33 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     public func bounded(characters: Int = 200) -> TotemHealth {
         let cut = { (text: String) in text.count > characters ? String(text.prefix(characters)) + "…" : text }
         return TotemHealth(devices: devices.prefix(16).map { Device(role: cut($0.role), state: cut($0.state), detail: cut($0.detail)) },
-                           printer: cut(printer))
+                           printer: cut(printer), softwareVersion: softwareVersion.map { String($0.prefix(64)) },
+                           update: update.map { UpdateReport(version: String($0.version.prefix(64)), outcome: $0.outcome,
+                                                             detail: cut($0.detail), at: $0.at) })
+    }
+}
+
+/// How a totem's software update went: installed and healthy, or undone (rolled back to the
+/// version before), or failed before anything changed.
+public struct UpdateReport: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable {
+        case installed
+        case rolledBack = "rolled-back"
+        case failed
+    }
+
+    public var version: String
+    public var outcome: Outcome
+    /// Why, in a line ("no READY within 120 s").
+    public var detail: String
+    /// When (seconds since 1970).
+    public var at: Double
+
+    public init(version: String, outcome: Outcome, detail: String, at: Double) {
+        self.version = version
+        self.outcome = outcome
+        self.detail = detail
+        self.at = at
     }
 }
 

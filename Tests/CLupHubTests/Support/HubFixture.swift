@@ -51,10 +51,10 @@ final class HubFixture: Sendable {
     @discardableResult
     func sql(_ text: String) throws -> String { try postgres.psql(text, database: name) }
 
-    /// Enrols a totem of store 7 as `letter` at `door`, as `clupd enrol` would.
-    func enrol(_ letter: String, door: String) async throws -> TestTotem {
+    /// Enrols a totem of `store` (7 unless said) as `letter` at `door`, as `clupd enrol` would.
+    func enrol(_ letter: String, door: String, store: String = HubFixture.store) async throws -> TestTotem {
         let enrolment = Enrolment(database: database)
-        let code = try await enrolment.makeCode(store: Self.store, letter: letter, door: door, lifetime: 3600)
+        let code = try await enrolment.makeCode(store: store, letter: letter, door: door, lifetime: 3600)
         let deviceKey = Curve25519.Signing.PrivateKey(), ticketKey = Curve25519.Signing.PrivateKey()
         let reply = try await enrolment.enrol(EnrolmentRequest(
             code: code, deviceKey: deviceKey.publicKey.rawRepresentation.base64EncodedString(),

@@ -104,7 +104,8 @@ extension Daemon {
                 + ($0.doorLimit.map { ", this door's places \($0) (holding \(day.heldHere))" } ?? "")
                 + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "")
                 + ($0.hours.map { ", open \($0.description)" } ?? "")
-                + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "") }
+                + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "")
+                + ($0.targetVersion.map { ", clup-totem \($0) to install (running \(ClupVersion.current))" } ?? "") }
                 ?? (hub.enrolment == nil ? "clupd.toml" : "none from the hub yet: nobody is called until they arrive"),
             sync: hub.sync.map { sync in
                 let report = sync.report()
@@ -162,7 +163,8 @@ extension Daemon {
         let reasons = printer.reasons.filter { $0 != "none" }
         return TotemHealth(devices: kiosk.deviceHealth.map { .init(role: $0.role, state: $0.state.rawValue, detail: $0.detail) },
                            printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
-                               + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"))
+                               + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"),
+                           softwareVersion: ClupVersion.current)
     }
 
     func devicesReport() -> DevicesReport {
