@@ -14,7 +14,7 @@ struct Clupd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupd",
         abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
-        subcommands: [Run.self, Enrol.self, AptSourceCommand.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
+        subcommands: [Run.self, Enrol.self, AptSourceCommand.self, UpdateCommand.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
         defaultSubcommand: Run.self)
 }
 
@@ -96,6 +96,53 @@ struct AptSourceCommand: ParsableCommand {
             print("apt-source: apt takes clup-totem from \(source.repository.absoluteString), signed by the chain's release key only")
         } catch {
             FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// `clupd update`: the update helper's run (root; `clup-update.timer` starts it every minute).
+struct UpdateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Install the clup-totem version the hub's rollout wants, when the entrance is idle; undo it if clupd does not come up healthy (as root).")
+
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
+    @Option(help: "The helper's own directory (package cache, database copy).") var workDir = "/var/lib/clup-update"
+    @Option(help: "clupd's control socket.") var socket = ControlClient.defaultSocketPath
+    @Option(help: "apt's configuration directory.") var aptDirectory = "/etc/apt"
+    @Option(help: "Seconds the new clupd has to come up healthy before it is undone.") var deadline = 180.0
+
+    func validate() throws {
+        guard deadline.isFinite, (10...3600).contains(deadline) else { throw ValidationError("--deadline takes 10 to 3600 seconds") }
+    }
+
+    func run() throws {
+        // The chain's apt source, from the enrolment, the first time (its key pinned from then on).
+        if !FileManager.default.fileExists(atPath: AptSource.sourcePath(in: aptDirectory)) {
+            do throws(CodedError) {
+                guard let enrolment = try TotemEnrolment.load(from: stateDir) else {
+                    print("update: not enrolled at a hub: nothing to update from")
+                    return
+                }
+                try AptSource(enrolment: enrolment, stateDirectory: stateDir).write(apt: aptDirectory)
+                print("update: the chain's apt source written into \(aptDirectory)")
+            } catch {
+                FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+        let system = DebianUpdateSystem(socketPath: socket, aptDirectory: aptDirectory, workDirectory: workDir)
+        let outcome = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline).run()
+        switch outcome {
+        case let .nothingToDo(why): print("update: nothing to do: \(why)")
+        case let .waiting(why): print("update: waiting: \(why)")
+        case let .installed(version): print("update: clup-totem \(version) installed, clupd healthy")
+        case let .rolledBack(version, because):
+            print("update: clup-totem \(version) undone: \(because)")
+            throw ExitCode(1)
+        case let .failed(version, because):
+            print("update: clup-totem \(version) failed: \(because)")
             throw ExitCode(1)
         }
     }

@@ -188,7 +188,18 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   assert_contains "$out" "running, stage 0 canaries ($device); 0 of 1 taken in run it"
   # The totem learns it with its settings (the long poll answers within a second or so).
   wait_until 30 'clupctl status | grep -q "clup-totem 0.99.0 to install"'
-  echo "report: $(clupctl status | grep -o 'clup-totem 0.99.0 to install[^,]*')"
+  assert_contains "$(clupctl status)" "idle: nobody in front, nothing printing, no called ticket"
+  echo "report: $(clupctl status | grep -o 'clup-totem 0.99.0 to install.*called ticket')"
+  # Someone in front: not the moment (the update helper waits).
+  clupctl sim approach >/dev/null
+  wait_until 30 'clupctl status | grep -q "not now: someone is in front (the screen shows welcome)"'
+  # The helper's run here: it writes the chain's apt source from the enrolment, asks clupd,
+  # and finds no clup-totem installed from a package on this machine (in the VM walk it is).
+  out=$("$BIN/clupd" update --state-dir "$WORK/state" --work-dir "$WORK/update" --socket "$WORK/control.sock" \
+    --apt-directory "$WORK/apt/etc/apt") || fail "clupd update: $out"
+  assert_contains "$out" "update: the chain's apt source written into $WORK/apt/etc/apt"
+  assert_contains "$out" "update: nothing to do: clup-totem is not installed from a package"
+  [ -f "$WORK/apt/etc/apt/sources.list.d/clup.sources" ] || fail "the helper wrote no apt source"
   # Its update helper reports the version undone; the rollout pauses for every totem.
   python3 "$ROOT/scripts/lib/hub-load.py" report-update "$HUB_URL" "$WORK/hub/ca.pem" "$WORK/state" 0.99.0 rolled-back \
     "no READY within 120 s" >/dev/null || fail "the update's report"
@@ -219,6 +230,19 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   assert_contains "$metrics" "clup_hub_rollout_stage{version=\"0.99.0\",state=\"aborted\"} 0"
   assert_contains "$(hub_psql -c "SELECT who || ': ' || action FROM audit WHERE action LIKE 'rollout%' ORDER BY at, action")" \
     "root: rollout 1 aborted"
+}
+
+# The update helper's units: they verify, and the helper (root, as apt and dpkg are) is
+# still fenced in: no kernel tunables or modules, a syscall filter, a short capability set.
+test_the_update_helpers_units_verify_and_are_hardened() {
+  mkdir -p "$WORK/unit"
+  sed "s|/usr/bin/clupd|$BIN/clupd|" "$ROOT/systemd/clup-update.service" > "$WORK/unit/clup-update.service"
+  cp "$ROOT/systemd/clup-update.timer" "$WORK/unit/"
+  rc=0; out=$(systemd-analyze verify --man=no "$WORK/unit/clup-update.service" "$WORK/unit/clup-update.timer" 2>&1) || rc=$?
+  assert_status $rc 0 "systemd-analyze verify: $out"
+  systemd-analyze security --offline=true --threshold=35 "$WORK/unit/clup-update.service" >"$WORK/security.txt" 2>&1 \
+    || fail "exposure above 3.5: $(tail -n 1 "$WORK/security.txt")"
+  echo "report: $(tail -n 1 "$WORK/security.txt" | sed 's/→ //')"
 }
 
 # The version clupd says it runs (ClupVersion.current).

@@ -179,6 +179,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case noReleaseKey = "E-UPD-001"
     case releaseKeyChanged = "E-UPD-002"
     case updateSourceUnwritable = "E-UPD-003"
+    case updateStepFailed = "E-UPD-004"
 
     /// What the code means, in a sentence, and what a person should do.
     public var entry: (meaning: String, action: String) {
@@ -350,6 +351,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .releaseKeyChanged: ("The enrolment's release key or hub CA differs from the one apt already trusts on this totem: refused.",
                                   "If the chain really changed its key, remove the old one from /etc/apt/keyrings by hand, knowingly.")
         case .updateSourceUnwritable: ("The apt source for the chain's repository could not be written.", "Run it as root; the message says which file.")
+        case .updateStepFailed: ("A step of the totem's software update failed (apt, dpkg or systemctl).",
+                                 "The message says which and what it printed; `journalctl -u clup-update` has the run.")
         }
     }
 

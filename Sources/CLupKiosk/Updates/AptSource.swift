@@ -94,25 +94,7 @@ public struct AptSource: Sendable, Equatable {
         return files.map(\.0)
     }
 
-    /// Writes `data` to `path` whole or not at all (a file beside it, synced, renamed), readable
-    /// by all (apt drops to its own user to fetch), in a directory made if missing.
     static func write(_ data: Data, to path: String) throws(CodedError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o755])
-        } catch {
-            throw CodedError(.updateSourceUnwritable, "cannot make \(directory): \(error)")
-        }
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else { throw CodedError(.updateSourceUnwritable, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, fchmodat(AT_FDCWD, temporary, 0o644, 0) == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw CodedError(.updateSourceUnwritable, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+        try DurableFile.write(data, to: path, mode: 0o644)
     }
 }

@@ -105,7 +105,10 @@ extension Daemon {
                 + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "")
                 + ($0.hours.map { ", open \($0.description)" } ?? "")
                 + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "")
-                + ($0.targetVersion.map { ", clup-totem \($0) to install (running \(ClupVersion.current))" } ?? "") }
+                + ($0.targetVersion.map { target in
+                    let window = updateWindow()
+                    return ", clup-totem \(target) to install (running \(ClupVersion.current); \(window.idle ? "idle" : "not now"): \(window.why))"
+                } ?? "") }
                 ?? (hub.enrolment == nil ? "clupd.toml" : "none from the hub yet: nobody is called until they arrive"),
             sync: hub.sync.map { sync in
                 let report = sync.report()
@@ -164,7 +167,7 @@ extension Daemon {
         return TotemHealth(devices: kiosk.deviceHealth.map { .init(role: $0.role, state: $0.state.rawValue, detail: $0.detail) },
                            printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
                                + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"),
-                           softwareVersion: ClupVersion.current)
+                           softwareVersion: ClupVersion.current, update: lastUpdateReport)
     }
 
     func devicesReport() -> DevicesReport {

@@ -11,6 +11,7 @@ extension Daemon {
         }
         router.on(Control.Metrics.self) { [unowned self] _, _ in metricsText() }
         router.on(Control.Sync.self) { [unowned self] _, _ in syncReport() }
+        router.on(Control.UpdateWindow.self) { [unowned self] _, _ in updateWindow() }
         router.on(Control.SyncNow.self) { [unowned self] _, context in
             guard let sync = hub.sync else { throw CodedError(.notEnrolled, "this totem is not enrolled at a hub, so it has nothing to sync") }
             sync.syncNow()

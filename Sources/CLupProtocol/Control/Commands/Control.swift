@@ -8,7 +8,7 @@ public enum Control {}
 extension Control {
     /// Every command, for the tests that check each is routed and decided.
     public static let all: [any ControlCommand.Type] = [
-        Status.self, Configuration.self, Metrics.self, Sync.self, SyncNow.self,
+        Status.self, Configuration.self, Metrics.self, Sync.self, SyncNow.self, UpdateWindow.self,
         Tickets.self, Queue.self, CallNext.self, Skip.self, VoidTicket.self, IssuePriority.self, Reprint.self,
         Ledger.self, CorrectLedger.self, SetOccupancy.self,
         Hello.self, Login.self, Logout.self, Technicians.self, PutTechnician.self, RemoveTechnician.self,

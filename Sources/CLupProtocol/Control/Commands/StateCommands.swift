@@ -50,4 +50,15 @@ extension Control {
         public var summary: String { "sync now" }
         public init() {}
     }
+
+    /// Whether this is a moment to update the totem's software, for its update helper: the
+    /// version the hub wants, whether the entrance is idle, and how the running clupd is.
+    public struct UpdateWindow: ControlCommand {
+        public typealias Reply = UpdateWindowReport
+        public static let wireName = "updateWindow"
+        public static let needsTechnician = false
+        public static let trail = AuditTrail.routineRead
+        public var summary: String { "update window" }
+        public init() {}
+    }
 }

@@ -1,0 +1,103 @@
+import CLupCore
+import CLupProtocol
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The update helper's machine: Debian's apt and dpkg, systemd's clupd unit, and clupd's
+/// control socket.
+public struct DebianUpdateSystem: TotemUpdater.System {
+    public let socketPath: String
+    /// apt's configuration directory, where `AptSource` put the chain's source.
+    public let aptDirectory: String
+    /// Where the helper keeps a sources folder with the chain's source alone, so that
+    /// fetching a release refreshes that source only (the others may be out of reach).
+    public let workDirectory: String
+
+    public init(socketPath: String, aptDirectory: String, workDirectory: String) {
+        self.socketPath = socketPath
+        self.aptDirectory = aptDirectory
+        self.workDirectory = workDirectory
+    }
+
+    static let environment = ["DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C.UTF-8"]
+
+    public func installedVersion() throws -> String? {
+        let (status, output) = try Command.run("dpkg-query", ["--show", "--showformat=${db:Status-Status} ${Version}", TotemUpdater.package])
+        let fields = output.split(separator: " ")
+        guard status == 0, fields.count == 2, fields[0] == "installed" else { return nil }
+        return String(fields[1])
+    }
+
+    public func window() throws -> UpdateWindowReport {
+        try ControlClient(socketPath: socketPath, timeoutSeconds: 10).send(Control.UpdateWindow())
+    }
+
+    public func fetch(_ version: String, into cache: String) throws -> String {
+        let path = TotemUpdater.cachedPackage(version, in: cache)
+        if FileManager.default.fileExists(atPath: path) { return path }
+        // The chain's source alone, refreshed: apt checks its index against the release key.
+        let sources = workDirectory + "/sources.d"
+        try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
+        let source = AptSource.sourcePath(in: aptDirectory)
+        try? FileManager.default.removeItem(atPath: sources + "/clup.sources")
+        try FileManager.default.createSymbolicLink(atPath: sources + "/clup.sources", withDestinationPath: source)
+        try Command.check("apt-get", ["-q", "update", "-o", "Dir::Etc::SourceList=/dev/null", "-o", "Dir::Etc::SourceParts=\(sources)",
+                                      "-o", "APT::Get::List-Cleanup=0"], environment: Self.environment)
+        // Into apt's own archive (its sandboxed download), then into the helper's cache.
+        try Command.check("apt-get", ["-q", "-y", "--download-only", "--allow-downgrades", "--reinstall", "install",
+                                      "\(TotemUpdater.package)=\(version)"], environment: Self.environment)
+        let archive = "/var/cache/apt/archives"
+        let quoted = version.replacingOccurrences(of: ":", with: "%3a")
+        guard let name = try FileManager.default.contentsOfDirectory(atPath: archive)
+            .first(where: { $0.hasPrefix("\(TotemUpdater.package)_\(quoted)_") && $0.hasSuffix(".deb") })
+        else { throw CodedError(.updateStepFailed, "apt fetched no \(TotemUpdater.package) \(version) into \(archive)") }
+        try FileManager.default.copyItem(atPath: archive + "/" + name, toPath: path + ".part")
+        guard rename(path + ".part", path) == 0 else { throw CodedError(.updateStepFailed, "cannot keep \(path)") }
+        return path
+    }
+
+    public func install(_ path: String) throws {
+        try Command.check("apt-get", ["-q", "-y", "--allow-downgrades", "-o", "Dpkg::Options::=--force-confold", "install", path],
+                          environment: Self.environment)
+    }
+
+    public func clupdActive() -> Bool { (try? Command.run("systemctl", ["is-active", "--quiet", "clupd"]).status) == 0 }
+    public func stopClupd() throws { try Command.check("systemctl", ["stop", "clupd"]) }
+    public func startClupd() throws { try Command.check("systemctl", ["start", "clupd"]) }
+    public func sleep(seconds: Double) { Thread.sleep(forTimeInterval: seconds) }
+    public func now() -> Date { Date() }
+}
+
+/// A program run to its end: its exit status and what it printed (both streams, the last
+/// 64 KiB).
+enum Command {
+    static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let directories = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+        guard let executable = directories.map({ "\($0)/\(tool)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw CodedError(.updateStepFailed, "\(tool) is not installed")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output.suffix(64 * 1024), as: UTF8.self))
+    }
+
+    /// Runs `tool`; a non-zero exit is an error with the last of what it said.
+    static func check(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        let (status, output) = try run(tool, arguments, environment: environment)
+        guard status == 0 else {
+            let said = output.split(separator: "\n").suffix(3).joined(separator: " | ")
+            throw CodedError(.updateStepFailed, "\(tool) \(arguments.first { !$0.hasPrefix("-") } ?? "") exited \(status): \(said.prefix(400))")
+        }
+    }
+}
