@@ -127,6 +127,10 @@ struct UpdateCommand: ParsableCommand {
                 }
                 try AptSource(enrolment: enrolment, stateDirectory: stateDir).write(apt: aptDirectory)
                 print("update: the chain's apt source written into \(aptDirectory)")
+            } catch where error.errorCode == .noReleaseKey {
+                // A hub without a release key (older than fleet updates): nothing to update from, and nothing wrong.
+                print("update: nothing to do: \(error.message) (\(error.action))")
+                return
             } catch {
                 FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
                 throw ExitCode(1)

@@ -44,11 +44,11 @@ final class TotemUpdaterTests: XCTestCase {
             steps.append("install \(version)")
             if installFails && version != "0.12.0" { throw CodedError(.updateStepFailed, "dpkg: error processing package") }
             installed = version
-            onInstall?(version)
             answer.running = version
             let good = version == "0.12.0" || newVersionHealthy
             answer.deviceProblems = good ? [] : ["display failed: no framebuffer"]
             active = version == "0.12.0" || newVersionStarts
+            onInstall?(version)
         }
         func clupdActive() -> Bool { active }
         func stopClupd() throws { steps.append("stop"); active = false }
@@ -148,6 +148,27 @@ final class TotemUpdaterTests: XCTestCase {
         XCTAssertTrue(said.detail.contains("display failed"), said.detail)
     }
 
+    /// A device that was wrong before the update is not the new version's fault.
+    func test_whatWasWrongBeforeIsNotBlamedOnTheNewVersion() throws {
+        let machine = Machine(packages: root)
+        machine.answer.deviceProblems = ["door-reader missing: /dev/input/by-id/wedge is gone"]
+        machine.answer.printerReady = false
+        machine.onInstall = { _ in
+            machine.answer.deviceProblems = ["door-reader missing: /dev/input/by-id/wedge is gone"]
+            machine.answer.printerReady = false
+        }
+        XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
+        // A new problem is: the display fails only under the new version.
+        let again = Machine(packages: root)
+        again.answer.target = "0.14.0"
+        again.answer.deviceProblems = ["door-reader missing: gone"]
+        again.onInstall = { version in
+            if version == "0.14.0" { again.answer.deviceProblems = ["door-reader missing: gone", "display fault: no framebuffer"] }
+        }
+        guard case let .rolledBack(_, because) = updater(again).run() else { return XCTFail("not undone") }
+        XCTAssertEqual(because, "not healthy within 60 s: display fault: no framebuffer")
+    }
+
     func test_aFailedInstallIsUndoneAndARunCutShortIsFinishedByTheNext() throws {
         let machine = Machine(packages: root)
         machine.installFails = true
@@ -160,7 +181,7 @@ final class TotemUpdaterTests: XCTestCase {
         machine.answer.target = "0.14.0"
         let cut = TotemUpdater.Pending(target: "0.14.0", previous: "0.12.0", previousPackage: work + "/cache/clup-totem_0.12.0.deb",
                                        targetPackage: work + "/cache/clup-totem_0.14.0.deb", databaseCopy: nil, schema: nil,
-                                       startedAt: machine.clock)
+                                       startedAt: machine.clock, problemsBefore: [], printerReadyBefore: true)
         try updater(machine).write(cut)
         machine.installed = "0.14.0"
         machine.answer.running = "0.14.0"

@@ -14,6 +14,9 @@ public protocol Display: AnyObject {
     func sleep() throws
     var physicalSizeMM: (width: Double, height: Double)? { get }
     func noticeSizeChange() -> Bool
+    /// Returns once what was shown is on the panel (a display that writes its frames on a
+    /// queue of its own has written them): what clupd shows as it stops stays shown.
+    func finishShowing()
 }
 
 extension Display {
@@ -23,4 +26,6 @@ extension Display {
     /// Looks whether the device changed its size (a new mode, another panel); true when it
     /// did, and `width` and `height` are the new size (screens are then laid out again).
     public func noticeSizeChange() -> Bool { false }
+
+    public func finishShowing() {}
 }

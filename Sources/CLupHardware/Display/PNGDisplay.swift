@@ -58,6 +58,8 @@ public final class PNGDisplay: Display {
         writing.sync {}
     }
 
+    public func finishShowing() { waitUntilWritten() }
+
     private func write(_ canvas: Canvas) {
         let wasPending = frames.state.withLock { state in
             defer { state.next = Frame(canvas: canvas) }

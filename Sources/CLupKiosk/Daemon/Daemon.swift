@@ -160,8 +160,9 @@ public final class Daemon {
         logger.info("clupd ready", metadata: ["device": "\(deviceID)", "socket": "\(server.path)",
                                                 "state": "\(state.path)", "hub": "\(hub.enrolment?.hub ?? "none")"])
         loop.run()
-        hub.stop()
         notifier.notify("STOPPING=1")
+        kiosk.showOutOfOrderWhileAway()
+        hub.stop()
         server.stopListening()
         return 0
     }

@@ -52,7 +52,7 @@ extension Daemon {
     }
 
     static func versions() -> String {
-        var lines = ["clupd \(ClupVersion.current)"]
+        var lines = ["clupd \(PackageVersion.current)"]
         var names = utsname()
         uname(&names)
         let release = withUnsafeBytes(of: &names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

@@ -195,6 +195,20 @@ extension Kiosk {
         }
     }
 
+    /// What the panel shows while clupd is not running (stopped for an update, a restart, a
+    /// crash's restart): "out of order", drawn now, on the loop's own thread, and left there
+    /// (a framebuffer keeps its last frame). A display that fails is only logged.
+    func showOutOfOrderWhileAway() {
+        do {
+            let frame = try ScreenRenderer(geometry: screens.geometry).render(.outOfOrder, facts: screenFacts, language: screens.flow.language,
+                                                                            largeText: screens.flow.largeText)
+            try devices.display.show(frame)
+            devices.display.finishShowing()
+        } catch {
+            logger.error("could not show the out-of-order screen as clupd stops", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// Whether the screen shows something while nobody is in front: the numbers called, or
     /// how many wait and how long (else it is dark, to save the backlight).
     var attracts: Bool { !caller.calledTickets.isEmpty || desk.day.queueLength > 0 }
@@ -220,7 +234,7 @@ extension Kiosk {
                      })
     }
 
-    private var screenFacts: ScreenFacts {
+    var screenFacts: ScreenFacts {
         ScreenFacts(storeName: config.store.name, inside: desk.day.inside, capacity: config.queue.capacity,
                     waiting: desk.day.queueLength, called: caller.calledTickets.map(\.number.description),
                     wait: desk.estimatedWait(for: .regular, defaultMinutes: config.tickets.defaultWaitMinutes))

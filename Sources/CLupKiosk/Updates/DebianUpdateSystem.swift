@@ -65,7 +65,11 @@ public struct DebianUpdateSystem: TotemUpdater.System {
 
     public func clupdActive() -> Bool { (try? Command.run("systemctl", ["is-active", "--quiet", "clupd"]).status) == 0 }
     public func stopClupd() throws { try Command.check("systemctl", ["stop", "clupd"]) }
-    public func startClupd() throws { try Command.check("systemctl", ["start", "clupd"]) }
+    /// Starts clupd, even after a crash loop made systemd give up on it (its start limit).
+    public func startClupd() throws {
+        _ = try? Command.run("systemctl", ["reset-failed", "clupd"])
+        try Command.check("systemctl", ["start", "clupd"])
+    }
     public func sleep(seconds: Double) { Thread.sleep(forTimeInterval: seconds) }
     public func now() -> Date { Date() }
 }

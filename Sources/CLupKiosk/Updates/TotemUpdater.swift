@@ -82,7 +82,24 @@ public struct TotemUpdater {
         var databaseCopy: String?
         var schema: String?
         var startedAt: Date
+        /// The devices not ok before the update (by role) and whether the printer was ready:
+        /// the new version is not blamed for what was wrong already.
+        var problemsBefore: [String]
+        var printerReadyBefore: Bool
+
+        /// Whether `window` shows the new clupd as healthy as the old one was: no device newly
+        /// not ok, the printer ready if it was, and an upload to the hub since it started.
+        func healthy(_ window: UpdateWindowReport) -> (Bool, String) {
+            let fresh = window.deviceProblems.filter { !problemsBefore.contains(TotemUpdater.role(of: $0)) }
+            var reasons = fresh
+            if printerReadyBefore && !window.printerReady { reasons.append("the printer is not ready") }
+            if window.lastSync == nil { reasons.append("no upload to the hub yet") }
+            return (reasons.isEmpty, reasons.joined(separator: "; "))
+        }
     }
+
+    /// The role a device problem names ("display fault: …" is the display's).
+    static func role(of problem: String) -> String { String(problem.prefix { $0 != " " }) }
 
     // MARK: One run
 
@@ -107,10 +124,10 @@ public struct TotemUpdater {
             return .nothingToDo("clup-totem \(target) \(last.outcome.rawValue) here before (\(last.detail)); it is not tried again by itself")
         }
         guard window.idle else { return .waiting(window.why) }
-        return update(to: target, from: previous)
+        return update(to: target, from: previous, before: window)
     }
 
-    func update(to target: String, from previous: String) -> Outcome {
+    func update(to target: String, from previous: String, before: UpdateWindowReport) -> Outcome {
         let previousPackage: String, targetPackage: String, copy: TotemBackup.Copy?
         do {
             try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -125,7 +142,8 @@ public struct TotemUpdater {
             return .failed(target, because: because)
         }
         let pending = Pending(target: target, previous: previous, previousPackage: previousPackage, targetPackage: targetPackage,
-                              databaseCopy: copy?.path, schema: copy?.schema, startedAt: system.now())
+                              databaseCopy: copy?.path, schema: copy?.schema, startedAt: system.now(),
+                              problemsBefore: before.deviceProblems.map(Self.role(of:)), printerReadyBefore: before.printerReady)
         do {
             try write(pending)
             try system.install(targetPackage)
@@ -143,14 +161,15 @@ public struct TotemUpdater {
             if system.clupdActive() {
                 do {
                     let window = try system.window()
+                    let (healthy, because) = pending.healthy(window)
                     if window.running != pending.target {
                         last = "clupd runs \(window.running), not \(pending.target)"
-                    } else if window.healthy {
+                    } else if healthy {
                         report(pending.target, .installed, interrupted ? "healthy after a run cut short" : "healthy")
                         clearPending(keeping: [pending.previousPackage, pending.targetPackage])
                         return .installed(pending.target)
                     } else {
-                        last = window.unhealthyBecause
+                        last = because
                     }
                 } catch {
                     last = "clupd does not answer: \(CodedError(describing: error).message)"

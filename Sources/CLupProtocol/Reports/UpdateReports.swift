@@ -27,16 +27,4 @@ public struct UpdateWindowReport: Codable, Sendable, Equatable {
         self.printerReady = printerReady
         self.lastSync = lastSync
     }
-
-    /// Whether the clupd answering is healthy enough to keep: its devices ok, its printer
-    /// ready, and an upload to the hub since it started.
-    public var healthy: Bool { deviceProblems.isEmpty && printerReady && lastSync != nil }
-
-    /// What keeps it from being healthy, in a line.
-    public var unhealthyBecause: String {
-        var reasons = deviceProblems
-        if !printerReady { reasons.append("the printer is not ready") }
-        if lastSync == nil { reasons.append("no upload to the hub yet") }
-        return reasons.isEmpty ? "healthy" : reasons.joined(separator: "; ")
-    }
 }

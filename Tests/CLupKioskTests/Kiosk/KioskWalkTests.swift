@@ -226,3 +226,17 @@ final class KioskWalkTests: XCTestCase {
         XCTAssertEqual(totem.kiosk.screens.flow.screen, .asleep)
     }
 }
+
+/// What the panel shows while clupd is away (stopped for an update or a restart).
+final class KioskAwayTests: XCTestCase {
+    func test_asClupdStopsThePanelIsLeftSayingOutOfOrder() throws {
+        let totem = try KioskHarness()
+        let shownBefore = totem.display.frames
+        totem.kiosk.showOutOfOrderWhileAway()
+        XCTAssertEqual(totem.display.frames, shownBefore + 1, "one frame, drawn at once")
+        let expected = try ScreenRenderer(geometry: totem.kiosk.screens.geometry)
+            .render(.outOfOrder, facts: totem.kiosk.screenFacts, language: "en", largeText: false).pngData()
+        XCTAssertEqual(try XCTUnwrap(totem.display.last).pngData(), expected, "the out-of-order screen")
+        XCTAssertTrue(totem.display.isAwake, "lit, so that a person at the door reads it")
+    }
+}

@@ -58,7 +58,7 @@ extension Daemon {
             state = "ok"
         }
         return HelloReply(storeID: UInt32(config.store.id), letter: String(config.totem.letter), state: state, technician: technician,
-                          clupdVersion: ClupVersion.current)
+                          clupdVersion: PackageVersion.current)
     }
 
     static func managedAtTheHub(_ staffNumber: String) -> CodedError {
@@ -107,7 +107,7 @@ extension Daemon {
                 + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "")
                 + ($0.targetVersion.map { target in
                     let window = updateWindow()
-                    return ", clup-totem \(target) to install (running \(ClupVersion.current); \(window.idle ? "idle" : "not now"): \(window.why))"
+                    return ", clup-totem \(target) to install (running \(PackageVersion.current); \(window.idle ? "idle" : "not now"): \(window.why))"
                 } ?? "") }
                 ?? (hub.enrolment == nil ? "clupd.toml" : "none from the hub yet: nobody is called until they arrive"),
             sync: hub.sync.map { sync in
@@ -167,7 +167,7 @@ extension Daemon {
         return TotemHealth(devices: kiosk.deviceHealth.map { .init(role: $0.role, state: $0.state.rawValue, detail: $0.detail) },
                            printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
                                + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"),
-                           softwareVersion: ClupVersion.current, update: lastUpdateReport)
+                           softwareVersion: PackageVersion.current, update: lastUpdateReport)
     }
 
     func devicesReport() -> DevicesReport {

@@ -27,7 +27,7 @@ extension Daemon {
         }
         let printer = printerWatch.report()
         return UpdateWindowReport(
-            target: hub.settings?.targetVersion, running: ClupVersion.current, idle: idle, why: why,
+            target: hub.settings?.targetVersion, running: PackageVersion.current, idle: idle, why: why,
             deviceProblems: kiosk.deviceHealth.filter { $0.state != .ok }.map { "\($0.role) \($0.state.rawValue): \($0.detail)" },
             printerReady: printer.ready, lastSync: hub.sync?.report().lastSuccess)
     }

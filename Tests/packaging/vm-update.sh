@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Fleet updates on a real Debian 12 with systemd as PID 1: run inside the VM of
+# scripts/systemd-vm by scripts/test-packages, as root, never on a development machine.
+#
+# The hub and a totem at this checkout's version (N); the hub's repository holds N, a good
+# N+1 and a bad N+2 whose clupd exits at start. A rollout of N+1 reaches the totem with its
+# settings; its update helper (clup-update.timer, every minute) waits while a customer is in
+# front, installs N+1 once nobody is, and keeps it when the new clupd comes up healthy. A
+# rollout of N+2: the helper installs it, the new clupd never signals READY, and within the
+# deadline the helper puts N+1 back; the tickets printed before still open the door, and the
+# hub pauses the rollout. Figures: publish to installed on an idle totem, and how long clupd
+# did not answer during the good update and during the rollback.
+#
+# Reads $CLUP_SHARE/out/vm/update.env (written by scripts/test-packages): NEW_DIR,
+# UPDATES_DIR (relative to the share), NEW_VERSION, GOOD_VERSION, BAD_VERSION.
+set -euo pipefail
+SHARE=${CLUP_SHARE:?the checkout as the guest sees it}
+source "$SHARE/out/vm/update.env"
+NEW=$SHARE/$NEW_DIR UPDATES=$SHARE/$UPDATES_DIR
+source "$SHARE/Tests/packaging/vm-lib.sh"
+KIOSK_SECRET=correct-horse-2026
+
+installed() { dpkg-query -W -f '${Version}' clup-totem; }
+# What the update helper's runs said, since the mark `helper_mark` took.
+helper_mark() { HELPER_SINCE=$(date '+%Y-%m-%d %H:%M:%S'); }
+helper_said() { journalctl -u clup-update --since "$HELPER_SINCE" --no-pager -o cat 2>/dev/null | grep '^update: ' || true; }
+# Records, every 0.2 s until stopped, whether clupd answers; `longest_silence` then says the
+# longest time it did not, in seconds.
+watch_answers() {
+  ( while :; do if answers; then echo "up $(date +%s.%N)"; else echo "down $(date +%s.%N)"; fi; sleep 0.2; done ) > /tmp/answers.log &
+  WATCHER=$!
+}
+longest_silence() {
+  kill "$WATCHER" 2>/dev/null; wait "$WATCHER" 2>/dev/null || true
+  awk '$1 == "down" && start == "" { start = $2 } $1 == "up" && start != "" { gap = $2 - start; if (gap > max) max = gap; start = "" }
+       END { if (start != "") { gap = last - start; if (gap > max) max = gap } printf "%.1f", max } { last = $2 }' /tmp/answers.log
+}
+
+vm_machine
+
+step "The hub at $NEW_VERSION with the chain's release key; its repository holds $NEW_VERSION, $GOOD_VERSION and $BAD_VERSION"
+vm_hub "$NEW"
+[ -s /var/lib/clup-hub/releases/chain-release-key.gpg ] || fail "clup-hub init made no release key"
+for deb in "$NEW"/clup-totem_*.deb "$UPDATES"/clup-totem_*.deb; do
+  hub release add "$deb" | sed 's/^/      /'
+done
+assert_eq "$(hub release list | cut -f2 | paste -sd' ')" "$NEW_VERSION $GOOD_VERSION $BAD_VERSION" "the repository, oldest first"
+curl -sf --cacert /var/lib/clup-hub/ca.pem "https://127.0.0.1:$HUB_PORT/repo/dists/stable/InRelease" | grep -q "BEGIN PGP SIGNED MESSAGE" \
+  || fail "the hub serves no signed index at /repo"
+
+step "The totem at $NEW_VERSION: install, enrol (the release key comes with it), start; its update helper's timer"
+vm_totem_config
+apt-get install -y "$NEW"/clup-totem_*.deb >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt install clup-totem $NEW_VERSION"; }
+assert_eq "$(systemctl is-enabled clup-update.timer) $(systemctl is-active clup-update.timer)" "enabled active" "the helper's timer"
+vm_enrol
+systemctl start clupd
+within 60 answers
+device=$(python3 -c 'import json; print(json.load(open("/var/lib/clup/enrolment.json"))["deviceID"])')
+printf '%s\n' "$KIOSK_SECRET" | clupctl technician add tess >/dev/null
+printf '%s\n' "$KIOSK_SECRET" | clupctl login tess >/dev/null
+first=$(take_ticket)
+qr=$(printed_qr "$first")
+assert_contains "$(clupctl sim scan "$qr")" "admitted $first" "the printed ticket at the door"
+clupctl sim pass in >/dev/null
+clupctl sync now >/dev/null
+within 120 synced
+within 60 'hub totems | grep -q "version $NEW_VERSION"'
+report "totem $device at $NEW_VERSION; ticket $first printed, admitted, at the hub"
+
+step "The helper's first run: apt's source of the chain's repository, from the enrolment; nothing to do"
+helper_mark
+systemctl start clup-update.service
+assert_contains "$(helper_said)" "nothing to do: the hub wants no update here"
+assert_contains "$(cat /etc/apt/sources.list.d/clup.sources)" "Signed-By: /etc/apt/keyrings/clup-chain.gpg"
+cmp -s /etc/apt/keyrings/clup-chain.gpg /var/lib/clup-hub/releases/chain-release-key.gpg || fail "apt trusts another key than the chain's"
+report "$(grep -h '^URIs' /etc/apt/sources.list.d/clup.sources), signed by the chain's key"
+
+step "A rollout of $GOOD_VERSION: the totem learns it; the helper waits while a customer is in front"
+tickets_before=$(digest "SELECT number, state FROM ticket ORDER BY number")
+log_before=$(digest "SELECT seq, type, payload FROM event ORDER BY seq")
+events_before=$(totem_last_seq)
+clupctl sim approach >/dev/null
+within 30 'clupctl status | grep -q "^screen  *welcome$"'
+helper_mark
+published=$(date +%s.%N)
+hub rollout start "$GOOD_VERSION" --canary "$device" --stages "" --healthy-minutes 0 | sed 's/^/      /'
+within 60 'clupctl status | grep -q "clup-totem $GOOD_VERSION to install"'
+told=$(date +%s.%N)
+assert_contains "$(clupctl status)" "not now: someone is in front"
+# The timer's next run (a minute at most) finds someone in front, and waits.
+within 150 'helper_said | grep -q "waiting: someone is in front"'
+assert_eq "$(installed)" "$NEW_VERSION" "the version while a customer is in front"
+report "told $(awk -v a="$published" -v b="$told" 'BEGIN { printf "%.1f", b - a }') s after the rollout started; $(helper_said | tail -n 1)"
+
+step "Nobody in front: the timer's run installs $GOOD_VERSION and keeps it, clupd healthy"
+clupctl sim leave >/dev/null
+idle_from=$(date +%s.%N)
+within 120 'clupctl status | grep -q "idle: nobody in front"'
+watch_answers
+within 300 '[ "$(installed)" = "$GOOD_VERSION" ] && helper_said | grep -q "installed, clupd healthy"'
+silence=$(longest_silence)
+done_at=$(date +%s.%N)
+helper_said | sed 's/^/      /'
+within 60 answers
+printf '%s\n' "$KIOSK_SECRET" | clupctl login tess >/dev/null
+assert_eq "$(digest "SELECT number, state FROM ticket WHERE number <= '$first' ORDER BY number")" "$tickets_before" "the tickets"
+assert_eq "$(totem_sql "SELECT seq, type, payload FROM event WHERE seq <= $events_before ORDER BY seq" | sha256sum | cut -c1-16)" \
+  "$log_before" "the event log"
+within 120 'hub totems | grep -q "version $GOOD_VERSION .*last update $GOOD_VERSION installed"'
+within 60 'hub rollout status | grep -q "done"'
+report "installed $(awk -v a="$published" -v b="$done_at" 'BEGIN { printf "%.0f", b - a }') s after the rollout started" \
+  "($(awk -v a="$idle_from" -v b="$done_at" 'BEGIN { printf "%.0f", b - a }') s after the entrance went idle, the timer's minute included);" \
+  "clupd did not answer for ${silence} s at most; rollout: $(hub rollout status | cut -c1-90)"
+
+step "A bad release, $BAD_VERSION (its clupd exits at start): the helper installs it, and undoes it by itself"
+clupctl sync now >/dev/null
+within 120 synced
+tickets_before=$(digest "SELECT number, state FROM ticket ORDER BY number")
+events_before=$(totem_last_seq)
+helper_mark
+hub rollout start "$BAD_VERSION" --canary "$device" --stages 50 --healthy-minutes 0 | sed 's/^/      /'
+within 60 'clupctl status | grep -q "clup-totem $BAD_VERSION to install"'
+within 120 'clupctl status | grep -q "idle: nobody in front"'
+watch_answers
+started=$(date +%s.%N)
+within 600 'helper_said | grep -q "undone"'
+silence=$(longest_silence)
+undone_at=$(date +%s.%N)
+helper_said | sed 's/^/      /'
+assert_contains "$(helper_said)" "clup-totem $BAD_VERSION undone: not healthy within 180 s"
+assert_eq "$(installed)" "$GOOD_VERSION" "the version after the rollback"
+within 60 answers
+is_active clupd || fail "clupd is not running after the rollback"
+printf '%s\n' "$KIOSK_SECRET" | clupctl login tess >/dev/null
+assert_eq "$(digest "SELECT number, state FROM ticket WHERE number <= '$first' ORDER BY number")" "$tickets_before" "the tickets"
+# The ticket printed at N still opens the door, on the way out, after two updates.
+assert_contains "$(clupctl sim scan "$qr")" "goodbye: $first leaves" "ticket $first on the way out"
+clupctl sim pass out >/dev/null
+report "undone $(awk -v a="$started" -v b="$undone_at" 'BEGIN { printf "%.0f", b - a }') s after the helper's run could start;" \
+  "clupd did not answer for ${silence} s at most (the deadline, 180 s, and the way back)"
+
+step "The hub hears it and pauses the rollout for every totem; the totem is no longer asked to install"
+within 120 'hub rollout status | grep -q "paused: $device rolled-back"'
+within 60 '! clupctl status | grep -q "to install"'
+assert_contains "$(hub totems)" "last update $BAD_VERSION rolled-back"
+report "$(hub rollout status | cut -c1-160)"
+
+step "The helper's unit, as systemd sees it"
+report "$(systemd-analyze security clup-update.service --no-pager | tail -n 1 | sed 's/→ //'); next run $(systemctl show -p NextElapseUSecMonotonic --value clup-update.timer)"
+
+echo
+echo "update walk: all passed"
