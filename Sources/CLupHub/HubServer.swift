@@ -70,7 +70,7 @@ public struct HubServer: Sendable {
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: try await metrics.scrape(database))))
         }
-        Panel(database: database).add(to: router)
+        Panel(database: database, releases: releases).add(to: router)
         let bookings = Bookings(database: database)
         let app = router.group("/v1/stores/:store").add(middleware: BearerToken(token: settings.appToken, minimumLength: 32,
                                                                                  what: "the bookings API", key: "app_token",

@@ -66,7 +66,7 @@ struct RolloutCommand: AsyncParsableCommand {
                     }
                     return share
                 }
-                let available = try ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath).releases().map(\.version)
+                let available = ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath).publishedVersions()
                 let plan = Rollouts.Plan(version: version, canaries: canaries, shares: shares, healthySeconds: healthyMinutes * 60)
                 let status = try await withDatabase(config) { try await Rollouts(database: $0).start(plan, available: available, by: RolloutCommand.who) }
                 print(status.summary)

@@ -38,4 +38,30 @@ final class ReleaseRepositoryTests: XCTestCase {
         XCTAssertTrue(ReleaseRepository.versionOrder("1.0~rc1", "1.0"))
         XCTAssertFalse(ReleaseRepository.versionOrder("1.0", "1.0"))
     }
+
+    func test_theVersionsOfferedAreThoseThePublishedListsHoldNewestFirst() throws {
+        let state = NSTemporaryDirectory() + "releases-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let repository = ReleaseRepository(stateDirectory: state)
+        XCTAssertEqual(repository.publishedVersions(), [], "nothing published yet")
+        let folder = repository.publishedDirectory + "/dists/stable/main/binary-amd64"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data("""
+            Package: clup-totem
+            Version: 0.99.0
+            Architecture: amd64
+
+            Package: clup-totem
+            Version: 0.100.0
+            Architecture: amd64
+
+            Package: clup-hub
+            Version: 9.0.0
+
+            Package: clup-totem
+            Version: 1.0;rm -rf /
+
+            """.utf8).write(to: URL(fileURLWithPath: folder + "/Packages"))
+        XCTAssertEqual(repository.publishedVersions(), ["0.100.0", "0.99.0"], "numbers compared as numbers; other packages and nonsense left out")
+    }
 }

@@ -225,6 +225,17 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   wait_until 30 'clupctl status | grep -q "clup-totem 0.99.0 to install"'
   curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -o /dev/null --data-urlencode "csrf=$csrf" "$HUB_URL/panel/fleet/rollout/abort"
   assert_contains "$(clup_hub rollout status)" "aborted"
+  # With none live, the fleet page offers to start one: the published versions, the totems as canaries.
+  fleet=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" "$HUB_URL/panel/fleet")
+  assert_contains "$fleet" '<option value="0.99.0">0.99.0</option>'
+  assert_contains "$fleet" "name=\"canary-$device\""
+  status=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -o /dev/null -w '%{http_code}' --data-urlencode "csrf=$csrf" \
+    --data-urlencode "version=0.99.0" --data-urlencode "canary-$device=on" --data-urlencode "stages=50" \
+    --data-urlencode "healthyMinutes=5" "$HUB_URL/panel/fleet/rollout/start")
+  assert_eq "$status" 303 "a rollout started on the panel"
+  assert_contains "$(clup_hub rollout status)" "rollout 2 of 0.99.0: running, stage 0 canaries ($device)"
+  assert_contains "$(hub_psql -c "SELECT who || ': ' || action FROM audit WHERE action LIKE 'rollout 2%'")" "root: rollout 2 of 0.99.0 started"
+  clup_hub rollout abort >/dev/null
   metrics=$(curl -s --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_METRICS_TOKEN" "$HUB_URL/metrics")
   assert_contains "$metrics" "clup_hub_totem_software_info{device=\"$device\",store=\"7\",version=\"$(clupd_version)\"} 1"
   assert_contains "$metrics" "clup_hub_rollout_stage{version=\"0.99.0\",state=\"aborted\"} 0"

@@ -13,6 +13,8 @@ import PostgresNIO
 struct Panel: Sendable {
     let database: HubDatabase
     let accounts: PanelAccounts
+    /// The chain's repository, whose versions a rollout started on the fleet page may name.
+    let releases: ReleaseRepository?
 
     static let cookie = "clup_panel"
     /// The language the manager chose, for a year (not a secret: no session in it).
@@ -21,8 +23,9 @@ struct Panel: Sendable {
     /// A totem not heard from for longer is flagged in the fleet.
     static let silentAfter: Double = 120
 
-    init(database: HubDatabase) {
+    init(database: HubDatabase, releases: ReleaseRepository? = nil) {
         self.database = database
+        self.releases = releases
         accounts = PanelAccounts(database: database)
     }
 
@@ -77,6 +80,8 @@ struct Panel: Sendable {
             }
             let rollouts = Rollouts(database: database), who = session.manager.name
             switch context.parameters.get("action") {
+            case "start": _ = try await rollouts.start(try Self.plan(form, words: context.panelWords), available: releases?.publishedVersions() ?? [],
+                                                       by: who)
             case "pause": _ = try await rollouts.pause(reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 } ?? "paused on the panel", by: who)
             case "resume": _ = try await rollouts.resume(by: who)
             case "abort": _ = try await rollouts.abort(by: who)
@@ -231,9 +236,15 @@ struct Panel: Sendable {
                 return figures.enumerated().map { index, text in PanelPages.Cell(text, index == 5 ? updateStyle : nil) } + [state]
             }, words: words)
         let rollout = try await Rollouts(database: database).status()
+        let live = rollout.map { $0.state == .running || $0.state == .paused } ?? false
+        let startForm = manager.role == .chainAdmin && !live
+            ? PanelPages.rolloutForm(versions: releases?.publishedVersions() ?? [], totems: rows.filter { $0.revokedAt == nil }.map(\.deviceID),
+                                     csrf: session.csrf, words: words)
+            : ""
         let body = """
             <h1>\(words.fleet)</h1>
             \(PanelPages.rollout(rollout, chainAdmin: manager.role == .chainAdmin, csrf: session.csrf, words: words))
+            \(startForm)
             \(table)
             <p>\(PanelPages.html(words.fleetNote(silentAfter: Int(Self.silentAfter))))</p>
             """
@@ -449,6 +460,21 @@ struct Panel: Sendable {
         change.bookingEarlyMinutes = try number("earlyMinutes", words.earlyLabel, 1...240).map(Double.init)
         change.bookingLateMinutes = try number("lateMinutes", words.lateLabel, 1...240).map(Double.init)
         _ = try await HubAdmin(database: database).setStore(id: store, change, by: manager)
+    }
+
+    /// The rollout the fleet page's form asks for: a version, the totems ticked as canaries
+    /// (`canary-DEVICE`), the stages' shares and the healthy minutes.
+    static func plan(_ form: [String: String], words: PanelWords) throws -> Rollouts.Plan {
+        let canaries = form.keys.filter { $0.hasPrefix("canary-") && form[$0] == "on" }.map { String($0.dropFirst(7)) }.sorted()
+        let stages = (form["stages"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let shares = try stages.map { text throws -> Int in
+            guard let share = Int(text) else { throw HubError.badRequest(words.notAShare(String(text.prefix(8)))) }
+            return share
+        }
+        guard let minutes = Double(form["healthyMinutes"] ?? "30"), minutes.isFinite else {
+            throw HubError.badRequest(words.notAShare(String((form["healthyMinutes"] ?? "").prefix(8))))
+        }
+        return Rollouts.Plan(version: form["version"] ?? "", canaries: canaries, shares: shares, healthySeconds: minutes * 60)
     }
 
     /// The booking share that gives exactly `places` booking places of `capacity`

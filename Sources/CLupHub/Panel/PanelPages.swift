@@ -224,6 +224,27 @@ enum PanelPages {
         return out + "</section>"
     }
 
+    /// The chain administrator's form that starts a rollout: a version the repository
+    /// publishes, the canaries ticked among the fleet's totems, the stages, the healthy time.
+    static func rolloutForm(versions: [String], totems: [String], csrf: String, words: PanelWords) -> String {
+        guard !versions.isEmpty else { return "<p>\(html(words.noRelease))</p>" }
+        let options = versions.map { "<option value=\"\(html($0))\">\(html($0))</option>" }.joined()
+        let boxes = totems.map { device in
+            "<label class=\"inline\"><input type=\"checkbox\" name=\"canary-\(html(device))\" id=\"canary-\(html(device))\"> \(html(device))</label>"
+        }.joined(separator: " ")
+        return """
+            <form method="post" action="/panel/fleet/rollout/start" class="settings" id="rollout-start">
+            <h2>\(html(words.startRollout))</h2>
+            <input type="hidden" name="csrf" value="\(html(csrf))">
+            <label>\(html(words.versionLabel)) <select name="version" id="version">\(options)</select></label>
+            <fieldset><legend>\(html(words.canariesLabel))</legend>\(boxes)</fieldset>
+            <label>\(html(words.stagesLabel)) <input name="stages" id="stages" value="25" maxlength="40"></label>
+            <label>\(html(words.healthyLabel)) <input name="healthyMinutes" id="healthyMinutes" type="number" min="0" max="10080" value="30"></label>
+            <button type="submit" id="rollout-start-button">\(html(words.startRollout))</button>
+            </form>
+            """
+    }
+
     static func csv(_ header: [String], _ rows: [[String]]) -> String {
         func field(_ text: String) -> String {
             // A cell a spreadsheet would run as a formula is quoted as text.

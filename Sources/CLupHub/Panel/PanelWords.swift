@@ -290,6 +290,22 @@ struct PanelWords: Sendable {
         return pick("\(state.capitalized), stage \(status.stage): \(stage). \(status.updated) of the \(status.targeted) totems taken in run it; the fleet has \(status.totems).",
                     "\(state.capitalized), fase \(status.stage): \(stage). \(status.updated) dei \(status.targeted) totem coinvolti lo usano; la flotta ne ha \(status.totems).")
     }
+    var noRelease: String {
+        pick("The repository holds no release yet: clup-hub release add FILE.deb.", "Il repository non ha ancora rilasci: clup-hub release add FILE.deb.")
+    }
+    var startRollout: String { pick("Start a rollout", "Avvia un rilascio") }
+    var versionLabel: String { pick("Version", "Versione") }
+    var canariesLabel: String { pick("Canary totems (they take it first)", "Totem sentinella (lo ricevono per primi)") }
+    var stagesLabel: String {
+        pick("Then these shares of each store's totems, in %, rising (every totem comes last)",
+             "Poi queste quote dei totem di ogni negozio, in %, crescenti (tutti i totem per ultimi)")
+    }
+    var healthyLabel: String {
+        pick("Minutes a stage stays healthy before the next", "Minuti in cui una fase resta sana prima della successiva")
+    }
+    func notAShare(_ typed: String) -> String {
+        pick("\"\(typed)\" is not a whole number", "\"\(typed)\" non è un numero intero")
+    }
     var pauseRollout: String { pick("Pause the rollout", "Metti in pausa il rilascio") }
     var resumeRollout: String { pick("Resume the rollout", "Riprendi il rilascio") }
     var abortRollout: String { pick("Abort the rollout", "Annulla il rilascio") }

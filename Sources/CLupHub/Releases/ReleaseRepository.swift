@@ -123,6 +123,25 @@ public struct ReleaseRepository: Sendable {
         }.sorted { Self.versionOrder($0.version, $1.version) }
     }
 
+    /// The clup-totem versions the published repository offers (what totems can fetch),
+    /// newest first, read from its `Packages` lists: no tool is run, so the serving hub
+    /// reads it too.
+    public func publishedVersions() -> [String] {
+        var versions: Set<String> = []
+        for architecture in Self.architectures {
+            let path = publishedDirectory + "/dists/\(Self.suite)/\(Self.component)/binary-\(architecture)/Packages"
+            guard let data = FileManager.default.contents(atPath: path), data.count <= 16 * 1024 * 1024 else { continue }
+            for stanza in String(decoding: data, as: UTF8.self).components(separatedBy: "\n\n") {
+                let fields = stanza.split(separator: "\n")
+                guard fields.contains("Package: \(Self.package)"),
+                      let version = fields.first(where: { $0.hasPrefix("Version: ") })?.dropFirst(9), Self.isVersion(String(version))
+                else { continue }
+                versions.insert(String(version))
+            }
+        }
+        return versions.sorted { $0.compare($1, options: .numeric) == .orderedDescending }
+    }
+
     /// What the package at `path` is, from its control fields; refused if it is not a
     /// clup-totem package this repository can hold.
     static func inspect(_ path: String) throws(HubError) -> Release {
