@@ -161,6 +161,8 @@ public struct HubServer: Sendable {
     static func conductRollouts(_ database: HubDatabase, _ logger: Logger) async {
         let rollouts = Rollouts(database: database)
         var failing = false
+        // The first round after one round's time: the pool is running by then.
+        try? await Task.sleep(for: rolloutRound)
         while !Task.isCancelled {
             do {
                 if let said = try await rollouts.advance() { logger.notice("\(said)") }

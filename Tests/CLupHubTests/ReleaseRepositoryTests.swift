@@ -9,6 +9,8 @@ final class ReleaseRepositoryTests: XCTestCase {
         XCTAssertEqual(RepositoryFiles.relativePath("/repo/dists/stable/InRelease"), "dists/stable/InRelease")
         XCTAssertEqual(RepositoryFiles.relativePath("/repo/pool/main/c/clup-totem/clup-totem_0.13.0+b1~rc1_amd64.deb"),
                        "pool/main/c/clup-totem/clup-totem_0.13.0+b1~rc1_amd64.deb")
+        XCTAssertEqual(RepositoryFiles.relativePath("/repo/pool/main/c/clup-totem/clup-totem_0.12.0%2bupdate1_amd64.deb"),
+                       "pool/main/c/clup-totem/clup-totem_0.12.0+update1_amd64.deb", "as apt asks for it")
         for path in ["/repo/../hub/ca.key", "/repo/dists/../../ca.key", "/repo/", "/repo", "/repository/x", "/repo//etc/passwd",
                      "/repo/./dists", "/repo/dists/stable/In Release", "/repo/%2e%2e/ca.key", "/repo/dists\u{0}/x",
                      "/repo/" + String(repeating: "a/", count: 300)] {

@@ -20,7 +20,17 @@ NEW=$SHARE/$NEW_DIR UPDATES=$SHARE/$UPDATES_DIR
 source "$SHARE/Tests/packaging/vm-lib.sh"
 KIOSK_SECRET=correct-horse-2026
 
+# A failure here also shows the helper's runs and the rollout, with the lib's usual.
+eval "lib_$(declare -f fail)"
+fail() {
+  echo "--- the update helper's runs"; journalctl -u clup-update --no-pager -o cat 2>&1 | grep -v '^$' | tail -n 40 || true
+  echo "--- the rollout: $(hub rollout status 2>&1)"; echo "--- $(hub totems 2>&1)"
+  lib_fail "$@"
+}
 installed() { dpkg-query -W -f '${Version}' clup-totem; }
+# Whether what COMMAND prints holds TEXT: has TEXT COMMAND… (the whole output is read, so
+# that no pipe closes early under pipefail).
+has() { local text=$1; shift; case "$("$@" 2>/dev/null)" in *"$text"*) return 0 ;; *) return 1 ;; esac; }
 # What the update helper's runs said, since the mark `helper_mark` took.
 helper_mark() { HELPER_SINCE=$(date '+%Y-%m-%d %H:%M:%S'); }
 helper_said() { journalctl -u clup-update --since "$HELPER_SINCE" --no-pager -o cat 2>/dev/null | grep '^update: ' || true; }
@@ -45,8 +55,9 @@ for deb in "$NEW"/clup-totem_*.deb "$UPDATES"/clup-totem_*.deb; do
   hub release add "$deb" | sed 's/^/      /'
 done
 assert_eq "$(hub release list | cut -f2 | paste -sd' ')" "$NEW_VERSION $GOOD_VERSION $BAD_VERSION" "the repository, oldest first"
-curl -sf --cacert /var/lib/clup-hub/ca.pem "https://127.0.0.1:$HUB_PORT/repo/dists/stable/InRelease" | grep -q "BEGIN PGP SIGNED MESSAGE" \
-  || fail "the hub serves no signed index at /repo"
+index=$(curl -sf --cacert /var/lib/clup-hub/ca.pem "https://127.0.0.1:$HUB_PORT/repo/dists/stable/InRelease") \
+  || fail "the hub serves no index at /repo"
+assert_contains "$index" "BEGIN PGP SIGNED MESSAGE" "the index at /repo"
 
 step "The totem at $NEW_VERSION: install, enrol (the release key comes with it), start; its update helper's timer"
 vm_totem_config
@@ -64,7 +75,7 @@ assert_contains "$(clupctl sim scan "$qr")" "admitted $first" "the printed ticke
 clupctl sim pass in >/dev/null
 clupctl sync now >/dev/null
 within 120 synced
-within 60 'hub totems | grep -q "version $NEW_VERSION"'
+within 60 'has "version $NEW_VERSION" hub totems'
 report "totem $device at $NEW_VERSION; ticket $first printed, admitted, at the hub"
 
 step "The helper's first run: apt's source of the chain's repository, from the enrolment; nothing to do"
@@ -80,24 +91,24 @@ tickets_before=$(digest "SELECT number, state FROM ticket ORDER BY number")
 log_before=$(digest "SELECT seq, type, payload FROM event ORDER BY seq")
 events_before=$(totem_last_seq)
 clupctl sim approach >/dev/null
-within 30 'clupctl status | grep -q "^screen  *welcome$"'
+within 30 'has "welcome" clupctl status'
 helper_mark
 published=$(date +%s.%N)
 hub rollout start "$GOOD_VERSION" --canary "$device" --stages "" --healthy-minutes 0 | sed 's/^/      /'
-within 60 'clupctl status | grep -q "clup-totem $GOOD_VERSION to install"'
+within 60 'has "clup-totem $GOOD_VERSION to install" clupctl status'
 told=$(date +%s.%N)
 assert_contains "$(clupctl status)" "not now: someone is in front"
 # The timer's next run (a minute at most) finds someone in front, and waits.
-within 150 'helper_said | grep -q "waiting: someone is in front"'
+within 150 'has "waiting: someone is in front" helper_said'
 assert_eq "$(installed)" "$NEW_VERSION" "the version while a customer is in front"
 report "told $(awk -v a="$published" -v b="$told" 'BEGIN { printf "%.1f", b - a }') s after the rollout started; $(helper_said | tail -n 1)"
 
 step "Nobody in front: the timer's run installs $GOOD_VERSION and keeps it, clupd healthy"
 clupctl sim leave >/dev/null
 idle_from=$(date +%s.%N)
-within 120 'clupctl status | grep -q "idle: nobody in front"'
+within 120 'has "idle: nobody in front" clupctl status'
 watch_answers
-within 300 '[ "$(installed)" = "$GOOD_VERSION" ] && helper_said | grep -q "installed, clupd healthy"'
+within 300 '[ "$(installed)" = "$GOOD_VERSION" ] && has "installed, clupd healthy" helper_said'
 silence=$(longest_silence)
 done_at=$(date +%s.%N)
 helper_said | sed 's/^/      /'
@@ -106,8 +117,8 @@ printf '%s\n' "$KIOSK_SECRET" | clupctl login tess >/dev/null
 assert_eq "$(digest "SELECT number, state FROM ticket WHERE number <= '$first' ORDER BY number")" "$tickets_before" "the tickets"
 assert_eq "$(totem_sql "SELECT seq, type, payload FROM event WHERE seq <= $events_before ORDER BY seq" | sha256sum | cut -c1-16)" \
   "$log_before" "the event log"
-within 120 'hub totems | grep -q "version $GOOD_VERSION .*last update $GOOD_VERSION installed"'
-within 60 'hub rollout status | grep -q "done"'
+within 120 'has "last update $GOOD_VERSION installed" hub totems'
+within 60 'has ": done, " hub rollout status'
 report "installed $(awk -v a="$published" -v b="$done_at" 'BEGIN { printf "%.0f", b - a }') s after the rollout started" \
   "($(awk -v a="$idle_from" -v b="$done_at" 'BEGIN { printf "%.0f", b - a }') s after the entrance went idle, the timer's minute included);" \
   "clupd did not answer for ${silence} s at most; rollout: $(hub rollout status | cut -c1-90)"
@@ -119,11 +130,11 @@ tickets_before=$(digest "SELECT number, state FROM ticket ORDER BY number")
 events_before=$(totem_last_seq)
 helper_mark
 hub rollout start "$BAD_VERSION" --canary "$device" --stages 50 --healthy-minutes 0 | sed 's/^/      /'
-within 60 'clupctl status | grep -q "clup-totem $BAD_VERSION to install"'
-within 120 'clupctl status | grep -q "idle: nobody in front"'
+within 60 'has "clup-totem $BAD_VERSION to install" clupctl status'
+within 120 'has "idle: nobody in front" clupctl status'
 watch_answers
 started=$(date +%s.%N)
-within 600 'helper_said | grep -q "undone"'
+within 600 'has "undone" helper_said'
 silence=$(longest_silence)
 undone_at=$(date +%s.%N)
 helper_said | sed 's/^/      /'
@@ -140,8 +151,8 @@ report "undone $(awk -v a="$started" -v b="$undone_at" 'BEGIN { printf "%.0f", b
   "clupd did not answer for ${silence} s at most (the deadline, 180 s, and the way back)"
 
 step "The hub hears it and pauses the rollout for every totem; the totem is no longer asked to install"
-within 120 'hub rollout status | grep -q "paused: $device rolled-back"'
-within 60 '! clupctl status | grep -q "to install"'
+within 120 'has "paused: $device rolled-back" hub rollout status'
+within 60 '! has "to install" clupctl status'
 assert_contains "$(hub totems)" "last update $BAD_VERSION rolled-back"
 report "$(hub rollout status | cut -c1-160)"
 

@@ -30,8 +30,10 @@ struct RepositoryFiles: Sendable {
 
     /// The path asked for below `/repo`, if it is one apt would ask for: names of letters,
     /// digits and `._+~-`, none of them `.` or `..`.
-    static func relativePath(_ uriPath: String) -> String? {
-        guard uriPath.hasPrefix(ReleaseRepository.urlPath + "/"), uriPath.utf8.count <= 512 else { return nil }
+    /// apt asks for `clup-totem_0.12.0%2bupdate1_amd64.deb`: the path is decoded first.
+    static func relativePath(_ rawPath: String) -> String? {
+        guard rawPath.utf8.count <= 512, let uriPath = rawPath.removingPercentEncoding,
+              uriPath.hasPrefix(ReleaseRepository.urlPath + "/") else { return nil }
         let parts = uriPath.dropFirst(ReleaseRepository.urlPath.count + 1).split(separator: "/", omittingEmptySubsequences: false)
         guard !parts.isEmpty, parts.allSatisfy({ part in
             !part.isEmpty && part != "." && part != ".." && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._+~-".contains($0)) }
