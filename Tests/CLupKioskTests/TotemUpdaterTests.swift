@@ -24,9 +24,6 @@ final class TotemUpdaterTests: XCTestCase {
         var clock = Date(timeIntervalSince1970: 1_800_000_000)
         var steps: [String] = []
         var active = true
-        let packages: String
-
-        init(packages: String) { self.packages = packages }
 
         func installedVersion() throws -> String? { installed }
         func window() throws -> UpdateWindowReport {
@@ -77,7 +74,7 @@ final class TotemUpdaterTests: XCTestCase {
     }
 
     func test_itWaitsWhileTheEntranceIsBusyAndDoesNothingWithoutATarget() throws {
-        let machine = Machine(packages: root)
+        let machine = Machine()
         machine.answer.idle = false
         machine.answer.why = "a called ticket is on its way to the door"
         XCTAssertEqual(updater(machine).run(), .waiting("a called ticket is on its way to the door"))
@@ -91,7 +88,7 @@ final class TotemUpdaterTests: XCTestCase {
     }
 
     func test_aVersionThatComesUpHealthyIsKeptAndReported() throws {
-        let machine = Machine(packages: root)
+        let machine = Machine()
         XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
         XCTAssertEqual(machine.steps, ["fetch 0.12.0", "fetch 0.13.0", "install 0.13.0"])
         let said = try report()
@@ -104,7 +101,7 @@ final class TotemUpdaterTests: XCTestCase {
     }
 
     func test_aVersionThatNeverSignalsReadyIsUndoneWithinTheDeadline() throws {
-        let machine = Machine(packages: root)
+        let machine = Machine()
         machine.newVersionStarts = false
         let began = machine.clock
         XCTAssertEqual(updater(machine).run(),
@@ -123,7 +120,7 @@ final class TotemUpdaterTests: XCTestCase {
         let queue = try TotemDatabase.open(path: database)
         let before = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM grdb_migrations") } ?? 0
         try queue.close()
-        let machine = Machine(packages: root)
+        let machine = Machine()
         machine.newVersionHealthy = false
         // The new version migrates the database as it starts.
         machine.onInstall = { version in
@@ -150,7 +147,7 @@ final class TotemUpdaterTests: XCTestCase {
 
     /// A device that was wrong before the update is not the new version's fault.
     func test_whatWasWrongBeforeIsNotBlamedOnTheNewVersion() throws {
-        let machine = Machine(packages: root)
+        let machine = Machine()
         machine.answer.deviceProblems = ["door-reader missing: /dev/input/by-id/wedge is gone"]
         machine.answer.printerReady = false
         machine.onInstall = { _ in
@@ -159,7 +156,7 @@ final class TotemUpdaterTests: XCTestCase {
         }
         XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
         // A new problem is: the display fails only under the new version.
-        let again = Machine(packages: root)
+        let again = Machine()
         again.answer.target = "0.14.0"
         again.answer.deviceProblems = ["door-reader missing: gone"]
         again.onInstall = { version in
@@ -170,7 +167,7 @@ final class TotemUpdaterTests: XCTestCase {
     }
 
     func test_aFailedInstallIsUndoneAndARunCutShortIsFinishedByTheNext() throws {
-        let machine = Machine(packages: root)
+        let machine = Machine()
         machine.installFails = true
         guard case let .rolledBack(_, because) = updater(machine).run() else { return XCTFail("not undone") }
         XCTAssertTrue(because.hasPrefix("the install failed: dpkg: error processing package"), because)

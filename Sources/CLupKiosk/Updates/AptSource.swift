@@ -1,8 +1,5 @@
 import CLupCore
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The apt source of the chain's repository on a totem: what makes apt take the totem's
 /// software from its hub, and only when the chain's release key signed it.
@@ -90,11 +87,8 @@ public struct AptSource: Sendable, Equatable {
             // The source last: apt never reads it before its key and CA are in place.
             (Self.sourcePath(in: apt), Data(source(apt: apt).utf8)),
         ]
-        for (path, data) in files { try Self.write(data, to: path) }
+        // Readable by all: apt drops to its own user to fetch.
+        for (path, data) in files { try DurableFile.write(data, to: path, mode: 0o644) }
         return files.map(\.0)
-    }
-
-    static func write(_ data: Data, to path: String) throws(CodedError) {
-        try DurableFile.write(data, to: path, mode: 0o644)
     }
 }
