@@ -24,7 +24,7 @@ struct BatchWriter {
     }
 
     /// Stores a batch's new events at once: one insert for all, the projections in seq
-    /// order, the occupancy counts added up per door and day (the seqs are new: `copies`
+    /// order, the occupancy counts added up per door, day and quarter (the seqs are new: `copies`
     /// sorted out those held before). Returns the dead letters kept. Throws what
     /// PostgreSQL refused (the caller goes again one event at a time).
     func storeAll(_ fresh: [(UploadedEvent, Ingest.Checked)]) async throws -> Int {
@@ -38,16 +38,12 @@ struct BatchWriter {
         }
         guard !applying.isEmpty else { return deadLettered }
         let inserted = try await insert(applying.map { ($0.event, $0.day) })
-        var counts: [Projections.OccupancyCounts.Key: Projections.OccupancyCounts] = [:]
+        var tally = Projections.OccupancyTally()
         for (event, domain, day) in applying where inserted.contains(event.seq) {
-            if let delta = Projections.OccupancyCounts(domain, day: day) {
-                if counts[delta.key] == nil { counts[delta.key] = delta } else { counts[delta.key]?.merge(delta) }
-            }
-            try await Projections.apply(domain, seq: event.seq, day: day, counting: false, self)
+            tally.count(domain, day: day, wallTime: event.wallTime)
+            try await Projections.apply(domain, seq: event.seq, day: day, wallTime: event.wallTime, counting: false, self)
         }
-        for delta in counts.values.sorted(by: { ($0.key.day, $0.key.door) < ($1.key.day, $1.key.door) }) {
-            try await delta.add(self)
-        }
+        try await tally.add(self)
         return deadLettered
     }
 
@@ -57,7 +53,7 @@ struct BatchWriter {
         try await connection.query("SAVEPOINT event_apply", logger: logger)
         do {
             if try await !insert([(event, day)]).isEmpty {
-                try await Projections.apply(domain, seq: event.seq, day: day, self)
+                try await Projections.apply(domain, seq: event.seq, day: day, wallTime: event.wallTime, self)
             }
             try await connection.query("RELEASE SAVEPOINT event_apply", logger: logger)
             return nil
@@ -80,14 +76,8 @@ struct BatchWriter {
 
     /// The one insert of events, for a batch or a single one; returns the seqs that were new.
     private func insert(_ rows: [(event: UploadedEvent, day: String)]) async throws -> Set<Int64> {
-        Set(try await connection.all("""
-            INSERT INTO event (store_id, business_day, device_id, seq, wall_time, type, payload, content_hash)
-            SELECT \(store), u.day::date, \(device), u.seq, to_timestamp(u.wall), u.type, u.payload, u.hash
-            FROM unnest(\(rows.map(\.day))::text[], \(rows.map(\.event.seq))::int8[],
-                        \(rows.map(\.event.wallTime))::float8[], \(rows.map(\.event.type))::text[],
-                        \(rows.map(\.event.payload))::text[], \(rows.map(\.event.contentHash))::text[])
-                AS u(day, seq, wall, type, payload, hash)
-            ON CONFLICT DO NOTHING RETURNING seq
-            """, as: Int64.self, logger))
+        Set(try await connection.rows(BatchStatements.InsertEvents(
+            store: store, device: device, days: rows.map(\.day), seqs: rows.map(\.event.seq), walls: rows.map(\.event.wallTime),
+            types: rows.map(\.event.type), payloads: rows.map(\.event.payload), hashes: rows.map(\.event.contentHash)), logger))
     }
 }

@@ -316,22 +316,7 @@ public struct Bookings: Sendable {
     /// at the door for someone to leave. A `delayed` notice waits for the SMS gateway, once
     /// per booking (R10). A booking made at a totem has nobody to tell.
     static func noticeDelays(store: String, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        var binds = PostgresBindings()
-        binds.append(store)
-        binds.append(now)
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO notice (store_id, customer_ref, kind, booking_number, slot_start)
-            SELECT b.store_id, b.customer_ref, 'delayed', b.number, b.slot_start
-            FROM booking b JOIN store s ON s.store_id = b.store_id
-            WHERE b.store_id = $1 AND b.cancelled_at IS NULL AND b.customer_ref NOT LIKE 'totem-%'
-                AND b.slot_start <= $2 + interval '\(delayNoticeAhead) minutes'
-                AND b.slot_start + s.booking_late_minutes * interval '1 minute' >= $2
-                AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = b.store_id AND t.number = b.number
-                                AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
-                AND (SELECT coalesce(sum(carried + entries - exits + corrections), 0) FROM occupancy
-                     WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)) >= s.capacity
-            ON CONFLICT DO NOTHING
-            """, binds: binds), logger: logger)
+        _ = try await connection.execute(BatchStatements.NoticeDelays(store: store, now: now), logger: logger)
     }
 
     /// The store's booking key, made the first time it is needed (its doors learn the public

@@ -47,22 +47,11 @@ enum DoorShares {
     @discardableResult
     static func replan(store: String, bump: Bump, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
         // Under the store's lock (taken first by the caller, or here if it did not touch the store before).
-        let stores = try await connection.rows("""
-            SELECT settings_version, capacity FROM store WHERE store_id = \(store) FOR UPDATE
-            """, as: (Int64, Int).self, logger)
+        let stores = try await connection.rows(BatchStatements.LockStoreSettings(store: store), logger)
         guard let (version, capacity) = stores.first else { return nil }
-        try await connection.query("""
-            INSERT INTO door_grant (store_id, device_id)
-            SELECT store_id, device_id FROM totem WHERE store_id = \(store) AND revoked_at IS NULL
-            ON CONFLICT DO NOTHING
-            """, logger: logger)
-        // A revoked totem's places are released: revoke only a totem that is switched off.
-        let rows = try await connection.rows("""
-            SELECT g.device_id, g.held, g.held_seq, g.waiting, g.issued_limit, g.issued_version, g.outstanding_max,
-                   g.confirmed_limit, g.confirmed_version, g.confirmed_seq
-            FROM door_grant g JOIN totem t ON t.device_id = g.device_id
-            WHERE g.store_id = \(store) AND t.revoked_at IS NULL ORDER BY g.device_id
-            """, as: (String, Int, Int64, Int, Int, Int64, Int, Int, Int64, Int64).self, logger)
+        // Every door enrolled has its row; a revoked totem's places are released: revoke only
+        // a totem that is switched off.
+        let rows = try await connection.rows(BatchStatements.DoorGrants(store: store), logger)
         let doors = rows.map {
             CapacityEscrow.Door(name: $0.0, held: $0.1, heldSeq: $0.2, waiting: $0.3, issuedLimit: $0.4, issuedVersion: $0.5,
                                 outstandingMax: $0.6, confirmedLimit: $0.7, confirmedVersion: $0.8, confirmedSeq: $0.9)

@@ -78,6 +78,9 @@ public struct DatabaseSettings: ConfigTable {
     /// A file holding the password (first line), for TCP connections that need one.
     public var passwordFile: String? = nil
     public var connections = 20
+    /// The servers of a replicated cluster (Patroni's), as `host:port`: the hub serves from
+    /// whichever is the primary. When set, `socket_directory`, `host` and `port` are not used.
+    public var members: [String] = []
 
     public init() {}
 
@@ -89,5 +92,6 @@ public struct DatabaseSettings: ConfigTable {
         .string("name", \.name, nonEmpty: true, doc: "The database."),
         .path("password_file", \.passwordFile, doc: "A file whose first line is the role's password; empty for none."),
         .integer("connections", \.connections, in: 1...500, doc: "At most this many connections from this hub process."),
+        .strings("members", \.members, doc: "A replicated cluster's servers (host:port), of which the hub uses the primary; when set, socket_directory, host and port are not used."),
     ]
 }

@@ -2,18 +2,40 @@ import CLupCore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The hub's PostgreSQL: one connection pool (`PostgresClient`) per hub process. Nothing
 /// about totems is held in the process: every request reads and writes the database, so
 /// any number of hub processes may serve one database.
+///
+/// The database may be one server, or the members of a replicated cluster (Patroni's, with
+/// synchronous replication: a commit is on two servers before the hub answers): then the
+/// hub keeps a pool per member and serves from the primary, which it finds by asking each
+/// member whether it is in recovery, every second (`followPrimary`). When the primary dies,
+/// requests fail with 503 (totems send again) until a replica is promoted and found.
 public final class HubDatabase: Sendable {
-    public let client: PostgresClient
+    /// The pool of the member serving now (the only one, or the primary last found).
+    public var client: PostgresClient { members[primary.withLock { $0 }].client }
     let logger: Logger
-    /// For a connection of its own, outside the pool (the settings listener's).
-    let directConfiguration: PostgresConnection.Configuration
+    /// For a connection of its own, outside the pool (the settings listener's), to the primary.
+    var directConfiguration: PostgresConnection.Configuration { members[primary.withLock { $0 }].direct }
+    /// The database's servers: one, or a cluster's members (`[database] members`).
+    private let members: [Member]
+    private let primary = Mutex(0)
+    /// Days of events the chain keeps, as last read (`Retention.refresh`); ingest accepts
+    /// the days within it.
+    private let kept = Mutex(Retention.standardEventDays)
+    /// Days whose partitions this process made or saw made: a batch of such a day needs no
+    /// DDL round trip. A day leaves the set when this process retires it.
+    private let partitioned = Mutex(Set<String>())
+
+    struct Member: Sendable {
+        let name: String
+        let client: PostgresClient
+        let direct: PostgresConnection.Configuration
+    }
 
     public init(settings: DatabaseSettings, logger: Logger, deadline: Duration = HubDatabase.standardDeadline) throws(HubError) {
-        var configuration: PostgresClient.Configuration
         var password: String? = nil
         if let file = settings.passwordFile {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
@@ -21,27 +43,124 @@ public final class HubDatabase: Sendable {
             }
             password = text.split(separator: "\n").first.map(String.init)
         }
-        if let folder = settings.socketDirectory {
-            configuration = .init(unixSocketPath: "\(folder)/.s.PGSQL.\(settings.port)", username: settings.user,
-                                  password: password, database: settings.name)
-            directConfiguration = .init(unixSocketPath: "\(folder)/.s.PGSQL.\(settings.port)", username: settings.user,
-                                        password: password, database: settings.name)
-        } else {
-            configuration = .init(host: settings.host, port: settings.port, username: settings.user, password: password,
-                                  database: settings.name, tls: .disable)
-            directConfiguration = .init(host: settings.host, port: settings.port, username: settings.user, password: password,
-                                        database: settings.name, tls: .disable)
-        }
-        configuration.options.maximumConnections = settings.connections
-        configuration.options.connectTimeout = .seconds(5)
         // PostgreSQL ends a statement a second before the hub would stop waiting for it, so
         // that a statement held up (by a lock, say) fails and rolls its transaction back
         // before the answer is 503, rather than commit after it.
         let milliseconds = deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000
-        configuration.options.additionalStartupParameters = [("statement_timeout", "\(max(500, milliseconds - 1000))")]
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        func member(_ name: String, _ configuration: PostgresClient.Configuration, _ direct: PostgresConnection.Configuration) -> Member {
+            var configuration = configuration
+            configuration.options.maximumConnections = settings.connections
+            configuration.options.connectTimeout = .seconds(5)
+            configuration.options.additionalStartupParameters = [("statement_timeout", "\(max(500, milliseconds - 1000))")]
+            return Member(name: name, client: PostgresClient(configuration: configuration, backgroundLogger: logger), direct: direct)
+        }
+        if !settings.members.isEmpty {
+            var members: [Member] = []
+            for text in settings.members {
+                guard let (host, port) = Self.hostAndPort(text) else {
+                    throw HubError(.internalServerError, .hubDatabaseUnavailable,
+                                   "[database] members: \"\(text.prefix(80))\" is not host:port")
+                }
+                members.append(member(text, .init(host: host, port: port, username: settings.user, password: password,
+                                                  database: settings.name, tls: .disable),
+                                      .init(host: host, port: port, username: settings.user, password: password,
+                                            database: settings.name, tls: .disable)))
+            }
+            self.members = members
+        } else if let folder = settings.socketDirectory {
+            let path = "\(folder)/.s.PGSQL.\(settings.port)"
+            members = [member(path, .init(unixSocketPath: path, username: settings.user, password: password, database: settings.name),
+                              .init(unixSocketPath: path, username: settings.user, password: password, database: settings.name))]
+        } else {
+            members = [member("\(settings.host):\(settings.port)",
+                              .init(host: settings.host, port: settings.port, username: settings.user, password: password,
+                                    database: settings.name, tls: .disable),
+                              .init(host: settings.host, port: settings.port, username: settings.user, password: password,
+                                    database: settings.name, tls: .disable))]
+        }
         self.logger = logger
         self.deadline = deadline
+    }
+
+    /// `host:port` (an IPv6 address in brackets), or nil.
+    static func hostAndPort(_ text: String) -> (String, Int)? {
+        guard text.utf8.count <= 300, let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (1...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
+        return (host, port)
+    }
+
+    /// Runs the pools until cancelled; with several members, follows the primary.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            for member in members { group.addTask { await member.client.run() } }
+            if members.count > 1 { group.addTask { await self.followPrimary() } }
+        }
+    }
+
+    /// With several members: finds the primary before the first request (within the
+    /// deadline; else the first member serves, and requests fail until it is found).
+    public func findPrimary() async {
+        guard members.count > 1 else { return }
+        let deadline = ContinuousClock.now + self.deadline
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            if await lookForPrimary() { return }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// Asks every member each second whether it is the primary, until cancelled.
+    private func followPrimary() async {
+        while !Task.isCancelled {
+            _ = await lookForPrimary()
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Asks each member, on a connection of its own, whether it is in recovery; the first
+    /// that is not serves from now on. Returns whether one was found.
+    private func lookForPrimary() async -> Bool {
+        let answers = await withTaskGroup(of: (Int, Bool).self) { group in
+            for (index, member) in members.enumerated() {
+                group.addTask { [logger] in
+                    let primary = try? await Self.withTimeout(.seconds(2)) {
+                        let connection = try await PostgresConnection.connect(configuration: member.direct, id: index, logger: logger)
+                        do {
+                            let primary = try await connection.all("SELECT NOT pg_is_in_recovery()", as: Bool.self, logger).first
+                            try? await connection.close()
+                            return primary ?? false
+                        } catch {
+                            try? await connection.close()
+                            throw error
+                        }
+                    }
+                    return (index, primary ?? false)
+                }
+            }
+            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        guard let found = answers.filter(\.value).map(\.key).min() else { return false }
+        let before = primary.withLock { current in
+            defer { current = found }
+            return current
+        }
+        if before != found {
+            logger.notice("the database's primary is now \(members[found].name)", metadata: ["before": "\(members[before].name)"])
+        }
+        return true
+    }
+
+    /// What `body` returns, or a `CancellationError` once `limit` has passed.
+    private static func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask { try await Task.sleep(for: limit); return nil }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw CancellationError() }
+            return value
+        }
     }
 
     /// A request the database does not let finish within `deadline` (PostgreSQL down: the
@@ -116,7 +235,8 @@ public final class HubDatabase: Sendable {
                 // 57P01 admin shutdown, 57P02/57P03 crash or starting up, 57014 a statement cancelled
                 // (statement_timeout), 53300 too many connections, 40P01 deadlock, 40001 serialization,
                 // 55P03 a lock not available: each passes; the request is worth sending again.
-                if state.hasPrefix("57") || state.hasPrefix("40") || ["53300", "55P03"].contains(state) {
+                // 25006: a read-only transaction, on a member no longer the primary (a failover).
+                if state.hasPrefix("57") || state.hasPrefix("40") || ["53300", "55P03", "25006"].contains(state) {
                     return HubError(.serviceUnavailable, .hubDatabaseUnavailable, "the hub's database is busy or restarting; try again",
                                     detail: detail)
                 }
@@ -179,7 +299,20 @@ public final class HubDatabase: Sendable {
     /// (each `YYYY-MM-DD`, already checked). Idempotent; safe when another hub process
     /// creates the same partition at the same moment.
     func ensurePartitions(for days: Set<String>) async throws {
-        try await withDeadline { [self] in try await createPartitions(for: days) }
+        let missing = partitioned.withLock { days.subtracting($0) }
+        guard !missing.isEmpty else { return }
+        try await withDeadline { [self] in try await createPartitions(for: missing) }
+        partitioned.withLock { $0.formUnion(missing) }
+    }
+
+    /// Forgets that `day` has partitions (it was retired).
+    func forgetPartitions(of day: String) {
+        _ = partitioned.withLock { $0.remove(day) }
+    }
+
+    public var keptEventDays: Int {
+        get { kept.withLock { $0 } }
+        set { kept.withLock { $0 = newValue } }
     }
 
     private func createPartitions(for days: Set<String>) async throws {

@@ -308,6 +308,39 @@ enum HubMigrations {
                 at timestamptz NOT NULL
             );
             """),
+        (13, "people in and out per door and quarter of an hour, for the panel's hourly chart; how long the chain keeps events", """
+            -- What passages and corrections add up to in each quarter of an hour (by the event's
+            -- wall time, quarter = seconds since 1970 / 900), per door and business day: the
+            -- panel's hours are read from here, never from event payloads, and stay when old
+            -- days' events are retired. Quarters, not hours: a store's hours begin on the
+            -- quarter of UTC its zone puts them on (India +05:30, Nepal +05:45).
+            CREATE TABLE occupancy_quarter (
+                store_id text NOT NULL,
+                business_day date NOT NULL,
+                door text NOT NULL,
+                quarter bigint NOT NULL,
+                entries bigint NOT NULL DEFAULT 0,
+                exits bigint NOT NULL DEFAULT 0,
+                corrections bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (store_id, business_day, door, quarter)
+            );
+            INSERT INTO occupancy_quarter (store_id, business_day, door, quarter, entries, exits, corrections)
+            SELECT store_id, business_day, coalesce(p -> 'passage' ->> 'door', p -> 'occupancyCorrected' ->> 'door', ''),
+                   floor(extract(epoch FROM wall_time) / 900)::bigint,
+                   count(*) FILTER (WHERE p -> 'passage' ->> 'direction' = 'in'),
+                   count(*) FILTER (WHERE p -> 'passage' ->> 'direction' = 'out'),
+                   coalesce(sum((p -> 'occupancyCorrected' ->> 'delta')::bigint), 0)
+            FROM (SELECT store_id, business_day, wall_time, payload::jsonb AS p FROM event
+                  WHERE type IN ('occupancy.passage', 'occupancy.corrected')) AS moves
+            GROUP BY 1, 2, 3, 4;
+            -- The chain's own choices, one row: how many days of events the hub keeps (older
+            -- days' partitions are retired by the hub; their statistics stay in the projections).
+            CREATE TABLE chain_setting (
+                only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+                event_days integer NOT NULL DEFAULT 400 CHECK (event_days BETWEEN 30 AND 3660)
+            );
+            INSERT INTO chain_setting DEFAULT VALUES;
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -145,10 +145,12 @@ public struct HubServer: Sendable {
         let server = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
                                                        cancellationSignals: [], logger: logger)
                                   .withMaximumGracefulShutdown(Self.shutdownGrace))
-        let pool = Task { await database.client.run() }
+        let pool = Task { await database.run() }
         let listening = Task { [signals, database, logger] in await signals.listen(on: database, logger: logger) }
         let conducting = Task { [database, logger] in await Self.conductRollouts(database, logger) }
+        let retiring = Task { [database, logger] in await Self.retireOldDays(database, logger) }
         defer {
+            retiring.cancel()
             conducting.cancel()
             listening.cancel()
             pool.cancel()
@@ -174,6 +176,32 @@ public struct HubServer: Sendable {
             try? await Task.sleep(for: rolloutRound)
         }
     }
+
+    /// Reads how long the chain keeps events and retires the days older than that
+    /// (`Retention.retire`) every `retentionRound`, until cancelled; a round that fails is
+    /// logged and the next one tries again.
+    static func retireOldDays(_ database: HubDatabase, _ logger: Logger) async {
+        let retention = Retention(database: database)
+        var failing = false
+        try? await Task.sleep(for: rolloutRound)
+        while !Task.isCancelled {
+            do {
+                let retired = try await retention.retire()
+                if !retired.isEmpty {
+                    logger.notice("retired the events of \(retired.count) days older than the chain keeps",
+                                  metadata: ["first": "\(retired.first!)", "last": "\(retired.last!)"])
+                }
+                failing = false
+            } catch {
+                if !failing { logger.warning("retiring old days failed; trying again", metadata: ["error": "\(HubDatabase.hubError(error).coded.message)"]) }
+                failing = true
+            }
+            try? await Task.sleep(for: retentionRound)
+        }
+    }
+
+    /// How often the chain's retention is read and old days retired.
+    static let retentionRound: Duration = .seconds(600)
 
     /// How often the running rollout is looked at.
     static let rolloutRound: Duration = .seconds(5)
@@ -291,9 +319,7 @@ struct DeviceAuthenticator: RouterMiddleware {
         let logger = database.logger
         let found = try await database.withDeadline { [database] in
             try await database.client.withConnection { connection in
-                try await connection.rows("""
-                    SELECT store_id, letter, door, device_key, revoked_at FROM totem WHERE device_id = \(deviceID)
-                    """, as: (String, String, String, Data, Date?).self, logger).first
+                try await connection.rows(BatchStatements.TotemKey(device: deviceID), logger).first
             }
         }
         guard let (store, letter, door, keyData, revoked) = found else {
@@ -306,9 +332,7 @@ struct DeviceAuthenticator: RouterMiddleware {
         else { throw HubError.unauthorized(.badSignature, "the signature is not totem \(deviceID)'s") }
         let accepted = try await database.withDeadline { [database] in
             try await database.client.withConnection { connection in
-                try await !connection.all("""
-                    INSERT INTO request_nonce (device_id, nonce) VALUES (\(deviceID), \(nonce)) ON CONFLICT DO NOTHING RETURNING nonce
-                    """, as: String.self, logger).isEmpty
+                try await !connection.rows(BatchStatements.KeepNonce(device: deviceID, nonce: nonce), logger).isEmpty
             }
         }
         guard accepted else { throw HubError(.conflict, .replayedRequest, "this request was received before") }

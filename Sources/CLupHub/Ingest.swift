@@ -22,9 +22,14 @@ public struct Ingest: Sendable {
         self.database = database
     }
 
-    /// Days an event may be from the hub's today and still be stored: a totem offline for
-    /// more than a year, or one whose clock says 2099, gets its events dead-lettered.
-    static let acceptedDays = -400.0...2.0
+    /// Days an event may be from the hub's today and still be stored, when the chain keeps
+    /// `keptDays` days of events (`Retention`): a totem offline for more than a year (or
+    /// longer than the chain keeps events), or one whose clock says 2099, gets its events
+    /// dead-lettered. A day is accepted one day less than it is kept, so that no event
+    /// arrives for a day whose partition is being retired.
+    static func acceptedDays(keeping keptDays: Int) -> ClosedRange<Double> {
+        -Double(min(400, max(1, keptDays - 1)))...2.0
+    }
 
     /// What the hub makes of one uploaded event before storing it.
     enum Checked {
@@ -32,9 +37,13 @@ public struct Ingest: Sendable {
         case deadLetter(reason: String)
     }
 
-    static func check(_ event: UploadedEvent, now: Date) -> Checked {
+    static func check(_ event: UploadedEvent, now: Date, keptDays: Int = Retention.standardEventDays) -> Checked {
         guard event.payload.utf8.count <= HubWire.maximumPayloadBytes else {
             return .deadLetter(reason: "payload of \(event.payload.utf8.count) bytes; at most \(HubWire.maximumPayloadBytes)")
+        }
+        // Years 1970 to 5138: a totem's clock may be wrong, but not by millennia.
+        guard (0..<1e11).contains(event.wallTime) else {
+            return .deadLetter(reason: "wall time \(event.wallTime) is not a time the hub can store")
         }
         let decoded: DomainEvent
         do {
@@ -49,8 +58,8 @@ public struct Ingest: Sendable {
         guard let number = HubDatabase.dayNumber(day) else {
             return .deadLetter(reason: "business day \"\(day.prefix(32))\" is not a date")
         }
-        let offset = Double(number) - now.timeIntervalSince1970 / 86_400
-        guard acceptedDays.contains(offset) else {
+        let offset = Double(number) - (now.timeIntervalSince1970 / 86_400).rounded(.down)  // whole days from the hub's today (UTC)
+        guard acceptedDays(keeping: keptDays).contains(offset) else {
             return .deadLetter(reason: "business day \(day) is outside the days the hub accepts (\(Int(offset)) days from today)")
         }
         if case let .occupancyCorrected(_, _, delta, _, _, _) = decoded, abs(delta) > 100_000 {
@@ -70,14 +79,23 @@ public struct Ingest: Sendable {
         }
         if let problem = batch.door?.problem { throw HubError.badRequest("door report: \(problem)") }
         let events = batch.events.sorted { $0.seq < $1.seq }
-        let checked = events.map { Self.check($0, now: now) }
+        let keptDays = database.keptEventDays
+        let checked = events.map { Self.check($0, now: now, keptDays: keptDays) }
         var days: Set<String> = []
         for case let .apply(_, day) in checked { days.insert(day) }
         try await database.ensurePartitions(for: days)
         let logger = database.logger
         let started = ContinuousClock.now
         do {
-            let (reply, received, paused) = try await storeBatch(events, checked, batch, from: device, now: now, logger)
+            let stored: (BatchReply, Int, Int64?)
+            do {
+                stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: false, logger)
+            } catch let error as HubError where error.coded.code == ErrorCode.hubDatabaseError.rawValue {
+                // PostgreSQL refused a statement of the batch, which rolled back: again, one
+                // event at a time, so that only what it refuses becomes a dead letter.
+                stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: true, logger)
+            }
+            let (reply, received, paused) = stored
             HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started)
             // A rollout this batch's report paused: its totems are told at once (each store under
             // its own lock, after this batch's transaction let go of the store's).
@@ -91,8 +109,10 @@ public struct Ingest: Sendable {
 
     /// The batch's transaction; returns the reply, how many of its events were new to the hub,
     /// and the rollout its health report paused, if it did.
+    /// With `oneByOne`, each event is stored under a savepoint of its own, and what PostgreSQL
+    /// refuses becomes a dead letter; else the batch's events are stored in a few statements.
     private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, from device: AuthenticatedDevice,
-                            now: Date, _ logger: Logger) async throws -> (BatchReply, Int, Int64?) {
+                            now: Date, oneByOne: Bool, _ logger: Logger) async throws -> (BatchReply, Int, Int64?) {
         let (store, deviceID) = (device.storeID, device.deviceID)
         return try await database.transaction { connection in
             let writer = BatchWriter(connection: connection, logger: logger, store: store, device: deviceID)
@@ -100,9 +120,8 @@ public struct Ingest: Sendable {
             // takes it: one order of locks, so two doors' batches wait for each other, never deadlock.
             try await StoreLock.take(store, connection, logger)
             // One batch of a device at a time, whichever hub process holds it.
-            guard var (acknowledged, highest) = try await connection.rows("""
-                SELECT acknowledged, highest FROM device_cursor WHERE store_id = \(store) AND device_id = \(deviceID) FOR UPDATE
-                """, as: (Int64, Int64).self, logger).first
+            guard var (acknowledged, highest) = try await connection.rows(BatchStatements.LockCursor(store: store, device: deviceID), logger)
+                .first
             else { throw HubError.unauthorized(.unknownDevice, "no totem \(deviceID) is enrolled") }
             // A seq the hub may hold already (at most `highest`): the same content again (an
             // answer that was lost) is nothing new; other content, on whatever day, is a dead
@@ -125,17 +144,10 @@ public struct Ingest: Sendable {
                 case let .refuse(reason): return (event, .deadLetter(reason: reason))
                 }
             }
+            let highestBefore = highest
             highest = max(highest, events.last?.seq ?? 0)
-            // The whole batch in a few statements; if PostgreSQL refuses any of it, again one
-            // event at a time, so that only what it refuses becomes a dead letter.
-            var deadLettered: Int
-            try await connection.query("SAVEPOINT batch_apply", logger: logger)
-            do {
-                deadLettered = try await writer.storeAll(fresh)
-                try await connection.query("RELEASE SAVEPOINT batch_apply", logger: logger)
-            } catch let error as PSQLError where error.code == .server {
-                try await connection.query("ROLLBACK TO SAVEPOINT batch_apply", logger: logger)
-                deadLettered = 0
+            var deadLettered = 0
+            if oneByOne {
                 for (event, verdict) in fresh {
                     switch verdict {
                     case let .apply(domain, day):
@@ -146,25 +158,31 @@ public struct Ingest: Sendable {
                         deadLettered += try await writer.deadLetter(event, reason: reason)
                     }
                 }
+            } else {
+                deadLettered = try await writer.storeAll(fresh)
             }
-            let held = try await connection.all("""
-                SELECT seq FROM event WHERE store_id = \(store) AND device_id = \(deviceID)
-                    AND seq > \(acknowledged) AND seq <= \(acknowledged + 100_000)
-                UNION SELECT seq FROM dead_letter WHERE store_id = \(store) AND device_id = \(deviceID)
-                    AND seq > \(acknowledged) AND seq <= \(acknowledged + 100_000)
-                ORDER BY seq
-                """, as: Int64.self, logger)
-            for seq in held where seq == acknowledged + 1 {
-                acknowledged = seq
+            // Every seq of the batch is held now (stored before, stored now, or a dead letter).
+            // With nothing held past the acknowledged seq before, the batch alone says how far
+            // the log is held without a gap; else the held seqs past it are read.
+            let sent = events.map(\.seq)
+            if acknowledged == highestBefore {
+                for seq in sent where seq == acknowledged + 1 { acknowledged = seq }
+            } else {
+                let held = try await connection.all("""
+                    SELECT seq FROM event WHERE store_id = \(store) AND device_id = \(deviceID)
+                        AND seq > \(acknowledged) AND seq <= \(acknowledged + 100_000)
+                    UNION SELECT seq FROM dead_letter WHERE store_id = \(store) AND device_id = \(deviceID)
+                        AND seq > \(acknowledged) AND seq <= \(acknowledged + 100_000)
+                    ORDER BY seq
+                    """, as: Int64.self, logger)
+                for seq in held where seq == acknowledged + 1 {
+                    acknowledged = seq
+                }
             }
-            try await connection.query("""
-                UPDATE device_cursor SET acknowledged = \(acknowledged), highest = \(highest)
-                WHERE store_id = \(store) AND device_id = \(deviceID)
-                """, logger: logger)
-            try await connection.query("""
-                UPDATE totem SET last_contact = \(now), last_outbox_depth = \(batch.outboxDepth), last_clock_skew = \(batch.clockOffset)
-                WHERE device_id = \(deviceID)
-                """, logger: logger)
+            // The device's cursor and its last contact, in one statement.
+            _ = try await connection.execute(BatchStatements.MoveCursor(
+                acknowledged: acknowledged, highest: highest, store: store, device: deviceID, now: now,
+                outboxDepth: batch.outboxDepth, clockOffset: batch.clockOffset), logger: logger)
             var paused: Int64?
             if let health = batch.health.map({ $0.bounded() }), let text = try? String(decoding: JSONEncoder().encode(health), as: UTF8.self) {
                 try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(deviceID)", logger: logger)

@@ -8,9 +8,11 @@ import PostgresNIO
 /// the totem, so the hub's figures equal the totems' once their logs are uploaded.
 enum Projections {
     ///
-    /// With `counting` false, passages and corrections leave the occupancy counts to the
-    /// caller, which adds a batch's up at once (`OccupancyCounts`).
-    static func apply(_ event: DomainEvent, seq: Int64, day: String, counting: Bool = true, _ writer: BatchWriter) async throws {
+    /// `wallTime` is when the totem stored the event. With `counting` false, passages and
+    /// corrections leave the occupancy counts to the caller, which adds a batch's up at once
+    /// (`OccupancyTally`).
+    static func apply(_ event: DomainEvent, seq: Int64, day: String, wallTime: Double, counting: Bool = true,
+                      _ writer: BatchWriter) async throws {
         let (store, device, connection, logger) = (writer.store, writer.device, writer.connection, writer.logger)
         switch event {
         case let .dayOpened(_, _, inside, carried, _):
@@ -80,7 +82,7 @@ enum Projections {
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
         case let .passage(_, _, _, at, ticket, _):
-            if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(writer) }
+            if counting { try await count(event, day: day, wallTime: wallTime, writer) }
             if let ticket {
                 try await connection.query("""
                     UPDATE ticket SET state = \(TicketState.entered.rawValue), entered_at = \(at)
@@ -100,8 +102,14 @@ enum Projections {
             // Staff's trail: kept in the event table as it came, nothing to project.
             break
         case .occupancyCorrected:
-            if counting, let counts = OccupancyCounts(event, day: day) { try await counts.add(writer) }
+            if counting { try await count(event, day: day, wallTime: wallTime, writer) }
         }
+    }
+
+    private static func count(_ event: DomainEvent, day: String, wallTime: Double, _ writer: BatchWriter) async throws {
+        var tally = OccupancyTally()
+        tally.count(event, day: day, wallTime: wallTime)
+        try await tally.add(writer)
     }
 
     /// The states `event` may change, as CLupCore's rules say (`TicketState.changeable(by:)`).
@@ -120,40 +128,61 @@ enum Projections {
         coalesce((SELECT max(business_day) FROM occupancy WHERE store_id = $1 AND business_day <= current_date + 1), current_date)
         """
 
-    /// What passages and corrections add to a door's day: sums, so a batch's can be added
-    /// in one statement per door and day, in any order.
-    struct OccupancyCounts: Hashable {
-        struct Key: Hashable { let day: String, door: String }
-        var entries = 0, exits = 0, corrections = 0
-        let key: Key
+    /// What passages and corrections add to each door's day (`occupancy`) and to its
+    /// quarters of an hour (`occupancy_quarter`, by the events' wall time): sums, so a
+    /// batch's are added in two statements, in any order.
+    struct OccupancyTally {
+        struct Sums {
+            var entries = 0, exits = 0, corrections = 0
 
-        init?(_ event: DomainEvent, day: String) {
-            switch event {
-            case let .passage(direction, door, _, _, _, _):
-                key = Key(day: day, door: door)
-                if direction == .entry { entries = 1 } else { exits = 1 }
-            case let .occupancyCorrected(door, _, delta, _, _, _):
-                key = Key(day: day, door: door)
-                corrections = delta
-            default:
-                return nil
+            mutating func add(_ other: Sums) {
+                entries += other.entries
+                exits += other.exits
+                corrections += other.corrections
             }
         }
 
-        mutating func merge(_ other: OccupancyCounts) {
-            entries += other.entries
-            exits += other.exits
-            corrections += other.corrections
+        struct Day: Hashable { let day: String, door: String }
+        struct Quarter: Hashable { let day: String, door: String, quarter: Int64 }
+        private(set) var days: [Day: Sums] = [:]
+        private(set) var quarters: [Quarter: Sums] = [:]
+
+        /// Counts `event` if it is a passage or a correction; `wallTime` is when the totem
+        /// stored it (seconds since 1970, checked by `Ingest.check`).
+        mutating func count(_ event: DomainEvent, day: String, wallTime: Double) {
+            let door: String, sums: Sums
+            switch event {
+            case let .passage(direction, passageDoor, _, _, _, _):
+                door = passageDoor
+                sums = direction == .entry ? Sums(entries: 1) : Sums(exits: 1)
+            case let .occupancyCorrected(correctedDoor, _, delta, _, _, _):
+                door = correctedDoor
+                sums = Sums(corrections: delta)
+            default:
+                return
+            }
+            days[Day(day: day, door: door), default: Sums()].add(sums)
+            quarters[Quarter(day: day, door: door, quarter: Self.quarter(of: wallTime)), default: Sums()].add(sums)
         }
 
+        /// The quarter of an hour holding `wallTime`: seconds since 1970 / 900.
+        static func quarter(of wallTime: Double) -> Int64 {
+            Int64(exactly: (wallTime / 900).rounded(.down)) ?? 0
+        }
+
+        /// Adds the sums to the store's rows, in the order of their keys (one order of row
+        /// locks for every batch).
         func add(_ writer: BatchWriter) async throws {
+            guard !days.isEmpty else { return }
             let (store, connection, logger) = (writer.store, writer.connection, writer.logger)
-            try await connection.query("""
-                INSERT INTO occupancy (store_id, business_day, door, entries, exits, corrections)
-                VALUES (\(store), \(key.day)::date, \(key.door), \(entries), \(exits), \(corrections))
-                ON CONFLICT (store_id, business_day, door) DO UPDATE SET entries = occupancy.entries + excluded.entries,
-                    exits = occupancy.exits + excluded.exits, corrections = occupancy.corrections + excluded.corrections
-                """, logger: logger)
+            let days = days.sorted { ($0.key.day, $0.key.door) < ($1.key.day, $1.key.door) }
+            let quarters = quarters.sorted { ($0.key.day, $0.key.door, $0.key.quarter) < ($1.key.day, $1.key.door, $1.key.quarter) }
+            _ = try await connection.execute(BatchStatements.AddOccupancy(
+                store: store, days: days.map(\.key.day), doors: days.map(\.key.door), entries: days.map(\.value.entries),
+                exits: days.map(\.value.exits), corrections: days.map(\.value.corrections),
+                quarterDays: quarters.map(\.key.day), quarterDoors: quarters.map(\.key.door), quarters: quarters.map(\.key.quarter),
+                quarterEntries: quarters.map(\.value.entries), quarterExits: quarters.map(\.value.exits),
+                quarterCorrections: quarters.map(\.value.corrections)), logger: logger)
         }
     }
 

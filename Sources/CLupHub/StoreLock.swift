@@ -9,6 +9,6 @@ enum StoreLock {
     /// Locks `store`'s row for the rest of the transaction; false if there is no such store.
     @discardableResult
     static func take(_ store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
-        try await !connection.all("SELECT 1 FROM store WHERE store_id = \(store) FOR UPDATE", as: Int.self, logger).isEmpty
+        try await !connection.rows(BatchStatements.LockStore(store: store), logger).isEmpty
     }
 }

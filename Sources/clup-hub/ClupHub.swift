@@ -13,7 +13,7 @@ struct ClupHub: AsyncParsableCommand {
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
         subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
-                      ReleaseCommand.self, RolloutCommand.self, ExampleConfig.self])
+                      ReleaseCommand.self, RolloutCommand.self, RetentionCommand.self, ExampleConfig.self])
 }
 
 struct ConfigOption: ParsableArguments {
@@ -60,10 +60,11 @@ func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (Hu
     do {
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
-                await database.client.run()
+                await database.run()
                 return nil
             }
             defer { group.cancelAll() }
+            await database.findPrimary()
             return try await body(database)
         }
     } catch let error as HubError {
@@ -142,8 +143,13 @@ struct Serve: AsyncParsableCommand {
             logger.logLevel = .info
             let tls = try HubCertificates(directory: config.hub.stateDirectoryPath).serverTLS()
             let database = try HubDatabase(settings: config.database, logger: logger)
-            // The schema is checked once with a pool of its own, before serving.
-            try await withDatabase(config) { try await $0.checkSchema() }
+            // The schema is checked once with a pool of its own, before serving; ingest's
+            // window is the chain's retention from the first batch.
+            database.keptEventDays = try await withDatabase(config) {
+                try await $0.checkSchema()
+                return try await Retention(database: $0).refresh()
+            }
+            await database.findPrimary()
             logger.info("clup-hub serving", metadata: ["address": "\(config.hub.host):\(config.hub.port)"])
             try await HubServer(database: database, settings: config.hub, metrics: HubMetrics(), logger: logger).run(tls: tls)
         }

@@ -3,6 +3,7 @@ import CLupCore
 import CLupProtocol
 import Crypto
 import Foundation
+import Logging
 import XCTest
 
 /// The hub's rules that need no database: what it refuses to apply, what a signature covers.
@@ -40,9 +41,40 @@ final class HubRulesTests: XCTestCase {
         let absurd = DomainEvent.occupancyCorrected(door: "main", businessDay: today, delta: Int.max, by: "x", reason: "y", at: now)
         XCTAssertEqual(reason(try upload(absurd)), "a correction of \(Int.max) people")
 
+        var timeless = try upload(passage)
+        timeless.wallTime = 1e300
+        XCTAssertEqual(reason(timeless), "wall time 1e+300 is not a time the hub can store")
+        timeless.wallTime = -1
+        XCTAssertEqual(reason(timeless), "wall time -1.0 is not a time the hub can store")
+
         var huge = try upload(passage)
         huge.payload = String(repeating: " ", count: HubWire.maximumPayloadBytes + 1)
         XCTAssertEqual(reason(huge), "payload of \(HubWire.maximumPayloadBytes + 1) bytes; at most \(HubWire.maximumPayloadBytes)")
+    }
+
+    func test_theDaysAcceptedFollowTheDaysTheChainKeeps() throws {
+        let fortyDaysAgo = DomainEvent.passage(direction: .entry, door: "main", businessDay: BusinessDay("2026-10-09"), at: now, ticket: nil)
+        XCTAssertEqual(Ingest.check(try upload(fortyDaysAgo), now: now, keptDays: 400).isApplied, true)
+        XCTAssertEqual(Ingest.check(try upload(fortyDaysAgo), now: now, keptDays: 41).isApplied, true)
+        XCTAssertEqual(Ingest.check(try upload(fortyDaysAgo), now: now, keptDays: 40).isApplied, false)
+        // However long the chain keeps events, a totem more than 400 days behind is refused.
+        let yearsAgo = DomainEvent.passage(direction: .entry, door: "main", businessDay: BusinessDay("2024-11-18"), at: now, ticket: nil)
+        XCTAssertEqual(Ingest.check(try upload(yearsAgo), now: now, keptDays: 3660).isApplied, false)
+        XCTAssertEqual(Retention.firstKeptDay(keeping: 30, now: now), "2026-10-19")
+    }
+
+    func test_theMembersOfAReplicatedDatabaseAreHostsAndPorts() throws {
+        XCTAssertEqual(HubDatabase.hostAndPort("10.0.0.7:5432").map { "\($0.0) \($0.1)" }, "10.0.0.7 5432")
+        XCTAssertEqual(HubDatabase.hostAndPort("[fd00::7]:6432").map { "\($0.0) \($0.1)" }, "fd00::7 6432")
+        XCTAssertEqual(HubDatabase.hostAndPort("db-2.chain.example:5433").map { "\($0.0) \($0.1)" }, "db-2.chain.example 5433")
+        for bad in ["10.0.0.7", "10.0.0.7:", ":5432", "10.0.0.7:0", "10.0.0.7:70000", "10.0.0.7:54x", "a b:5432", "/run/pg:5432"] {
+            XCTAssertNil(HubDatabase.hostAndPort(bad), bad)
+        }
+        var settings = DatabaseSettings()
+        settings.members = ["10.0.0.7:5432", "no port"]
+        XCTAssertThrowsError(try HubDatabase(settings: settings, logger: Logger(label: "test"))) { error in
+            XCTAssertEqual((error as? HubError)?.coded.message, "[database] members: \"no port\" is not host:port")
+        }
     }
 
     func test_aSignatureCoversTheMethodPathTimeNonceAndBody() throws {
@@ -91,4 +123,8 @@ final class HubRulesTests: XCTestCase {
     func test_theMigrationsAreNumberedInOrderOnce() {
         XCTAssertEqual(HubMigrations.all.map(\.version), Array(1...HubMigrations.all.count))
     }
+}
+
+extension Ingest.Checked {
+    var isApplied: Bool { if case .apply = self { true } else { false } }
 }

@@ -23,6 +23,28 @@ final class IngestAuthorityTests: XCTestCase {
         .passage(direction: direction, door: door, businessDay: day, at: Date(), ticket: ticket, steady: nil)
     }
 
+    func test_anEventPostgresRefusesIsADeadLetterWithItsReason_andTheRestOfTheBatchIsStoredAndAcknowledged() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let ingest = Ingest(database: hub.database)
+            // A rule of the database the hub does not check itself: corrections of 7 people refused.
+            _ = try hub.sql("ALTER TABLE occupancy ADD CONSTRAINT no_seven CHECK (corrections <> 7)")
+            let ticket = a.ticket(1, day: day)
+            let events = printed(ticket, job: 1) + [
+                .occupancyCorrected(door: "north", businessDay: day, delta: 7, by: "tech", reason: "count", at: Date()),
+                passage(.entry, door: "north"),
+            ]
+            let reply = try await ingest.apply(a.batch(a.upload(events)), from: a.device)
+            XCTAssertEqual(reply.acknowledged, 4)
+            XCTAssertEqual(reply.deadLettered, 1)
+            let reason = try hub.sql("SELECT seq, reason FROM dead_letter")
+            XCTAssertTrue(reason.hasPrefix("3|PostgreSQL refused it: 23514"), reason)
+            XCTAssertEqual(try hub.sql("SELECT number, state FROM ticket"), "\(ticket.number)|waiting")
+            XCTAssertEqual(try hub.sql("SELECT entries, corrections FROM occupancy WHERE door = 'north'"), "1|0")
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM event"), "3")
+        }
+    }
+
     func test_aSeqSentAgainWithOtherContentOnAnotherDayIsADeadLetterAndStoredOnce() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")

@@ -11,6 +11,11 @@ usage: hub-load.py setup TOTEMS KEYS_FILE [FIRST_STORE]   prints SQL enrolling T
        hub-load.py passages HUB_URL CA KEYS_FILE DAY in|out@ISO-TIME…
                                                          uploads those passages of business day DAY, at those
                                                          times, as the first totem of KEYS_FILE (one batch)
+       hub-load.py steady HUB_URL CA KEYS_FILE SECONDS OUT
+                                                         each totem uploads batches of 20 for SECONDS, sending a
+                                                         failed batch again; OUT: what was acknowledged, and when
+       hub-load.py panel HUB_URL CA NAME PASSWORD ROUNDS PATH…
+                                                         logs in to the panel and times each page ROUNDS times
        hub-load.py report-update HUB_URL CA STATE_DIR VERSION OUTCOME DETAIL
                                                          an upload of the enrolled totem of STATE_DIR (its
                                                          device.key) whose health reports its last update
@@ -22,6 +27,7 @@ import datetime
 import hashlib
 import http.client
 import json
+import os
 import secrets
 import ssl
 import sys
@@ -112,32 +118,40 @@ def run(hub, ca, keys_file, events, batch, workers, day):
     latencies, lock = [], threading.Lock()
     now = time.time()
 
+    # The batches' bodies are made before the clock starts (each is signed as it is sent):
+    # the load generator shares the machine with the hub, so it does as little as it can
+    # while it is timed. The passages' payloads are the same for every totem.
+    payloads = [payload(s, day, now) for s in range(1, events + 1)]
+    bodies = [(seqs[-1], json.dumps({"events": [{"seq": s, "wallTime": now, "type": "occupancy.passage", "payload": payloads[s - 1]}
+                                              for s in seqs], "outboxDepth": 0}).encode())
+              for seqs in (range(start, min(start + batch, events + 1)) for start in range(1, events + 1, batch))]
+    keyed = {device: Ed25519PrivateKey.from_private_bytes(base64.b64decode(seed)) for device, seed, _ in keys}
+
     def upload_as(entry):
-        device, seed, _ = entry
-        key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(seed))
+        device = entry[0]
+        key = keyed[device]
         connection = http.client.HTTPSConnection(url.hostname, url.port, context=context, timeout=60)
-        for start in range(1, events + 1, batch):
-            seqs = range(start, min(start + batch, events + 1))
-            body = json.dumps({"events": [{"seq": s, "wallTime": now, "type": "occupancy.passage", "payload": payload(s, day, now)}
-                                          for s in seqs], "outboxDepth": 0}).encode()
+        for last, body in bodies:
             began = time.perf_counter()
             status, answer = signed_post(connection, device, key, body)
             took = time.perf_counter() - began
-            if status != 200 or answer["acknowledged"] != seqs[-1]:
+            if status != 200 or answer["acknowledged"] != last:
                 raise SystemExit(f"{device}: {status} {answer}")
             with lock:
                 latencies.append(took * 1000)
         connection.close()
 
-    began = time.perf_counter()
+    began, cpu_before = time.perf_counter(), os.times()
     with ThreadPoolExecutor(max_workers=workers) as pool:
         list(pool.map(upload_as, keys))
     elapsed = time.perf_counter() - began
     latencies.sort()
     total = events * len(keys)
     p = lambda q: latencies[min(len(latencies) - 1, int(len(latencies) * q))]
+    cpu = os.times()
     print(f"{total} events from {len(keys)} totems in {elapsed:.2f} s: {total / elapsed:.0f} events/s; "
-          f"{len(latencies)} batches of up to {min(batch, events)} events: median {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms")
+          f"{len(latencies)} batches of up to {min(batch, events)} events: median {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms "
+          f"(load generator {cpu.user + cpu.system - cpu_before.user - cpu_before.system:.1f} s)")
 
 
 def floor(keys_file, events, day):
@@ -167,6 +181,75 @@ def report_update(hub, ca, state, version, outcome, detail):
     print("reported")
 
 
+def steady(hub, ca, keys_file, seconds, out):
+    """Each totem of KEYS_FILE uploads batches of 20 passages, one after the other, for
+    SECONDS; a batch that fails (no answer, 5xx) is sent again, as clupd keeps its outbox.
+    Writes OUT (JSON): each totem's acknowledged seq, the times batches were answered 200,
+    and how many attempts failed."""
+    keys = json.load(open(keys_file))
+    url = urllib.parse.urlparse(hub)
+    context = ssl.create_default_context(cafile=ca)
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    deadline = time.time() + seconds
+    acknowledged, answered, failures, lock = {}, [], [0], threading.Lock()
+
+    def upload_as(entry):
+        device, seed, _ = entry
+        key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(seed))
+        connection, held = None, 0
+        while time.time() < deadline:
+            now = time.time()
+            body = json.dumps({"events": [{"seq": s, "wallTime": now, "type": "occupancy.passage", "payload": payload(s, day, now)}
+                                          for s in range(held + 1, held + 21)], "outboxDepth": 0}).encode()
+            try:
+                if connection is None:
+                    connection = http.client.HTTPSConnection(url.hostname, url.port, context=context, timeout=15)
+                status, answer = signed_post(connection, device, key, body)
+            except Exception:
+                status, answer = None, None
+                connection = None
+            if status == 200 and answer.get("acknowledged") == held + 20:
+                held += 20
+                with lock:
+                    answered.append(time.time())
+                    acknowledged[device] = held
+            else:
+                with lock:
+                    failures[0] += 1
+                time.sleep(0.2)
+
+    with ThreadPoolExecutor(max_workers=len(keys)) as pool:
+        list(pool.map(upload_as, keys))
+    json.dump({"acknowledged": acknowledged, "answered": sorted(answered), "failures": failures[0]}, open(out, "w"))
+
+
+def panel(hub, ca, name, password, rounds, paths):
+    """Logs in to the panel as NAME, then GETs each of PATHS ROUNDS times on one keep-alive
+    connection; prints each page's median and p95 time, request sent to answer read."""
+    url = urllib.parse.urlparse(hub)
+    connection = http.client.HTTPSConnection(url.hostname, url.port, context=ssl.create_default_context(cafile=ca), timeout=60)
+    form = urllib.parse.urlencode({"name": name, "password": password})
+    connection.request("POST", "/panel/login", body=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = connection.getresponse()
+    response.read()
+    cookie = (response.getheader("Set-Cookie") or "").split(";")[0]
+    if response.status != 303 or not cookie:
+        raise SystemExit(f"login as {name}: {response.status}")
+    for path in paths:
+        times = []
+        for _ in range(rounds):
+            began = time.perf_counter()
+            connection.request("GET", path, headers={"Cookie": cookie})
+            response = connection.getresponse()
+            body = response.read()
+            times.append((time.perf_counter() - began) * 1000)
+            if response.status != 200:
+                raise SystemExit(f"{path}: {response.status} {body[:200]!r}")
+        times.sort()
+        print(f"{path}: median {times[len(times) // 2]:.1f} ms, p95 {times[min(len(times) - 1, int(len(times) * 0.95))]:.1f} ms"
+              f" over {rounds} ({len(body)} bytes)")
+
+
 command = sys.argv[1]
 if command == "setup":
     setup(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 100000)
@@ -177,6 +260,10 @@ elif command == "totem":
     totem(sys.argv[2], sys.argv[3])
 elif command == "passages":
     passages(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
+elif command == "steady":
+    steady(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6])
+elif command == "panel":
+    panel(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7:])
 elif command == "report-update":
     report_update(*sys.argv[2:8])
 elif command == "floor":

@@ -33,7 +33,7 @@ final class HubFixture: Sendable {
         try postgres.psql("CREATE DATABASE \(name) TEMPLATE hub_template")
         // A short deadline: the tests that hold PostgreSQL up see the 503 soon.
         let database = try HubDatabase(settings: settings(postgres, name), logger: logger, deadline: .seconds(3))
-        let pool = Task { await database.client.run() }
+        let pool = Task { await database.run() }
         let fixture = HubFixture(database: database, name: name, postgres: postgres, pool: pool)
         try await HubAdmin(database: database).createStore(id: store, name: "CLup Market", capacity: 30)
         try await HubAdmin(database: database).setHours(id: store, opens: "00:00", closes: "24:00", timeZone: "UTC")
@@ -89,7 +89,7 @@ final class HubFixture: Sendable {
             try postgres.psql("DROP DATABASE IF EXISTS hub_template")
             try postgres.psql("CREATE DATABASE hub_template")
             let database = try HubDatabase(settings: HubFixture.settings(postgres, "hub_template"), logger: HubFixture.logger)
-            let pool = Task { await database.client.run() }
+            let pool = Task { await database.run() }
             _ = try await database.migrate()
             pool.cancel()
             _ = await pool.value
