@@ -24,9 +24,9 @@ struct BatchWriter {
     }
 
     /// Stores a batch's new events at once: one insert for all, the projections in seq
-    /// order, the occupancy counts added up per door, day and quarter (the seqs are new: `copies`
-    /// sorted out those held before). Returns the dead letters kept. Throws what
-    /// PostgreSQL refused (the caller goes again one event at a time).
+    /// order, the occupancy counts added up per door, day and quarter of an hour (the seqs
+    /// are new: `copies` sorted out those held before). Returns the dead letters kept.
+    /// Throws what PostgreSQL refused (the caller goes again one event at a time).
     func storeAll(_ fresh: [(UploadedEvent, Ingest.Checked)]) async throws -> Int {
         var deadLettered = 0
         var applying: [(event: UploadedEvent, domain: DomainEvent, day: String)] = []

@@ -52,6 +52,10 @@ public final class HubDatabase: Sendable {
             configuration.options.maximumConnections = settings.connections
             configuration.options.connectTimeout = .seconds(5)
             configuration.options.additionalStartupParameters = [("statement_timeout", "\(max(500, milliseconds - 1000))")]
+            // A member that does not answer (its machine gone) holds a question of the primary
+            // for 2 s at most.
+            var direct = direct
+            direct.options.connectTimeout = .seconds(2)
             return Member(name: name, client: PostgresClient(configuration: configuration, backgroundLogger: logger), direct: direct)
         }
         if !settings.members.isEmpty {

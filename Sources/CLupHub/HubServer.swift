@@ -158,45 +158,43 @@ public struct HubServer: Sendable {
         try await server.run()
     }
 
-    /// Moves the running rollout on (`Rollouts.advance`) every `rolloutRound`, until cancelled;
-    /// a round that fails (the database away) is logged and the next one tries again.
+    /// Moves the running rollout on (`Rollouts.advance`) every `rolloutRound`, until cancelled.
     static func conductRollouts(_ database: HubDatabase, _ logger: Logger) async {
         let rollouts = Rollouts(database: database)
-        var failing = false
-        // The first round after one round's time: the pool is running by then.
-        try? await Task.sleep(for: rolloutRound)
-        while !Task.isCancelled {
-            do {
-                if let said = try await rollouts.advance() { logger.notice("\(said)") }
-                failing = false
-            } catch {
-                if !failing { logger.warning("the rollout's round failed; trying again", metadata: ["error": "\(HubDatabase.hubError(error).coded.message)"]) }
-                failing = true
-            }
-            try? await Task.sleep(for: rolloutRound)
+        await repeating(every: rolloutRound, "the rollout's round", logger) {
+            if let said = try await rollouts.advance() { logger.notice("\(said)") }
         }
     }
 
     /// Reads how long the chain keeps events and retires the days older than that
-    /// (`Retention.retire`) every `retentionRound`, until cancelled; a round that fails is
-    /// logged and the next one tries again.
+    /// (`Retention.retire`) every `retentionRound`, until cancelled.
     static func retireOldDays(_ database: HubDatabase, _ logger: Logger) async {
         let retention = Retention(database: database)
+        await repeating(every: retentionRound, "retiring old days", logger) {
+            let retired = try await retention.retire()
+            if let first = retired.first, let last = retired.last {
+                logger.notice("retired the events of \(retired.count) days older than the chain keeps",
+                              metadata: ["first": "\(first)", "last": "\(last)"])
+            }
+        }
+    }
+
+    /// Runs `round` every `interval` until cancelled, the first once a rollout round has
+    /// passed (the pool is running by then); a round that fails (the database away) is
+    /// logged, once until one succeeds, and the next one tries again.
+    private static func repeating(every interval: Duration, _ what: String, _ logger: Logger,
+                                  _ round: () async throws -> Void) async {
         var failing = false
         try? await Task.sleep(for: rolloutRound)
         while !Task.isCancelled {
             do {
-                let retired = try await retention.retire()
-                if !retired.isEmpty {
-                    logger.notice("retired the events of \(retired.count) days older than the chain keeps",
-                                  metadata: ["first": "\(retired.first!)", "last": "\(retired.last!)"])
-                }
+                try await round()
                 failing = false
             } catch {
-                if !failing { logger.warning("retiring old days failed; trying again", metadata: ["error": "\(HubDatabase.hubError(error).coded.message)"]) }
+                if !failing { logger.warning("\(what) failed; trying again", metadata: ["error": "\(HubDatabase.hubError(error).coded.message)"]) }
                 failing = true
             }
-            try? await Task.sleep(for: retentionRound)
+            try? await Task.sleep(for: interval)
         }
     }
 

@@ -109,6 +109,7 @@ public struct Ingest: Sendable {
 
     /// The batch's transaction; returns the reply, how many of its events were new to the hub,
     /// and the rollout its health report paused, if it did.
+    ///
     /// With `oneByOne`, each event is stored under a savepoint of its own, and what PostgreSQL
     /// refuses becomes a dead letter; else the batch's events are stored in a few statements.
     private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, from device: AuthenticatedDevice,

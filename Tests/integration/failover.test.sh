@@ -22,10 +22,12 @@ test_the_primary_killed_mid_ingest_the_replica_takes_over_and_nothing_acknowledg
   hub_init
   hub_serve hub "$HUB_PORT"
 
-  # Twenty totems, one per store, upload batches one after the other for 40 s.
+  # Twenty totems, one per store, upload batches one after the other until told to stop
+  # (three minutes at most).
   python3 "$ROOT/scripts/lib/hub-load.py" setup 20 "$WORK/keys.json" 500000 > "$WORK/setup.sql"
   patroni_psql 1 -f "$WORK/setup.sql"
-  python3 "$ROOT/scripts/lib/hub-load.py" steady "https://127.0.0.1:$HUB_PORT" "$WORK/hub/ca.pem" "$WORK/keys.json" 40 "$WORK/load.json" &
+  python3 "$ROOT/scripts/lib/hub-load.py" steady "https://127.0.0.1:$HUB_PORT" "$WORK/hub/ca.pem" "$WORK/keys.json" 180 \
+    "$WORK/load.json" "$WORK/stop" &
   local load=$!
   # Once the hub has taken some batches, the primary's machine dies.
   wait_until 30 "[ \"\$(patroni_psql 1 -c 'SELECT count(*) FROM event' 2>/dev/null || echo 0)\" -ge 2000 ]"
@@ -33,6 +35,11 @@ test_the_primary_killed_mid_ingest_the_replica_takes_over_and_nothing_acknowledg
   patroni_kill 1
   wait_until 60 '[ "$(patroni_primary)" = 2 ]'
   local promoted=$EPOCHREALTIME
+  # The hub takes batches again, into the new primary; then the totems stop.
+  local at_promotion
+  at_promotion=$(patroni_psql 2 -c 'SELECT count(*) FROM event')
+  wait_until 60 "[ \"\$(patroni_psql 2 -c 'SELECT count(*) FROM event')\" -ge $((at_promotion + 2000)) ]"
+  touch "$WORK/stop"
   wait "$load" || fail "the load generator failed"
 
   # What each totem was told is held is on the new primary, every seq of it.

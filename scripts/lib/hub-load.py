@@ -11,9 +11,10 @@ usage: hub-load.py setup TOTEMS KEYS_FILE [FIRST_STORE]   prints SQL enrolling T
        hub-load.py passages HUB_URL CA KEYS_FILE DAY in|out@ISO-TIME…
                                                          uploads those passages of business day DAY, at those
                                                          times, as the first totem of KEYS_FILE (one batch)
-       hub-load.py steady HUB_URL CA KEYS_FILE SECONDS OUT
-                                                         each totem uploads batches of 20 for SECONDS, sending a
-                                                         failed batch again; OUT: what was acknowledged, and when
+       hub-load.py steady HUB_URL CA KEYS_FILE SECONDS OUT STOP
+                                                         each totem uploads batches of 20 for SECONDS at most (or
+                                                         until the file STOP exists), sending a failed batch again;
+                                                         OUT: what was acknowledged, and when
        hub-load.py panel HUB_URL CA NAME PASSWORD ROUNDS PATH…
                                                          logs in to the panel and times each page ROUNDS times
        hub-load.py report-update HUB_URL CA STATE_DIR VERSION OUTCOME DETAIL
@@ -181,11 +182,11 @@ def report_update(hub, ca, state, version, outcome, detail):
     print("reported")
 
 
-def steady(hub, ca, keys_file, seconds, out):
+def steady(hub, ca, keys_file, seconds, out, stop):
     """Each totem of KEYS_FILE uploads batches of 20 passages, one after the other, for
-    SECONDS; a batch that fails (no answer, 5xx) is sent again, as clupd keeps its outbox.
-    Writes OUT (JSON): each totem's acknowledged seq, the times batches were answered 200,
-    and how many attempts failed."""
+    SECONDS at most, or until the file STOP exists; a batch that fails (no answer, 5xx) is
+    sent again, as clupd keeps its outbox. Writes OUT (JSON): each totem's acknowledged seq,
+    the times batches were answered 200, and how many attempts failed."""
     keys = json.load(open(keys_file))
     url = urllib.parse.urlparse(hub)
     context = ssl.create_default_context(cafile=ca)
@@ -197,7 +198,7 @@ def steady(hub, ca, keys_file, seconds, out):
         device, seed, _ = entry
         key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(seed))
         connection, held = None, 0
-        while time.time() < deadline:
+        while time.time() < deadline and not os.path.exists(stop):
             now = time.time()
             body = json.dumps({"events": [{"seq": s, "wallTime": now, "type": "occupancy.passage", "payload": payload(s, day, now)}
                                           for s in range(held + 1, held + 21)], "outboxDepth": 0}).encode()
@@ -261,7 +262,7 @@ elif command == "totem":
 elif command == "passages":
     passages(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
 elif command == "steady":
-    steady(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6])
+    steady(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6], sys.argv[7])
 elif command == "panel":
     panel(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7:])
 elif command == "report-update":
