@@ -110,8 +110,10 @@ YAML
 
 patroni_start_node() {
   local node=$1 dir="$WORK/patroni/node$1"
-  # Its own pid written by itself: under runuser, $! would be runuser's.
-  patroni_as_owner sh -c 'echo $$ > "$1/patroni.pid"; exec patroni "$1/patroni.yml"' patroni "$dir" \
+  # Its own pid written by itself: under runuser, $! would be runuser's. From its own
+  # folder: Patroni's workers go back to the folder it started in, which the postgres user
+  # may not enter (a checkout in /root).
+  (cd "$dir" && patroni_as_owner sh -c 'echo $$ > "$1/patroni.pid"; exec patroni "$1/patroni.yml"' patroni "$dir") \
     >>"$WORK/patroni/node$node.log" 2>&1 &
   for _ in $(seq 1 50); do [ -s "$dir/patroni.pid" ] && break; sleep 0.1; done
 }
