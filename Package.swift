@@ -11,6 +11,7 @@ let package = Package(
         // For the libFuzzer targets in Fuzz/, which build against these modules.
         .library(name: "CLupCore", targets: ["CLupCore"]),
         .library(name: "CLupHardware", targets: ["CLupHardware"]),
+        .library(name: "CLupProtocol", targets: ["CLupProtocol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),

@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 // libFuzzer targets for the parsers that read what devices and people send us: a touch
 // panel's event stream, the door reader's keys and serial lines, a scanned ticket code, and
-// an event row read back from the totem's own database.
+// an event row read back from the totem's own database, and a batch of events as the hub
+// reads it.
 // Built with the fuzzer and AddressSanitizer by `scripts/fuzz`, which also runs them:
 //   swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address
 // Each target's main.swift hands its input function to libFuzzer's driver (CFuzzDriver).
@@ -21,6 +22,11 @@ let package = Package(
             "CFuzzDriver",
             .product(name: "CLupCore", package: "clup-totem"),
             .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .executableTarget(name: "FuzzEventBatch", dependencies: [
+            "CFuzzDriver",
+            .product(name: "CLupCore", package: "clup-totem"),
+            .product(name: "CLupProtocol", package: "clup-totem"),
         ]),
         .executableTarget(name: "FuzzTicketCode", dependencies: [
             "CFuzzDriver",

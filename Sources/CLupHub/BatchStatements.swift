@@ -7,14 +7,18 @@ import PostgresNIO
 /// batch. Under `scripts/bench-hub`, parsing and planning were about two fifths of
 /// PostgreSQL's CPU during ingest. The code that runs each says why it runs it.
 enum BatchStatements {
-    /// The store's row, locked (`StoreLock`); a row if the store exists.
+    /// The store's row, locked (`StoreLock`): its settings version and capacity, which
+    /// nothing else changes while the lock is held (`DoorShares.replan` plans with them).
     struct LockStore: PostgresPreparedStatement {
-        static let sql = "SELECT 1 FROM store WHERE store_id = $1 FOR UPDATE"
-        typealias Row = Int
+        static let sql = "SELECT settings_version, capacity FROM store WHERE store_id = $1 FOR UPDATE"
+        typealias Row = StoreLock.Locked
         let store: String
 
         func makeBindings() -> PostgresBindings { bindings(store) }
-        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            let (version, capacity) = try row.decode((Int64, Int).self)
+            return StoreLock.Locked(settingsVersion: version, capacity: capacity)
+        }
     }
 
     /// The device's cursor, locked: acknowledged and highest seq.
@@ -121,16 +125,6 @@ enum BatchStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws {}
-    }
-
-    /// The store's settings version and capacity, its row locked (`DoorShares.replan`).
-    struct LockStoreSettings: PostgresPreparedStatement {
-        static let sql = "SELECT settings_version, capacity FROM store WHERE store_id = $1 FOR UPDATE"
-        typealias Row = (Int64, Int)
-        let store: String
-
-        func makeBindings() -> PostgresBindings { bindings(store) }
-        func decodeRow(_ row: PostgresRow) throws -> (Int64, Int) { try row.decode((Int64, Int).self) }
     }
 
     /// Every door of the store enrolled and not revoked, with what the hub knows of its

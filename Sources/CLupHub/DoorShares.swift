@@ -43,12 +43,16 @@ enum DoorShares {
 
     /// Plans the doors' limits again; when any changes, or as `bump` says, the store's
     /// settings get a new version, which the totems' long polls pick up. Returns the
-    /// store's settings version (nil: no such store).
+    /// store's settings version (nil: no such store). `locked`: what the caller's
+    /// `StoreLock.take` read, if it has not changed the store's row since.
     @discardableResult
-    static func replan(store: String, bump: Bump, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
+    static func replan(store: String, bump: Bump, locked: StoreLock.Locked? = nil, _ connection: PostgresConnection,
+                       _ logger: Logger) async throws -> Int64? {
         // Under the store's lock (taken first by the caller, or here if it did not touch the store before).
-        let stores = try await connection.rows(BatchStatements.LockStoreSettings(store: store), logger)
-        guard let (version, capacity) = stores.first else { return nil }
+        var row = locked
+        if row == nil { row = try await StoreLock.take(store, connection, logger) }
+        guard let row else { return nil }
+        let (version, capacity) = (row.settingsVersion, row.capacity)
         // Every door enrolled has its row; a revoked totem's places are released: revoke only
         // a totem that is switched off.
         let rows = try await connection.rows(BatchStatements.DoorGrants(store: store), logger)

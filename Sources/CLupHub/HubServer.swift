@@ -96,7 +96,9 @@ public struct HubServer: Sendable {
             guard let device = context.device else { throw HubError.unauthorized(.badSignature, "unsigned request") }
             var request = request
             let body = try await Self.body(of: &request, context: context)
-            let batch = try Self.decode(EventBatch.self, from: body)
+            // Read by hand when it is the usual shape; else, with its error, by JSONDecoder.
+            let scanned = body.withUnsafeReadableBytes { $0.withMemoryRebound(to: UInt8.self) { EventBatch.scanned($0) } }
+            let batch = try scanned ?? Self.decode(EventBatch.self, from: body)
             return Self.json(try await ingest.apply(batch, from: device))
         }
         signed.get(RouterPath(HubWire.settingsPath)) { request, context in

@@ -119,7 +119,7 @@ public struct Ingest: Sendable {
             let writer = BatchWriter(connection: connection, logger: logger, store: store, device: deviceID)
             // The store's row before anything else, as every transaction that touches a store
             // takes it: one order of locks, so two doors' batches wait for each other, never deadlock.
-            try await StoreLock.take(store, connection, logger)
+            let locked = try await StoreLock.take(store, connection, logger)
             // One batch of a device at a time, whichever hub process holds it.
             guard var (acknowledged, highest) = try await connection.rows(BatchStatements.LockCursor(store: store, device: deviceID), logger)
                 .first
@@ -198,7 +198,7 @@ public struct Ingest: Sendable {
                 try await DoorShares.report(report, store: store, device: deviceID, connection, logger)
             }
             let news = events.contains { DoorShares.changesOtherDoors($0.type) }
-            try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, connection, logger)
+            try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, locked: locked, connection, logger)
             if !fresh.isEmpty { try await Bookings.noticeDelays(store: store, now: now, connection, logger) }
             return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count,
                     paused)

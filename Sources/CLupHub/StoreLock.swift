@@ -6,9 +6,15 @@ import PostgresNIO
 /// one that holds the row and wants its rows: PostgreSQL ends such a pair as a deadlock
 /// (40P01), which a door would see as a failed upload.
 enum StoreLock {
-    /// Locks `store`'s row for the rest of the transaction; false if there is no such store.
+    /// What the store's row holds that its transactions plan with.
+    struct Locked {
+        let settingsVersion: Int64
+        let capacity: Int
+    }
+
+    /// Locks `store`'s row for the rest of the transaction; nil if there is no such store.
     @discardableResult
-    static func take(_ store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
-        try await !connection.rows(BatchStatements.LockStore(store: store), logger).isEmpty
+    static func take(_ store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Locked? {
+        try await connection.rows(BatchStatements.LockStore(store: store), logger).first
     }
 }

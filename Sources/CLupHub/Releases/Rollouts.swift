@@ -364,7 +364,7 @@ public struct Rollouts: Sendable {
         }
         for store in stores {
             try await database.transaction { connection in
-                guard try await StoreLock.take(store, connection, logger) else { return }
+                guard try await StoreLock.take(store, connection, logger) != nil else { return }
                 _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
             }
         }
