@@ -106,6 +106,7 @@ let package = Package(
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -141,7 +142,8 @@ let package = Package(
         .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport"]),
         // The hub in process: its router through HummingbirdTesting, against a private PostgreSQL.
         .testTarget(name: "CLupHubTests", dependencies: [
-            "CLupHub", "CLupProtocol", "CLupCore",
+            "CLupHub", "CLupProtocol", "CLupCore", "CLupConfig",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -7,6 +7,7 @@ import Foundation
 public struct HubConfiguration: Sendable, Equatable {
     public var hub = HubSettings()
     public var database = DatabaseSettings()
+    public var notices = NoticeSettings()
 
     public init() {}
 
@@ -18,13 +19,15 @@ public struct HubConfiguration: Sendable, Equatable {
         var config = HubConfiguration()
         try reader.read(&config.hub)
         try reader.read(&config.database)
+        try reader.read(&config.notices)
         try reader.refuseUnknownKeys()
         return config
     }
 
     /// The configuration as TOML, each key with what it is for when `comments`.
     public func toml(comments: Bool = false) -> String {
-        [ConfigReader.section(hub, comments: comments), ConfigReader.section(database, comments: comments)]
+        [ConfigReader.section(hub, comments: comments), ConfigReader.section(database, comments: comments),
+         ConfigReader.section(notices, comments: comments)]
             .joined(separator: "\n\n") + "\n"
     }
 }
@@ -93,5 +96,25 @@ public struct DatabaseSettings: ConfigTable {
         .path("password_file", \.passwordFile, doc: "A file whose first line is the role's password; empty for none."),
         .integer("connections", \.connections, in: 1...500, doc: "At most this many connections from this hub process."),
         .strings("members", \.members, doc: "A replicated cluster's servers (host:port), of which the hub uses the primary; when set, socket_directory, host and port are not used."),
+    ]
+}
+
+/// `[notices]`: the chain's notification gateway, which the hub sends the notices it queues
+/// for customers to (`NoticeDelivery`).
+public struct NoticeSettings: ConfigTable {
+    public static let table = "notices"
+    public static let doc = "The chain's notification gateway: the hub POSTs each customer notice to it, signed (HMAC-SHA256)."
+    /// Where the notices are POSTed; none: they stay queued.
+    public var webhookURL: String? = nil
+    /// A file whose first line is the key the notices are signed with.
+    public var webhookSecretFile: String? = nil
+
+    public init() {}
+
+    public static let keys: [ConfigKey<NoticeSettings>] = [
+        .text("webhook_url", \.webhookURL,
+              doc: "The gateway's URL the notices are POSTed to: https, or http on loopback only; empty: notices stay queued."),
+        .path("webhook_secret_file", \.webhookSecretFile,
+              doc: "A file whose first line is the key the notices are signed with (32 characters or more)."),
     ]
 }

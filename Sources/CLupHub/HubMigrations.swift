@@ -341,6 +341,16 @@ enum HubMigrations {
             );
             INSERT INTO chain_setting DEFAULT VALUES;
             """),
+        (14, "notices delivered to the chain's notification gateway as signed webhooks, retried, or kept as dead letters", """
+            -- Each notice is sent until the gateway takes it (sent_at), retried with a growing
+            -- pause (next_attempt_at, attempts, last_error), or given up on (dead_at) with the
+            -- reason in last_error, for the panel and `clup-hub notices`.
+            ALTER TABLE notice ADD COLUMN attempts integer NOT NULL DEFAULT 0;
+            ALTER TABLE notice ADD COLUMN next_attempt_at timestamptz NOT NULL DEFAULT now();
+            ALTER TABLE notice ADD COLUMN last_error text;
+            ALTER TABLE notice ADD COLUMN dead_at timestamptz;
+            CREATE INDEX notice_due ON notice (next_attempt_at) WHERE sent_at IS NULL AND dead_at IS NULL;
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

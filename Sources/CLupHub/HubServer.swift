@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import CLupCore
 import CLupProtocol
 import Crypto
@@ -33,11 +34,15 @@ public struct HubServer: Sendable {
 
     let metrics: HubMetrics?
     let signals = SettingsSignals()
+    /// The chain's notification gateway; nil: notices stay queued.
+    let notices: NoticeDelivery.Target?
 
-    public init(database: HubDatabase, settings: HubSettings, metrics: HubMetrics? = nil, logger: Logger) {
+    public init(database: HubDatabase, settings: HubSettings, metrics: HubMetrics? = nil, notices: NoticeDelivery.Target? = nil,
+                logger: Logger) {
         self.database = database
         self.settings = settings
         self.metrics = metrics
+        self.notices = notices
         self.logger = logger
     }
 
@@ -151,7 +156,9 @@ public struct HubServer: Sendable {
         let listening = Task { [signals, database, logger] in await signals.listen(on: database, logger: logger) }
         let conducting = Task { [database, logger] in await Self.conductRollouts(database, logger) }
         let retiring = Task { [database, logger] in await Self.retireOldDays(database, logger) }
+        let delivering = Task { [database, notices, logger] in await Self.deliverNotices(database, to: notices, logger) }
         defer {
+            delivering.cancel()
             retiring.cancel()
             conducting.cancel()
             listening.cancel()
@@ -181,13 +188,29 @@ public struct HubServer: Sendable {
         }
     }
 
-    /// Runs `round` every `interval` until cancelled, the first once a rollout round has
-    /// passed (the pool is running by then); a round that fails (the database away) is
-    /// logged, once until one succeeds, and the next one tries again.
-    private static func repeating(every interval: Duration, _ what: String, _ logger: Logger,
-                                  _ round: () async throws -> Void) async {
+    /// Sends the notices due (`NoticeDelivery.round`) every `noticeRound`, until cancelled.
+    static func deliverNotices(_ database: HubDatabase, to target: NoticeDelivery.Target?, _ logger: Logger) async {
+        guard let target else {
+            logger.info("notices are kept queued: no [notices] webhook_url")
+            return
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: NoticeDelivery.clientConfiguration)
+        let delivery = NoticeDelivery(database: database, target: target, client: client)
+        await repeating(every: noticeRound, firstAfter: noticeRound, "delivering notices", logger) {
+            // Round after round while they come back full, then a pause.
+            var (sent, failed) = try await delivery.round()
+            while sent + failed == NoticeDelivery.roundSize, !Task.isCancelled { (sent, failed) = try await delivery.round() }
+        }
+        try? await client.shutdown()
+    }
+
+    /// Runs `round` every `interval` until cancelled, the first after `first` (the pool is
+    /// running by then); a round that fails (the database away) is logged, once until one
+    /// succeeds, and the next one tries again.
+    private static func repeating(every interval: Duration, firstAfter first: Duration = rolloutRound, _ what: String,
+                                  _ logger: Logger, _ round: () async throws -> Void) async {
         var failing = false
-        try? await Task.sleep(for: rolloutRound)
+        try? await Task.sleep(for: first)
         while !Task.isCancelled {
             do {
                 try await round()
@@ -202,6 +225,9 @@ public struct HubServer: Sendable {
 
     /// How often the chain's retention is read and old days retired.
     static let retentionRound: Duration = .seconds(600)
+
+    /// How often notices due are sent: a "called" notice leaves the hub within 2 s.
+    static let noticeRound: Duration = .seconds(1)
 
     /// How often the running rollout is looked at.
     static let rolloutRound: Duration = .seconds(5)

@@ -80,7 +80,8 @@ public struct Retention: Sendable {
         let days = try await refresh()
         let first = Self.firstKeptDay(keeping: days, now: now)
         var retired: [String] = []
-        for partition in try await eventPartitions() where partition.day < first {
+        // Oldest first: the days retired are returned in order.
+        for partition in try await eventPartitions().sorted(by: { $0.day < $1.day }) where partition.day < first {
             let name = "event_\(partition.day.replacingOccurrences(of: "-", with: ""))"
             do {
                 if partition.attached {

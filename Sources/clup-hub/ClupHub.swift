@@ -13,7 +13,7 @@ struct ClupHub: AsyncParsableCommand {
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
         subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
-                      ReleaseCommand.self, RolloutCommand.self, RetentionCommand.self, ExampleConfig.self])
+                      ReleaseCommand.self, RolloutCommand.self, RetentionCommand.self, Notices.self, ExampleConfig.self])
 }
 
 struct ConfigOption: ParsableArguments {
@@ -138,6 +138,12 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         try await refusing {
             let config = try options.load()
+            let notices: NoticeDelivery.Target?
+            do throws(ConfigurationError) {
+                notices = try NoticeDelivery.Target(config.notices, file: options.config)
+            } catch {
+                throw error.coded
+            }
             LineSafeLogHandler.bootstrap()
             var logger = Logger(label: "clup-hub")
             logger.logLevel = .info
@@ -151,7 +157,8 @@ struct Serve: AsyncParsableCommand {
             }
             await database.findPrimary()
             logger.info("clup-hub serving", metadata: ["address": "\(config.hub.host):\(config.hub.port)"])
-            try await HubServer(database: database, settings: config.hub, metrics: HubMetrics(), logger: logger).run(tls: tls)
+            try await HubServer(database: database, settings: config.hub, metrics: HubMetrics(), notices: notices, logger: logger)
+                .run(tls: tls)
         }
     }
 }
@@ -368,6 +375,24 @@ struct Totems: AsyncParsableCommand {
                 print("\(row.deviceID)  store \(row.store) totem \(row.letter) door \(row.door)  \(state)  acknowledged \(row.acknowledged)"
                     + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced") + "  version \(row.softwareVersion)"
                     + (row.lastUpdate.map { "  last update \($0)" } ?? ""))
+            }
+        }
+    }
+}
+
+struct Notices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the notices to customers the hub gave up sending to the gateway ([notices] webhook_url), with why.")
+    @OptionGroup var options: ConfigOption
+    @Option(help: "Only this store's.") var store: String?
+
+    func run() async throws {
+        try await refusing {
+            let dead = try await withDatabase(try options.load()) { try await NoticeDelivery.deadLetters(store: store, $0) }
+            if dead.isEmpty { print("no notice was given up on") }
+            for letter in dead {
+                print("notice \(letter.id)  store \(letter.store)  \(letter.kind)  booking \(letter.bookingNumber)"
+                    + "  \(letter.attempts) attempt(s)  given up \(letter.deadAt.formatted(.iso8601))  \(letter.reason)")
             }
         }
     }

@@ -653,6 +653,64 @@ print(code[:i] + '0' + code[i + 1:])" "$second_code")
   assert_eq "$(echo "$out" | status_of)" 422 "cancelling a booking already used"
 }
 
+# The notices the hub queues reach the chain's gateway as signed webhooks, each once; one
+# the gateway refuses is kept with why, for `clup-hub notices` and the panel's fleet page.
+test_a_cancelled_booking_reaches_the_gateway_signed_and_a_refused_notice_is_kept_with_why() {
+  hub_up
+  clup_hub store set 7 --capacity 4 --booking-share 0.5 --priority-share 0 --slot-minutes 5 >/dev/null
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 --time-zone UTC >/dev/null
+  local gateway_port log=$WORK/gateway.log
+  PROXY_PIDS=()
+  gateway_port=$(free_port)
+  head -c 48 /dev/urandom | base64 -w 0 > "$WORK/webhook.key"
+  : > "$WORK/gateway-statuses"; : > "$log"
+  python3 "$ROOT/Tests/integration/tools/notice-gateway.py" "$gateway_port" "$WORK/webhook.key" "$WORK/gateway-statuses" "$log" &
+  PROXY_PIDS+=($!)
+  cat >> "$WORK/hub.toml" <<TOML
+[notices]
+webhook_url = "http://127.0.0.1:$gateway_port/hook"
+webhook_secret_file = "$WORK/webhook.key"
+TOML
+  hub_kill hub
+  hub_serve hub "$HUB_PORT"
+  next=$(python3 -c '
+import datetime, time
+print(datetime.datetime.fromtimestamp((int(time.time()) // 300 + 1) * 300, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))')
+  first=$(app POST /bookings "{\"slotStart\": \"$next\", \"customerRef\": \"cust-0001\"}" | json_field "['number']")
+  second=$(app POST /bookings "{\"slotStart\": \"$next\", \"customerRef\": \"cust-0002\"}" | json_field "['number']")
+
+  cancelled=$EPOCHREALTIME
+  assert_eq "$(app POST "/bookings/$first/cancel" '{"customerRef": "cust-0001"}' | status_of)" 200 "the first cancellation"
+  wait_until 30 '[ "$(wc -l < "$log")" -ge 1 ]'
+  got=$(head -n 1 "$log")
+  assert_eq "$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); b = d["body"]
+print(d["verified"], d["status"], d["key"].startswith("clup-notice-"), b["kind"], b["bookingNumber"], b["customerRef"], b["attempt"])' "$got")" \
+    "True 200 True cancelled $first cust-0001 1" "the notice as the gateway received and checked it"
+  took=$(python3 -c 'import json, sys; print("%.2f" % (json.loads(sys.argv[1])["at"] - float(sys.argv[2])))' "$got" "$cancelled")
+  wait_until 10 '[ "$(hub_psql -c "SELECT count(*) FROM notice WHERE sent_at IS NOT NULL")" = 1 ]'
+
+  # The gateway refuses the next one (a 400): given up at once, with why.
+  printf '200\n400\n' > "$WORK/gateway-statuses"
+  cancelled=$EPOCHREALTIME
+  assert_eq "$(app POST "/bookings/$second/cancel" '{"customerRef": "cust-0002"}' | status_of)" 200 "the second cancellation"
+  wait_until 30 '[ "$(hub_psql -c "SELECT count(*) FROM notice WHERE dead_at IS NOT NULL")" = 1 ]'
+  took_second=$(python3 -c 'import json, sys; print("%.2f" % (json.loads(sys.argv[1])["at"] - float(sys.argv[2])))' "$(sed -n 2p "$log")" "$cancelled")
+  listed=$(clup_hub notices)
+  assert_contains "$listed" "booking $second" "clup-hub notices"
+  assert_contains "$listed" "the gateway refused it: 400"
+  printf '%s\n' "chain-admin-secret-1" | clup_hub manager add root --role chain-admin >/dev/null
+  curl -s --cacert "$WORK/hub/ca.pem" -c "$WORK/panel-jar" --data-urlencode name=root --data-urlencode password=chain-admin-secret-1 \
+    -o /dev/null "$HUB_URL/panel/login"
+  fleet=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$WORK/panel-jar" "$HUB_URL/panel/fleet")
+  assert_contains "$fleet" '<h2 id="notices">Notices not delivered</h2>' "the fleet page's dead letters"
+  assert_contains "$fleet" "<td>$second</td>"
+  assert_contains "$fleet" "<td>the gateway refused it: 400</td>"
+  assert_eq "$(python3 -c 'import json, sys; print(sum(json.loads(l)["fresh"] for l in open(sys.argv[1])))' "$log")" 1 \
+    "notices the gateway took (each idempotency key once)"
+  echo "report: cancelled to the gateway's receipt of the signed notice: $took s (the hub started just before), $took_second s for the next"
+  echo "report: the refused one: $(clup_hub notices | head -n 1)"
+}
+
 # The buttons of the simulated 720 × 1280 screen: "Book a later time", the first two times offered.
 BOOK_LATER_Y=806 SLOT1_Y=390 SLOT2_Y=557
 

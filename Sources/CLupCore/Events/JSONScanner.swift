@@ -45,47 +45,39 @@ public struct JSONScanner {
     /// Calls `member` with each key of an object, the scanner at its value; `member` must read
     /// or skip that value. Keys are plain ASCII or UTF-8 without escapes.
     public mutating func members(_ member: (inout JSONScanner, String) throws(GaveUp) -> Void) throws(GaveUp) {
-        try open(UInt8(ascii: "{"))
-        skipSpace()
-        if try peek() == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return
-        }
-        while true {
-            skipSpace()
-            let key = try plainString()
-            skipSpace()
-            try expect(UInt8(ascii: ":"))
-            skipSpace()
-            try member(&self, key)
-            skipSpace()
-            switch try next() {
-            case UInt8(ascii: ","): continue
-            case UInt8(ascii: "}"):
-                depth -= 1
-                return
-            default: throw GaveUp()
-            }
+        try items(between: UInt8(ascii: "{"), and: UInt8(ascii: "}")) { scanner throws(GaveUp) in
+            let key = try scanner.plainString()
+            scanner.skipSpace()
+            try scanner.expect(UInt8(ascii: ":"))
+            scanner.skipSpace()
+            try member(&scanner, key)
         }
     }
 
     /// Calls `element` for each value of an array, the scanner at it.
     public mutating func elements(_ element: (inout JSONScanner) throws(GaveUp) -> Void) throws(GaveUp) {
-        try open(UInt8(ascii: "["))
+        try items(between: UInt8(ascii: "["), and: UInt8(ascii: "]"), element)
+    }
+
+    /// The items of an object or an array, separated by commas, each read by `item`.
+    private mutating func items(between open: UInt8, and close: UInt8, _ item: (inout JSONScanner) throws(GaveUp) -> Void)
+        throws(GaveUp) {
+        try expect(open)
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw GaveUp() }
         skipSpace()
-        if try peek() == UInt8(ascii: "]") {
+        if try peek() == close {
             index += 1
             depth -= 1
             return
         }
         while true {
             skipSpace()
-            try element(&self)
+            try item(&self)
             skipSpace()
             switch try next() {
             case UInt8(ascii: ","): continue
-            case UInt8(ascii: "]"):
+            case close:
                 depth -= 1
                 return
             default: throw GaveUp()
@@ -282,12 +274,6 @@ public struct JSONScanner {
               UnsafeBufferPointer(start: word.utf8Start, count: count).elementsEqual(bytes[index..<index + count])
         else { throw GaveUp() }
         index += count
-    }
-
-    private mutating func open(_ bracket: UInt8) throws(GaveUp) {
-        try expect(bracket)
-        depth += 1
-        guard depth <= Self.maximumDepth else { throw GaveUp() }
     }
 
     private mutating func expect(_ byte: UInt8) throws(GaveUp) {

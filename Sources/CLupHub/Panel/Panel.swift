@@ -241,12 +241,21 @@ struct Panel: Sendable {
             ? PanelPages.rolloutForm(versions: releases?.publishedVersions() ?? [], totems: rows.filter { $0.revokedAt == nil }.map(\.deviceID),
                                      csrf: session.csrf, words: words)
             : ""
+        // The notices the hub gave up sending, with why (`NoticeDelivery`).
+        let dead = try await NoticeDelivery.deadLetters(store: manager.store, database)
+        let deadTable = dead.isEmpty ? "<p>\(PanelPages.html(words.everyNoticeDelivered))</p>" : PanelPages.table(
+            words.deadNoticeHeader,
+            dead.map { [String($0.id), $0.store, words.noticeKind($0.kind), $0.bookingNumber, words.number($0.attempts), words.utcTime($0.deadAt),
+                        $0.reason] },
+            words: words)
         let body = """
             <h1>\(words.fleet)</h1>
             \(PanelPages.rollout(rollout, chainAdmin: manager.role == .chainAdmin, csrf: session.csrf, words: words))
             \(startForm)
             \(table)
             <p>\(PanelPages.html(words.fleetNote(silentAfter: Int(Self.silentAfter))))</p>
+            <h2 id="notices">\(words.undeliveredNotices)</h2>
+            \(deadTable)
             """
         return Self.page(PanelPages.page(title: words.fleet, manager: manager, csrf: session.csrf, here: "/panel/fleet", words: words,
                                          body: body))

@@ -261,6 +261,25 @@ struct PanelWords: Sendable {
 
     // MARK: The fleet
 
+    var undeliveredNotices: String { pick("Notices not delivered", "Avvisi non consegnati") }
+    var everyNoticeDelivered: String {
+        pick("Every notice to a customer was delivered, or is still being sent.",
+             "Ogni avviso a un cliente è stato consegnato o è ancora in invio.")
+    }
+    var deadNoticeHeader: [String] {
+        [pick("notice", "avviso"), pick("store", "negozio"), pick("about", "riguardo"), pick("booking", "prenotazione"),
+         pick("attempts", "tentativi"), pick("given up (UTC)", "abbandonato (UTC)"), pick("why", "motivo")]
+    }
+
+    /// What a notice told the customer.
+    func noticeKind(_ kind: String) -> String {
+        switch kind {
+        case "cancelled": pick("booking cancelled", "prenotazione annullata")
+        case "delayed": pick("store running late", "negozio in ritardo")
+        default: kind
+        }
+    }
+
     var fleetHeader: [String] {
         [pick("totem", "totem"), pick("store", "negozio"), pick("door", "porta"), pick("last contact (UTC)", "ultimo contatto (UTC)"),
          pick("software", "software"), pick("last update", "ultimo aggiornamento"), pick("settings version", "versione delle impostazioni"),
