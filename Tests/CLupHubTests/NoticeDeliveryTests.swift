@@ -82,7 +82,8 @@ final class NoticeDeliveryTests: XCTestCase {
                      _ body: @escaping @Sendable (HubFixture, NoticeDelivery) async throws -> Void) async throws {
         try await withHub { hub in
             try await gateway.app().test(.live) { client in
-                let url = "http://127.0.0.1:\(try XCTUnwrap(client.port))/hook"
+                // The live test server listens on "localhost", which may be ::1 first (as on a fresh Debian).
+                let url = "http://localhost:\(try XCTUnwrap(client.port))/hook"
                 let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: NoticeDelivery.clientConfiguration)
                 do {
                     try await body(hub, NoticeDelivery(database: hub.database, target: .init(url: url, key: Self.key), client: http,
