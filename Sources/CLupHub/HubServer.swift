@@ -226,7 +226,7 @@ public struct HubServer: Sendable {
     /// How often the chain's retention is read and old days retired.
     static let retentionRound: Duration = .seconds(600)
 
-    /// How often notices due are sent: a "called" notice leaves the hub within 2 s.
+    /// How often notices due are sent: a notice leaves the hub about a second after it is queued.
     static let noticeRound: Duration = .seconds(1)
 
     /// How often the running rollout is looked at.
