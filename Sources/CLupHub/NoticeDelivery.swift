@@ -129,27 +129,34 @@ public struct NoticeDelivery: Sendable {
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
+        // The counts are moved on by the statements themselves, and only while the notice is
+        // still pending: a late writer (a lease that ran out) neither counts an attempt twice
+        // nor undoes what another process recorded.
         var sent = 0
         for (id, attempts, outcome) in outcomes {
-            try await database.withDeadline { [database] in
-                switch outcome {
-                case .taken:
-                    try await database.client.query(
-                        "UPDATE notice SET sent_at = now(), attempts = \(attempts + 1), last_error = NULL WHERE notice_id = \(id)",
-                        logger: logger)
-                case let .failed(reason, final):
-                    let dead = final || attempts + 1 >= Self.maximumAttempts
-                    try await database.client.query("""
-                        UPDATE notice SET attempts = \(attempts + 1), last_error = \(reason),
-                            next_attempt_at = now() + make_interval(secs => \(Double(Self.pause(afterFailed: attempts + 1)))),
-                            dead_at = CASE WHEN \(dead) THEN now() END
-                        WHERE notice_id = \(id)
-                        """, logger: logger)
-                    if dead {
-                        logger.warning("a notice could not be delivered and is kept as a dead letter",
-                                       metadata: ["notice": "\(id)", "reason": "\(reason)"])
+            let dead = try await database.withDeadline { [database] in
+                try await database.client.withConnection { connection in
+                    switch outcome {
+                    case .taken:
+                        try await connection.query("""
+                            UPDATE notice SET sent_at = now(), attempts = attempts + 1, last_error = NULL
+                            WHERE notice_id = \(id) AND sent_at IS NULL AND dead_at IS NULL
+                            """, logger: logger)
+                        return false
+                    case let .failed(reason, final):
+                        return try await connection.all("""
+                            UPDATE notice SET attempts = attempts + 1, last_error = \(reason),
+                                next_attempt_at = now() + make_interval(secs => \(Double(Self.pause(afterFailed: attempts + 1)))),
+                                dead_at = CASE WHEN \(final) OR attempts + 1 >= \(Self.maximumAttempts) THEN now() END
+                            WHERE notice_id = \(id) AND sent_at IS NULL AND dead_at IS NULL
+                            RETURNING dead_at IS NOT NULL
+                            """, as: Bool.self, logger).first ?? false
                     }
                 }
+            }
+            if dead, case let .failed(reason, _) = outcome {
+                logger.warning("a notice could not be delivered and is kept as a dead letter",
+                               metadata: ["notice": "\(id)", "reason": "\(reason)"])
             }
             if case .taken = outcome { sent += 1 }
         }
