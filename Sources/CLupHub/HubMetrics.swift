@@ -35,6 +35,10 @@ public final class HubMetrics: Sendable {
                              help: "Versions of store settings the hub made (a change at the hub, a replan of the doors).").increment()
     }
 
+    static func remoteJoined() {
+        registry.makeCounter(name: "clup_hub_remote_places_total", help: "Places in stores' lines taken from phones.").increment()
+    }
+
     private static func batches(result: String) -> Counter {
         registry.makeCounter(name: "clup_hub_batches_total", labels: [("result", result)],
                              help: "Batches of events from totems, by whether they were stored or failed.")

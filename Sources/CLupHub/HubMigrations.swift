@@ -351,6 +351,28 @@ enum HubMigrations {
             ALTER TABLE notice ADD COLUMN dead_at timestamptz;
             CREATE INDEX notice_due ON notice (next_attempt_at) WHERE sent_at IS NULL AND dead_at IS NULL;
             """),
+        (15, "places in a door's line taken from a phone, and the notice that calls them", """
+            -- A place in the line of one door (the totem device_id), numbered for the door's
+            -- letter in the remote lane (AR-004) on from the live ones of two days, its code
+            -- signed with the store's booking key. The door's events say what became of it
+            -- (table ticket); left_at is when its holder left from the phone.
+            CREATE TABLE remote_ticket (
+                store_id text NOT NULL REFERENCES store,
+                business_day date NOT NULL,
+                device_id text NOT NULL REFERENCES totem,
+                seq integer NOT NULL CHECK (seq BETWEEN 1 AND 65535),
+                number text NOT NULL,
+                customer_ref text NOT NULL,
+                joined_at timestamptz NOT NULL,
+                code text NOT NULL,
+                left_at timestamptz,
+                PRIMARY KEY (store_id, business_day, device_id, seq)
+            );
+            CREATE INDEX remote_ticket_reference ON remote_ticket (store_id, customer_ref, business_day);
+            CREATE INDEX remote_ticket_number ON remote_ticket (store_id, number, joined_at);
+            ALTER TABLE notice DROP CONSTRAINT notice_kind_check;
+            ALTER TABLE notice ADD CONSTRAINT notice_kind_check CHECK (kind IN ('cancelled', 'delayed', 'called'));
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

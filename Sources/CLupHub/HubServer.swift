@@ -96,6 +96,22 @@ public struct HubServer: Sendable {
             return Self.json(try await bookings.cancel(store: try context.parameters.require("store"),
                                                        number: try context.parameters.require("number"), reference: asked.customerRef))
         }
+        let line = RemoteLine(database: database)
+        app.post("line") { request, context in
+            var request = request
+            let asked = try Self.decode(RemoteLine.Request.self, from: try await Self.body(of: &request, context: context, limit: Self.appBodyLimit))
+            return Self.json(try await line.join(store: try context.parameters.require("store"), asked), status: .created)
+        }
+        app.get("line/:number") { request, context in
+            Self.json(try await line.place(store: try context.parameters.require("store"), number: try context.parameters.require("number"),
+                                           reference: request.uri.queryParameters.get("customerRef") ?? ""))
+        }
+        app.post("line/:number/leave") { request, context in
+            var request = request
+            let asked = try Self.decode(RemoteLine.Leaving.self, from: try await Self.body(of: &request, context: context, limit: Self.appBodyLimit))
+            return Self.json(try await line.leave(store: try context.parameters.require("store"), number: try context.parameters.require("number"),
+                                                  reference: asked.customerRef))
+        }
         let signed = router.group().add(middleware: DeviceAuthenticator(database: database))
         signed.post(RouterPath(HubWire.eventsPath)) { request, context in
             guard let device = context.device else { throw HubError.unauthorized(.badSignature, "unsigned request") }

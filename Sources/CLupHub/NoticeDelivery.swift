@@ -60,16 +60,34 @@ public struct NoticeDelivery: Sendable {
         }
     }
 
-    /// A notice as the gateway receives it.
+    /// A notice as the gateway receives it. `kind` is `called` (a place in the line taken
+    /// from a phone is called: come to the door now), `delayed` (the store is full near a
+    /// booking's slot) or `cancelled` (a booking cancelled).
     struct Body: Codable, Equatable {
         let id: String
         let kind: String
         let store: String
         let customerRef: String
-        let bookingNumber: String
-        let slotStart: Date
+        /// The place's or the booking's number.
+        let number: String
+        /// A booking's notices only: its number and its slot's start.
+        let bookingNumber: String?
+        let slotStart: Date?
         let queuedAt: Date
         let attempt: Int
+
+        init(id: String, kind: String, store: String, customerRef: String, number: String, slotStart: Date, queuedAt: Date, attempt: Int) {
+            self.id = id
+            self.kind = kind
+            self.store = store
+            self.customerRef = customerRef
+            self.number = number
+            let booking = kind != "called"
+            bookingNumber = booking ? number : nil
+            self.slotStart = booking ? slotStart : nil
+            self.queuedAt = queuedAt
+            self.attempt = attempt
+        }
     }
 
     let database: HubDatabase
@@ -123,7 +141,7 @@ public struct NoticeDelivery: Sendable {
         }
         let outcomes = await withTaskGroup(of: (Int64, Int, Outcome).self) { group in
             for (id, kind, store, reference, number, slot, queued, attempts) in due {
-                let body = Body(id: "clup-notice-\(id)", kind: kind, store: store, customerRef: reference, bookingNumber: number,
+                let body = Body(id: "clup-notice-\(id)", kind: kind, store: store, customerRef: reference, number: number,
                                 slotStart: slot, queuedAt: queued, attempt: attempts + 1)
                 group.addTask { (id, attempts, await send(body)) }
             }

@@ -47,6 +47,17 @@ enum Projections {
                 UPDATE ticket SET state = \(TicketState.called.rawValue), called_at = \(at)
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                 """, logger: logger)
+            if number.lane == .remote {
+                // Its holder is told to come to the door now (once), by the notification gateway.
+                try await connection.query("""
+                    INSERT INTO notice (store_id, customer_ref, kind, booking_number, slot_start)
+                    SELECT r.store_id, r.customer_ref, 'called', r.number, r.joined_at FROM remote_ticket r
+                    WHERE r.store_id = \(store) AND r.device_id = \(device) AND r.number = \(number.description)
+                        AND r.business_day >= \(day)::date - 1 AND r.left_at IS NULL
+                    ORDER BY r.joined_at DESC LIMIT 1
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
         case let .ticketNoShow(number, _, _), let .ticketSkipped(number, _, _, _):
             // The window ended, or a technician skipped the ticket before it did. Not over an
             // admission at another door (which may reach the hub first).

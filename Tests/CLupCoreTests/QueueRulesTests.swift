@@ -21,6 +21,7 @@ final class QueueRulesTests: XCTestCase {
         case .regular: .regular
         case .priority: .priority(.elderly)
         case .booking: .booking(slotStart: slot ?? start)
+        case .remote: preconditionFailure("a remote ticket is the hub's to issue (RemoteLineTests)")
         }
         let events = try state.issue(request, issuer: issuer, at: Moment(wall: start.addingTimeInterval(minutes * 60)), policy: policy)
         guard case let .ticketIssued(ticket)? = events.first else { throw Refusal.nobodyWaiting }

@@ -653,18 +653,16 @@ print(code[:i] + '0' + code[i + 1:])" "$second_code")
   assert_eq "$(echo "$out" | status_of)" 422 "cancelling a booking already used"
 }
 
-# The notices the hub queues reach the chain's gateway as signed webhooks, each once; one
-# the gateway refuses is kept with why, for `clup-hub notices` and the panel's fleet page.
-test_a_cancelled_booking_reaches_the_gateway_signed_and_a_refused_notice_is_kept_with_why() {
-  hub_up
-  clup_hub store set 7 --capacity 4 --booking-share 0.5 --priority-share 0 --slot-minutes 5 >/dev/null
-  clup_hub store hours 7 --opens 00:00 --closes 24:00 --time-zone UTC >/dev/null
-  local gateway_port log=$WORK/gateway.log
+# The chain's notification gateway (tools/notice-gateway.py) on a port of its own, logging
+# to $WORK/gateway.log, and the hub serving again with it as its webhook.
+gateway_up() {
+  local gateway_port
   PROXY_PIDS=()
   gateway_port=$(free_port)
   head -c 48 /dev/urandom | base64 -w 0 > "$WORK/webhook.key"
-  : > "$WORK/gateway-statuses"; : > "$log"
-  python3 "$ROOT/Tests/integration/tools/notice-gateway.py" "$gateway_port" "$WORK/webhook.key" "$WORK/gateway-statuses" "$log" &
+  : > "$WORK/gateway-statuses"; : > "$WORK/gateway.log"
+  python3 "$ROOT/Tests/integration/tools/notice-gateway.py" "$gateway_port" "$WORK/webhook.key" "$WORK/gateway-statuses" \
+    "$WORK/gateway.log" &
   PROXY_PIDS+=($!)
   cat >> "$WORK/hub.toml" <<TOML
 [notices]
@@ -673,6 +671,99 @@ webhook_secret_file = "$WORK/webhook.key"
 TOML
   hub_kill hub
   hub_serve hub "$HUB_PORT"
+}
+
+# The totem's events of ticket NUMBER of type TYPE (ticket.called …), counted.
+totem_events_of() { totem_sql "SELECT count(*) FROM event WHERE type = '$1' AND payload LIKE '%\"$2\"%'"; }
+
+# A person with a phone takes a place in the line of store 7 from the app: the door's totem
+# has it within a second and puts it between the printed tickets by the time each was taken;
+# the call reaches the hub, and the gateway gets a signed "called" notice within 2 s; the
+# code on the phone is admitted at the door once. Another place left from the phone is
+# voided at the totem. With the hub gone, a place the totem holds is still called and admitted.
+test_a_place_taken_from_a_phone_is_called_in_its_turn_notified_and_admitted_at_the_door() {
+  hub_up
+  clup_hub store set 7 --capacity 2 --booking-share 0 --priority-share 0 >/dev/null
+  gateway_up
+  enrol A main >/dev/null
+  kiosk_start
+  wait_synced
+  # A store full of people who came in without tickets, and a printed ticket waiting.
+  clupctl sim pass in >/dev/null; clupctl sim pass in >/dev/null
+  take_ticket A-001
+  local joined took code
+  sleep 1  # the places' times are whole seconds: the next is taken a second after the printed one
+  out=$(app POST /line '{"customerRef": "phone-0001"}')
+  joined=$EPOCHREALTIME
+  assert_eq "$(echo "$out" | status_of)" 201 "joining store 7's line from the app: $out"
+  assert_eq "$(echo "$out" | json_field "['number']")" AR-001 "the place's number"
+  assert_eq "$(echo "$out" | json_field "['ahead']")" 1 "places before it (the printed A-001)"
+  code=$(echo "$out" | json_field "['code']")
+  wait_until 30 '[ "$(totem_events_of ticket.issued AR-001)" = 1 ]'
+  took=$(python3 -c "import time; print('%.2f' % (time.time() - $joined))")
+  sleep 1
+  take_ticket A-002
+  assert_eq "$(clupctl queue --json | python3 -c 'import json, sys; print(*[l["number"] for l in json.load(sys.stdin)["waiting"]])')" \
+    "A-001 AR-001 A-002" "the line at the totem"
+  # Another place, left from the phone: voided at the totem.
+  second=$(app POST /line '{"customerRef": "phone-0002"}' | json_field "['number']")
+  assert_eq "$second" AR-002 "the second place"
+  wait_until 30 '[ "$(totem_events_of ticket.issued AR-002)" = 1 ]'
+  assert_eq "$(app POST "/line/$second/leave" '{"customerRef": "phone-0001"}' | status_of)" 404 "leaving another's place"
+  assert_eq "$(app POST "/line/$second/leave" '{"customerRef": "phone-0002"}' | status_of)" 200 "leaving one's own place"
+  wait_until 30 '[ "$(totem_events_of ticket.voided AR-002)" = 1 ]'
+  assert_eq "$(app POST /line '{"customerRef": "phone-0001"}' | status_of)" 409 "the same reference joining twice"
+
+  # People leave: the line is called in its order; AR-001's call brings the notice.
+  clupctl sim pass out >/dev/null
+  wait_until 30 '[ "$(totem_events_of ticket.called A-001)" = 1 ]'
+  assert_eq "$(app GET "/line/AR-001?customerRef=phone-0001" | json_field "['ahead']")" 0 "places before it once A-001 is called"
+  clupctl sim pass out >/dev/null
+  wait_until 30 '[ "$(totem_events_of ticket.called AR-001)" = 1 ]'
+  wait_until 60 '[ "$(wc -l < "$WORK/gateway.log")" -ge 1 ]'
+  got=$(head -n 1 "$WORK/gateway.log")
+  assert_eq "$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); b = d["body"]
+print(d["verified"], d["status"], b["kind"], b["number"], b["customerRef"], "bookingNumber" in b)' "$got")" \
+    "True 200 called AR-001 phone-0001 False" "the called notice as the gateway received and checked it"
+  reached=$(hub_psql -c "SELECT extract(epoch FROM received_at) FROM event WHERE type = 'ticket.called' AND payload LIKE '%\"AR-001\"%'")
+  notified=$(python3 -c 'import json, sys; print("%.2f" % (json.loads(sys.argv[1])["at"] - float(sys.argv[2])))' "$got" "$reached")
+  awk -v t="$notified" 'BEGIN { exit !(t >= 0 && t < 2) }' || fail "the called notice left the hub $notified s after the call reached it"
+  assert_eq "$(app GET "/line/AR-001?customerRef=phone-0001" | json_field "['state']")" called "the place as the app sees it"
+  # The code on the phone, at the door: admitted once.
+  clupctl sim scan "$code" >/dev/null || fail "AR-001 refused at the door: $(clupctl sim scan "$code" 2>&1)"
+  rc=0; out=$(clupctl sim scan "$code" 2>&1) || rc=$?
+  assert_status $rc 1 "AR-001 scanned twice before the turnstile turned"
+  assert_contains "$out" "already used"
+  clupctl sim pass in >/dev/null
+  wait_synced
+  assert_eq "$(hub_psql -c "SELECT state FROM ticket WHERE number = 'AR-001'")" entered "AR-001 at the hub"
+  assert_eq "$(app GET "/line/AR-001?customerRef=phone-0001" | json_field "['state']")" entered "the place as the app sees it after"
+
+  # A place the totem holds, called and admitted with the hub gone.
+  third=$(app POST /line '{"customerRef": "phone-0003"}')
+  third_code=$(echo "$third" | json_field "['code']")
+  wait_until 30 '[ "$(totem_events_of ticket.issued AR-003)" = 1 ]'
+  hub_kill hub
+  clupctl sim pass out >/dev/null
+  wait_until 30 '[ "$(totem_events_of ticket.called A-002)" = 1 ]'
+  clupctl sim pass out >/dev/null
+  wait_until 30 '[ "$(totem_events_of ticket.called AR-003)" = 1 ]'
+  clupctl sim scan "$third_code" >/dev/null || fail "AR-003 refused offline: $(clupctl sim scan "$third_code" 2>&1)"
+  order=$(totem_sql "SELECT json_extract(payload, '$.ticketCalled._0') FROM event WHERE type = 'ticket.called' ORDER BY seq" | tr '\n' ' ')
+  assert_eq "$order" "A-001 AR-001 A-002 AR-003 " "the called order"
+  echo "report: joined from the app to the totem holding the place: $took s"
+  echo "report: the call reaching the hub to the gateway's receipt of the signed notice: $notified s"
+  echo "report: called in order: $order"
+}
+
+# The notices the hub queues reach the chain's gateway as signed webhooks, each once; one
+# the gateway refuses is kept with why, for `clup-hub notices` and the panel's fleet page.
+test_a_cancelled_booking_reaches_the_gateway_signed_and_a_refused_notice_is_kept_with_why() {
+  hub_up
+  clup_hub store set 7 --capacity 4 --booking-share 0.5 --priority-share 0 --slot-minutes 5 >/dev/null
+  clup_hub store hours 7 --opens 00:00 --closes 24:00 --time-zone UTC >/dev/null
+  local log=$WORK/gateway.log
+  gateway_up
   next=$(python3 -c '
 import datetime, time
 print(datetime.datetime.fromtimestamp((int(time.time()) // 300 + 1) * 300, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))')

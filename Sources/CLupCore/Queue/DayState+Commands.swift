@@ -88,6 +88,32 @@ extension DayState {
         return applying([.ticketIssued(ticket)])
     }
 
+    /// Places in this door's line taken from a phone, as the hub handed them down with the
+    /// settings: each one new to the day joins the line waiting, at the time the hub took it
+    /// (`line`); one the hub says was left is voided, if it still waits or is called. Joins
+    /// for another door, older than `validity` or already known change nothing, so the
+    /// same list may come again and again.
+    @discardableResult
+    public mutating func takeRemote(_ joins: [RemoteJoin], left: Set<TicketNumber>, totem: Character, validity: TimeInterval,
+                                    at now: Moment) -> [DomainEvent] {
+        var events: [DomainEvent] = []
+        for join in joins.sorted(by: { ($0.joinedAt, $0.number.sequence) < ($1.joinedAt, $1.number.sequence) })
+        where join.number.totem == totem && join.number.lane == .remote && tickets[join.number] == nil && !left.contains(join.number)
+            && now.wall.timeIntervalSince(join.joined) < validity {
+            let ticket = Ticket(number: join.number, businessDay: businessDay, issuedAt: join.joined, state: .waiting, code: join.code)
+            events += applying([.ticketIssued(ticket)])
+        }
+        for number in left.sorted(by: { $0.sequence < $1.sequence }) where number.lane == .remote {
+            guard let state = tickets[number]?.state, state == .waiting || state == .called else { continue }
+            events += applying([.ticketVoided(number, businessDay: businessDay, at: now.wall, by: Self.remoteLeaver,
+                                              reason: "left the line from their phone")])
+        }
+        return events
+    }
+
+    /// Who voids a remote ticket its holder left.
+    public static let remoteLeaver = "app"
+
     /// cupsd accepted the ticket's print job. Like the other print outcomes, it concerns
     /// only a ticket still printing; anything else records nothing.
     @discardableResult
@@ -139,15 +165,15 @@ extension DayState {
     ///
     /// The rule: places are free when fewer than capacity are inside or promised. Places of
     /// bookings whose window is open are kept for them; of the rest, the priority reserve
-    /// is for priority tickets only. Among what is left, a regular ticket that has waited
-    /// longer than the aging bound goes first, then priority, then regular tickets in
-    /// arrival order.
+    /// is for priority tickets only. Among what is left, a ticket of the line (regular or
+    /// remote) that has waited longer than the aging bound goes first, then priority, then
+    /// the line in the order its places were taken.
     public func nextCall(at now: Moment, policy: QueuePolicy) -> (ticket: Ticket, reason: String)? {
         let free = policy.placesHere.subtractingSaturating(placesTaken(policy)).subtractingSaturating(expectedBookings(at: now.wall, policy: policy))
         guard free > 0 else { return nil }
         let reserve = priorityReserve(policy)
         let priority = waiting(in: .priority).first
-        let regular = waiting(in: .regular).first
+        let regular = line.first
         let regularMayGo = free > reserve
         if let regular, regularMayGo, regular.secondsSinceIssue(at: now) > policy.agingBound {
             let minutes = Int(saturating: regular.secondsSinceIssue(at: now) / 60)
@@ -157,7 +183,7 @@ extension DayState {
             return (priority, regularMayGo ? "priority: before regular tickets" : "priority: a place kept for priority")
         }
         if let regular, regularMayGo {
-            return (regular, "arrival order: the longest-waiting regular ticket")
+            return (regular, "arrival order: the longest-waiting ticket in line")
         }
         return nil
     }

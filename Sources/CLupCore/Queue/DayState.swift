@@ -70,8 +70,16 @@ public struct DayState: Hashable, Codable, Sendable {
             .sorted { ($0.issuedAt, $0.number.sequence) < ($1.issuedAt, $1.number.sequence) }
     }
 
+    /// The line: regular tickets printed here and places taken from a phone, waiting, in
+    /// the order they were taken (the totem's clock for the printed, the hub's for the
+    /// remote; both keep to the same time within the sync's measured skew).
+    public var line: [Ticket] {
+        tickets.values.filter { ($0.lane == .regular || $0.lane == .remote) && $0.state == .waiting }
+            .sorted { ($0.issuedAt, $0.lane == .remote ? 1 : 0, $0.number.sequence) < ($1.issuedAt, $1.lane == .remote ? 1 : 0, $1.number.sequence) }
+    }
+
     /// Tickets waiting to be called, in the queue lanes (not bookings).
-    public var queueLength: Int { waiting(in: .regular).count + waiting(in: .priority).count }
+    public var queueLength: Int { line.count + waiting(in: .priority).count }
 
     /// The highest sequence `totem` used in `lane` today (carried tickets do not count:
     /// numbers start again each day).

@@ -63,6 +63,8 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
         case let .unreadable(what): CodedError(.unreadableCode, "unreadable: \(what)")
         case .forged: CodedError(.forgedCode, "forged: the signature does not match")
         case let .otherStore(store): CodedError(.otherStoresTicket, "a ticket of another store (\(store))")
+        case let .unknownTotem(letter) where letter == TicketPayload.hubLetter:
+            CodedError(.unknownTotemKey, "signed by the hub, whose key this totem has not heard yet")
         case let .unknownTotem(letter): CodedError(.unknownTotemKey, "issued by totem \(letter), whose key this totem does not know")
         case let .expired(number): CodedError(.expiredTicket, "ticket \(number) has expired")
         case let .bookingCancelled(number): CodedError(.bookingCancelled, "booking \(number) was cancelled")

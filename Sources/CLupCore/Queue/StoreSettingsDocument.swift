@@ -31,6 +31,12 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// Bookings made through the hub for today or tomorrow, neither cancelled nor used yet:
     /// the door keeps a place for each while its window is open.
     public var bookings: [HubBooking]?
+    /// Places in this door's line taken from a phone (the app, the website) today, neither
+    /// left nor over: the totem puts each new one in its line (`DayState.takeRemote`). Nil
+    /// from a hub that sent none.
+    public var remoteTickets: [RemoteJoin]?
+    /// Places in this door's line whose holders left from their phone: voided here.
+    public var leftRemote: [String]?
     /// The places of each slot this totem may book itself, offline too: the hub keeps them
     /// out of the bookings it makes. Nil from a hub that sent none.
     public var totemBookingPlaces: Int?
@@ -177,7 +183,7 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
             if employees.count > Self.maximumEmployees { return "\(employees.count) employees; at most \(Self.maximumEmployees)" }
             if let problem = employees.lazy.compactMap(\.problem).first { return problem }
         }
-        for list in [calledAtOtherDoors, usedAtOtherDoors, cancelledBookings] {
+        for list in [calledAtOtherDoors, usedAtOtherDoors, cancelledBookings, leftRemote] {
             guard let list else { continue }
             if list.count > Self.maximumListCount { return "\(list.count) tickets in a list; at most \(Self.maximumListCount)" }
             if let bad = list.first(where: { TicketNumber($0) == nil }) { return "\"\(bad.prefix(16))\" is not a ticket number" }
@@ -188,6 +194,10 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         if let hours, !(0..<1440).contains(hours.opensMinute) || !(1...1440).contains(hours.closesMinute)
             || hours.opensMinute >= hours.closesMinute {
             return "opening hours \(hours.opensMinute)–\(hours.closesMinute) (minutes) are not a span of one day"
+        }
+        if let remoteTickets {
+            if remoteTickets.count > Self.maximumListCount { return "\(remoteTickets.count) remote tickets; at most \(Self.maximumListCount)" }
+            if let problem = remoteTickets.lazy.compactMap(\.problem).first { return problem }
         }
         if let bookings {
             if bookings.count > Self.maximumListCount { return "\(bookings.count) bookings; at most \(Self.maximumListCount)" }
@@ -204,6 +214,7 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// The tickets of the other doors, parsed (`problem` refused any that do not parse).
     public var calledElsewhere: Set<TicketNumber> { Set((calledAtOtherDoors ?? []).compactMap { TicketNumber($0) }) }
     public var usedElsewhere: Set<TicketNumber> { Set((usedAtOtherDoors ?? []).compactMap { TicketNumber($0) }) }
+    public var leftRemoteNumbers: Set<TicketNumber> { Set((leftRemote ?? []).compactMap { TicketNumber($0) }) }
     public var cancelledBookingNumbers: Set<TicketNumber> { Set((cancelledBookings ?? []).compactMap { TicketNumber($0) }) }
 
     /// How many bookings one slot holds (the booking share of the capacity).

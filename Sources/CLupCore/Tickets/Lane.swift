@@ -6,13 +6,18 @@ public enum Lane: String, Codable, Sendable, CaseIterable {
     case priority
     /// A slot booked in the app or at the totem.
     case booking
+    /// A place in the line taken from a phone (the app or the website): numbered by the hub
+    /// for one door (`AR-004` at totem A's door), in line with the door's regular tickets by
+    /// the time each was taken.
+    case remote
 
-    /// The letter after the totem's letter in a ticket number: `A-017`, `AP-004`, `AB-002`.
+    /// The letter after the totem's letter in a ticket number: `A-017`, `AP-004`, `AB-002`, `AR-003`.
     public var numberSuffix: String {
         switch self {
         case .regular: ""
         case .priority: "P"
         case .booking: "B"
+        case .remote: "R"
         }
     }
 
@@ -22,6 +27,7 @@ public enum Lane: String, Codable, Sendable, CaseIterable {
         case .regular: 0
         case .priority: 1
         case .booking: 2
+        case .remote: 3
         }
     }
 

@@ -56,7 +56,7 @@ public struct TicketKeyring {
             throw .forged
         }
         guard payload.store == store else { throw .otherStore(payload.store) }
-        guard let key = keys[payload.number.totem] else { throw .unknownTotem(payload.number.totem) }
+        guard let key = keys[payload.signer] else { throw .unknownTotem(payload.signer) }
         guard key.isValidSignature(Array(bytes[TicketPayload.encodedCount...]), for: signed) else { throw .forged }
         // A booking's window around its slot is the store's to set: the door checks it.
         let expiry = payload.issuedAt.addingTimeInterval(Double(payload.validMinutes) * 60)

@@ -196,6 +196,7 @@ struct PanelWords: Sendable {
         case .regular: pick("regular", "normale")
         case .priority: pick("priority", "prioritaria")
         case .booking: pick("booking", "prenotazione")
+        case .remote: pick("from a phone", "dal telefono")
         case nil: name
         }
     }

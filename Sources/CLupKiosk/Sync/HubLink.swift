@@ -101,8 +101,11 @@ final class HubLink {
             })
         }
         do {
+            // Recorded with the places taken from a phone it brings, in one commit.
+            let totem = kiosk.config.totem.letter, validity = Double(kiosk.config.tickets.validMinutes) * 60
             try kiosk.desk.perform(changing: employees) { day, now in
                 [.storeSettingsApplied(recorded, businessDay: day.businessDay, at: now.wall)]
+                    + day.takeRemote(next.remoteTickets ?? [], left: next.leftRemoteNumbers, totem: totem, validity: validity, at: now)
             }
         } catch {
             logger.error("the hub's store settings were not recorded; the ones in force stay", metadata: ["error": "\(error)"])

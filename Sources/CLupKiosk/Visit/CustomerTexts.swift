@@ -19,6 +19,7 @@ struct CustomerTexts {
         case .regular: catalog(.ticketLaneRegular)
         case .priority: catalog(.ticketLanePriority)
         case .booking: catalog(.ticketLaneBooking)
+        case .remote: catalog(.ticketLaneRemote)
         }
     }
 

@@ -119,6 +119,7 @@ enum TextKey: String, CaseIterable {
     case ticketLaneRegular = "ticket.lane.regular"
     case ticketLanePriority = "ticket.lane.priority"
     case ticketLaneBooking = "ticket.lane.booking"
+    case ticketLaneRemote = "ticket.lane.remote"
     case ticketWait = "ticket.wait"
     case ticketScan = "ticket.scan"
     case ticketScanBooking = "ticket.scan-booking"

@@ -128,7 +128,7 @@ extension Daemon {
                              issuedAt: ticket.issuedAt, calledAt: ticket.calledAt,
                              deadline: left.map { now.wall.addingTimeInterval($0) }, reason: ticket.callReason)
         }
-        let waiting = (day.waiting(in: .priority) + day.waiting(in: .regular) + day.waiting(in: .booking)).map(line)
+        let waiting = (day.waiting(in: .priority) + day.line + day.waiting(in: .booking)).map(line)
         let called = day.tickets.values.filter(\.state.holdsAPlace)
             .sorted { ($0.calledAt ?? $0.issuedAt) < ($1.calledAt ?? $1.issuedAt) }.map(line)
         let next = day.nextCall(at: now, policy: policy).map { "\($0.ticket.number): \($0.reason)" }

@@ -1,0 +1,289 @@
+import CLupCore
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// The line of a store's door, joined from a phone (R3, R5, R8): the app (or the website)
+/// asks for a place; the hub numbers it for one door (`AR-004` at totem A's door), signs its
+/// code with the store's booking key and hands it to that door's totem with the settings,
+/// which puts it in its line by the time the hub took it and calls it by the same rules as
+/// a printed ticket. The totem stays in charge: a door the hub has not heard from lately
+/// takes no remote places, as its line may be moving without the hub knowing.
+///
+/// Nothing personal is kept: the app names its customer by an opaque reference.
+public struct RemoteLine: Sendable {
+    let database: HubDatabase
+
+    public init(database: HubDatabase) {
+        self.database = database
+    }
+
+    /// A door whose totem's last batch is older than this takes no remote places (a totem
+    /// sends one every 30 s at least while it reaches the hub).
+    public static let heardWithin = 90.0
+    /// How long a remote place's code is valid: the day's longest wait.
+    static let validMinutes: UInt16 = 600
+    /// Places one reference may take in a store in a day (leaving and joining again included).
+    public static let joinsPerReference = 6
+    /// Remote places waiting at a store at most: twice its capacity, and at least this.
+    public static let minimumRemoteWaiting = 20
+    /// The pace a door is assumed to call at when it called nobody in the last hour.
+    static let assumedMinutesPerCall = 3.0
+
+    /// What the app asks: a place in the store's line, at the door of the totem with letter
+    /// `door`, or (nil) at the door with the shortest line.
+    public struct Request: Codable, Sendable {
+        public let customerRef: String
+        public let door: String?
+
+        public init(customerRef: String, door: String? = nil) {
+            self.customerRef = customerRef
+            self.door = door
+        }
+    }
+
+    /// A place: what the app shows, and the code it shows at the door.
+    public struct Place: Codable, Sendable, Equatable {
+        public let store: String
+        public let number: String
+        /// The letter of the door's totem, and the door's name.
+        public let door: String
+        public let doorName: String
+        public let joinedAt: Date
+        /// waiting (also while the totem has not taken it yet), called, admitted, entered,
+        /// no-show, voided, or left.
+        public let state: String
+        /// Whether the door's totem has it in its line.
+        public let atTheDoor: Bool
+        /// Places before it in the door's line (priority tickets included); nil once it is not waiting.
+        public let ahead: Int?
+        /// The estimated wait in minutes; nil once it is not waiting.
+        public let estimatedWaitMinutes: Int?
+        public let code: String
+    }
+
+    public struct Leaving: Codable, Sendable {
+        public let customerRef: String
+    }
+
+    public struct Left: Codable, Sendable, Equatable {
+        public let store: String
+        public let number: String
+        public let leftAt: Date
+    }
+
+    /// One door of the store as a join sees it.
+    struct Door {
+        let device: String
+        let letter: String
+        let name: String
+        let heardAgo: Double?
+        let line: Int
+    }
+
+    /// Takes a place in the store's line for `request.customerRef`.
+    public func join(store: String, _ request: Request, now: Date = Date()) async throws -> Place {
+        try Bookings.checkReference(request.customerRef)
+        if let door = request.door, !(door.count == 1 && door.allSatisfy({ $0.isASCII && $0.isUppercase })) {
+            throw HubError.badRequest("door is a totem's letter, A to Y: not \"\(TypedText.kept(door, maximum: 8))\"")
+        }
+        guard let storeNumber = UInt32(store) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
+        let logger = database.logger
+        let place = try await database.transaction { connection -> Place in
+            // Under the store's lock: joins, leaves and the limits of one store one at a time.
+            let calendar = try await Bookings.calendar(store: store, connection, logger, lock: true)
+            let minute = calendar.gregorian.dateComponents([.hour, .minute], from: now)
+            let local = (minute.hour ?? 0) * 60 + (minute.minute ?? 0)
+            guard (calendar.opensMinute..<calendar.closesMinute).contains(local) else {
+                throw HubError(.unprocessableContent, .storeClosed, String(format: "store %@ is closed now: it opens %02d:%02d–%02d:%02d",
+                                                                           store, calendar.opensMinute / 60, calendar.opensMinute % 60,
+                                                                           calendar.closesMinute / 60, calendar.closesMinute % 60))
+            }
+            let day = try await Self.businessDay(store: store, connection, logger)
+            if let held = try await Self.livePlace(store: store, reference: request.customerRef, day: day, connection, logger) {
+                throw HubError(.conflict, .alreadyInLine, "that reference holds \(held) in store \(store)'s line already")
+            }
+            let joins = try await connection.all("""
+                SELECT count(*)::integer FROM remote_ticket
+                WHERE store_id = \(store) AND customer_ref = \(request.customerRef) AND business_day = \(day)::date
+                """, as: Int.self, logger).first ?? 0
+            guard joins < Self.joinsPerReference else {
+                throw HubError(.tooManyRequests, .joinLimit, "that reference took \(joins) places in store \(store)'s line today; at most \(Self.joinsPerReference)")
+            }
+            let waiting = try await connection.all("""
+                SELECT count(*)::integer FROM remote_ticket r
+                WHERE r.store_id = \(store) AND r.business_day >= \(day)::date - 1 AND r.left_at IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = r.store_id AND t.device_id = r.device_id
+                                    AND t.number = r.number AND t.business_day >= r.business_day - 1 AND t.state <> 'waiting')
+                """, as: Int.self, logger).first ?? 0
+            let most = max(Self.minimumRemoteWaiting, calendar.settings.capacity.addingSaturating(calendar.settings.capacity))
+            guard waiting < most else {
+                throw HubError(.tooManyRequests, .joinLimit, "store \(store)'s line holds \(waiting) places taken from phones; at most \(most) (book a slot instead)")
+            }
+            let door = try await Self.chooseDoor(store: store, asked: request.door, day: day, now: now, connection, logger)
+            let sequence = try await connection.all("""
+                SELECT coalesce(max(seq), 0) + 1 FROM remote_ticket
+                WHERE store_id = \(store) AND device_id = \(door.device) AND business_day >= \(day)::date - 1
+                """, as: Int.self, logger).first ?? 1
+            guard sequence <= TicketNumber.maximumSequence, let letter = door.letter.first else {
+                throw HubError(.tooManyRequests, .joinLimit, "door \(door.letter) has given every number of its remote line")
+            }
+            let number = TicketNumber(totem: letter, lane: .remote, sequence: sequence)
+            let joinedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+            let key = try await Bookings.bookingKey(store: store, connection, logger)
+            let code = TicketCode.make(TicketPayload(store: storeNumber, remote: number, joinedAt: joinedAt, validMinutes: Self.validMinutes),
+                                       signedWith: key)
+            try await connection.query("""
+                INSERT INTO remote_ticket (store_id, business_day, device_id, seq, number, customer_ref, joined_at, code)
+                VALUES (\(store), \(day)::date, \(door.device), \(sequence), \(number.description), \(request.customerRef), \(joinedAt), \(code))
+                """, logger: logger)
+            // The door's totem hears of it with its next settings, at once (its long poll).
+            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            return try await Self.place(store: store, number: number.description, reference: request.customerRef, now: now, connection, logger)
+        }
+        HubMetrics.remoteJoined()
+        return place
+    }
+
+    /// Where the place `number` of `reference` is now.
+    public func place(store: String, number: String, reference: String, now: Date = Date()) async throws -> Place {
+        try Bookings.checkReference(reference)
+        let number = try Self.remoteNumber(number)
+        return try await database.transaction { connection in
+            try await Self.place(store: store, number: number.description, reference: reference, now: now, connection, database.logger)
+        }
+    }
+
+    /// Leaves the line: the place is voided at the door with the next settings. Leaving a
+    /// place already left answers as the first time did.
+    public func leave(store: String, number: String, reference: String, now: Date = Date()) async throws -> Left {
+        try Bookings.checkReference(reference)
+        let number = try Self.remoteNumber(number)
+        let logger = database.logger
+        let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        return try await database.transaction { connection in
+            guard try await StoreLock.take(store, connection, logger) != nil else {
+                throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"")
+            }
+            let place = try await Self.place(store: store, number: number.description, reference: reference, now: now, connection, logger)
+            if place.state == "left", let leftAt = try await connection.all("""
+                SELECT left_at FROM remote_ticket WHERE store_id = \(store) AND number = \(place.number) AND joined_at = \(place.joinedAt)
+                """, as: Date.self, logger).first {
+                return Left(store: store, number: place.number, leftAt: leftAt)
+            }
+            guard place.state == "waiting" || place.state == "called" else {
+                throw HubError(.unprocessableContent, .placeOver, "\(place.number) is \(place.state): there is no place to leave")
+            }
+            try await connection.query("""
+                UPDATE remote_ticket SET left_at = \(now) WHERE store_id = \(store) AND number = \(place.number) AND joined_at = \(place.joinedAt)
+                """, logger: logger)
+            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            return Left(store: store, number: place.number, leftAt: now)
+        }
+    }
+
+    // MARK: Reading
+
+    static func remoteNumber(_ text: String) throws -> TicketNumber {
+        guard text.utf8.count <= 8, let number = TicketNumber(text), number.lane == .remote, number.totem != TicketPayload.hubLetter else {
+            throw HubError.badRequest("\"\(TypedText.kept(text, maximum: 16))\" is not the number of a place taken from a phone (AR-004)")
+        }
+        return number
+    }
+
+    /// The store's business day now (its totems' latest, else the hub's date), YYYY-MM-DD.
+    static func businessDay(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> String {
+        try await connection.all("""
+            SELECT coalesce((SELECT max(business_day) FROM occupancy WHERE store_id = \(store) AND business_day <= current_date + 1),
+                            current_date)::text
+            """, as: String.self, logger).first ?? ""
+    }
+
+    /// The place `reference` holds in the store's line and has not finished with, if any.
+    static func livePlace(store: String, reference: String, day: String, _ connection: PostgresConnection, _ logger: Logger)
+        async throws -> String? {
+        try await connection.all("""
+            SELECT r.number FROM remote_ticket r
+            WHERE r.store_id = \(store) AND r.customer_ref = \(reference) AND r.business_day >= \(day)::date - 1 AND r.left_at IS NULL
+                AND r.joined_at > now() - interval '\(Int(validMinutes)) minutes'
+                AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = r.store_id AND t.device_id = r.device_id AND t.number = r.number
+                                AND t.business_day >= r.business_day - 1
+                                AND t.state IN ('entered', 'no-show', 'voided'))
+            ORDER BY r.joined_at DESC LIMIT 1
+            """, as: String.self, logger).first
+    }
+
+    /// The door asked for, or the one with the shortest line among those heard lately.
+    static func chooseDoor(store: String, asked: String?, day: String, now: Date, _ connection: PostgresConnection,
+                           _ logger: Logger) async throws -> Door {
+        let doors = try await connection.rows("""
+            SELECT t.device_id, t.letter, t.door, extract(epoch FROM \(now) - t.last_contact)::float8,
+                (SELECT count(*)::integer FROM ticket k WHERE k.store_id = t.store_id AND k.device_id = t.device_id
+                    AND k.business_day >= \(day)::date - 1 AND k.state = 'waiting' AND k.lane IN ('regular', 'priority', 'remote'))
+                + (SELECT count(*)::integer FROM remote_ticket r WHERE r.store_id = t.store_id AND r.device_id = t.device_id
+                    AND r.business_day >= \(day)::date - 1 AND r.left_at IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM ticket k WHERE k.store_id = r.store_id AND k.device_id = r.device_id
+                                    AND k.number = r.number AND k.business_day >= r.business_day - 1))
+            FROM totem t WHERE t.store_id = \(store) AND t.revoked_at IS NULL AND t.letter <> \(String(TicketPayload.hubLetter))
+            ORDER BY t.letter
+            """, as: (String, String, String, Double?, Int).self, logger).map {
+            Door(device: $0.0, letter: $0.1, name: $0.2, heardAgo: $0.3, line: $0.4)
+        }
+        let heard = { (door: Door) in (door.heardAgo ?? .infinity) <= heardWithin }
+        let offer = "book a slot instead (GET /v1/stores/\(store)/slots), or join another store's line"
+        if let asked {
+            guard let door = doors.first(where: { $0.letter == asked }) else {
+                throw HubError(.notFound, .unknownStore, "store \(store) has no door with totem \(asked)")
+            }
+            guard heard(door) else { throw HubError(.serviceUnavailable, .doorNotHeard, silence(door) + "; " + offer) }
+            return door
+        }
+        guard let door = doors.filter(heard).min(by: { ($0.line, $0.letter) < ($1.line, $1.letter) }) else {
+            let why = doors.isEmpty ? "store \(store) has no totem" : doors.map(silence).joined(separator: "; ")
+            throw HubError(.serviceUnavailable, .doorNotHeard, why + "; " + offer)
+        }
+        return door
+    }
+
+    static func silence(_ door: Door) -> String {
+        guard let ago = door.heardAgo else { return "door \(door.letter)'s totem has never reached the hub" }
+        return "door \(door.letter)'s totem was last heard \(Int(ago.rounded())) s ago (a remote place needs it within \(Int(heardWithin)) s)"
+    }
+
+    /// The place as the app sees it, with what the door's events say of it.
+    static func place(store: String, number: String, reference: String, now: Date, _ connection: PostgresConnection,
+                      _ logger: Logger) async throws -> Place {
+        guard let row = try await connection.rows("""
+            SELECT r.device_id, t.letter, t.door, r.joined_at, r.code, r.left_at IS NOT NULL, r.business_day::text,
+                (SELECT k.state FROM ticket k WHERE k.store_id = r.store_id AND k.device_id = r.device_id AND k.number = r.number
+                    AND k.business_day >= r.business_day - 1 ORDER BY k.business_day DESC LIMIT 1)
+            FROM remote_ticket r JOIN totem t ON t.device_id = r.device_id
+            WHERE r.store_id = \(store) AND r.number = \(number) AND r.customer_ref = \(reference)
+            ORDER BY r.joined_at DESC LIMIT 1
+            """, as: (String, String, String, Date, String, Bool, String, String?).self, logger).first
+        else { throw HubError(.notFound, .unknownPlace, "store \(store) has no place \(number) taken with that reference") }
+        let (device, letter, doorName, joinedAt, code, left, day, doorState) = row
+        let state = left && (doorState == nil || doorState == "waiting" || doorState == "called") ? "left" : doorState ?? "waiting"
+        var ahead: Int?, wait: Int?
+        if state == "waiting" {
+            let count = try await connection.all("""
+                SELECT (SELECT count(*)::integer FROM ticket k WHERE k.store_id = \(store) AND k.device_id = \(device)
+                        AND k.business_day >= \(day)::date - 1 AND k.state = 'waiting'
+                        AND (k.lane = 'priority' OR (k.lane IN ('regular', 'remote') AND k.issued_at < \(joinedAt))))
+                    + (SELECT count(*)::integer FROM remote_ticket r WHERE r.store_id = \(store) AND r.device_id = \(device)
+                        AND r.business_day >= \(day)::date - 1 AND r.left_at IS NULL AND r.joined_at < \(joinedAt)
+                        AND NOT EXISTS (SELECT 1 FROM ticket k WHERE k.store_id = r.store_id AND k.device_id = r.device_id
+                                        AND k.number = r.number AND k.business_day >= r.business_day - 1))
+                """, as: Int.self, logger).first ?? 0
+            let calls = try await connection.all("""
+                SELECT count(*)::integer FROM ticket WHERE store_id = \(store) AND device_id = \(device)
+                    AND business_day >= \(day)::date - 1 AND called_at > \(now.addingTimeInterval(-3600))
+                """, as: Int.self, logger).first ?? 0
+            let perCall = calls >= 2 ? 60.0 / Double(calls) : assumedMinutesPerCall
+            ahead = count
+            wait = Int((Double(count + 1) * perCall).rounded(.up))
+        }
+        return Place(store: store, number: number, door: letter, doorName: doorName, joinedAt: joinedAt, state: state,
+                     atTheDoor: doorState != nil, ahead: ahead, estimatedWaitMinutes: wait, code: code)
+    }
+}

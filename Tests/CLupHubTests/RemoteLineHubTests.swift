@@ -1,0 +1,200 @@
+@testable import CLupHub
+import CLupCore
+import CLupProtocol
+import Crypto
+import Foundation
+import XCTest
+
+/// Places in a store's line taken from a phone, at the hub: numbered for a door heard
+/// lately, signed with the store's key, handed to that door's totem, called by it, and
+/// bounded against abuse.
+final class RemoteLineHubTests: XCTestCase {
+    /// A door the hub heard from just now (an empty batch, as the totem's heartbeat).
+    func heard(_ totem: TestTotem, _ hub: HubFixture, now: Date = Date()) async throws {
+        _ = try await Ingest(database: hub.database).apply(totem.batch([]), from: totem.device, now: now)
+    }
+
+    func settings(_ hub: HubFixture, _ totem: TestTotem) async throws -> StoreSettingsDocument {
+        let found = try await hub.database.transaction { connection in
+            try await StoreSettingsReader.current(store: HubFixture.store, device: totem.device.deviceID, connection, HubFixture.logger)
+        }
+        return try XCTUnwrap(found)
+    }
+
+    func refusal(_ body: () async throws -> some Any) async -> HubError? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return error as? HubError
+        }
+    }
+
+    func test_aPlaceIsTakenAtADoorHeardLatelySignedByTheHubAndHandedToThatDoorOnly() async throws {
+        try await withHub { hub in
+            let line = RemoteLine(database: hub.database)
+            let a = try await hub.enrol("A", door: "north"), b = try await hub.enrol("B", door: "south")
+            try await heard(a, hub)
+            // B never reached the hub: the hub chooses A, and refuses B when asked for it, saying why.
+            let place = try await line.join(store: "7", .init(customerRef: "customer-0001"))
+            XCTAssertEqual(place.number, "AR-001")
+            XCTAssertEqual(place.door, "A")
+            XCTAssertEqual(place.doorName, "north")
+            XCTAssertEqual(place.state, "waiting")
+            XCTAssertFalse(place.atTheDoor)
+            XCTAssertEqual(place.ahead, 0)
+            let silent = await refusal { try await line.join(store: "7", .init(customerRef: "customer-0002", door: "B")) }
+            XCTAssertEqual(silent?.coded.code, ErrorCode.doorNotHeard.rawValue)
+            XCTAssertEqual(silent?.status, .serviceUnavailable)
+            XCTAssertTrue(silent?.coded.message.contains("door B's totem has never reached the hub") == true, "\(String(describing: silent))")
+            XCTAssertTrue(silent?.coded.message.contains("book a slot") == true)
+            // A heard long ago is as silent.
+            try await heard(b, hub, now: Date().addingTimeInterval(-RemoteLine.heardWithin - 30))
+            let stale = await refusal { try await line.join(store: "7", .init(customerRef: "customer-0002", door: "B")) }
+            XCTAssertTrue(stale?.coded.message.contains("door B's totem was last heard 1") == true, "\(String(describing: stale))")
+            // A's settings carry the place and the hub's key; B's do not carry it.
+            let forA = try await settings(hub, a)
+            XCTAssertEqual(forA.remoteTickets?.map(\.number.description), ["AR-001"])
+            XCTAssertNil(forA.problem)
+            let key = try Curve25519.Signing.PublicKey(rawRepresentation: XCTUnwrap(Data(base64Encoded: XCTUnwrap(forA.totemKeys?["Z"]))))
+            let keyring = TicketKeyring(store: 7, keys: [TicketPayload.hubLetter: key], ownTotem: "A")
+            let payload = try keyring.verify(place.code, at: Date())
+            XCTAssertEqual(payload.number.description, "AR-001")
+            XCTAssertEqual(payload.issuedAt, place.joinedAt)
+            let forB = try await settings(hub, b)
+            XCTAssertEqual(forB.remoteTickets ?? [], [])
+            // A door with no totem heard at all: every door's silence is the reason.
+            try hub.sql("UPDATE totem SET last_contact = NULL")
+            let none = await refusal { try await line.join(store: "7", .init(customerRef: "customer-0003")) }
+            XCTAssertEqual(none?.coded.code, ErrorCode.doorNotHeard.rawValue)
+            XCTAssertTrue(none?.coded.message.contains("door A's totem has never reached the hub; door B's") == true)
+        }
+    }
+
+    func test_theDoorsCallBecomesACalledNoticeAndThePlaceFollowsTheDoorsEvents() async throws {
+        try await withHub { hub in
+            let line = RemoteLine(database: hub.database)
+            let a = try await hub.enrol("A", door: "north")
+            try await heard(a, hub)
+            let day = BusinessDay.today
+            // Two printed tickets wait before it, and a priority ticket goes first anyway.
+            let printed = [(1, Lane.regular), (2, .regular), (1, .priority)].map { sequence, lane in
+                Ticket(number: TicketNumber(totem: "A", lane: lane, sequence: sequence), businessDay: day,
+                       issuedAt: Date().addingTimeInterval(-60), state: .waiting, code: "CODE-A-\(lane)-\(sequence)")
+            }
+            _ = try await Ingest(database: hub.database).apply(a.batch(a.upload(printed.map { .ticketIssued($0) })), from: a.device)
+            let place = try await line.join(store: "7", .init(customerRef: "customer-0001"))
+            XCTAssertEqual(place.ahead, 3)
+            XCTAssertEqual(place.estimatedWaitMinutes, 12, "4 × the 3 minutes assumed of a door that called nobody lately")
+            // The totem takes it in, then calls it.
+            let settings = try await settings(hub, a)
+            let join = try XCTUnwrap(settings.remoteTickets?.first)
+            let taken = Ticket(number: join.number, businessDay: day, issuedAt: join.joined, state: .waiting, code: join.code)
+            _ = try await Ingest(database: hub.database).apply(a.batch(a.upload([.ticketIssued(taken)])), from: a.device)
+            let atTheDoor = try await line.place(store: "7", number: "AR-001", reference: "customer-0001")
+            XCTAssertTrue(atTheDoor.atTheDoor)
+            XCTAssertEqual(atTheDoor.ahead, 3)
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM notice"), "0")
+            _ = try await Ingest(database: hub.database).apply(a.batch(a.upload([
+                .ticketCalled(join.number, businessDay: day, at: Date(), reason: "arrival order", steady: nil),
+            ])), from: a.device)
+            XCTAssertEqual(try hub.sql("SELECT kind || ' ' || booking_number || ' ' || customer_ref FROM notice"), "called AR-001 customer-0001")
+            let called = try await line.place(store: "7", number: "AR-001", reference: "customer-0001")
+            XCTAssertEqual(called.state, "called")
+            XCTAssertNil(called.ahead)
+            // The same call uploaded again (a lost answer) queues no second notice.
+            _ = try await Ingest(database: hub.database).apply(a.batch(a.upload([
+                .ticketCalled(join.number, businessDay: day, at: Date(), reason: "arrival order", steady: nil),
+            ])), from: a.device)
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM notice"), "1")
+            _ = try await Ingest(database: hub.database).apply(a.batch(a.upload([
+                .ticketAdmitted(join.number, businessDay: day, at: Date(), steady: nil),
+            ])), from: a.device)
+            let over = await refusal { try await line.leave(store: "7", number: "AR-001", reference: "customer-0001") }
+            XCTAssertEqual(over?.coded.code, ErrorCode.placeOver.rawValue)
+        }
+    }
+
+    func test_leavingVoidsThePlaceAtTheDoorAndOnlyItsHolderMayLeaveIt() async throws {
+        try await withHub { hub in
+            let line = RemoteLine(database: hub.database)
+            let a = try await hub.enrol("A", door: "north")
+            try await heard(a, hub)
+            let place = try await line.join(store: "7", .init(customerRef: "customer-0001"))
+            let other = await refusal { try await line.leave(store: "7", number: place.number, reference: "customer-0002") }
+            XCTAssertEqual(other?.coded.code, ErrorCode.unknownPlace.rawValue)
+            XCTAssertEqual(other?.status, .notFound)
+            let peek = await refusal { try await line.place(store: "7", number: place.number, reference: "customer-0002") }
+            XCTAssertEqual(peek?.coded.code, ErrorCode.unknownPlace.rawValue)
+            let version = try await settings(hub, a).version
+            let left = try await line.leave(store: "7", number: place.number, reference: "customer-0001")
+            let again = try await line.leave(store: "7", number: place.number, reference: "customer-0001")
+            XCTAssertEqual(again, left, "leaving twice answers as the first time")
+            let after = try await settings(hub, a)
+            XCTAssertGreaterThan(after.version, version)
+            XCTAssertEqual(after.remoteTickets ?? [], [])
+            XCTAssertEqual(after.leftRemote, ["AR-001"])
+            let state = try await line.place(store: "7", number: "AR-001", reference: "customer-0001").state
+            XCTAssertEqual(state, "left")
+            for bad in ["A-001", "ZR-001", "AR-0", "AR-001\n", String(repeating: "9", count: 40)] {
+                let refused = await refusal { try await line.leave(store: "7", number: bad, reference: "customer-0001") }
+                XCTAssertEqual(refused?.status, .badRequest, bad)
+            }
+        }
+    }
+
+    func test_oneReferenceHoldsOnePlaceAndTheLimitsHoldUnderParallelJoins() async throws {
+        try await withHub { hub in
+            let line = RemoteLine(database: hub.database)
+            let a = try await hub.enrol("A", door: "north")
+            try await heard(a, hub)
+            // The same reference twenty times at once: one place.
+            let same = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<20 { group.addTask { (try? await line.join(store: "7", .init(customerRef: "customer-0001"))) != nil } }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            XCTAssertEqual(same, 1)
+            let twice = await refusal { try await line.join(store: "7", .init(customerRef: "customer-0001")) }
+            XCTAssertEqual(twice?.coded.code, ErrorCode.alreadyInLine.rawValue)
+            XCTAssertTrue(twice?.coded.message.contains("AR-001") == true)
+            // Leaving and joining again, up to the day's limit for a reference.
+            var number = "AR-001"
+            for _ in 1..<RemoteLine.joinsPerReference {
+                _ = try await line.leave(store: "7", number: number, reference: "customer-0001")
+                number = try await line.join(store: "7", .init(customerRef: "customer-0001")).number
+            }
+            _ = try await line.leave(store: "7", number: number, reference: "customer-0001")
+            let limit = await refusal { try await line.join(store: "7", .init(customerRef: "customer-0001")) }
+            XCTAssertEqual(limit?.coded.code, ErrorCode.joinLimit.rawValue)
+            XCTAssertEqual(limit?.status, .tooManyRequests)
+            // A flood of references at once: the store's limit (20 for a capacity of 5) holds, numbers never repeat.
+            try hub.sql("UPDATE store SET capacity = 5")
+            let numbers = await withTaskGroup(of: String?.self) { group in
+                for index in 0..<40 {
+                    group.addTask { try? await line.join(store: "7", .init(customerRef: String(format: "flood-%04d", index))).number }
+                }
+                return await group.reduce(into: [String]()) { if let number = $1 { $0.append(number) } }
+            }
+            XCTAssertEqual(numbers.count, RemoteLine.minimumRemoteWaiting)
+            XCTAssertEqual(Set(numbers).count, numbers.count)
+            let full = await refusal { try await line.join(store: "7", .init(customerRef: "flood-0099")) }
+            XCTAssertTrue(full?.coded.message.contains("at most 20") == true, "\(String(describing: full))")
+        }
+    }
+
+    func test_aClosedStoreTakesNoPlaces() async throws {
+        try await withHub { hub in
+            let line = RemoteLine(database: hub.database)
+            let a = try await hub.enrol("A", door: "north")
+            try await heard(a, hub)
+            try await HubAdmin(database: hub.database).setHours(id: "7", opens: "08:00", closes: "20:00", timeZone: "UTC")
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let night = calendar.date(bySettingHour: 22, minute: 0, second: 0, of: Date())!
+            try await heard(a, hub, now: night)
+            let closed = await refusal { try await line.join(store: "7", .init(customerRef: "customer-0001"), now: night) }
+            XCTAssertEqual(closed?.coded.code, ErrorCode.storeClosed.rawValue)
+            XCTAssertTrue(closed?.coded.message.contains("08:00–20:00") == true)
+        }
+    }
+}
