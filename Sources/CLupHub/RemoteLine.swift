@@ -235,12 +235,12 @@ public struct RemoteLine: Sendable {
             guard let door = doors.first(where: { $0.letter == asked }) else {
                 throw HubError(.notFound, .unknownStore, "store \(store) has no door with totem \(asked)")
             }
-            guard heard(door) else { throw HubError(.serviceUnavailable, .doorNotHeard, silence(door) + "; " + offer) }
+            guard heard(door) else { throw HubError(.conflict, .doorNotHeard, silence(door) + "; " + offer) }
             return door
         }
         guard let door = doors.filter(heard).min(by: { ($0.line, $0.letter) < ($1.line, $1.letter) }) else {
             let why = doors.isEmpty ? "store \(store) has no totem" : doors.map(silence).joined(separator: "; ")
-            throw HubError(.serviceUnavailable, .doorNotHeard, why + "; " + offer)
+            throw HubError(.conflict, .doorNotHeard, why + "; " + offer)
         }
         return door
     }

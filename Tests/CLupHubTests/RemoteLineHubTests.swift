@@ -45,7 +45,7 @@ final class RemoteLineHubTests: XCTestCase {
             XCTAssertEqual(place.ahead, 0)
             let silent = await refusal { try await line.join(store: "7", .init(customerRef: "customer-0002", door: "B")) }
             XCTAssertEqual(silent?.coded.code, ErrorCode.doorNotHeard.rawValue)
-            XCTAssertEqual(silent?.status, .serviceUnavailable)
+            XCTAssertEqual(silent?.status, .conflict)
             XCTAssertTrue(silent?.coded.message.contains("door B's totem has never reached the hub") == true, "\(String(describing: silent))")
             XCTAssertTrue(silent?.coded.message.contains("book a slot") == true)
             // A heard long ago is as silent.
