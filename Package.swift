@@ -76,7 +76,9 @@ let package = Package(
         .target(name: "CLupHardware", dependencies: [
             "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CGPIOD", "CEspeak", "CALSA", "CXKBCommon",
         ]),
-        .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CCUPS", "CQRencode"]),
+        // QR symbols (libqrencode): the tickets' and the website's.
+        .target(name: "CLupQR", dependencies: ["CLupCore", "CQRencode"]),
+        .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CLupQR", "CCUPS"]),
         // The control socket's requests, replies and client: all clupctl needs of clupd;
         // and the hub's wire: enrolment, signed requests, event batches.
         .target(name: "CLupProtocol", dependencies: [
@@ -100,7 +102,7 @@ let package = Package(
             .embedInCode("Texts/de.json"), .embedInCode("Texts/es.json"),
         ]),
         .target(name: "CLupHub", dependencies: [
-            "CLupCore", "CLupConfig", "CLupProtocol",
+            "CLupCore", "CLupConfig", "CLupProtocol", "CLupQR",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -121,7 +123,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clup-bench", dependencies: [
-            "CLupCore", "CLupStore", "CLupPrinting", .product(name: "Crypto", package: "swift-crypto"),
+            "CLupCore", "CLupStore", "CLupPrinting", "CLupQR", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clupctl", dependencies: [
             "CLupProtocol", "CEditLine",
@@ -136,7 +138,7 @@ let package = Package(
         .testTarget(name: "CLupStoreTests", dependencies: [
             "CLupStore", "QueueSimulation", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting", "CLupDrawing"]),
+        .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting", "CLupDrawing", "CLupQR"]),
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport"]),

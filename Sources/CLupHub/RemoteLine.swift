@@ -184,6 +184,65 @@ public struct RemoteLine: Sendable {
 
     // MARK: Reading
 
+    /// A store as a person choosing where to go sees it: open or not, people inside and
+    /// waiting, the estimated wait for a new place, whether its doors take places now.
+    public struct StoreView: Sendable, Equatable {
+        public let store: String
+        public let name: String
+        public let isOpen: Bool
+        /// "08:00–20:00" on the store's clock.
+        public let hours: String
+        public let inside: Int
+        public let capacity: Int
+        public let waiting: Int
+        public let estimatedWaitMinutes: Int
+        /// Doors whose totems the hub heard lately: the ones taking places now.
+        public let doorsTaking: Int
+    }
+
+    public func store(_ store: String, now: Date = Date()) async throws -> StoreView {
+        try await database.transaction { connection in
+            try await Self.view(store: store, now: now, connection, database.logger)
+        }
+    }
+
+    static func view(store: String, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws -> StoreView {
+        let calendar = try await Bookings.calendar(store: store, connection, logger, lock: false)
+        let day = try await businessDay(store: store, connection, logger)
+        guard let (name, inside, waiting, calls, heard) = try await connection.rows("""
+            SELECT s.name,
+                (SELECT coalesce(sum(carried + entries - exits + corrections), 0)::integer FROM occupancy
+                    WHERE store_id = s.store_id AND business_day = \(day)::date),
+                (SELECT count(*)::integer FROM ticket k WHERE k.store_id = s.store_id AND k.business_day >= \(day)::date - 1
+                    AND k.state = 'waiting' AND k.lane IN ('regular', 'priority', 'remote'))
+                + (SELECT count(*)::integer FROM remote_ticket r WHERE r.store_id = s.store_id AND r.business_day >= \(day)::date - 1
+                    AND r.left_at IS NULL AND NOT EXISTS (SELECT 1 FROM ticket k WHERE k.store_id = r.store_id
+                        AND k.device_id = r.device_id AND k.number = r.number AND k.business_day >= r.business_day - 1)),
+                (SELECT count(*)::integer FROM ticket WHERE store_id = s.store_id AND business_day >= \(day)::date - 1
+                    AND called_at > \(now.addingTimeInterval(-3600))),
+                (SELECT count(*)::integer FROM totem WHERE store_id = s.store_id AND revoked_at IS NULL
+                    AND last_contact > \(now.addingTimeInterval(-heardWithin)))
+            FROM store s WHERE s.store_id = \(store)
+            """, as: (String, Int, Int, Int, Int).self, logger).first
+        else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
+        let minute = calendar.gregorian.dateComponents([.hour, .minute], from: now)
+        let local = (minute.hour ?? 0) * 60 + (minute.minute ?? 0)
+        let perCall = calls >= 2 ? 60.0 / Double(calls) : assumedMinutesPerCall
+        return StoreView(store: store, name: name, isOpen: (calendar.opensMinute..<calendar.closesMinute).contains(local),
+                         hours: StoreSettingsDocument.OpeningHours(opensMinute: calendar.opensMinute, closesMinute: calendar.closesMinute).description,
+                         inside: max(0, inside), capacity: calendar.settings.capacity, waiting: waiting,
+                         estimatedWaitMinutes: Int((Double(waiting + 1) * perCall).rounded(.up)), doorsTaking: heard)
+    }
+
+    /// The place `reference` holds in the store's line now, if any (the website's way back to it).
+    public func livePlace(store: String, reference: String) async throws -> String? {
+        try Bookings.checkReference(reference)
+        return try await database.transaction { connection in
+            let day = try await Self.businessDay(store: store, connection, database.logger)
+            return try await Self.livePlace(store: store, reference: reference, day: day, connection, database.logger)
+        }
+    }
+
     static func remoteNumber(_ text: String) throws -> TicketNumber {
         guard text.utf8.count <= 8, let number = TicketNumber(text), number.lane == .remote, number.totem != TicketPayload.hubLetter else {
             throw HubError.badRequest("\"\(TypedText.kept(text, maximum: 16))\" is not the number of a place taken from a phone (AR-004)")

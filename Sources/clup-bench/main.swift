@@ -3,6 +3,7 @@ import CLupPrinting
 import CLupStore
 import Crypto
 import Foundation
+import CLupQR
 
 /// `clup-bench`: how fast the totem's durable paths are on this machine. Run through
 /// `scripts/bench`, which builds it in release mode.

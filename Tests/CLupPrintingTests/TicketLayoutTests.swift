@@ -4,6 +4,7 @@ import Crypto
 @testable import CLupPrinting
 import Foundation
 import XCTest
+import CLupQR
 
 final class TicketLayoutTests: XCTestCase {
     var directory: URL!

@@ -756,6 +756,62 @@ print(d["verified"], d["status"], b["kind"], b["number"], b["customerRef"], "boo
   echo "report: called in order: $order"
 }
 
+# A person with a phone joins store 7's line on the website (Chromium, in German), watches
+# their place move as the totem calls the people before them, is called (the gateway gets
+# the notice within 2 s of the call reaching the hub), and walks in with the code on their
+# screen, read back from a screenshot; another leaves from the website and the totem voids
+# their place. The other four languages serve the same page.
+test_a_person_with_a_phone_joins_on_the_website_is_called_notified_and_walks_in() {
+  hub_up
+  clup_hub store set 7 --capacity 3 --booking-share 0 --priority-share 0 >/dev/null
+  gateway_up
+  enrol A main >/dev/null
+  kiosk_start
+  wait_synced
+  for _ in 1 2 3; do clupctl sim pass in >/dev/null; done
+  take_ticket A-001
+  take_ticket A-002
+  export LINE_NEXT="CLUP_SOCKET='$WORK/control.sock' CLUP_SESSION_FILE='$WORK/session' '$BIN/clupctl' sim pass out"
+  seen=$(python3 "$ROOT/Tests/integration/tools/line-walk.py" "$HUB_URL" 7 de "$WORK/shots") || fail "the walk on the website failed"
+  field() { python3 -c 'import json, sys; v = json.loads(sys.argv[1])[sys.argv[2]]; print(v if isinstance(v, str) else json.dumps(v))' "$seen" "$1"; }
+  assert_eq "$(field lang)" de "the page's language"
+  assert_contains "$(field store_page)" "Anstellen" "the store page in German"
+  assert_eq "$(field cookie)" '{"secure": true, "httpOnly": true, "sameSite": "Strict", "path": "/line"}' "the site's one cookie"
+  assert_eq "$(field number)" AR-001 "the place's number"
+  assert_eq "$(field positions)" "[2, 1, 0]" "the places before them, as the page showed them"
+  assert_eq "$(field state)" called "the place's state once the totem called it"
+  assert_contains "$(field called_text)" "Sie sind dran: gehen Sie jetzt zum Eingang main"
+  code=$(field code_read)
+  [ -n "$code" ] || fail "zbarimg read no QR code from the called page's screenshot"
+  # The gateway's notice, and how long after the call reached the hub it left.
+  wait_until 60 'grep -q "\"called\"" "$WORK/gateway.log"'
+  got=$(grep '"called"' "$WORK/gateway.log" | head -n 1)
+  assert_eq "$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); b = d["body"]; print(d["verified"], b["number"], b["customerRef"][:4])' "$got")" \
+    "True AR-001 web-" "the called notice at the gateway"
+  reached=$(hub_psql -c "SELECT extract(epoch FROM received_at) FROM event WHERE type = 'ticket.called' AND payload LIKE '%\"AR-001\"%'")
+  notified=$(python3 -c 'import json, sys; print("%.2f" % (json.loads(sys.argv[1])["at"] - float(sys.argv[2])))' "$got" "$reached")
+  awk -v t="$notified" 'BEGIN { exit !(t >= 0 && t < 2) }' || fail "the called notice left the hub $notified s after the call reached it"
+  # The code read off the screen, at the door: admitted once.
+  clupctl sim scan "$code" >/dev/null || fail "the code from the phone's screen was refused: $(clupctl sim scan "$code" 2>&1)"
+  rc=0; out=$(clupctl sim scan "$code" 2>&1) || rc=$?
+  assert_status $rc 1 "the same code scanned again"
+  assert_contains "$out" "already used"
+  # The other person left from the website: voided at the totem.
+  assert_eq "$(field second_number)" AR-002 "the second place"
+  assert_eq "$(field second_state)" left "the second place after leaving"
+  wait_until 30 '[ "$(totem_events_of ticket.voided AR-002)" = 1 ]'
+  order=$(totem_sql "SELECT json_extract(payload, '$.ticketCalled._0') FROM event WHERE type = 'ticket.called' ORDER BY seq" | tr '\n' ' ')
+  assert_eq "$order" "A-001 A-002 AR-001 " "the called order"
+  for lang in en it fr es; do
+    page=$(curl -s --cacert "$WORK/hub/ca.pem" "$HUB_URL/line/7?lang=$lang")
+    assert_contains "$page" "<html lang=\"$lang\">" "the store page in $lang"
+  done
+  assert_contains "$(curl -s --cacert "$WORK/hub/ca.pem" "$HUB_URL/line/7?lang=it")" "Mettiti in coda"
+  # A form on another site cannot join in someone's name: its POST comes without the cookie.
+  assert_eq "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$WORK/hub/ca.pem" -X POST "$HUB_URL/line/7/join")" 403 "a join without the site's cookie"
+  echo "report: positions seen on the phone: $(field positions); the call reaching the hub to the gateway's receipt: $notified s"
+}
+
 # The notices the hub queues reach the chain's gateway as signed webhooks, each once; one
 # the gateway refuses is kept with why, for `clup-hub notices` and the panel's fleet page.
 test_a_cancelled_booking_reaches_the_gateway_signed_and_a_refused_notice_is_kept_with_why() {

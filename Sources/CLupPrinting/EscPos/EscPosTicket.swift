@@ -1,4 +1,5 @@
 import Foundation
+import CLupQR
 
 /// A ticket as ESC/POS bytes for a thermal printer: initialise, centred text in a few
 /// sizes (in the printer's code pages, wrapped by us: `EscPosLines`), the QR code (as a

@@ -1,4 +1,5 @@
 import CLupDrawing
+import CLupQR
 
 /// Lays a ticket out on a paper roll and writes it as a one-page PDF for the printer.
 public struct TicketLayout: Sendable {
