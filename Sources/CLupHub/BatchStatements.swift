@@ -163,7 +163,7 @@ enum BatchStatements {
             SELECT b.store_id, b.customer_ref, 'delayed', b.number, b.slot_start
             FROM booking b JOIN store s ON s.store_id = b.store_id
             WHERE b.store_id = $1 AND b.cancelled_at IS NULL AND b.customer_ref NOT LIKE 'totem-%'
-                AND b.slot_start <= $2 + interval '\(Bookings.delayNoticeAhead) minutes'
+                AND b.slot_start <= $2 + s.delay_notice_minutes * interval '1 minute'
                 AND b.slot_start + s.booking_late_minutes * interval '1 minute' >= $2
                 AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = b.store_id AND t.number = b.number
                                 AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
@@ -181,6 +181,61 @@ enum BatchStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws {}
+    }
+
+    /// Marks since when the store is full without a break (`full_since`), written only when
+    /// that changes; returns it (nil: not full) and the store's major delay (minutes, nil: never).
+    struct MarkFull: PostgresPreparedStatement {
+        static let sql = """
+            WITH inside AS (
+                SELECT coalesce(sum(carried + entries - exits + corrections), 0) AS n FROM occupancy
+                WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)),
+            changed AS (
+                UPDATE store s SET full_since = CASE WHEN i.n >= s.capacity THEN $2::timestamptz END FROM inside i
+                WHERE s.store_id = $1 AND (s.full_since IS NULL) = (i.n >= s.capacity) RETURNING s.full_since)
+            SELECT CASE WHEN EXISTS (SELECT 1 FROM changed) THEN (SELECT full_since FROM changed) ELSE s.full_since END,
+                s.major_delay_minutes
+            FROM store s WHERE s.store_id = $1
+            """
+        typealias Row = (Date?, Int?)
+        let store: String, now: Date
+
+        func makeBindings() -> PostgresBindings {
+            var binds = bindings(store)
+            binds.append(now)
+            return binds
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Date?, Int?).self) }
+    }
+
+    /// R11: the store has been full for its major delay: the app's bookings whose slot is near
+    /// or under way (as for a delay notice) and not used are cancelled, each with a
+    /// `cancelled` notice. Returns one row per booking cancelled.
+    struct MajorDelays: PostgresPreparedStatement {
+        static let sql = """
+            WITH cancelled AS (
+                UPDATE booking b SET cancelled_at = $2 FROM store s
+                WHERE b.store_id = $1 AND s.store_id = $1 AND b.cancelled_at IS NULL AND b.customer_ref NOT LIKE 'totem-%'
+                    AND b.slot_start <= $2 + s.delay_notice_minutes * interval '1 minute'
+                    AND b.slot_start + s.booking_late_minutes * interval '1 minute' >= $2
+                    AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = b.store_id AND t.number = b.number
+                                    AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
+                RETURNING b.store_id, b.customer_ref, b.number, b.slot_start)
+            INSERT INTO notice (store_id, customer_ref, kind, booking_number, slot_start)
+            SELECT store_id, customer_ref, 'cancelled', number, slot_start FROM cancelled
+            ON CONFLICT DO NOTHING RETURNING booking_number
+            """
+        typealias Row = String
+        let store: String, now: Date
+
+        func makeBindings() -> PostgresBindings {
+            var binds = bindings(store)
+            binds.append(now)
+            return binds
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
     }
 
     /// What the hub needs of a totem to check its request's signature (`DeviceAuthenticator`).

@@ -309,14 +309,42 @@ public struct Bookings: Sendable {
         }
     }
 
-    /// How far ahead of its slot a booking hears that the store is full.
-    static let delayNoticeAhead = 30
-
-    /// The store is full while a booking's slot is near or under way: its customer will wait
-    /// at the door for someone to leave. A `delayed` notice waits for the SMS gateway, once
-    /// per booking (R10). A booking made at a totem has nobody to tell.
-    static func noticeDelays(store: String, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    /// The store's notice rules after a batch of its doors (R10, R11): while the store is
+    /// full, a booking whose slot is near (`delay_notice_minutes`) or under way hears that its
+    /// customer may wait at the door for someone to leave (`delayed`, once per booking); once
+    /// it has been full for its `major_delay_minutes`, those bookings are cancelled and told
+    /// so, and the doors refuse them from their next settings. A booking made at a totem has
+    /// nobody to tell, and is left alone.
+    static func applyNoticeRules(store: String, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard let (fullSince, majorDelay) = try await connection.rows(BatchStatements.MarkFull(store: store, now: now), logger).first,
+              let fullSince
+        else { return }
         _ = try await connection.execute(BatchStatements.NoticeDelays(store: store, now: now), logger: logger)
+        guard let majorDelay, now.timeIntervalSince(fullSince) >= Double(majorDelay) * 60 else { return }
+        let cancelled = try await connection.rows(BatchStatements.MajorDelays(store: store, now: now), logger)
+        if !cancelled.isEmpty {
+            logger.notice("bookings cancelled: the store has been full for its major delay", metadata: [
+                "store": "\(store)", "bookings": "\(cancelled.joined(separator: " "))", "full since": "\(fullSince.formatted(.iso8601))"])
+            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+        }
+    }
+
+    /// Queues a reminder for each booking made in the app whose slot starts within its store's
+    /// `reminder_minutes` (once per booking); returns how many.
+    public static func queueReminders(_ database: HubDatabase, now: Date = Date()) async throws -> Int {
+        try await database.transaction { connection in
+            try await connection.all("""
+                WITH queued AS (
+                    INSERT INTO notice (store_id, customer_ref, kind, booking_number, slot_start)
+                    SELECT b.store_id, b.customer_ref, 'reminder', b.number, b.slot_start
+                    FROM booking b JOIN store s ON s.store_id = b.store_id
+                    WHERE b.cancelled_at IS NULL AND b.slot_start > \(now) AND b.slot_start <= \(now) + interval '1440 minutes'
+                        AND s.reminder_minutes > 0 AND b.slot_start <= \(now) + s.reminder_minutes * interval '1 minute'
+                        AND b.customer_ref NOT LIKE 'totem-%'
+                    ON CONFLICT DO NOTHING RETURNING 1)
+                SELECT count(*)::integer FROM queued
+                """, as: Int.self, database.logger).first ?? 0
+        }
     }
 
     /// The store's booking key, made the first time it is needed (its doors learn the public

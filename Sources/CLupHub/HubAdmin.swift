@@ -109,6 +109,73 @@ extension HubAdmin {
 }
 
 extension HubAdmin {
+    /// Puts a store on the map (WGS 84 degrees), for the app's stores nearby.
+    public func setLocation(id: String, latitude: Double, longitude: Double, by who: String = "clup-hub (shell)") async throws {
+        guard latitude.isFinite, (-90...90).contains(latitude), longitude.isFinite, (-180...180).contains(longitude) else {
+            throw HubError.badRequest("latitude is -90 to 90 and longitude -180 to 180 (WGS 84 degrees)")
+        }
+        try await database.transaction { [logger = database.logger] connection in
+            guard let before = try await connection.rows("""
+                SELECT latitude, longitude FROM store WHERE store_id = \(id) FOR UPDATE
+                """, as: (Double?, Double?).self, logger).first
+            else { throw HubError(.notFound, .unknownStore, "no store \"\(id.prefix(16))\"") }
+            try await connection.query("UPDATE store SET latitude = \(latitude), longitude = \(longitude) WHERE store_id = \(id)",
+                                       logger: logger)
+            try await PanelAccounts.audit(who: who, store: id, action: "location changed",
+                                          before: before.0.map { "\($0), \(before.1 ?? 0)" } ?? "not on the map",
+                                          after: "\(latitude), \(longitude)", connection, logger)
+        }
+    }
+
+    /// A store's rules for its customers' notices (R10, R11, reminders).
+    public struct NoticeRules: Sendable, Equatable {
+        /// A booking whose slot starts within this many minutes while the store is full hears it may wait.
+        public var delayNoticeMinutes: Int
+        /// Once the store has been full this long, those bookings are cancelled and told so; nil: never.
+        public var majorDelayMinutes: Int?
+        /// A booking made in the app hears a reminder this long before its slot; 0: none.
+        public var reminderMinutes: Int
+
+        public init(delayNoticeMinutes: Int, majorDelayMinutes: Int?, reminderMinutes: Int) {
+            self.delayNoticeMinutes = delayNoticeMinutes
+            self.majorDelayMinutes = majorDelayMinutes
+            self.reminderMinutes = reminderMinutes
+        }
+
+        public var description: String {
+            "delay notice \(delayNoticeMinutes) min ahead, major delay "
+                + (majorDelayMinutes.map { "after \($0) min full" } ?? "never") + ", reminder " + (reminderMinutes == 0 ? "none" : "\(reminderMinutes) min ahead")
+        }
+    }
+
+    /// Changes a store's notice rules (what is left nil stays); returns the rules in force.
+    /// `majorDelayMinutes` 0 turns major delays off.
+    public func setNoticeRules(id: String, delayNoticeMinutes: Int?, majorDelayMinutes: Int?, reminderMinutes: Int?,
+                               by who: String = "clup-hub (shell)") async throws -> NoticeRules {
+        if let delayNoticeMinutes, !(0...240).contains(delayNoticeMinutes) { throw HubError.badRequest("a delay notice is 0 to 240 minutes ahead") }
+        if let majorDelayMinutes, !(0...600).contains(majorDelayMinutes) { throw HubError.badRequest("a major delay is 1 to 600 minutes full (0: never)") }
+        if let reminderMinutes, !(0...1440).contains(reminderMinutes) { throw HubError.badRequest("a reminder is 0 to 1440 minutes ahead") }
+        return try await database.transaction { [logger = database.logger] connection in
+            guard let row = try await connection.rows("""
+                SELECT delay_notice_minutes, major_delay_minutes, reminder_minutes FROM store WHERE store_id = \(id) FOR UPDATE
+                """, as: (Int, Int?, Int).self, logger).first
+            else { throw HubError(.notFound, .unknownStore, "no store \"\(id.prefix(16))\"") }
+            let before = NoticeRules(delayNoticeMinutes: row.0, majorDelayMinutes: row.1, reminderMinutes: row.2)
+            var after = before
+            after.delayNoticeMinutes = delayNoticeMinutes ?? before.delayNoticeMinutes
+            if let majorDelayMinutes { after.majorDelayMinutes = majorDelayMinutes == 0 ? nil : majorDelayMinutes }
+            after.reminderMinutes = reminderMinutes ?? before.reminderMinutes
+            try await connection.query("""
+                UPDATE store SET delay_notice_minutes = \(after.delayNoticeMinutes), major_delay_minutes = \(after.majorDelayMinutes),
+                    reminder_minutes = \(after.reminderMinutes)
+                WHERE store_id = \(id)
+                """, logger: logger)
+            try await PanelAccounts.audit(who: who, store: id, action: "notice rules changed", before: before.description,
+                                          after: after.description, connection, logger)
+            return after
+        }
+    }
+
     /// Sets when a store opens and closes (minutes after midnight in `timeZone`): the hours
     /// its booking slots are offered in.
     public func setHours(id: String, opens: String, closes: String, timeZone: String, by who: String = "clup-hub (shell)") async throws {

@@ -373,6 +373,24 @@ enum HubMigrations {
             ALTER TABLE notice DROP CONSTRAINT notice_kind_check;
             ALTER TABLE notice ADD CONSTRAINT notice_kind_check CHECK (kind IN ('cancelled', 'delayed', 'called'));
             """),
+        (16, "stores on the map; the stores' rules for delay notices, major delays and reminders", """
+            -- Where a store is (WGS 84 degrees), for the app's stores nearby; NULL: not on the map.
+            ALTER TABLE store ADD COLUMN latitude double precision CHECK (latitude BETWEEN -90 AND 90);
+            ALTER TABLE store ADD COLUMN longitude double precision CHECK (longitude BETWEEN -180 AND 180);
+            ALTER TABLE store ADD CONSTRAINT store_located CHECK ((latitude IS NULL) = (longitude IS NULL));
+            -- R10: a booking whose slot starts within delay_notice_minutes while the store is full
+            -- hears that it may wait at the door. R11: once the store has been full for
+            -- major_delay_minutes (NULL: never), such bookings are cancelled and told so.
+            -- A booking made in the app hears a reminder reminder_minutes before its slot (0: none).
+            ALTER TABLE store ADD COLUMN delay_notice_minutes integer NOT NULL DEFAULT 30 CHECK (delay_notice_minutes BETWEEN 0 AND 240);
+            ALTER TABLE store ADD COLUMN major_delay_minutes integer CHECK (major_delay_minutes BETWEEN 1 AND 600);
+            ALTER TABLE store ADD COLUMN reminder_minutes integer NOT NULL DEFAULT 60 CHECK (reminder_minutes BETWEEN 0 AND 1440);
+            -- Since when the store is full without a break, as its doors' batches say; NULL: not full.
+            ALTER TABLE store ADD COLUMN full_since timestamptz;
+            ALTER TABLE notice DROP CONSTRAINT notice_kind_check;
+            ALTER TABLE notice ADD CONSTRAINT notice_kind_check CHECK (kind IN ('cancelled', 'delayed', 'called', 'reminder'));
+            CREATE INDEX booking_upcoming ON booking (slot_start) WHERE cancelled_at IS NULL;
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -97,6 +97,21 @@ public struct HubServer: Sendable {
             return Self.json(try await bookings.cancel(store: try context.parameters.require("store"),
                                                        number: try context.parameters.require("number"), reference: asked.customerRef))
         }
+        let nearby = StoresNearby(database: database)
+        router.group("/v1/nearby").add(middleware: BearerToken(token: settings.appToken, minimumLength: 32, what: "the stores nearby",
+                                                               key: "app_token", whenMissing: .bookingsOff))
+            .get { request, _ in
+                let query = request.uri.queryParameters
+                let number = { (name: String) throws -> Double? in
+                    guard let text = query.get(name) else { return nil }
+                    guard text.utf8.count <= 32, let value = Double(text) else { throw HubError.badRequest("\(name) is a number") }
+                    return value
+                }
+                guard let latitude = try number("latitude"), let longitude = try number("longitude") else {
+                    throw HubError.badRequest("latitude and longitude are the point to search around (WGS 84 degrees)")
+                }
+                return Self.json(try await nearby.near(latitude: latitude, longitude: longitude, radiusKm: try number("radiusKm")))
+            }
         let line = RemoteLine(database: database)
         app.post("line") { request, context in
             var request = request
@@ -174,7 +189,14 @@ public struct HubServer: Sendable {
         let conducting = Task { [database, logger] in await Self.conductRollouts(database, logger) }
         let retiring = Task { [database, logger] in await Self.retireOldDays(database, logger) }
         let delivering = Task { [database, notices, logger] in await Self.deliverNotices(database, to: notices, logger) }
+        // Reminders are queued whether or not a gateway takes them yet, as every notice is.
+        let reminding = Task { [database, logger] in
+            await Self.repeating(every: Self.reminderRound, firstAfter: Self.noticeRound, "queueing reminders", logger) {
+                _ = try await Bookings.queueReminders(database)
+            }
+        }
         defer {
+            reminding.cancel()
             delivering.cancel()
             retiring.cancel()
             conducting.cancel()
@@ -245,6 +267,8 @@ public struct HubServer: Sendable {
 
     /// How often notices due are sent: a notice leaves the hub about a second after it is queued.
     static let noticeRound: Duration = .seconds(1)
+    /// How often bookings due a reminder are looked for.
+    static let reminderRound: Duration = .seconds(15)
 
     /// How often the running rollout is looked at.
     static let rolloutRound: Duration = .seconds(5)

@@ -199,7 +199,7 @@ public struct Ingest: Sendable {
             }
             let news = events.contains { DoorShares.changesOtherDoors($0.type) }
             try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, locked: locked, connection, logger)
-            if !fresh.isEmpty { try await Bookings.noticeDelays(store: store, now: now, connection, logger) }
+            if !fresh.isEmpty { try await Bookings.applyNoticeRules(store: store, now: now, connection, logger) }
             return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count,
                     paused)
         }

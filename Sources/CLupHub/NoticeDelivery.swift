@@ -62,7 +62,8 @@ public struct NoticeDelivery: Sendable {
 
     /// A notice as the gateway receives it. `kind` is `called` (a place in the line taken
     /// from a phone is called: come to the door now), `delayed` (the store is full near a
-    /// booking's slot) or `cancelled` (a booking cancelled).
+    /// booking's slot), `cancelled` (a booking cancelled, by its customer or by a major delay)
+    /// or `reminder` (a booking's slot is near).
     struct Body: Codable, Equatable {
         let id: String
         let kind: String

@@ -228,10 +228,12 @@ public struct RemoteLine: Sendable {
         let minute = calendar.gregorian.dateComponents([.hour, .minute], from: now)
         let local = (minute.hour ?? 0) * 60 + (minute.minute ?? 0)
         let perCall = calls >= 2 ? 60.0 / Double(calls) : assumedMinutesPerCall
+        // Room for everyone waiting and one more: a new place is called at once.
+        let room = inside.addingSaturating(waiting) < calendar.settings.capacity
         return StoreView(store: store, name: name, isOpen: (calendar.opensMinute..<calendar.closesMinute).contains(local),
                          hours: StoreSettingsDocument.OpeningHours(opensMinute: calendar.opensMinute, closesMinute: calendar.closesMinute).description,
                          inside: max(0, inside), capacity: calendar.settings.capacity, waiting: waiting,
-                         estimatedWaitMinutes: Int((Double(waiting + 1) * perCall).rounded(.up)), doorsTaking: heard)
+                         estimatedWaitMinutes: room ? 0 : Int((Double(waiting + 1) * perCall).rounded(.up)), doorsTaking: heard)
     }
 
     /// The place `reference` holds in the store's line now, if any (the website's way back to it).
@@ -289,7 +291,7 @@ public struct RemoteLine: Sendable {
             Door(device: $0.0, letter: $0.1, name: $0.2, heardAgo: $0.3, line: $0.4)
         }
         let heard = { (door: Door) in (door.heardAgo ?? .infinity) <= heardWithin }
-        let offer = "book a slot instead (GET /v1/stores/\(store)/slots), or join another store's line"
+        let offer = "book a slot instead (GET /v1/stores/\(store)/slots), or join the line of another store (GET /v1/nearby)"
         if let asked {
             guard let door = doors.first(where: { $0.letter == asked }) else {
                 throw HubError(.notFound, .unknownStore, "store \(store) has no door with totem \(asked)")

@@ -165,7 +165,7 @@ struct Serve: AsyncParsableCommand {
 
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "store", abstract: "Stores of the chain.",
-                                                    subcommands: [Create.self, Set.self, Hours.self])
+                                                    subcommands: [Create.self, Set.self, Hours.self, Locate.self, Notices.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a store.")
@@ -234,6 +234,48 @@ extension StoreCommand {
                     try await HubAdmin(database: $0).setHours(id: id, opens: opens, closes: closes, timeZone: timeZone)
                 }
                 print("store \(id) opens \(opens) to \(closes) (\(timeZone))")
+            }
+        }
+    }
+}
+
+extension StoreCommand {
+    struct Locate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Put a store on the map, for the app's stores nearby.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var id: String
+        @Option(help: "Latitude, WGS 84 degrees (-90 to 90; south as --latitude=-33.86).") var latitude: Double
+        @Option(help: "Longitude, WGS 84 degrees (-180 to 180; west as --longitude=-0.12).") var longitude: Double
+
+        func run() async throws {
+            try await refusing {
+                try await withDatabase(try options.load()) {
+                    try await HubAdmin(database: $0).setLocation(id: id, latitude: latitude, longitude: longitude)
+                }
+                print("store \(id) is at \(latitude), \(longitude)")
+            }
+        }
+    }
+
+    struct Notices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set what a store tells its customers: delays (R10), bookings cancelled by a major delay (R11), reminders.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var id: String
+        @Option(help: "While the store is full, bookings whose slot starts within this many minutes hear they may wait (0 to 240).")
+        var delayNoticeMinutes: Int?
+        @Option(help: "Once the store has been full this many minutes, those bookings are cancelled and told so (1 to 600; 0: never).")
+        var majorDelayMinutes: Int?
+        @Option(help: "Bookings made in the app hear a reminder this many minutes before their slot (0: none).")
+        var reminderMinutes: Int?
+
+        func run() async throws {
+            try await refusing {
+                let rules = try await withDatabase(try options.load()) {
+                    try await HubAdmin(database: $0).setNoticeRules(id: id, delayNoticeMinutes: delayNoticeMinutes,
+                                                                    majorDelayMinutes: majorDelayMinutes, reminderMinutes: reminderMinutes)
+                }
+                print("store \(id): \(rules.description)")
             }
         }
     }

@@ -49,6 +49,10 @@ final class RemoteLineTests: XCTestCase {
         XCTAssertThrowsError(try keyring.verify(join(4, minutes: 0, key: totemKey).code, at: at(1).wall)) {
             XCTAssertEqual($0 as? Refusal, .forged)
         }
+        // A stale code (its ten hours past) is refused as expired, not forged.
+        XCTAssertThrowsError(try keyring.verify(place.code, at: start.addingTimeInterval(600 * 60 + 1))) {
+            XCTAssertEqual($0 as? Refusal, .expired("AR-004"))
+        }
         // A door that has not heard the hub's key yet says so.
         let without = TicketKeyring(store: 7, keys: ["A": totemKey.publicKey], ownTotem: "A")
         XCTAssertThrowsError(try without.verify(place.code, at: at(1).wall)) {

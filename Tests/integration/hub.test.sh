@@ -559,6 +559,8 @@ app() {
     -X "$method" ${body:+--data "$body"} -w '\n%{http_code}' "$HUB_URL/v1/stores/7$path"
 }
 json_field() { python3 -c "import json, sys; print(json.loads(sys.stdin.read().strip().rsplit('\n', 1)[0])$1)"; }
+# Prints Python expressions of the answer's first store (s).
+json_print() { python3 -c "import json, sys; s = json.loads(sys.stdin.read().strip().rsplit('\n', 1)[0])['stores'][0]; print($1)"; }
 status_of() { tail -n 1 | tr -d "\n"; echo; }
 
 test_bookings_made_in_the_app_are_admitted_at_the_door_within_their_window_only() {
@@ -705,6 +707,19 @@ test_a_place_taken_from_a_phone_is_called_in_its_turn_notified_and_admitted_at_t
   take_ticket A-002
   assert_eq "$(clupctl queue --json | python3 -c 'import json, sys; print(*[l["number"] for l in json.load(sys.stdin)["waiting"]])')" \
     "A-001 AR-001 A-002" "the line at the totem"
+  # The app's stores nearby: store 7 on the map, full, its line as the totem holds it.
+  assert_eq "$(clup_hub store locate 7 --latitude 45.4642 --longitude 9.19)" "store 7 is at 45.4642, 9.19"
+  wait_synced
+  out=$(curl -s --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_APP_TOKEN" -w '\n%{http_code}' \
+    "$HUB_URL/v1/nearby?latitude=45.466&longitude=9.19&radiusKm=1")
+  assert_eq "$(echo "$out" | status_of)" 200 "the stores nearby: $out"
+  assert_eq "$(echo "$out" | json_print "s['store'], s['distanceKm'], s['inside'], s['waiting'], s['suggestions']['why']")" \
+    "7 0.2 2 3 full" "store 7 as the app sees it nearby: 200 m away, full, three waiting"
+  rc=0; out=$(clup_hub store notices 7 --major-delay-minutes 601 2>&1) || rc=$?
+  assert_status $rc 1 "an absurd major delay"
+  assert_contains "$out" "1 to 600 minutes"
+  assert_eq "$(clup_hub store notices 7 --major-delay-minutes 20)" \
+    "store 7: delay notice 30 min ahead, major delay after 20 min full, reminder 60 min ahead"
   # Another place, left from the phone: voided at the totem.
   second=$(app POST /line '{"customerRef": "phone-0002"}' | json_field "['number']")
   assert_eq "$second" AR-002 "the second place"
@@ -717,6 +732,7 @@ test_a_place_taken_from_a_phone_is_called_in_its_turn_notified_and_admitted_at_t
   # People leave: the line is called in its order; AR-001's call brings the notice.
   clupctl sim pass out >/dev/null
   wait_until 30 '[ "$(totem_events_of ticket.called A-001)" = 1 ]'
+  wait_synced
   assert_eq "$(app GET "/line/AR-001?customerRef=phone-0001" | json_field "['ahead']")" 0 "places before it once A-001 is called"
   clupctl sim pass out >/dev/null
   wait_until 30 '[ "$(totem_events_of ticket.called AR-001)" = 1 ]'

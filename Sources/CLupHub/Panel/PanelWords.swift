@@ -277,6 +277,8 @@ struct PanelWords: Sendable {
         switch kind {
         case "cancelled": pick("booking cancelled", "prenotazione annullata")
         case "delayed": pick("store running late", "negozio in ritardo")
+        case "called": pick("place called: come to the door", "posto chiamato: venga alla porta")
+        case "reminder": pick("booking reminder", "promemoria della prenotazione")
         default: kind
         }
     }

@@ -145,7 +145,7 @@ struct LineSite: Sendable {
             <p id="state" data-state="\(place.state)" role="status" aria-live="polite">\(PanelPages.html(words.state(place.state, door: place.doorName)))</p>
             """
         if let ahead = place.ahead, let minutes = place.estimatedWaitMinutes {
-            body += "<p id=\"ahead\" data-ahead=\"\(ahead)\">\(words.ahead(ahead)) \(words.waitAbout(minutes)).</p>\n"
+            body += "<p id=\"ahead\" data-ahead=\"\(ahead)\">\(words.ahead(ahead)) · \(words.waitAbout(minutes))</p>\n"
         }
         if ["waiting", "called", "admitted"].contains(place.state), let svg = qrSVG(place.code, label: words.codeLabel(place.number)) {
             body += "<figure class=\"code\">\(svg)<figcaption>\(words.code)</figcaption></figure>\n"

@@ -69,13 +69,14 @@ struct SiteWords: Sendable {
         pick("\(count) in line", "\(count) in coda", "\(count) warten", "\(count) dans la file", "\(count) en la fila")
     }
     func waitAbout(_ minutes: Int) -> String {
-        pick("about \(minutes) min wait", "attesa di circa \(minutes) min", "etwa \(minutes) Min. Wartezeit",
+        minutes == 0 ? pick("No wait now", "Nessuna attesa ora", "Zurzeit keine Wartezeit", "Pas d'attente maintenant", "Sin espera ahora")
+            : pick("about \(minutes) min wait", "attesa di circa \(minutes) min", "etwa \(minutes) Min. Wartezeit",
              "environ \(minutes) min d'attente", "unos \(minutes) min de espera")
     }
     var yourPlace: String { pick("Your place", "Il tuo posto", "Ihr Platz", "Votre place", "Tu turno") }
     func ahead(_ count: Int) -> String {
-        count == 0 ? pick("You are next.", "Sei il prossimo.", "Sie sind als Nächste dran.", "Vous êtes le prochain.", "Es su turno enseguida.")
-            : pick("\(count) before you.", "\(count) prima di te.", "\(count) vor Ihnen.", "\(count) avant vous.", "\(count) antes que usted.")
+        count == 0 ? pick("You are next", "Sei il prossimo", "Sie sind als Nächste dran", "Vous êtes le prochain", "Es su turno enseguida")
+            : pick("\(count) before you", "\(count) prima di te", "\(count) vor Ihnen", "\(count) avant vous", "\(count) antes que usted")
     }
     func state(_ state: String, door: String) -> String {
         switch state {
