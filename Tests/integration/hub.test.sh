@@ -776,7 +776,7 @@ print(d["verified"], d["status"], b["kind"], b["number"], b["customerRef"], "boo
 # their place move as the totem calls the people before them, is called (the gateway gets
 # the notice within 2 s of the call reaching the hub), and walks in with the code on their
 # screen, read back from a screenshot; another leaves from the website and the totem voids
-# their place. The other four languages serve the same page.
+# their place (screenshots in test-screenshots/line). The other four languages serve the same page.
 test_a_person_with_a_phone_joins_on_the_website_is_called_notified_and_walks_in() {
   hub_up
   clup_hub store set 7 --capacity 3 --booking-share 0 --priority-share 0 >/dev/null
@@ -788,7 +788,7 @@ test_a_person_with_a_phone_joins_on_the_website_is_called_notified_and_walks_in(
   take_ticket A-001
   take_ticket A-002
   export LINE_NEXT="CLUP_SOCKET='$WORK/control.sock' CLUP_SESSION_FILE='$WORK/session' '$BIN/clupctl' sim pass out"
-  seen=$(python3 "$ROOT/Tests/integration/tools/line-walk.py" "$HUB_URL" 7 de "$WORK/shots") || fail "the walk on the website failed"
+  seen=$(python3 "$ROOT/Tests/integration/tools/line-walk.py" "$HUB_URL" 7 de "${CLUP_SCREENSHOTS:-$ROOT/test-screenshots}/line") || fail "the walk on the website failed"
   field() { python3 -c 'import json, sys; v = json.loads(sys.argv[1])[sys.argv[2]]; print(v if isinstance(v, str) else json.dumps(v))' "$seen" "$1"; }
   assert_eq "$(field lang)" de "the page's language"
   assert_contains "$(field store_page)" "Anstellen" "the store page in German"
@@ -814,6 +814,8 @@ test_a_person_with_a_phone_joins_on_the_website_is_called_notified_and_walks_in(
   assert_contains "$out" "already used"
   # The other person left from the website: voided at the totem.
   assert_eq "$(field second_number)" AR-002 "the second place"
+  assert_eq "$(field second_refreshes) $(field still_refreshes)" "true false" "the page updating itself, then asked not to"
+  assert_contains "$(field still_text)" "Diese Seite aktualisiert sich nicht selbst."
   assert_eq "$(field second_state)" left "the second place after leaving"
   wait_until 30 '[ "$(totem_events_of ticket.voided AR-002)" = 1 ]'
   order=$(totem_sql "SELECT json_extract(payload, '$.ticketCalled._0') FROM event WHERE type = 'ticket.called' ORDER BY seq" | tr '\n' ' ')

@@ -116,9 +116,13 @@ struct LineSite: Sendable {
             let number = try context.parameters.require("number")
             guard let reference = Self.reference(request) else { throw HubError(.notFound, .unknownPlace, "no reference") }
             let place = try await line.place(store: store, number: number, reference: reference)
+            // The page updates itself while the place is live, unless its reader asked it not to
+            // (a screen reader's user, who reads at their own pace: WCAG 2.2.1).
+            let still = request.uri.queryParameters.get("still") == "1"
             return Self.page(Self.document(title: "\(words.yourPlace) \(place.number)", words: words,
-                                           here: "/line/\(store)/\(place.number)", refresh: ["waiting", "called", "admitted"].contains(place.state),
-                                           body: Self.placeBody(place, words: words)))
+                                           here: "/line/\(store)/\(place.number)",
+                                           refresh: !still && ["waiting", "called", "admitted"].contains(place.state),
+                                           body: Self.placeBody(place, words: words, still: still)))
         } catch let error as HubError {
             return Self.refused(error, words: words, back: try? Self.store(context))
         }
@@ -137,7 +141,7 @@ struct LineSite: Sendable {
         }
     }
 
-    static func placeBody(_ place: RemoteLine.Place, words: SiteWords) -> String {
+    static func placeBody(_ place: RemoteLine.Place, words: SiteWords, still: Bool = false) -> String {
         let lang = "?lang=\(words.language.rawValue)"
         let here = "/line/\(place.store)/\(place.number)"
         var body = """
@@ -153,7 +157,8 @@ struct LineSite: Sendable {
         if ["waiting", "called"].contains(place.state) {
             body += """
                 <form method="post" action="\(here)/leave\(lang)"><button type="submit" class="leave">\(words.leaveButton)</button></form>
-                <p class="small">\(words.refreshes) <a href="\(here)\(lang)">\(words.refresh)</a></p>
+                <p class="small" id="updating">\(still ? words.still : words.refreshes) <a href="\(here)\(lang)\(still ? "&amp;still=1" : "")">\(words.refresh)</a>
+                · <a href="\(here)\(lang)\(still ? "" : "&amp;still=1")">\(still ? words.keepUpdating : words.stopUpdating)</a></p>
                 """
         }
         body += "<p><a href=\"/line/\(place.store)\(lang)\">\(words.storeLink)</a></p>"

@@ -107,6 +107,15 @@ struct SiteWords: Sendable {
     }
     var leaveButton: String { pick("Leave the line", "Lascia la coda", "Schlange verlassen", "Quitter la file", "Dejar la fila") }
     var refresh: String { pick("Refresh", "Aggiorna", "Aktualisieren", "Actualiser", "Actualizar") }
+    var stopUpdating: String { pick("Stop updating", "Non aggiornare più", "Nicht mehr aktualisieren", "Ne plus mettre à jour", "Dejar de actualizar") }
+    var still: String {
+        pick("This page does not update itself.", "Questa pagina non si aggiorna da sola.", "Diese Seite aktualisiert sich nicht selbst.",
+             "Cette page ne se met pas à jour toute seule.", "Esta página no se actualiza sola.")
+    }
+    var keepUpdating: String {
+        pick("Update every 10 seconds", "Aggiorna ogni 10 secondi", "Alle 10 Sekunden aktualisieren", "Mettre à jour toutes les 10 secondes",
+             "Actualizar cada 10 segundos")
+    }
     var refreshes: String {
         pick("This page updates itself every 10 seconds.", "Questa pagina si aggiorna ogni 10 secondi.",
              "Diese Seite aktualisiert sich alle 10 Sekunden.", "Cette page se met à jour toutes les 10 secondes.",

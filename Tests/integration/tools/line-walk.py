@@ -4,8 +4,8 @@ through chromedriver, as panel-walk.py drives it): opens store STORE's page in L
 line, and watches the place's page (which refreshes itself) while the command in $LINE_NEXT
 lets the person before them in (run once the page shows each position); once called, the
 page's QR code is read back from a screenshot with zbarimg. A second person (a browser of
-their own) joins and leaves. Screenshots go into SHOTS. Prints one JSON object: what the
-browsers saw.
+their own) joins, stops the page updating itself, and leaves. Screenshots go into SHOTS.
+Prints one JSON object: what the browsers saw.
 
 usage: line-walk.py HUB_URL STORE LANG SHOTS
 """
@@ -83,6 +83,14 @@ def main():
         other.click("form button")
         other.wait_for_url(lambda url: "R-" in url, "the second place's page")
         seen["second_number"] = other.text("#number")
+        seen["second_refreshes"] = other.s("POST", "/execute/sync", {
+            "script": "return document.querySelector('meta[http-equiv=refresh]') !== null", "args": []})
+        # One who reads at their own pace stops the page updating itself (WCAG 2.2.1).
+        other.click("#updating a:last-of-type")
+        other.wait_for_url(lambda url: "still=1" in url, "the place's page, still")
+        seen["still_refreshes"] = other.s("POST", "/execute/sync", {
+            "script": "return document.querySelector('meta[http-equiv=refresh]') !== null", "args": []})
+        seen["still_text"] = other.text("#updating")
         other.click("button.leave")
         seen["second_state"] = wait_for("the place left", lambda: (lambda s: s if s == "left" else None)(
             attribute(other, "#state", "data-state")))
