@@ -76,7 +76,7 @@ public struct HubServer: Sendable {
                             body: .init(byteBuffer: ByteBuffer(string: try await metrics.scrape(database))))
         }
         Panel(database: database, releases: releases).add(to: router)
-        LineSite(line: RemoteLine(database: database)).add(to: router)
+        LineSite(line: RemoteLine(database: database), nearby: StoresNearby(database: database)).add(to: router)
         let bookings = Bookings(database: database)
         let app = router.group("/v1/stores/:store").add(middleware: BearerToken(token: settings.appToken, minimumLength: 32,
                                                                                  what: "the bookings API", key: "app_token",

@@ -63,6 +63,18 @@ public struct StoresNearby: Sendable {
         public let estimatedWaitMinutes: Int
     }
 
+    /// What the hub suggests instead of `store`'s line now: nil when the store is not on the
+    /// map, or neither full nor slow.
+    public func suggestions(for store: String, now: Date = Date()) async throws -> Suggestions? {
+        let logger = database.logger
+        let located = try await database.transaction { connection in
+            try await connection.rows("SELECT latitude, longitude FROM store WHERE store_id = \(store) AND latitude IS NOT NULL",
+                                      as: (Double, Double).self, logger).first
+        }
+        guard let (latitude, longitude) = located else { return nil }
+        return try await near(latitude: latitude, longitude: longitude, radiusKm: nil, now: now).stores.first { $0.store == store }?.suggestions
+    }
+
     public func near(latitude: Double, longitude: Double, radiusKm: Double?, now: Date = Date()) async throws -> Answer {
         guard latitude.isFinite, (-90...90).contains(latitude), longitude.isFinite, (-180...180).contains(longitude) else {
             throw HubError.badRequest("latitude is -90 to 90 and longitude -180 to 180 (WGS 84 degrees)")

@@ -2,6 +2,9 @@
 import CLupCore
 import CLupProtocol
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import XCTest
 
 /// The stores near a point, as the app asks for them (R2): nearest first, each with its
@@ -80,6 +83,29 @@ final class StoresNearbyTests: XCTestCase {
             XCTAssertEqual(suggestions.shorterWaits.map(\.store), ["8"])
             XCTAssertEqual(suggestions.shorterWaits.first?.distanceKm, 1.11)
             XCTAssertNil(answer.stores[1].suggestions)
+            // The website's page of the full store names Brera, in the visitor's language; Brera's names nobody.
+            var settings = HubSettings()
+            settings.appToken = String(repeating: "t", count: 40)
+            let app = Application(router: HubServer(database: hub.database, settings: settings, logger: HubFixture.logger).router())
+            try await app.test(.router) { client in
+                let full = String(buffer: try await client.execute(uri: "/line/7?lang=it", method: .get).body)
+                XCTAssertTrue(full.contains("<h2 id=\"instead\">Attese più brevi qui vicino</h2>"), full)
+                XCTAssertTrue(full.contains("<li><a href=\"/line/8?lang=it\">CLup Brera</a> · 1,1 km · Nessuna attesa ora</li>"), full)
+                let brera = String(buffer: try await client.execute(uri: "/line/8?lang=it", method: .get).body)
+                XCTAssertFalse(brera.contains("id=\"instead\""), brera)
+                // The app's route: the same answer as JSON, and a point that is no number a 400.
+                let bearer: HTTPFields = [.authorization: "Bearer \(String(repeating: "t", count: 40))"]
+                let asked = try await client.execute(uri: "/v1/nearby?latitude=45.4642&longitude=9.19", method: .get, headers: bearer)
+                XCTAssertEqual(asked.status, .ok)
+                let json = try JSONSerialization.jsonObject(with: Data(buffer: asked.body)) as? [String: Any]
+                XCTAssertEqual((json?["stores"] as? [[String: Any]])?.compactMap { $0["store"] as? String }, ["7", "8", "9"])
+                for query in ["latitude=north&longitude=9.19", "latitude=45.4642", "latitude=45&longitude=9&radiusKm=1e400"] {
+                    let refused = try await client.execute(uri: "/v1/nearby?\(query)", method: .get, headers: bearer)
+                    XCTAssertEqual(refused.status, .badRequest, query)
+                }
+                let anonymous = try await client.execute(uri: "/v1/nearby?latitude=45.4642&longitude=9.19", method: .get)
+                XCTAssertEqual(anonymous.status, .unauthorized)
+            }
         }
     }
 

@@ -8,7 +8,8 @@ import Hummingbird
 /// The customers' website (the requirements' web app), served by the hub like the panel:
 /// HTML from the server, no script, readable on a phone, in the five languages. A person
 /// opens a store's page, joins its line, watches their place (the page refreshes itself),
-/// shows the code on their screen at the door, or leaves.
+/// shows the code on their screen at the door, or leaves. A store full or slow names the
+/// stores nearby with a shorter wait.
 ///
 /// The site knows a person by one cookie only: an opaque reference it makes on the first
 /// visit (`RemoteLine` keeps nothing else). The cookie is `SameSite=Strict`, so a form on
@@ -16,6 +17,7 @@ import Hummingbird
 /// is refused.
 struct LineSite: Sendable {
     let line: RemoteLine
+    let nearby: StoresNearby
 
     static let cookie = "clup_line"
     /// A reference the site makes: "web-" and 28 characters of base64url (21 random bytes).
@@ -78,6 +80,15 @@ struct LineSite: Sendable {
         } ?? """
             <form method="post" action="/line/\(store)/join\(lang)"><button type="submit">\(words.joinButton)</button></form>
             """
+        // Where the hub suggests going instead; the page stands without them.
+        let instead = (try? await nearby.suggestions(for: store))?.shorterWaits ?? []
+        let alternatives = instead.isEmpty ? "" : """
+            <section aria-labelledby="instead"><h2 id="instead">\(words.shorterWaitsNearby)</h2><ul class="instead">
+            \(instead.map { """
+                <li><a href="/line/\($0.store)\(lang)">\(PanelPages.html($0.name))</a> · \(words.kilometres($0.distanceKm)) · \(words.waitAbout($0.estimatedWaitMinutes))</li>
+                """ }.joined(separator: "\n"))
+            </ul></section>
+            """
         let body = """
             <h1>\(PanelPages.html(view.name))</h1>
             <p>\(view.isOpen ? words.openUntil(view.hours) : words.closed(view.hours))</p>
@@ -87,6 +98,7 @@ struct LineSite: Sendable {
             <li>\(words.waitAbout(view.estimatedWaitMinutes))</li>
             </ul>
             \(action)
+            \(alternatives)
             """
         return Self.page(Self.document(title: view.name, words: words, here: "/line/\(store)", refresh: false, body: body), extra: headers)
     }

@@ -107,6 +107,14 @@ struct SiteWords: Sendable {
     }
     var leaveButton: String { pick("Leave the line", "Lascia la coda", "Schlange verlassen", "Quitter la file", "Dejar la fila") }
     var refresh: String { pick("Refresh", "Aggiorna", "Aktualisieren", "Actualiser", "Actualizar") }
+    var shorterWaitsNearby: String {
+        pick("Shorter waits nearby", "Attese più brevi qui vicino", "Kürzere Wartezeiten in der Nähe", "Attentes plus courtes à proximité",
+             "Esperas más cortas cerca")
+    }
+    /// A distance as the language writes it: "1.1 km", "1,1 km".
+    func kilometres(_ distance: Double) -> String {
+        distance.formatted(.number.precision(.fractionLength(1)).locale(Locale(identifier: language.rawValue))) + " km"
+    }
     var stopUpdating: String { pick("Stop updating", "Non aggiornare più", "Nicht mehr aktualisieren", "Ne plus mettre à jour", "Dejar de actualizar") }
     var still: String {
         pick("This page does not update itself.", "Questa pagina non si aggiorna da sola.", "Diese Seite aktualisiert sich nicht selbst.",
