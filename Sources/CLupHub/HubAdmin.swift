@@ -142,14 +142,27 @@ extension HubAdmin {
             self.reminderMinutes = reminderMinutes
         }
 
+        /// A new store's rules.
+        public static let standard = NoticeRules(delayNoticeMinutes: 30, majorDelayMinutes: nil, reminderMinutes: 60)
+
         public var description: String {
             "delay notice \(delayNoticeMinutes) min ahead, major delay "
                 + (majorDelayMinutes.map { "after \($0) min full" } ?? "never") + ", reminder " + (reminderMinutes == 0 ? "none" : "\(reminderMinutes) min ahead")
         }
     }
 
+    /// A store's notice rules.
+    public func noticeRules(id: String) async throws -> NoticeRules {
+        guard let row = try await database.transaction({ [logger = database.logger] connection in
+            try await connection.rows("""
+                SELECT delay_notice_minutes, major_delay_minutes, reminder_minutes FROM store WHERE store_id = \(id)
+                """, as: (Int, Int?, Int).self, logger).first
+        }) else { throw HubError(.notFound, .unknownStore, "no store \"\(id.prefix(16))\"") }
+        return NoticeRules(delayNoticeMinutes: row.0, majorDelayMinutes: row.1, reminderMinutes: row.2)
+    }
+
     /// Changes a store's notice rules (what is left nil stays); returns the rules in force.
-    /// `majorDelayMinutes` 0 turns major delays off.
+    /// `majorDelayMinutes` 0 turns major delays off. Rules as they were change nothing.
     public func setNoticeRules(id: String, delayNoticeMinutes: Int?, majorDelayMinutes: Int?, reminderMinutes: Int?,
                                by who: String = "clup-hub (shell)") async throws -> NoticeRules {
         if let delayNoticeMinutes, !(0...240).contains(delayNoticeMinutes) { throw HubError.badRequest("a delay notice is 0 to 240 minutes ahead") }
@@ -165,6 +178,7 @@ extension HubAdmin {
             after.delayNoticeMinutes = delayNoticeMinutes ?? before.delayNoticeMinutes
             if let majorDelayMinutes { after.majorDelayMinutes = majorDelayMinutes == 0 ? nil : majorDelayMinutes }
             after.reminderMinutes = reminderMinutes ?? before.reminderMinutes
+            guard after != before else { return before }
             try await connection.query("""
                 UPDATE store SET delay_notice_minutes = \(after.delayNoticeMinutes), major_delay_minutes = \(after.majorDelayMinutes),
                     reminder_minutes = \(after.reminderMinutes)

@@ -173,6 +173,8 @@ final class RemoteLineTests: XCTestCase {
         XCTAssertGreaterThan(called.filter { $0.lane == .remote }.count, 20)
         XCTAssertGreaterThan(called.filter { $0.lane == .regular }.count, 20)
         XCTAssertEqual(called, Array(taken.prefix(called.count)))
+        print("report: fair order: \(taken.count) places taken (\(remote) from phones), \(called.count) called "
+              + "(\(called.filter { $0.lane == .remote }.count) from phones), in the order taken")
     }
 }
 

@@ -205,6 +205,31 @@ test_a_refused_value_keeps_what_the_manager_typed() {
   case "$(panel_curl ada "$HUB_URL/panel/stores/7")" in *'value="45"'*) fail "the refused value was kept after the error" ;; esac
 }
 
+# What a store's customers with a booking are told (R10, R11, reminders) is set in the same
+# form: saved and audited, shown as saved; an absurd value is refused with nothing saved.
+test_a_manager_sets_the_stores_notice_rules() {
+  panel_up
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  assert_contains "$(panel_curl ada "$HUB_URL/panel/stores/7")" 'id="majorDelayMinutes" type="number" min="0" max="600" value="0"' \
+    "no major delay at first"
+  page=$(post_settings ada capacity=30 delayNoticeMinutes=20 majorDelayMinutes=45 reminderMinutes=0)
+  assert_eq "${page##*$'\n'}" 303 "the rules saved"
+  assert_eq "$(hub_psql -c "SELECT delay_notice_minutes, major_delay_minutes, reminder_minutes FROM store WHERE store_id = '7'")" "20|45|0"
+  assert_eq "$(hub_psql -c "SELECT who, after FROM audit WHERE action = 'notice rules changed'")" \
+    "ada|delay notice 20 min ahead, major delay after 45 min full, reminder none"
+  page=$(panel_curl ada "$HUB_URL/panel/stores/7")
+  assert_contains "$page" 'id="majorDelayMinutes" type="number" min="0" max="600" value="45"'
+  assert_contains "$page" 'id="reminderMinutes" type="number" min="0" max="1440" value="0"'
+  # Saved again as they are: no new audit line.
+  post_settings ada capacity=30 delayNoticeMinutes=20 majorDelayMinutes=45 reminderMinutes=0 >/dev/null
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM audit WHERE action = 'notice rules changed'")" 1
+  # A major delay of 601 minutes is refused, and the capacity typed with it is not saved either.
+  page=$(post_settings ada capacity=31 majorDelayMinutes=601)
+  assert_eq "${page##*$'\n'}" 422 "the refused rules' status"
+  assert_contains "$page" "601"
+  assert_eq "$(hub_psql -c "SELECT capacity, major_delay_minutes FROM store WHERE store_id = '7'")" "30|45"
+}
+
 test_a_chart_without_figures_says_no_data() {
   panel_up
   assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"

@@ -184,7 +184,8 @@ struct Panel: Sendable {
             \(notice.map { "<p class=\"notice\" role=\"status\">\(html($0))</p>" } ?? "")
             \(error.map { "<p class=\"error\" role=\"alert\">\(html($0))</p>" } ?? "")
             <h2>\(words.settingsVersion(settings.version))</h2>
-            \(PanelPages.settingsForm(store: store, csrf: session.csrf, settings: settings, words: words, typed: typed))
+            \(PanelPages.settingsForm(store: store, csrf: session.csrf, settings: settings, words: words,
+                                      rules: try await HubAdmin(database: database).noticeRules(id: store), typed: typed))
             <h2 id="statistics">\(statistics)</h2>
             <div class="charts">
             <p class="zone">\(words.storeClock(html(zone.identifier)))</p>
@@ -466,7 +467,14 @@ struct Panel: Sendable {
         change.presentationMinutes = try number("presentationMinutes", words.presentationLabel, 1...240).map(Double.init)
         change.bookingEarlyMinutes = try number("earlyMinutes", words.earlyLabel, 1...240).map(Double.init)
         change.bookingLateMinutes = try number("lateMinutes", words.lateLabel, 1...240).map(Double.init)
-        _ = try await HubAdmin(database: database).setStore(id: store, change, by: manager)
+        let delayNotice = try number("delayNoticeMinutes", words.delayNoticeLabel, 0...240)
+        let majorDelay = try number("majorDelayMinutes", words.majorDelayLabel, 0...600)
+        let reminder = try number("reminderMinutes", words.reminderLabel, 0...1440)
+        // Everything is checked before either is saved.
+        let admin = HubAdmin(database: database)
+        _ = try await admin.setStore(id: store, change, by: manager)
+        _ = try await admin.setNoticeRules(id: store, delayNoticeMinutes: delayNotice, majorDelayMinutes: majorDelay,
+                                           reminderMinutes: reminder, by: manager)
     }
 
     /// The rollout the fleet page's form asks for: a version, the totems ticked as canaries

@@ -171,7 +171,7 @@ enum PanelPages {
     /// refused change, with what the manager `typed` instead (escaped), so that the error
     /// costs them nothing they typed.
     static func settingsForm(store: String, csrf: String, settings: StoreSettingsDocument, words: PanelWords,
-                             typed: [String: String] = [:]) -> String {
+                             rules: HubAdmin.NoticeRules = .standard, typed: [String: String] = [:]) -> String {
         let windows = settings.windows
         func field(_ name: String, _ label: String, min: Int, max: Int, saved: Int, step: Bool = false) -> String {
             """
@@ -196,6 +196,9 @@ enum PanelPages {
                     saved: Int(windows?.bookingLateMinutes ?? 15)))
             \(field("totemPlaces", words.totemPlacesLabel, min: 0, max: 1000,
                     saved: settings.totemBookingPlaces ?? 0))
+            \(field("delayNoticeMinutes", words.delayNoticeLabel, min: 0, max: 240, saved: rules.delayNoticeMinutes))
+            \(field("majorDelayMinutes", words.majorDelayLabel, min: 0, max: 600, saved: rules.majorDelayMinutes ?? 0))
+            \(field("reminderMinutes", words.reminderLabel, min: 0, max: 1440, saved: rules.reminderMinutes))
             <p>\(words.openingHours("<strong id=\"hours\">\(html(settings.hours?.description ?? words.notSet))</strong>"))</p>
             <button type="submit" id="save">\(words.save)</button>
             </form>

@@ -229,6 +229,18 @@ struct PanelWords: Sendable {
     var presentationLabel: String { pick("Minutes a called ticket has to reach the door", "Minuti che un biglietto chiamato ha per arrivare alla porta") }
     var earlyLabel: String { pick("A booking is admitted from minutes before its slot", "Una prenotazione è ammessa da minuti prima della sua fascia") }
     var lateLabel: String { pick("… to minutes after its start (then it is a no-show)", "… a minuti dopo il suo inizio (poi non si è presentata)") }
+    var delayNoticeLabel: String {
+        pick("While the store is full, bookings whose slot starts within minutes hear they may wait",
+             "A negozio pieno, le prenotazioni la cui fascia inizia entro minuti sono avvisate che potrebbero attendere")
+    }
+    var majorDelayLabel: String {
+        pick("Full for minutes: those bookings are cancelled and told so (0: never)",
+             "Pieno da minuti: quelle prenotazioni sono annullate e avvisate (0: mai)")
+    }
+    var reminderLabel: String {
+        pick("Bookings made in the app are reminded minutes before their slot (0: no reminder)",
+             "Le prenotazioni fatte nell'app ricevono un promemoria minuti prima della fascia (0: nessuno)")
+    }
     var totemPlacesLabel: String {
         pick("Of each slot's booking places, kept for each totem's own bookings (offline too)",
              "Dei posti prenotabili di ogni fascia, tenuti per le prenotazioni fatte a ciascun totem (anche offline)")
