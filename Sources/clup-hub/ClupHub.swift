@@ -433,7 +433,7 @@ struct Notices: AsyncParsableCommand {
             let dead = try await withDatabase(try options.load()) { try await NoticeDelivery.deadLetters(store: store, $0) }
             if dead.isEmpty { print("no notice was given up on") }
             for letter in dead {
-                print("notice \(letter.id)  store \(letter.store)  \(letter.kind)  booking \(letter.bookingNumber)"
+                print("notice \(letter.id)  store \(letter.store)  \(letter.kind)  \(letter.kind == "called" ? "place" : "booking") \(letter.bookingNumber)"
                     + "  \(letter.attempts) attempt(s)  given up \(letter.deadAt.formatted(.iso8601))  \(letter.reason)")
             }
         }

@@ -836,6 +836,8 @@ test_a_cancelled_booking_reaches_the_gateway_signed_and_a_refused_notice_is_kept
   hub_up
   clup_hub store set 7 --capacity 4 --booking-share 0.5 --priority-share 0 --slot-minutes 5 >/dev/null
   clup_hub store hours 7 --opens 00:00 --closes 24:00 --time-zone UTC >/dev/null
+  # Reminders off until the end: the notices below are the cancellations.
+  clup_hub store notices 7 --reminder-minutes 0 >/dev/null
   local log=$WORK/gateway.log
   gateway_up
   next=$(python3 -c '
@@ -872,6 +874,16 @@ print(d["verified"], d["status"], d["key"].startswith("clup-notice-"), b["kind"]
   assert_contains "$fleet" "<td>the gateway refused it: 400</td>"
   assert_eq "$(python3 -c 'import json, sys; print(sum(json.loads(l)["fresh"] for l in open(sys.argv[1])))' "$log")" 1 \
     "notices the gateway took (each idempotency key once)"
+  # Reminders an hour ahead: a booking made in the app for the next slot hears one, once.
+  clup_hub store notices 7 --reminder-minutes 60 >/dev/null
+  # (The slot after the next: not begun yet, whatever the time this test took.)
+  later=$(date -u -d "$next 5 minutes" +%FT%TZ)
+  third=$(app POST /bookings "{\"slotStart\": \"$later\", \"customerRef\": \"cust-0003\"}" | json_field "['number']")
+  wait_until 60 'grep -q "\"reminder\"" "$log"'
+  assert_eq "$(grep '"reminder"' "$log" | python3 -c 'import json, sys
+for line in sys.stdin:
+    d = json.loads(line); b = d["body"]; print(d["verified"], b["bookingNumber"], b["customerRef"], b["slotStart"])')" \
+    "True $third cust-0003 $later" "the reminder as the gateway received and checked it"
   echo "report: cancelled to the gateway's receipt of the signed notice: $took s (the hub started just before), $took_second s for the next"
   echo "report: the refused one: $(clup_hub notices | head -n 1)"
 }
@@ -980,8 +992,8 @@ print("Etc/GMT%+d" % -offset if offset else "UTC")')
   wait_synced
   take_ticket A-002
   wait_synced
-  assert_eq "$(hub_psql -c "SELECT kind, booking_number, customer_ref FROM notice ORDER BY notice_id")" "delayed|ZB-002|cust-late-01" \
-    "the notices with the store full"
+  assert_eq "$(hub_psql -c "SELECT kind, booking_number, customer_ref FROM notice WHERE kind <> 'reminder' ORDER BY notice_id")" \
+    "delayed|ZB-002|cust-late-01" "the notices with the store full (a reminder aside)"
 }
 
 # Makes the totem's link lossy and slow, cut, or clean again: LINK_FAULT lossy|cut|none.

@@ -280,7 +280,7 @@ struct PanelWords: Sendable {
              "Ogni avviso a un cliente è stato consegnato o è ancora in invio.")
     }
     var deadNoticeHeader: [String] {
-        [pick("notice", "avviso"), pick("store", "negozio"), pick("about", "riguardo"), pick("booking", "prenotazione"),
+        [pick("notice", "avviso"), pick("store", "negozio"), pick("about", "riguardo"), pick("booking or place", "prenotazione o posto"),
          pick("attempts", "tentativi"), pick("given up (UTC)", "abbandonato (UTC)"), pick("why", "motivo")]
     }
 
