@@ -17,6 +17,9 @@ usage: hub-load.py setup TOTEMS KEYS_FILE [FIRST_STORE]   prints SQL enrolling T
                                                          OUT: what was acknowledged, and when
        hub-load.py panel HUB_URL CA NAME PASSWORD ROUNDS PATH…
                                                          logs in to the panel and times each page ROUNDS times
+       hub-load.py app HUB_URL CA TOKEN ROUNDS PATH…    times each of the app's GETs ROUNDS times
+       hub-load.py joins HUB_URL CA TOKEN COUNT WORKERS STORE…
+                                                         COUNT places taken from phones in those stores' lines
        hub-load.py report-update HUB_URL CA STATE_DIR VERSION OUTCOME DETAIL
                                                          an upload of the enrolled totem of STATE_DIR (its
                                                          device.key) whose health reports its last update
@@ -238,23 +241,14 @@ def steady(hub, ca, keys_file, seconds, out, stop):
     json.dump({"acknowledged": acknowledged, "answered": sorted(answered), "failures": failures[0]}, open(out, "w"))
 
 
-def panel(hub, ca, name, password, rounds, paths):
-    """Logs in to the panel as NAME, then GETs each of PATHS ROUNDS times on one keep-alive
-    connection; prints each page's median and p95 time, request sent to answer read."""
-    url = urllib.parse.urlparse(hub)
-    connection = http.client.HTTPSConnection(url.hostname, url.port, context=ssl.create_default_context(cafile=ca), timeout=60)
-    form = urllib.parse.urlencode({"name": name, "password": password})
-    connection.request("POST", "/panel/login", body=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
-    response = connection.getresponse()
-    response.read()
-    cookie = (response.getheader("Set-Cookie") or "").split(";")[0]
-    if response.status != 303 or not cookie:
-        raise SystemExit(f"login as {name}: {response.status}")
+def timed_gets(connection, headers, rounds, paths):
+    """GETs each of PATHS ROUNDS times on CONNECTION; prints each one's median and p95 time,
+    request sent to answer read."""
     for path in paths:
         times = []
         for _ in range(rounds):
             began = time.perf_counter()
-            connection.request("GET", path, headers={"Cookie": cookie})
+            connection.request("GET", path, headers=headers)
             response = connection.getresponse()
             body = response.read()
             times.append((time.perf_counter() - began) * 1000)
@@ -263,6 +257,61 @@ def panel(hub, ca, name, password, rounds, paths):
         times.sort()
         print(f"{path}: median {times[len(times) // 2]:.1f} ms, p95 {times[min(len(times) - 1, int(len(times) * 0.95))]:.1f} ms"
               f" over {rounds} ({len(body)} bytes)")
+
+
+def connection_to(hub, ca):
+    url = urllib.parse.urlparse(hub)
+    return http.client.HTTPSConnection(url.hostname, url.port, context=ssl.create_default_context(cafile=ca), timeout=60)
+
+
+def app(hub, ca, token, rounds, paths):
+    """GETs each of PATHS ROUNDS times as the phone app (its bearer token) on one keep-alive connection."""
+    timed_gets(connection_to(hub, ca), {"Authorization": f"Bearer {token}"}, rounds, paths)
+
+
+def joins(hub, ca, token, count, workers, stores):
+    """COUNT places taken from phones, each by a reference of its own, in the lines of STORES
+    in turn, WORKERS at a time (each on a keep-alive connection of its own); prints joins/s,
+    the latency (median, p99) and the answers' statuses."""
+    latencies, statuses, lock = [], {}, threading.Lock()
+    context = threading.local()
+
+    def join(index):
+        if not hasattr(context, "connection"):
+            context.connection = connection_to(hub, ca)
+        body = json.dumps({"customerRef": f"bench-phone-{index:08d}"})
+        began = time.perf_counter()
+        context.connection.request("POST", f"/v1/stores/{stores[index % len(stores)]}/line", body=body,
+                                   headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        response = context.connection.getresponse()
+        response.read()
+        took = (time.perf_counter() - began) * 1000
+        with lock:
+            latencies.append(took)
+            statuses[response.status] = statuses.get(response.status, 0) + 1
+
+    began = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(join, range(count)))
+    elapsed = time.perf_counter() - began
+    latencies.sort()
+    p = lambda q: latencies[min(len(latencies) - 1, int(len(latencies) * q))]
+    print(f"{count} joins over {len(stores)} stores, {workers} at a time, in {elapsed:.2f} s: {count / elapsed:.0f} joins/s; "
+          f"median {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms; answers {json.dumps(statuses, sort_keys=True)}")
+
+
+def panel(hub, ca, name, password, rounds, paths):
+    """Logs in to the panel as NAME, then GETs each of PATHS ROUNDS times on one keep-alive
+    connection; prints each page's median and p95 time, request sent to answer read."""
+    connection = connection_to(hub, ca)
+    form = urllib.parse.urlencode({"name": name, "password": password})
+    connection.request("POST", "/panel/login", body=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = connection.getresponse()
+    response.read()
+    cookie = (response.getheader("Set-Cookie") or "").split(";")[0]
+    if response.status != 303 or not cookie:
+        raise SystemExit(f"login as {name}: {response.status}")
+    timed_gets(connection, {"Cookie": cookie}, rounds, paths)
 
 
 command = sys.argv[1]
@@ -279,6 +328,10 @@ elif command == "steady":
     steady(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6], sys.argv[7])
 elif command == "panel":
     panel(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7:])
+elif command == "app":
+    app(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6:])
+elif command == "joins":
+    joins(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), sys.argv[7:])
 elif command == "report-update":
     report_update(*sys.argv[2:8])
 elif command == "floor":
