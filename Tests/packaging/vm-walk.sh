@@ -73,6 +73,12 @@ sed -n 's/^/      /; /migrat/p' /tmp/apt.log
 assert_eq "$(dpkg-query -W -f '${Version}' clup-hub)" "$NEW_VERSION"
 within 60 'curl -sf --cacert /var/lib/clup-hub/ca.pem https://127.0.0.1:$HUB_PORT/v1/health >/dev/null'
 report "hub migrations after the upgrade: $(hub_sql 'SELECT max(version) FROM schema_migration')"
+# The customers' website, new in this version: the store's page, with its QR-drawing
+# library (libqrencode, now a dependency of the hub too) loaded by the installed binary.
+page=$(curl -sf --cacert /var/lib/clup-hub/ca.pem "https://127.0.0.1:$HUB_PORT/line/7?lang=it")
+assert_contains "$page" "<h1>CLup Market</h1>" "the store's page on the website"
+assert_contains "$page" "Mettiti in coda" "the page in Italian"
+report "the website's page of store 7 served by the installed hub ($(printf '%s' "$page" | wc -c) bytes)"
 
 step "The totem upgraded to $NEW_VERSION: a backup first, then the new clupd migrates"
 old_pid=$(main_pid)
