@@ -28,7 +28,7 @@ struct SyncCommand: ParsableCommand {
         func run() throws {
             let report = try connection.client.send(Control.SyncNow())
             if json { return try printJSON(report) }
-            print("sync asked for")
+            print("the hub was tried now:")
             printSync(report)
         }
     }

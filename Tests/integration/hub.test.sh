@@ -408,10 +408,10 @@ door_queue() {
 
 # A fault proxy in front of the hub, faulting RATE of the event uploads (default none),
 # counting what it did in $WORK/NAME, and cutting the link off while $WORK/NAME.cut exists;
-# its port goes in FAULT_PROXY_PORT.
+# its port (PORT, else a free one) goes in FAULT_PROXY_PORT.
 fault_proxy() {
   local name=$1 rate=${2:-0}
-  FAULT_PROXY_PORT=$(free_port)
+  FAULT_PROXY_PORT=${3:-$(free_port)}
   python3 "$ROOT/Tests/integration/tools/fault-proxy.py" "$FAULT_PROXY_PORT" "$HUB_URL" "$WORK/hub/server.pem" \
     "$WORK/hub/server.key" "$WORK/hub/ca.pem" "$rate" "$WORK/$name" >"$WORK/proxy-$name.log" 2>&1 &
   PROXY_PIDS+=($!)
@@ -1034,6 +1034,36 @@ NFT
     nsenter -t "$NS_PID" -n tc qdisc add dev "$VETH_NS" root tbf rate 256kbit burst 4kb latency 400ms
     tc qdisc add dev "$VETH" root tbf rate 256kbit burst 4kb latency 400ms
   fi
+}
+
+# The hub gone for 40 to 90 s (connections refused: the proxy in front of it is gone too),
+# then back: `clupctl sync now` answers with the attempt it started, and that attempt finds
+# the hub, every time (issue 40: after a cut of 40 s or more the HTTP client's own pool kept
+# waiting out a pause of up to a minute, and sync now answered with the cut's stale error).
+# RECONNECT_CUTS cuts (2 here; the closing note's figure is 10).
+test_sync_now_after_a_long_cut_reaches_the_hub_at_once() {
+  hub_up
+  PROXY_PIDS=()
+  fault_proxy link
+  local port=$FAULT_PROXY_PORT cuts=${RECONNECT_CUTS:-2} online=0 cut seconds started took took_all=""
+  HUB_URL="https://127.0.0.1:$port" enrol A main >/dev/null
+  kiosk_start
+  wait_synced
+  for cut in $(seq 1 "$cuts"); do
+    kill -TERM "${PROXY_PIDS[-1]}"; wait "${PROXY_PIDS[-1]}" 2>/dev/null || true
+    seconds=$((40 + RANDOM % 51))
+    clupctl sim pass in >/dev/null
+    # The cut's length is the fault itself, not a wait for progress.
+    sleep "$seconds"
+    fault_proxy link 0 "$port"
+    started=$EPOCHREALTIME
+    out=$(clupctl sync now)
+    took=$(python3 -c "print('%.2f' % ($EPOCHREALTIME - $started))")
+    took_all="$took_all ${seconds}s:${took}s"
+    case "$out" in *"state        online"*"0 events waiting"*) online=$((online + 1)) ;; *) echo "cut $cut of $seconds s: $out" >&2 ;; esac
+  done
+  echo "report: sync now after each cut (cut length: answered online in):$took_all"
+  assert_eq "$online" "$cuts" "cuts after which sync now's own attempt reached the hub"
 }
 
 test_a_lossy_slow_link_and_then_a_partition_lose_and_duplicate_nothing() {

@@ -40,8 +40,14 @@ final class HubClient: Sendable {
         tls.certificateVerification = .fullVerification
         tls.minimumTLSVersion = .tlsv12
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: .init(
-            tlsConfiguration: tls, timeout: .init(connect: .seconds(5), read: .seconds(15))))
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(5), read: .seconds(15)))
+        // A connection that cannot be made fails its request at once: the sync and the long
+        // poll back off by themselves, and `sync now` tries at once. Left on, the client's own
+        // pool retries behind their backs with a pause that grows to a minute, and after a cut
+        // of 40 s a request waits out that pause and fails with the cut's stale error while
+        // the link is back (issue 40).
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
         base = hub.hasSuffix("/") ? String(hub.dropLast()) : hub
     }
 

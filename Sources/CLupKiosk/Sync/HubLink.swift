@@ -73,6 +73,13 @@ final class HubLink {
         follower?.stop()
     }
 
+    /// `sync now`: the upload tries at once (`answer` is called once that attempt ended), and
+    /// the settings' long poll too if it is pausing after a failure.
+    func syncNow(_ answer: @escaping @Sendable () -> Void) {
+        follower?.retryNow()
+        sync?.syncNow(answer)
+    }
+
     /// The sync as `clupctl sync` shows it.
     func report(deviceID: String) -> SyncReport {
         sync?.report() ?? SyncReport(state: .off, hub: nil, deviceID: deviceID, lastSeq: 0, acknowledgedSeq: nil, outboxDepth: nil,

@@ -18,7 +18,7 @@ final class SettingsFollower: Sendable {
     private let deliver: EventLoop.Mailbox<StoreSettingsDocument>
     private let logger: Logger
     private let state = Mutex<(known: Int64, stopping: Bool, failures: Int)>((0, false, 0))
-    /// Ends the pause after a failure early: stop.
+    /// Ends the pause after a failure early: stop, or `sync now`.
     private let wakeUp: WakeUp
     /// Offset of the totem's clock to the hub's, from the sync (0 until it knows).
     private let clockOffset: @Sendable () -> Double
@@ -41,6 +41,12 @@ final class SettingsFollower: Sendable {
 
     func stop() {
         state.withLock { $0.stopping = true }
+        wakeUp.signal()
+    }
+
+    /// Ends the pause after a failure now (`sync now`): a link that came back is used at once.
+    func retryNow() {
+        guard state.withLock({ $0.failures > 0 }) else { return }
         wakeUp.signal()
     }
 

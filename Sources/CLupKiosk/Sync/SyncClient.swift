@@ -59,6 +59,10 @@ public final class SyncClient: Sendable {
         var answeredAt: Double?
         /// `sync now` was asked for since the last attempt began.
         var asked = false
+        /// How many times `sync now` was asked for: an attempt serves the asks made before it began.
+        var asks = 0
+        /// Who waits for the attempt that serves their ask: the ask's number and the answer.
+        var waiting: [(ask: Int, answer: @Sendable () -> Void)] = []
         /// Events were committed since the last attempt began.
         var committed = false
         var stopping = false
@@ -109,10 +113,34 @@ public final class SyncClient: Sendable {
         wakeUp.signal()
     }
 
-    /// Tries the hub now instead of at the end of the current wait.
-    public func syncNow() {
-        status.withLock { $0.asked = true }
+    /// Tries the hub now instead of at the end of the current wait, and calls `answer` (on
+    /// another thread) once an attempt begun after this ask has ended, or after `wait`
+    /// seconds if it has not (a hub that holds the request up): `report()` then says how it went.
+    public func syncNow(wait: Double = askedWait, _ answer: @escaping @Sendable () -> Void) {
+        let ask = status.withLock { status -> Int in
+            status.asked = true
+            status.asks += 1
+            status.waiting.append((status.asks, answer))
+            return status.asks
+        }
         wakeUp.signal()
+        Task.detached { [self] in
+            try? await Task.sleep(for: .seconds(wait))
+            answerAsks { $0 == ask }
+        }
+    }
+
+    /// How long `sync now` waits for its attempt: longer than a refused or answered one takes.
+    public static let askedWait = 10.0
+
+    /// Calls (once) the waiting answers whose ask `served` says is served.
+    private func answerAsks(_ served: (Int) -> Bool) {
+        let answers = status.withLock { status -> [@Sendable () -> Void] in
+            let due = status.waiting.filter { served($0.ask) }
+            status.waiting.removeAll { served($0.ask) }
+            return due.map(\.answer)
+        }
+        for answer in answers { answer() }
     }
 
     /// The totem's clock minus the hub's, as last measured (0 before).
@@ -167,32 +195,40 @@ public final class SyncClient: Sendable {
 
     private func run() async {
         while true {
-            status.withLock {
-                $0.asked = false
-                $0.committed = false
+            let (serving, asked) = status.withLock { status -> (Int, Bool) in
+                defer {
+                    status.asked = false
+                    status.committed = false
+                }
+                return (status.asks, status.asked)
             }
-            let (wait, idle) = await attempt()
+            let (wait, idle) = await attempt(asked: asked)
             let until = ProcessInfo.processInfo.systemUptime + wait
             status.withLock { $0.nextAttemptAt = until }
+            answerAsks { $0 <= serving }
             // Until the wait is over, or `sync now` (asked during the attempt too), or stop;
             // with nothing left to send, until events are committed (a backoff waits them out).
             while ProcessInfo.processInfo.systemUptime < until, !status.withLock({ $0.asked || $0.stopping || idle && $0.committed }) {
                 await wakeUp.wait(upTo: until - ProcessInfo.processInfo.systemUptime)
             }
-            if status.withLock({ $0.stopping }) { return }
+            if status.withLock({ $0.stopping }) {
+                answerAsks { _ in true }
+                return
+            }
         }
     }
 
     /// One round: learn the hub's time if due, send the next batch; returns how long to wait,
-    /// and whether nothing is left to send (the wait is then the heartbeat's).
-    private func attempt() async -> (wait: Double, idle: Bool) {
+    /// and whether nothing is left to send (the wait is then the heartbeat's). `asked`: a
+    /// person asked for it (`sync now`), so the hub is asked even with nothing new to say.
+    private func attempt(asked: Bool) async -> (wait: Double, idle: Bool) {
         let now = ProcessInfo.processInfo.systemUptime
         let (acknowledged, offset, timeCheckedAt, answeredAt) = status.withLock {
             ($0.acknowledged, $0.clockOffset, $0.timeCheckedAt, $0.answeredAt)
         }
         do {
             // Nothing new and the hub heard from us lately: nothing to say.
-            if let acknowledged, let answeredAt, now - answeredAt < Self.heartbeat,
+            if !asked, let acknowledged, let answeredAt, now - answeredAt < Self.heartbeat,
                Int64(try outbox.lastSeq()) <= acknowledged {
                 return (answeredAt + Self.heartbeat - now, true)
             }

@@ -12,11 +12,15 @@ extension Daemon {
         router.on(Control.Metrics.self) { [unowned self] _, _ in metricsText() }
         router.on(Control.Sync.self) { [unowned self] _, _ in syncReport() }
         router.on(Control.UpdateWindow.self) { [unowned self] _, _ in updateWindow() }
-        router.on(Control.SyncNow.self) { [unowned self] _, context in
-            guard let sync = hub.sync else { throw CodedError(.notEnrolled, "this totem is not enrolled at a hub, so it has nothing to sync") }
-            sync.syncNow()
+        // Answered once the attempt it starts has ended (or `SyncClient.askedWait` has passed):
+        // the technician sees how that attempt went, not the state before it.
+        router.later(Control.SyncNow.self) { [unowned self] _, context in
+            guard hub.sync != nil else { throw CodedError(.notEnrolled, "this totem is not enrolled at a hub, so it has nothing to sync") }
             logger.info("sync asked for", metadata: ["by": "\(context.who)"])
-            return syncReport()
+            let pending = PendingReply<SyncReport>("the sync asked for", seconds: SyncClient.askedWait + 5)
+            let tried = loop.expect { [unowned self] (_: Bool) in pending.finish(.success(syncReport())) }
+            hub.syncNow { tried.send(true) }
+            return .later(pending)
         }
     }
 }
