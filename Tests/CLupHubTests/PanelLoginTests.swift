@@ -79,6 +79,43 @@ final class PanelLoginTests: XCTestCase {
         }
     }
 
+    /// A name locked after five wrong passwords is told for how long, in whole minutes, in the
+    /// language the browser asks for: a UTC clock time would be the hub's, not the manager's.
+    func test_aLockedNameIsToldForHowManyMinutesInTheBrowsersLanguage() async throws {
+        try await withHub { hub in
+            try await addManager(hub, "alice")
+            let statuses = try await burst(hub, name: "alice", passwords: (1...5).map { "wrong password \($0)" })
+            XCTAssertEqual(statuses.sorted(), [401, 401, 401, 401, 429])
+            let app = Application(router: HubServer(database: hub.database, settings: HubSettings(), logger: HubFixture.logger).router())
+            try await app.test(.router) { client in
+                for (accepted, lock) in [("en-GB", "locked for 15 minutes."), ("it-IT,it;q=0.9", "bloccato per 15 minuti."),
+                                         ("de-DE", "für 15 Minuten gesperrt."), ("fr-FR,fr;q=0.9,en;q=0.8", "bloqué pendant 15 minutes."),
+                                         ("es-ES", "bloqueado durante 15 minutos.")] {
+                    let response = try await client.execute(uri: "/panel/login", method: .post,
+                                                            headers: [.contentType: "application/x-www-form-urlencoded", .acceptLanguage: accepted],
+                                                            body: ByteBuffer(string: "name=alice&password=\(Self.password.replacingOccurrences(of: " ", with: "+"))"))
+                    XCTAssertEqual(response.status, .tooManyRequests, accepted)
+                    let body = String(buffer: response.body)
+                    XCTAssertTrue(body.contains(lock), "\(accepted): \(body)")
+                    XCTAssertFalse(body.contains("UTC"), body)
+                }
+            }
+        }
+    }
+
+    func test_aFrenchBrowserGetsTheLoginPageInFrench() async throws {
+        try await withHub { hub in
+            let app = Application(router: HubServer(database: hub.database, settings: HubSettings(), logger: HubFixture.logger).router())
+            try await app.test(.router) { client in
+                let response = try await client.execute(uri: "/panel/login", method: .get, headers: [.acceptLanguage: "fr-FR,fr;q=0.9,en;q=0.8"])
+                let body = String(buffer: response.body)
+                XCTAssertTrue(body.contains("<html lang=\"fr\">"), body)
+                XCTAssertTrue(body.contains(">Se connecter</button>"), body)
+                XCTAssertTrue(body.contains(">Deutsch</a>") && body.contains(">Español</a>") && body.contains(">Italiano</a>"), body)
+            }
+        }
+    }
+
     func test_aNulByteInTheNameIsRefusedWithAPageAndNoDatabaseText() async throws {
         try await withHub { hub in
             let app = Application(router: HubServer(database: hub.database, settings: HubSettings(), logger: HubFixture.logger).router())

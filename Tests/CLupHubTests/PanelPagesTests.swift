@@ -126,13 +126,13 @@ final class PanelPagesTests: XCTestCase {
         XCTAssertEqual(bars.last?.value, 0, "a count below zero is shown as none inside")
     }
 
-    // MARK: The panel in Italian
+    // MARK: The panel in five languages
 
     func test_theManagersChoiceComesFirstThenTheBrowsersLanguages() {
         XCTAssertEqual(PanelLanguage.chosen(cookie: "it", acceptLanguage: "en-GB,en;q=0.9"), .italian, "the manager's choice")
         XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "it-IT,it;q=0.9,en;q=0.8"), .italian)
-        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "de-DE, en;q=0.5, it;q=0.7"), .italian, "by weight")
-        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "fr, en"), .english, "the first the panel speaks")
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "nl-NL, en;q=0.5, it;q=0.7"), .italian, "by weight")
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "nl, en"), .english, "the first the panel speaks")
         XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "it;q=0, en;q=0.1"), .english, "q=0 is \"not this one\"")
         XCTAssertEqual(PanelLanguage.chosen(cookie: "xx", acceptLanguage: nil), .english, "an unknown choice, no header")
         XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: String(repeating: "x;q=,", count: 10_000)), .english)
@@ -167,6 +167,167 @@ final class PanelPagesTests: XCTestCase {
         XCTAssertTrue(page.contains("<a href=\"/panel/language/en?back=%2Fpanel%2Fstores%2F7\" lang=\"en\" id=\"language-en\">English</a>"), page)
         XCTAssertTrue(page.contains("id=\"language-it\" aria-current=\"true\">Italiano</a>"), page)
         XCTAssertTrue(PanelPages.barChart([], title: "x", words: italian).contains(">nessun dato</text>"))
+    }
+
+    func test_aBrowserAskingForGermanFrenchOrSpanishIsAnsweredInIt() {
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "fr-FR,fr;q=0.9,en;q=0.8"), .french)
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "de-AT, de;q=0.9"), .german)
+        XCTAssertEqual(PanelLanguage.chosen(cookie: nil, acceptLanguage: "es-ES,es;q=0.9,it;q=0.8"), .spanish)
+        XCTAssertEqual(PanelLanguage.chosen(cookie: "es", acceptLanguage: "fr-FR"), .spanish, "the manager's choice first")
+    }
+
+    func test_everyPageOffersTheFiveLanguagesEachNamedInItself() {
+        let names = ["en": "English", "it": "Italiano", "de": "Deutsch", "fr": "Français", "es": "Español"]
+        for language in PanelLanguage.allCases {
+            let page = PanelPages.login(message: nil, words: PanelWords(language))
+            XCTAssertTrue(page.contains("<html lang=\"\(language.rawValue)\">"), page)
+            for (code, name) in names {
+                let current = code == language.rawValue ? " aria-current=\"true\"" : ""
+                XCTAssertTrue(page.contains("<a href=\"/panel/language/\(code)?back=%2Fpanel%2Flogin\" lang=\"\(code)\" id=\"language-\(code)\"\(current)>\(name)</a>"),
+                              "\(language) offers \(name): \(page)")
+            }
+        }
+    }
+
+    func test_aPageInGermanSaysSoAndAddressesTheManagerFormally() {
+        let german = PanelWords(.german)
+        let settings = StoreSettingsDocument(version: 3, capacity: 1200, priorityShare: 0.1, bookingShare: 0.3)
+        let manager = PanelAccounts.Manager(name: "ada", role: .storeManager, store: "7")
+        let form = PanelPages.settingsForm(store: "7", csrf: "token", settings: settings, words: german)
+        let page = PanelPages.page(title: german.storeTitle("7"), manager: manager, csrf: "token", here: "/panel/stores/7", words: german, body: form)
+        XCTAssertTrue(page.contains("<html lang=\"de\">"), page)
+        XCTAssertTrue(page.contains("<title>Filiale 7 — CLup</title>"), page)
+        XCTAssertTrue(page.contains("ada (Filialleitung, Filiale 7)"), page)
+        XCTAssertTrue(page.contains("Plätze für Buchungen, je Zeitfenster: <strong id=\"bookingPlaces\">360</strong>"), page)
+        XCTAssertTrue(page.contains(">Speichern</button>") && page.contains(">Abmelden</button>"), page)
+        XCTAssertEqual(german.lockedOut(after: 5, until: now.addingTimeInterval(900), now: now),
+                       "Nach 5 falschen Passwörtern ist dieser Name für 15 Minuten gesperrt.")
+        XCTAssertEqual(PanelPages.totemState(revoked: false, lastContact: nil, now: now, words: german),
+                       PanelPages.Cell("KEIN KONTAKT seit über 120 s", .flag))
+    }
+
+    func test_aPageInFrenchSaysSoAndAddressesTheManagerFormally() {
+        let french = PanelWords(.french)
+        let manager = PanelAccounts.Manager(name: "ada", role: .chainAdmin, store: nil)
+        let page = PanelPages.page(title: french.fleet, manager: manager, csrf: "token", here: "/panel/fleet", words: french,
+                                   body: PanelPages.table(french.slotHeader, [[String]](), words: french))
+        XCTAssertTrue(page.contains("<html lang=\"fr\">"), page)
+        XCTAssertTrue(page.contains("ada (administrateur de la chaîne)"), page)
+        XCTAssertTrue(page.contains("<th>créneau</th><th>réservées</th><th>libres</th>"), page)
+        XCTAssertTrue(page.contains(">Se déconnecter</button>"), page)
+        XCTAssertEqual(french.noticeKind("called"), "place appelée : venez à l'entrée")
+        // French counts one ticket, and no more, in the singular.
+        XCTAssertEqual(french.timeInStore(minutes: 12.25, tickets: 1),
+                       "Temps moyen passé en magasin ce jour-là : 12,2 min, d'après 1 ticket scanné à l'entrée puis à la sortie.")
+    }
+
+    func test_aPageInSpanishSaysSoAndAddressesTheManagerFormally() {
+        let spanish = PanelWords(.spanish)
+        let manager = PanelAccounts.Manager(name: "ada", role: .storeManager, store: "7")
+        let page = PanelPages.login(message: spanish.wrongPassword, words: spanish)
+        XCTAssertTrue(page.contains("<html lang=\"es\">"), page)
+        XCTAssertTrue(page.contains("<h1>CLup — panel de los responsables</h1>"), page)
+        XCTAssertTrue(page.contains("Nombre o contraseña incorrectos."), page)
+        XCTAssertTrue(page.contains(">Iniciar sesión</button>"), page)
+        XCTAssertTrue(PanelPages.page(title: "x", manager: manager, csrf: "token", here: "/panel", words: spanish, body: "")
+            .contains("ada (responsable de la tienda, tienda 7)"))
+        XCTAssertEqual(spanish.timeInStore(minutes: 8, tickets: 3),
+                       "Tiempo medio en la tienda este día: 8,0 min, a partir de 3 turnos escaneados a la entrada y de nuevo a la salida.")
+    }
+
+    func test_aPageInGermanWritesNumbersAndDatesAsGermansDo() {
+        let german = PanelWords(.german)
+        XCTAssertEqual(german.number(12_345), "12.345")
+        XCTAssertEqual(german.decimal(12_345.5, digits: 1), "12.345,5")
+        XCTAssertEqual(german.day("2026-11-24"), "24.11.2026")
+        XCTAssertEqual(german.shortDay("2026-11-24"), "24.11.")
+        XCTAssertEqual(german.clockTime(now, TimeZone(identifier: "Europe/Berlin")!), "18.11.2026 12:06")
+        XCTAssertEqual(german.utcTime(now), "18.11.2026 11:06 UTC")
+        XCTAssertEqual(german.statisticsOf(german.day("2026-10-25")), "Statistik vom 25.10.2026")
+    }
+
+    func test_aPageInFrenchWritesNumbersAndDatesAsTheFrenchDo() {
+        let french = PanelWords(.french)
+        // French groups thousands with a narrow no-break space.
+        XCTAssertEqual(french.number(12_345), "12\u{202F}345")
+        XCTAssertEqual(french.decimal(12_345.5, digits: 1), "12\u{202F}345,5")
+        XCTAssertEqual(french.day("2026-11-24"), "24/11/2026")
+        XCTAssertEqual(french.shortDay("2026-11-24"), "24/11")
+        XCTAssertEqual(french.clockTime(now, TimeZone(identifier: "Europe/Paris")!), "18/11/2026 12:06")
+        XCTAssertEqual(french.utcTime(nil), "jamais")
+    }
+
+    func test_aPageInSpanishWritesNumbersAndDatesAsSpaniardsDo() {
+        let spanish = PanelWords(.spanish)
+        XCTAssertEqual(spanish.number(12_345), "12.345")
+        XCTAssertEqual(spanish.decimal(12_345.5, digits: 1), "12.345,5")
+        XCTAssertEqual(spanish.day("2026-11-24"), "24/11/2026")
+        XCTAssertEqual(spanish.shortDay("2026-11-24"), "24/11")
+        XCTAssertEqual(spanish.clockTime(now, TimeZone(identifier: "Europe/Madrid")!), "18/11/2026 12:06")
+        XCTAssertEqual(spanish.day("not a day"), "not a day", "what is not a day is shown as it came")
+    }
+
+    /// A name locked after five wrong passwords: for how long from now, in whole minutes
+    /// rounded up, not a UTC clock time a manager in Rome would have to work out.
+    func test_theLockSaysForHowManyMinutesInEveryLanguage() {
+        let fifteen: [PanelLanguage: String] = [.english: "locked for 15 minutes.", .italian: "bloccato per 15 minuti.",
+                                                .german: "für 15 Minuten gesperrt.", .french: "bloqué pendant 15 minutes.",
+                                                .spanish: "bloqueado durante 15 minutos."]
+        let one: [PanelLanguage: String] = [.english: "locked for 1 minute.", .italian: "bloccato per 1 minuto.",
+                                            .german: "für 1 Minute gesperrt.", .french: "bloqué pendant 1 minute.",
+                                            .spanish: "bloqueado durante 1 minuto."]
+        for language in PanelLanguage.allCases {
+            let words = PanelWords(language)
+            let whole = words.lockedOut(after: 5, until: now.addingTimeInterval(15 * 60), now: now)
+            let partly = words.lockedOut(after: 5, until: now.addingTimeInterval(14 * 60 + 1), now: now)
+            let last = words.lockedOut(after: 5, until: now.addingTimeInterval(30), now: now)
+            XCTAssertTrue(whole.hasSuffix(fifteen[language]!), whole)
+            XCTAssertEqual(partly, whole, "a minute begun is counted whole")
+            XCTAssertTrue(last.hasSuffix(one[language]!), last)
+            XCTAssertTrue(whole.contains("5"), whole)
+            XCTAssertFalse(whole.contains("UTC") || last.contains("UTC"), whole)
+        }
+        XCTAssertEqual(english.lockedOut(after: 5, until: now.addingTimeInterval(900), now: now),
+                       "After 5 wrong passwords this name is locked for 15 minutes.")
+    }
+
+    func test_theHubsRefusalsThePanelCanTellApartAreInTheManagersLanguage() {
+        let spanish = PanelWords(.spanish)
+        let busy = HubError(.serviceUnavailable, .hubDatabaseUnavailable, "the hub's database is busy or restarting; try again")
+        XCTAssertEqual(spanish.refusal(busy), "La base de datos del hub no está disponible en este momento: inténtelo de nuevo dentro de un momento.")
+        // A refusal the panel cannot tell apart by its code names what only the hub knows.
+        let other = HubError.badRequest("slot of 3 minutes is outside 5...240")
+        XCTAssertEqual(spanish.refusal(other), "slot of 3 minutes is outside 5...240")
+
+        let german = PanelWords(.german)
+        let live = german.rolloutRefusal(HubError(.conflict, .badHubRequest, "rollout 3 of 1.2 is live: abort it first"), action: .start)
+        XCTAssertEqual(live.coded.message, "Ein Rollout läuft bereits: brechen Sie ihn ab, bevor Sie einen neuen starten.")
+        XCTAssertEqual(live.status, .conflict)
+        XCTAssertEqual(german.rolloutRefusal(HubError(.conflict, .badHubRequest, "rollout 3 is paused"), action: .pause).coded.message,
+                       "Der Rollout ist bereits pausiert.")
+        XCTAssertEqual(german.rolloutRefusal(HubError(.notFound, .badHubRequest, "no rollout is live"), action: .resume).coded.message,
+                       "Es läuft kein Rollout.")
+        XCTAssertEqual(PanelWords(.french).rolloutRefusal(HubError(.notFound, .releaseRefused, "the repository holds no clup-totem 9"),
+                                                          action: .start).coded.message,
+                       "Le dépôt ne contient pas cette version de clup-totem : ajoutez-la d'abord avec clup-hub release add.")
+    }
+
+    func test_theRolloutFormsMistakesAreToldInTheManagersLanguage() {
+        let italian = PanelWords(.italian)
+        func refusal(_ form: [String: String]) -> String? {
+            do {
+                _ = try Panel.plan(form, words: italian)
+                return nil
+            } catch {
+                return (error as? HubError)?.coded.message
+            }
+        }
+        XCTAssertEqual(refusal(["version": "1.2", "stages": "25"]), "Spunti da 1 a 20 totem sentinella: ricevono la versione per primi.")
+        XCTAssertEqual(refusal(["version": "1.2", "canary-a": "on", "stages": "50, 25"]),
+                       "Le quote delle fasi vanno da 1 a 99 %, crescenti, al massimo 10 (tutti i totem per ultimi).")
+        XCTAssertEqual(refusal(["version": "1.2", "canary-a": "on", "stages": "25", "healthyMinutes": "20000"]),
+                       "Minuti in cui una fase resta sana prima della successiva: 20.000 è fuori dall'intervallo da 0 a 10.080")
+        XCTAssertNil(refusal(["version": "1.2", "canary-a": "on", "stages": "25, 50", "healthyMinutes": "30"]))
     }
 
     func test_theLanguageSwitchGoesBackOnlyToAPageOfThePanel() {

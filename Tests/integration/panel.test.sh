@@ -153,7 +153,7 @@ test_wrong_passwords_lock_the_name_and_no_password_is_stored_or_logged() {
   assert_eq "$(login_as x nobody "wrong-password-0")" 401 "an unknown name"
   assert_eq "$(login_as x ada "wrong-password-5")" 429 "the fifth wrong password"
   out=$(panel_curl x --data-urlencode "name=ada" --data-urlencode "password=$ADA_PASSWORD" "$HUB_URL/panel/login")
-  assert_contains "$out" "this name is locked until"
+  assert_contains "$out" "this name is locked for 15 minutes."
   assert_eq "$(status_of x "$HUB_URL/panel")" 303 "the panel after a refused login"
   assert_contains "$(hub_psql -c "SELECT action FROM audit WHERE who = 'ada'")" "locked after 5 wrong passwords"
   # The right password of the other manager still works: the lock is per name.

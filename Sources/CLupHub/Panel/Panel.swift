@@ -54,8 +54,8 @@ struct Panel: Sendable {
                 try await change(store, form: form, by: session.manager.name, words: context.panelWords)
             } catch let error as HubError {
                 // The page with the error keeps what the manager typed, to be corrected.
-                return try await storePage(store, session, context.panelWords, day: Day(nil)!, error: error.coded.message, typed: form,
-                                           status: .unprocessableContent)
+                return try await storePage(store, session, context.panelWords, day: Day(nil)!, error: context.panelWords.refusal(error),
+                                           typed: form, status: .unprocessableContent)
             }
             return Response(status: .seeOther, headers: [.location: "/panel/stores/\(store)?saved=1"])
         }
@@ -73,19 +73,23 @@ struct Panel: Sendable {
         }
         panel.post("fleet/rollout/:action") { request, context in
             let session = try Self.session(context)
+            let words = context.panelWords
             var request = request
-            let form = try await Self.form(&request, session: session, words: context.panelWords)
-            guard session.manager.role == .chainAdmin else {
-                throw HubError(.forbidden, .panelForbidden, context.panelWords.rolloutsAreTheChains)
+            let form = try await Self.form(&request, session: session, words: words)
+            guard session.manager.role == .chainAdmin else { throw HubError(.forbidden, .panelForbidden, words.rolloutsAreTheChains) }
+            guard let action = context.parameters.get("action").flatMap(RolloutAction.init) else {
+                throw HubError(.notFound, .badHubRequest, words.rolloutActions)
             }
             let rollouts = Rollouts(database: database), who = session.manager.name
-            switch context.parameters.get("action") {
-            case "start": _ = try await rollouts.start(try Self.plan(form, words: context.panelWords), available: releases?.publishedVersions() ?? [],
-                                                       by: who)
-            case "pause": _ = try await rollouts.pause(reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 } ?? "paused on the panel", by: who)
-            case "resume": _ = try await rollouts.resume(by: who)
-            case "abort": _ = try await rollouts.abort(by: who)
-            default: throw HubError(.notFound, .badHubRequest, "pause, resume or abort")
+            do {
+                switch action {
+                case .start: _ = try await rollouts.start(try Self.plan(form, words: words), available: releases?.publishedVersions() ?? [], by: who)
+                case .pause: _ = try await rollouts.pause(reason: form["reason"].flatMap { $0.isEmpty ? nil : $0 } ?? "paused on the panel", by: who)
+                case .resume: _ = try await rollouts.resume(by: who)
+                case .abort: _ = try await rollouts.abort(by: who)
+                }
+            } catch let error as HubError {
+                throw words.rolloutRefusal(error, action: action)
             }
             return Response(status: .seeOther, headers: [.location: "/panel/fleet"])
         }
@@ -119,8 +123,8 @@ struct Panel: Sendable {
         case .refused:
             return Self.page(PanelPages.login(message: words.wrongPassword, words: words), status: .unauthorized)
         case let .locked(until):
-            return Self.page(PanelPages.login(message: words.lockedOut(after: PanelAccounts.failuresBeforeLockout, until: until), words: words),
-                             status: .tooManyRequests)
+            let message = words.lockedOut(after: PanelAccounts.failuresBeforeLockout, until: until, now: Date())
+            return Self.page(PanelPages.login(message: message, words: words), status: .tooManyRequests)
         }
     }
 
@@ -477,19 +481,30 @@ struct Panel: Sendable {
                                            reminderMinutes: reminder, by: manager)
     }
 
+    /// What the fleet page can ask of a rollout (`POST /panel/fleet/rollout/ACTION`).
+    enum RolloutAction: String, Sendable {
+        case start, pause, resume, abort
+    }
+
     /// The rollout the fleet page's form asks for: a version, the totems ticked as canaries
-    /// (`canary-DEVICE`), the stages' shares and the healthy minutes.
+    /// (`canary-DEVICE`), the stages' shares and the healthy minutes. What the form can get
+    /// wrong is told in the manager's language, before `Rollouts.start` checks it again.
     static func plan(_ form: [String: String], words: PanelWords) throws -> Rollouts.Plan {
         let canaries = form.keys.filter { $0.hasPrefix("canary-") && form[$0] == "on" }.map { String($0.dropFirst(7)) }.sorted()
+        guard (1...20).contains(canaries.count) else { throw HubError.badRequest(words.canariesCount) }
         let stages = (form["stages"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let shares = try stages.map { text throws -> Int in
             guard let share = Int(text) else { throw HubError.badRequest(words.notAShare(String(text.prefix(8)))) }
             return share
         }
-        guard let minutes = Double(form["healthyMinutes"] ?? "30"), minutes.isFinite else {
-            throw HubError.badRequest(words.notAShare(String((form["healthyMinutes"] ?? "").prefix(8))))
+        guard shares.count <= 10, shares.allSatisfy({ (1...99).contains($0) }), zip(shares, shares.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw HubError.badRequest(words.sharesRule)
         }
-        return Rollouts.Plan(version: form["version"] ?? "", canaries: canaries, shares: shares, healthySeconds: minutes * 60)
+        let typed = form["healthyMinutes"] ?? "30"
+        guard let minutes = Int(typed) else { throw HubError.badRequest(words.notAShare(String(typed.prefix(8)))) }
+        let week = 7 * 24 * 60
+        guard (0...week).contains(minutes) else { throw HubError.badRequest(words.outOfRange(words.healthyLabel, minutes, 0...week)) }
+        return Rollouts.Plan(version: form["version"] ?? "", canaries: canaries, shares: shares, healthySeconds: Double(minutes * 60))
     }
 
     /// The booking share that gives exactly `places` booking places of `capacity`
@@ -625,7 +640,7 @@ struct PanelSessionMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HubError {
-            return Panel.page(PanelPages.message(error.status.code == 403 ? words.notAllowed : words.refused, error.coded.message,
+            return Panel.page(PanelPages.message(error.status.code == 403 ? words.notAllowed : words.refused, words.refusal(error),
                                                  session: session, here: Panel.panelPath(request.uri.path), words: words),
                               status: error.status)
         }
