@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport"]),
         // The hub in process: its router through HummingbirdTesting, against a private PostgreSQL.
         .testTarget(name: "CLupHubTests", dependencies: [
-            "CLupHub", "CLupProtocol", "CLupCore", "CLupConfig",
+            "CLupHub", "CLupProtocol", "CLupCore", "CLupConfig", "QueueSimulation",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "PostgresNIO", package: "postgres-nio"),

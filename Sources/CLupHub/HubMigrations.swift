@@ -391,6 +391,12 @@ enum HubMigrations {
             ALTER TABLE notice ADD CONSTRAINT notice_kind_check CHECK (kind IN ('cancelled', 'delayed', 'called', 'reminder'));
             CREATE INDEX booking_upcoming ON booking (slot_start) WHERE cancelled_at IS NULL;
             """),
+        (17, "the instant a place was taken in the line, to the millisecond, on the hub's clock", """
+            -- LineOrder: a printed ticket's place in the line (its totem's clock corrected by the
+            -- offset its sync measured), or a phone's place's (the hub's own clock). NULL in the
+            -- events of totems before it: issued_at stands for it.
+            ALTER TABLE ticket ADD COLUMN taken_at timestamptz;
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -201,10 +201,10 @@ enum Projections {
         let (store, device, connection, logger) = (writer.store, writer.device, writer.connection, writer.logger)
         try await connection.query("""
             INSERT INTO ticket (store_id, business_day, number, device_id, lane, state, issued_at, called_at, admitted_at, entered_at,
-                                slot_start, promised_wait_minutes)
+                                slot_start, promised_wait_minutes, taken_at)
             VALUES (\(store), \(day)::date, \(ticket.number.description), \(device), \(ticket.lane.rawValue), \(ticket.state.rawValue),
                     \(ticket.issuedAt), \(ticket.calledAt), \(ticket.admittedAt), \(ticket.enteredAt), \(ticket.slotStart),
-                    \(ticket.promisedWait.map { (Double($0.low) + Double($0.high)) / 2 }))
+                    \(ticket.promisedWait.map { (Double($0.low) + Double($0.high)) / 2 }), \(ticket.takenAt))
             ON CONFLICT (store_id, business_day, number) DO UPDATE SET
                 -- A ticket someone went in with stays so, whatever a later copy of it says.
                 state = CASE WHEN ticket.state = ANY(\(Self.wentIn)::text[]) THEN ticket.state ELSE excluded.state END,

@@ -129,7 +129,8 @@ public struct RemoteLine: Sendable {
                 throw HubError(.tooManyRequests, .joinLimit, "door \(door.letter) has given every number of its remote line")
             }
             let number = TicketNumber(totem: letter, lane: .remote, sequence: sequence)
-            let joinedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+            // To the millisecond: its place in the line (`LineOrder`; its code keeps whole seconds).
+            let joinedAt = LineOrder.instant(now)
             let key = try await Bookings.bookingKey(store: store, connection, logger)
             let code = TicketCode.make(TicketPayload(store: storeNumber, remote: number, joinedAt: joinedAt, validMinutes: Self.validMinutes),
                                        signedWith: key)
@@ -311,6 +312,26 @@ public struct RemoteLine: Sendable {
         return "door \(door.letter)'s totem was last heard \(Int(ago.rounded())) s ago (a remote place needs it within \(Int(heardWithin)) s)"
     }
 
+    /// Places before `place` in its door's line, by the rule the door calls by (`LineOrder`):
+    /// the door's tickets waiting as its events say, and the places taken from phones the
+    /// door has not taken in yet, which it will put in the line by the time each was taken.
+    static func placesAhead(of place: LineOrder.Place, store: String, device: String, day: String,
+                            _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        let rows = try await connection.rows("""
+            SELECT k.number, coalesce(k.taken_at, k.issued_at) FROM ticket k
+            WHERE k.store_id = \(store) AND k.device_id = \(device) AND k.business_day >= \(day)::date - 1 AND k.state = 'waiting'
+                AND k.lane IN ('regular', 'remote', 'priority')
+            UNION ALL
+            SELECT r.number, r.joined_at FROM remote_ticket r
+            WHERE r.store_id = \(store) AND r.device_id = \(device) AND r.business_day >= \(day)::date - 1 AND r.left_at IS NULL
+                AND NOT EXISTS (SELECT 1 FROM ticket k WHERE k.store_id = r.store_id AND k.device_id = r.device_id
+                                AND k.number = r.number AND k.business_day >= r.business_day - 1)
+            """, as: (String, Date).self, logger)
+        let places = rows.compactMap { number, takenAt in TicketNumber(number).map { LineOrder.Place(number: $0, takenAt: takenAt) } }
+        return LineOrder.ahead(of: place, priorityWaiting: places.count { $0.number.lane == .priority },
+                               line: places.filter { $0.number.lane != .priority })
+    }
+
     /// The place as the app sees it, with what the door's events say of it.
     static func place(store: String, number: String, reference: String, now: Date, _ connection: PostgresConnection,
                       _ logger: Logger) async throws -> Place {
@@ -326,16 +347,9 @@ public struct RemoteLine: Sendable {
         let (device, letter, doorName, joinedAt, code, left, day, doorState) = row
         let state = left && (doorState == nil || doorState == "waiting" || doorState == "called") ? "left" : doorState ?? "waiting"
         var ahead: Int?, wait: Int?
-        if state == "waiting" {
-            let count = try await connection.all("""
-                SELECT (SELECT count(*)::integer FROM ticket k WHERE k.store_id = \(store) AND k.device_id = \(device)
-                        AND k.business_day >= \(day)::date - 1 AND k.state = 'waiting'
-                        AND (k.lane = 'priority' OR (k.lane IN ('regular', 'remote') AND k.issued_at < \(joinedAt))))
-                    + (SELECT count(*)::integer FROM remote_ticket r WHERE r.store_id = \(store) AND r.device_id = \(device)
-                        AND r.business_day >= \(day)::date - 1 AND r.left_at IS NULL AND r.joined_at < \(joinedAt)
-                        AND NOT EXISTS (SELECT 1 FROM ticket k WHERE k.store_id = r.store_id AND k.device_id = r.device_id
-                                        AND k.number = r.number AND k.business_day >= r.business_day - 1))
-                """, as: Int.self, logger).first ?? 0
+        if state == "waiting", let placeNumber = TicketNumber(number) {
+            let count = try await Self.placesAhead(of: LineOrder.Place(number: placeNumber, takenAt: joinedAt), store: store,
+                                                   device: device, day: day, connection, logger)
             let calls = try await connection.all("""
                 SELECT count(*)::integer FROM ticket WHERE store_id = \(store) AND device_id = \(device)
                     AND business_day >= \(day)::date - 1 AND called_at > \(now.addingTimeInterval(-3600))

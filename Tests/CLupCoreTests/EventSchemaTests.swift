@@ -44,6 +44,13 @@ final class EventSchemaTests: XCTestCase {
         return ticket
     }
 
+    /// The same with the instant it took its place in the line (issue 40), to the millisecond.
+    static var fullTicketTaken: Ticket {
+        var ticket = fullTicket
+        ticket.takenAt = issuedAt.addingTimeInterval(0.347)
+        return ticket
+    }
+
     static var settings: StoreSettingsDocument {
         var document = StoreSettingsDocument(version: 12, capacity: 40, priorityShare: 0.1, bookingShare: 0.2,
                                              windows: .init(presentationMinutes: 5, bookingEarlyMinutes: 10, bookingLateMinutes: 15,
@@ -64,6 +71,7 @@ final class EventSchemaTests: XCTestCase {
                                         at: issuedAt)),
             ("ticket.issued.1", .ticketIssued(plainTicket)),
             ("ticket.issued.2", .ticketIssued(fullTicket)),
+            ("ticket.issued.3", .ticketIssued(fullTicketTaken)),
             ("ticket.submitted.1", .ticketSubmitted(number, businessDay: day, job: 41)),
             ("ticket.printed.1", .ticketPrinted(number, businessDay: day, job: 41)),
             ("ticket.print-failed.1", .ticketPrintFailed(number, businessDay: day, reason: "media-empty-error")),
@@ -100,8 +108,10 @@ final class EventSchemaTests: XCTestCase {
         case .dayOpened, .ticketSubmitted, .ticketPrinted, .ticketPrintFailed, .ticketNoShow, .admissionLapsed, .ticketReprinted,
              .ticketSkipped, .ticketVoided, .occupancyCorrected, .ticketFromOtherDoor, .ticketLeft:
             1
-        case .ticketIssued, .ticketCalled, .ticketAdmitted, .passage, .storeSettingsApplied, .audited:
+        case .ticketCalled, .ticketAdmitted, .passage, .storeSettingsApplied, .audited:
             2
+        case .ticketIssued:
+            3
         }
     }
 

@@ -3,6 +3,7 @@ import CLupCore
 import CLupProtocol
 import Crypto
 import Foundation
+import QueueSimulation
 import XCTest
 
 /// Places in a store's line taken from a phone, at the hub: numbered for a door heard
@@ -60,7 +61,8 @@ final class RemoteLineHubTests: XCTestCase {
             let keyring = TicketKeyring(store: 7, keys: [TicketPayload.hubLetter: key], ownTotem: "A")
             let payload = try keyring.verify(place.code, at: Date())
             XCTAssertEqual(payload.number.description, "AR-001")
-            XCTAssertEqual(payload.issuedAt, place.joinedAt)
+            XCTAssertEqual(payload.issuedAt.timeIntervalSince1970, place.joinedAt.timeIntervalSince1970.rounded(.down),
+                           "the code keeps whole seconds; the place keeps the millisecond")
             let forB = try await settings(hub, b)
             XCTAssertEqual(forB.remoteTickets ?? [], [])
             // A door with no totem heard at all: every door's silence is the reason.
@@ -195,6 +197,62 @@ final class RemoteLineHubTests: XCTestCase {
             let closed = await refusal { try await line.join(store: "7", .init(customerRef: "customer-0001"), now: night) }
             XCTAssertEqual(closed?.coded.code, ErrorCode.storeClosed.rawValue)
             XCTAssertTrue(closed?.coded.message.contains("08:00–20:00") == true)
+        }
+    }
+
+    /// 20 random lines of a door: tickets printed (regular and priority) by a totem whose
+    /// clock is up to 2 s off the hub's, and places taken from phones, crowded into three
+    /// seconds so that many share a second and some a millisecond. Once the door has taken the
+    /// places in, what the app is told is ahead of each is what the door's own line says
+    /// (issue 40: a ticket printed in the second after a join came first at the door and
+    /// after it in the app).
+    func test_thePlacesAheadThePhoneIsToldAreTheDoorsOwnInEveryRandomLine() async throws {
+        try await withHub { hub in
+            let line = RemoteLine(database: hub.database)
+            let admin = HubAdmin(database: hub.database)
+            var generator = SeededGenerator(seed: 40)
+            let base = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 120).rounded(.down))
+            for round in 0..<20 {
+                let store = String(100 + round)
+                try await admin.createStore(id: store, name: "Store \(store)", capacity: 30)
+                try await admin.setHours(id: store, opens: "00:00", closes: "24:00", timeZone: "UTC")
+                let totem = try await hub.enrol("A", door: "main", store: store)
+                try await heard(totem, hub)
+                let issuer = TicketIssuer(store: UInt32(store)!, totem: "A", validMinutes: 240, key: Curve25519.Signing.PrivateKey())
+                let policy = QueuePolicy(capacity: 30, priorityShare: 0, agingBound: 3 * 3600, presentationWindow: 300, bookingShare: 0)
+                var state = DayState(businessDay: .today)
+                var events = state.open(after: nil, at: Moment(wall: base), ticketValidity: 4 * 3600)
+                let offset = Double(Int.random(in: -2000...2000, using: &generator)) / 1000
+                var references: [String: String] = [:]
+                for step in 0..<Int.random(in: 3...10, using: &generator) {
+                    let millisecond = [0, 0, 1, 500, 999, Int.random(in: 0...999, using: &generator)].randomElement(using: &generator)!
+                    let hubTime = base.addingTimeInterval(Double(Int.random(in: 0...2, using: &generator)) + Double(millisecond) / 1000)
+                    if Int.random(in: 0..<10, using: &generator) < 4 {
+                        let reference = "round-\(round)-step-\(step)"
+                        let place = try await line.join(store: store, .init(customerRef: reference), now: hubTime)
+                        references[place.number] = reference
+                    } else {
+                        let request: TicketRequest = Int.random(in: 0..<4, using: &generator) == 0 ? .priority(.elderly) : .regular
+                        let issued = try state.issue(request, issuer: issuer, at: Moment(wall: hubTime.addingTimeInterval(offset), hubOffset: offset),
+                                                     policy: policy)
+                        guard case let .ticketIssued(ticket)? = issued.first else { return XCTFail("no ticket") }
+                        events += issued + state.recordPrinted(ticket.number, job: 1)
+                    }
+                }
+                // The door takes in the places with its settings, and uploads its log.
+                let settings = try await hub.database.transaction { connection in
+                    try await StoreSettingsReader.current(store: store, device: totem.device.deviceID, connection, HubFixture.logger)
+                }
+                events += state.takeRemote(settings?.remoteTickets ?? [], left: [], totem: "A", validity: 3600, at: Moment(wall: Date()))
+                _ = try await Ingest(database: hub.database).apply(totem.batch(totem.upload(events)), from: totem.device)
+                XCTAssertEqual(Set(state.line.filter { $0.lane == .remote }.map(\.number.description)), Set(references.keys), "round \(round)")
+                for (number, reference) in references {
+                    let place = try await line.place(store: store, number: number, reference: reference)
+                    XCTAssertTrue(place.atTheDoor, "round \(round): \(number)")
+                    XCTAssertEqual(place.ahead, state.placesAhead(of: TicketNumber(number)!),
+                                   "round \(round): \(number) in the door's line \(state.line.map(\.number.description))")
+                }
+            }
         }
     }
 }

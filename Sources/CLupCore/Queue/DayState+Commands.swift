@@ -100,7 +100,8 @@ extension DayState {
         for join in joins.sorted(by: { ($0.joinedAt, $0.number.sequence) < ($1.joinedAt, $1.number.sequence) })
         where join.number.totem == totem && join.number.lane == .remote && tickets[join.number] == nil && !left.contains(join.number)
             && now.wall.timeIntervalSince(join.joined) < validity {
-            let ticket = Ticket(number: join.number, businessDay: businessDay, issuedAt: join.joined, state: .waiting, code: join.code)
+            var ticket = Ticket(number: join.number, businessDay: businessDay, issuedAt: join.joined, state: .waiting, code: join.code)
+            ticket.takenAt = LineOrder.instant(join.joined)
             events += applying([.ticketIssued(ticket)])
         }
         for number in left.sorted(by: { $0.sequence < $1.sequence }) where number.lane == .remote {

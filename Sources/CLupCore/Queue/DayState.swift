@@ -71,11 +71,17 @@ public struct DayState: Hashable, Codable, Sendable {
     }
 
     /// The line: regular tickets printed here and places taken from a phone, waiting, in
-    /// the order they were taken (the totem's clock for the printed, the hub's for the
-    /// remote; both keep to the same time within the sync's measured skew).
+    /// the order they were taken (`LineOrder`, on the hub's clock to the millisecond).
     public var line: [Ticket] {
         tickets.values.filter { ($0.lane == .regular || $0.lane == .remote) && $0.state == .waiting }
-            .sorted { ($0.issuedAt, $0.lane == .remote ? 1 : 0, $0.number.sequence) < ($1.issuedAt, $1.lane == .remote ? 1 : 0, $1.number.sequence) }
+            .sorted { LineOrder.precedes($0.place, $1.place) }
+    }
+
+    /// How many places are before ticket `number` while it waits in the line (what the hub
+    /// tells a phone's place, by the same rule); nil once it does not wait there.
+    public func placesAhead(of number: TicketNumber) -> Int? {
+        guard let ticket = tickets[number], ticket.state == .waiting, ticket.lane == .regular || ticket.lane == .remote else { return nil }
+        return LineOrder.ahead(of: ticket.place, priorityWaiting: waiting(in: .priority).count, line: line.map(\.place))
     }
 
     /// Tickets waiting to be called, in the queue lanes (not bookings).

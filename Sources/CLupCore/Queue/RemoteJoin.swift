@@ -5,7 +5,8 @@ import Foundation
 /// at the door like a printed ticket's).
 public struct RemoteJoin: Codable, Hashable, Sendable {
     public var number: TicketNumber
-    /// When the hub took it, in whole Unix seconds (as in its code): its place in the line.
+    /// When the hub took it, in Unix seconds to the millisecond (its code keeps whole
+    /// seconds; a hub before issue 40 sent whole seconds here too): its place in the line.
     public var joinedAt: Double
     public var code: String
 

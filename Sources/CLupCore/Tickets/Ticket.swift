@@ -32,6 +32,9 @@ public struct Ticket: Hashable, Codable, Sendable {
     public var language: String?
     /// For a priority ticket issued at the PIN pad: the employee's staff number.
     public var issuedBy: String?
+    /// When it took its place in the line, on the hub's clock to the millisecond
+    /// (`LineOrder`); nil in the events of earlier versions, whose `issuedAt` stands for it.
+    public var takenAt: Date?
 
     public init(number: TicketNumber, businessDay: BusinessDay, issuedAt: Date, issuedSteady: SteadyTime? = nil,
                 state: TicketState, code: String, slotStart: Date? = nil, priorityReason: PriorityReason? = nil) {
@@ -46,6 +49,9 @@ public struct Ticket: Hashable, Codable, Sendable {
     }
 
     public var lane: Lane { number.lane }
+
+    /// Its place in the line, as `LineOrder` compares places.
+    public var place: LineOrder.Place { LineOrder.Place(number: number, takenAt: takenAt ?? issuedAt) }
 
     /// Seconds since it was issued, called or admitted, as `now` measures them.
     public func secondsSinceIssue(at now: Moment) -> Double { now.seconds(since: issuedAt, issuedSteady) }

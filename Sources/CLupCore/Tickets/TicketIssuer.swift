@@ -27,10 +27,11 @@ public struct TicketIssuer {
         let issuedAt = Date(timeIntervalSince1970: instant.wall.timeIntervalSince1970.rounded(.down))
         let payload = TicketPayload(store: store, number: number, issuedAt: issuedAt,
                                     validMinutes: validMinutes)
-        let ticket = Ticket(number: number, businessDay: businessDay, issuedAt: issuedAt, issuedSteady: instant.steady,
+        var ticket = Ticket(number: number, businessDay: businessDay, issuedAt: issuedAt, issuedSteady: instant.steady,
                             state: .printing, code: TicketCode.make(payload, signedWith: key),
                             slotStart: { if case let .booking(slot) = request { slot } else { nil } }(),
                             priorityReason: { if case let .priority(reason) = request { reason } else { nil } }())
+        ticket.takenAt = LineOrder.instant(instant.onHubClock)
         return (ticket, .ticketIssued(ticket))
     }
 }

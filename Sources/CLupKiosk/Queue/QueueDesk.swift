@@ -52,6 +52,9 @@ final class QueueDesk {
     private var dayTimer: EventLoop.TimerID?
     /// How far the hub holds the event log (nil: not known, and nothing is trimmed).
     var heldByTheHub: () -> Int64? = { nil }
+    /// The totem's clock minus the hub's, as the sync last measured it (nil: not known): a
+    /// ticket's place in the line is taken on the hub's clock (`LineOrder`).
+    var hubClockOffset: () -> Double? = { nil }
     /// The business day the audit trail was last trimmed on (`trimAuditTrail`).
     private var trailTrimmedOn: BusinessDay?
 
@@ -78,7 +81,7 @@ final class QueueDesk {
     /// Works `command` out on a copy of the day, without committing it.
     func prepare(_ command: (inout DayState, Moment) throws -> [DomainEvent]) throws -> Pending {
         rollOverIfNeeded()
-        let now = clock.moment()
+        let now = clock.moment().with(hubOffset: hubClockOffset())
         var next = day
         let events = try command(&next, now)
         return Pending(events: events, next: next, at: now)

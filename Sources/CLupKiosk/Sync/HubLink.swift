@@ -47,6 +47,7 @@ final class HubLink {
             return
         }
         kiosk.desk.heldByTheHub = { sync.acknowledgedSeq }
+        kiosk.desk.hubClockOffset = { sync.measuredClockOffset }
         let store = kiosk.desk.store
         let report = { (day: DayState) in
             do {

@@ -144,7 +144,9 @@ public final class SyncClient: Sendable {
     }
 
     /// The totem's clock minus the hub's, as last measured (0 before).
-    var clockOffset: Double { status.withLock { $0.clockOffset ?? 0 } }
+    var clockOffset: Double { measuredClockOffset ?? 0 }
+    /// The same, nil until measured.
+    var measuredClockOffset: Double? { status.withLock { $0.clockOffset } }
 
     /// The door's figures changed (from the loop, after a commit): the next batch carries them,
     /// with the events committed, at once if the upload was idle.
