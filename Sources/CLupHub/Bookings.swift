@@ -89,11 +89,9 @@ public struct Bookings: Sendable {
             .map(Character.init).prefix(64))
     }
 
-    /// The app's reference for its customer: opaque, short, no spaces (never a name or a phone number).
+    /// The app's reference for its customer (`CustomerReference.app(checking:)`).
     static func checkReference(_ reference: String) throws {
-        guard (8...64).contains(reference.utf8.count),
-              reference.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
-        else { throw HubError.badRequest("customerRef is the app's opaque reference: 8 to 64 letters, digits, - or _") }
+        _ = try CustomerReference.app(checking: reference)
     }
 
     /// The store's calendar: its time zone and opening hours, the slot length and the places.
@@ -270,10 +268,12 @@ public struct Bookings: Sendable {
         try Self.checkReference(reference)
         // The documented pattern, checked as written: `TicketNumber` also reads forms (ZB-8)
         // that no booking is ever given.
-        guard number.utf8.count <= 8, number.range(of: "^ZB-[0-9]{3,5}$", options: .regularExpression) != nil,
-              let parsed = TicketNumber(number), parsed.totem == TicketPayload.hubLetter, parsed.lane == .booking
-        else {
+        guard number.utf8.count <= 8, number.range(of: #"\AZB-[0-9]{3,5}\z"#, options: .regularExpression) != nil else {
             throw HubError.badRequest("\"\(TypedText.kept(number, maximum: 16))\" is not the number of a booking (ZB- and 3 to 5 digits)")
+        }
+        // Of that form, but beyond what a booking is ever numbered (ZB-99999): no such booking.
+        guard let parsed = TicketNumber(number), parsed.totem == TicketPayload.hubLetter, parsed.lane == .booking else {
+            throw HubError(.notFound, .unknownBooking, "store \(store) has no booking \(number): bookings are numbered up to ZB-\(TicketNumber.maximumSequence)")
         }
         let logger = database.logger
         return try await database.transaction { connection in

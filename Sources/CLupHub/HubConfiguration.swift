@@ -21,6 +21,14 @@ public struct HubConfiguration: Sendable, Equatable {
         try reader.read(&config.database)
         try reader.read(&config.notices)
         try reader.refuseUnknownKeys()
+        if case let .failure(refused) = TrustedProxies.parse(config.hub.trustedProxies) {
+            throw ConfigurationError(file: path, line: nil, key: "hub.trusted_proxies",
+                                     problem: "\"\(refused.entry.prefix(64))\" is not an address or a network (10.0.0.5, 10.1.0.0/16, fd00::/8)")
+        }
+        for origin in config.hub.origins where WebOrigin(origin) == nil {
+            throw ConfigurationError(file: path, line: nil, key: "hub.origins",
+                                     problem: "\"\(origin.prefix(64))\" is not an origin (https://panel.example.com or https://name:port)")
+        }
         return config
     }
 
@@ -47,6 +55,11 @@ public struct HubSettings: ConfigTable {
     public var metricsToken: String? = nil
     /// The bearer token the chain's phone app presents to the bookings API; none: no bookings.
     public var appToken: String? = nil
+    /// The chain's reverse proxies in front of the hub, whose `X-Forwarded-For` names the client.
+    public var trustedProxies: [String] = []
+    /// The origins browsers reach the panel and the website by, when a reverse proxy in front
+    /// changes the Host header (a state-changing request must come from one of them).
+    public var origins: [String] = []
 
     public init() {}
 
@@ -65,6 +78,10 @@ public struct HubSettings: ConfigTable {
               doc: "The bearer token Prometheus sends to GET /metrics (16 characters or more); empty: no metrics."),
         .text("app_token", \.appToken,
               doc: "The bearer token the chain's phone app sends to the bookings API (32 characters or more); empty: no bookings."),
+        .strings("trusted_proxies", \.trustedProxies,
+                 doc: "The chain's reverse proxies (addresses or networks, 10.0.0.5, 10.1.0.0/16): only theirs X-Forwarded-For names the client of a request, for the website's limits per client."),
+        .strings("origins", \.origins,
+                 doc: "The origins (https://name[:port]) browsers reach the panel and the website by, if a reverse proxy changes the Host header; empty: the request's own Host."),
     ]
 }
 

@@ -397,6 +397,14 @@ enum HubMigrations {
             -- events of totems before it: issued_at stands for it.
             ALTER TABLE ticket ADD COLUMN taken_at timestamptz;
             """),
+        (18, "the network each place taken on the website came from, as a digest keyed by the chain's own key", """
+            -- RemoteLine's limits per network (an IPv4 address, an IPv6 /64): HMAC-SHA256 of the
+            -- network with this key, 16 bytes, so the table names no address; cleared a day on.
+            ALTER TABLE chain_setting ADD COLUMN address_key bytea NOT NULL
+                DEFAULT decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
+            ALTER TABLE remote_ticket ADD COLUMN client_net bytea CHECK (length(client_net) = 16);
+            CREATE INDEX remote_ticket_client ON remote_ticket (store_id, client_net, joined_at) WHERE client_net IS NOT NULL;
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -18,9 +18,12 @@ public struct HubRequestContext: RequestContext {
     var panel: PanelAccounts.Session?
     /// The panel's words, in the language the manager chose (`PanelSessionMiddleware`).
     var panelWords = PanelWords(.english)
+    /// The peer of the connection (nil for a request made in process).
+    let remoteAddress: SocketAddress?
 
     public init(source: Source) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 
     public var maxUploadSize: Int { HubWire.maximumBodyBytes }
@@ -75,8 +78,11 @@ public struct HubServer: Sendable {
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(string: try await metrics.scrape(database))))
         }
-        Panel(database: database, releases: releases).add(to: router)
-        LineSite(line: RemoteLine(database: database), nearby: StoresNearby(database: database)).add(to: router)
+        let origins = settings.origins.compactMap { WebOrigin($0) }
+        Panel(database: database, releases: releases, origins: origins).add(to: router)
+        let proxies = (try? TrustedProxies.parse(settings.trustedProxies).get()) ?? .none
+        LineSite(line: RemoteLine(database: database), nearby: StoresNearby(database: database), proxies: proxies, origins: origins)
+            .add(to: router)
         let bookings = Bookings(database: database)
         let app = router.group("/v1/stores/:store").add(middleware: BearerToken(token: settings.appToken, minimumLength: 32,
                                                                                  what: "the bookings API", key: "app_token",

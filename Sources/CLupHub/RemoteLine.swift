@@ -81,12 +81,21 @@ public struct RemoteLine: Sendable {
         let line: Int
     }
 
-    /// Takes a place in the store's line for `request.customerRef`.
+    /// Takes a place in the store's line for the app's customer `request.customerRef`.
     public func join(store: String, _ request: Request, now: Date = Date()) async throws -> Place {
-        try Bookings.checkReference(request.customerRef)
-        if let door = request.door, !(door.count == 1 && door.allSatisfy({ $0.isASCII && $0.isUppercase })) {
+        try await join(store: store, door: request.door, for: try .app(checking: request.customerRef), now: now)
+    }
+
+    /// Takes a place in the store's line for `customer`, at `door` (nil: the door with the
+    /// shortest line). A website's visitor comes from `client`: one network takes at most
+    /// `joinsPerNetworkPerMinute` places a minute and holds at most a quarter of the store's
+    /// places from phones (`networkShare`), so a bot on one address cannot take the line.
+    func join(store: String, door asked: String?, for customer: CustomerReference, from client: ClientAddress? = nil,
+              now: Date = Date()) async throws -> Place {
+        if let door = asked, !(door.count == 1 && door.allSatisfy({ $0.isASCII && $0.isUppercase })) {
             throw HubError.badRequest("door is a totem's letter, A to Y: not \"\(TypedText.kept(door, maximum: 8))\"")
         }
+        let reference = customer.stored
         guard let storeNumber = UInt32(store) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
         let logger = database.logger
         let place = try await database.transaction { connection -> Place in
@@ -100,15 +109,37 @@ public struct RemoteLine: Sendable {
                                                                            calendar.closesMinute / 60, calendar.closesMinute % 60))
             }
             let day = try await Self.businessDay(store: store, connection, logger)
-            if let held = try await Self.livePlace(store: store, reference: request.customerRef, day: day, connection, logger) {
+            if let held = try await Self.livePlace(store: store, reference: reference, day: day, connection, logger) {
                 throw HubError(.conflict, .alreadyInLine, "that reference holds \(held) in store \(store)'s line already")
             }
             let joins = try await connection.all("""
                 SELECT count(*)::integer FROM remote_ticket
-                WHERE store_id = \(store) AND customer_ref = \(request.customerRef) AND business_day = \(day)::date
+                WHERE store_id = \(store) AND customer_ref = \(reference) AND business_day = \(day)::date
                 """, as: Int.self, logger).first ?? 0
             guard joins < Self.joinsPerReference else {
                 throw HubError(.tooManyRequests, .joinLimit, "that reference took \(joins) places in store \(store)'s line today; at most \(Self.joinsPerReference)")
+            }
+            let most = max(Self.minimumRemoteWaiting, calendar.settings.capacity.addingSaturating(calendar.settings.capacity))
+            var network: Data?
+            if let client {
+                let digest = try await Self.networkDigest(client, connection, logger)
+                network = digest
+                let (lastMinute, holding) = try await connection.rows("""
+                    SELECT count(*) FILTER (WHERE r.joined_at > \(now.addingTimeInterval(-60)))::integer,
+                        count(*) FILTER (WHERE r.left_at IS NULL AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = r.store_id
+                            AND t.device_id = r.device_id AND t.number = r.number AND t.business_day >= r.business_day - 1
+                            AND t.state <> 'waiting'))::integer
+                    FROM remote_ticket r WHERE r.store_id = \(store) AND r.client_net = \(digest) AND r.business_day >= \(day)::date - 1
+                    """, as: (Int, Int).self, logger).first ?? (0, 0)
+                guard lastMinute < Self.joinsPerNetworkPerMinute else {
+                    throw HubError(.tooManyRequests, .joinLimit,
+                                   "\(client) took \(lastMinute) places in store \(store)'s line in the last minute; at most \(Self.joinsPerNetworkPerMinute)")
+                }
+                let share = Self.networkShare(of: most)
+                guard holding < share else {
+                    throw HubError(.tooManyRequests, .joinLimit,
+                                   "\(client) holds \(holding) of store \(store)'s \(most) places from phones; one network holds at most \(share)")
+                }
             }
             let waiting = try await connection.all("""
                 SELECT count(*)::integer FROM remote_ticket r
@@ -116,11 +147,10 @@ public struct RemoteLine: Sendable {
                     AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = r.store_id AND t.device_id = r.device_id
                                     AND t.number = r.number AND t.business_day >= r.business_day - 1 AND t.state <> 'waiting')
                 """, as: Int.self, logger).first ?? 0
-            let most = max(Self.minimumRemoteWaiting, calendar.settings.capacity.addingSaturating(calendar.settings.capacity))
             guard waiting < most else {
                 throw HubError(.tooManyRequests, .joinLimit, "store \(store)'s line holds \(waiting) places taken from phones; at most \(most) (book a slot instead)")
             }
-            let door = try await Self.chooseDoor(store: store, asked: request.door, day: day, now: now, connection, logger)
+            let door = try await Self.chooseDoor(store: store, asked: asked, day: day, now: now, connection, logger)
             let sequence = try await connection.all("""
                 SELECT coalesce(max(seq), 0) + 1 FROM remote_ticket
                 WHERE store_id = \(store) AND device_id = \(door.device) AND business_day >= \(day)::date - 1
@@ -135,30 +165,56 @@ public struct RemoteLine: Sendable {
             let code = TicketCode.make(TicketPayload(store: storeNumber, remote: number, joinedAt: joinedAt, validMinutes: Self.validMinutes),
                                        signedWith: key)
             try await connection.query("""
-                INSERT INTO remote_ticket (store_id, business_day, device_id, seq, number, customer_ref, joined_at, code)
-                VALUES (\(store), \(day)::date, \(door.device), \(sequence), \(number.description), \(request.customerRef), \(joinedAt), \(code))
+                INSERT INTO remote_ticket (store_id, business_day, device_id, seq, number, customer_ref, joined_at, code, client_net)
+                VALUES (\(store), \(day)::date, \(door.device), \(sequence), \(number.description), \(reference), \(joinedAt), \(code), \(network))
                 """, logger: logger)
             // The door's totem hears of it with its next settings, at once (its long poll).
             _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
-            return try await Self.place(store: store, number: number.description, reference: request.customerRef, now: now, connection, logger)
+            return try await Self.place(store: store, number: number.description, reference: reference, now: now, connection, logger)
         }
         HubMetrics.remoteJoined()
         return place
     }
 
-    /// Where the place `number` of `reference` is now.
+    /// Places a minute one network may take in a store's line from the website.
+    public static let joinsPerNetworkPerMinute = 5
+
+    /// The places from phones one network may hold at a store that takes `most`: a quarter
+    /// (at least 2), so the other three quarters are always left to others.
+    public static func networkShare(of most: Int) -> Int { max(2, most / 4) }
+
+    /// What the hub keeps of the network a website's visitor came from: an HMAC with the
+    /// chain's own key (`chain_setting.address_key`), so the table names no address, kept
+    /// for the limits only and cleared a day on (`Retention`).
+    static func networkDigest(_ client: ClientAddress, _ connection: PostgresConnection, _ logger: Logger) async throws -> Data {
+        guard let key = try await connection.all("SELECT address_key FROM chain_setting", as: Data.self, logger).first else {
+            throw HubError(.internalServerError, .hubInternalError, "the chain's settings row is missing")
+        }
+        return Data(HMAC<SHA256>.authenticationCode(for: client.network, using: SymmetricKey(data: key)).prefix(16))
+    }
+
+    /// Where the place `number` of the app's customer `reference` is now.
     public func place(store: String, number: String, reference: String, now: Date = Date()) async throws -> Place {
-        try Bookings.checkReference(reference)
+        try await place(store: store, number: number, of: try .app(checking: reference), now: now)
+    }
+
+    /// Where the place `number` of `customer` is now.
+    func place(store: String, number: String, of customer: CustomerReference, now: Date = Date()) async throws -> Place {
         let number = try Self.remoteNumber(number)
         return try await database.transaction { connection in
-            try await Self.place(store: store, number: number.description, reference: reference, now: now, connection, database.logger)
+            try await Self.place(store: store, number: number.description, reference: customer.stored, now: now, connection, database.logger)
         }
+    }
+
+    /// Leaves the line for the app's customer `reference`.
+    public func leave(store: String, number: String, reference: String, now: Date = Date()) async throws -> Left {
+        try await leave(store: store, number: number, of: try .app(checking: reference), now: now)
     }
 
     /// Leaves the line: the place is voided at the door with the next settings. Leaving a
     /// place already left answers as the first time did.
-    public func leave(store: String, number: String, reference: String, now: Date = Date()) async throws -> Left {
-        try Bookings.checkReference(reference)
+    func leave(store: String, number: String, of customer: CustomerReference, now: Date = Date()) async throws -> Left {
+        let reference = customer.stored
         let number = try Self.remoteNumber(number)
         let logger = database.logger
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
@@ -237,18 +293,22 @@ public struct RemoteLine: Sendable {
                          estimatedWaitMinutes: room ? 0 : Int((Double(waiting + 1) * perCall).rounded(.up)), doorsTaking: heard)
     }
 
-    /// The place `reference` holds in the store's line now, if any (the website's way back to it).
-    public func livePlace(store: String, reference: String) async throws -> String? {
-        try Bookings.checkReference(reference)
-        return try await database.transaction { connection in
+    /// The place `customer` holds in the store's line now, if any (the website's way back to it).
+    func livePlace(store: String, of customer: CustomerReference) async throws -> String? {
+        try await database.transaction { connection in
             let day = try await Self.businessDay(store: store, connection, database.logger)
-            return try await Self.livePlace(store: store, reference: reference, day: day, connection, database.logger)
+            return try await Self.livePlace(store: store, reference: customer.stored, day: day, connection, database.logger)
         }
     }
 
+    /// The number of a place taken from a phone, as the API documents it (a door's letter, R,
+    /// and 3 to 5 digits); one that no door can give (AR-99999: beyond 65535) is no place, 404.
     static func remoteNumber(_ text: String) throws -> TicketNumber {
-        guard text.utf8.count <= 8, let number = TicketNumber(text), number.lane == .remote, number.totem != TicketPayload.hubLetter else {
+        guard text.utf8.count <= 8, text.range(of: #"\A[A-Y]R-[0-9]{3,5}\z"#, options: .regularExpression) != nil else {
             throw HubError.badRequest("\"\(TypedText.kept(text, maximum: 16))\" is not the number of a place taken from a phone (AR-004)")
+        }
+        guard let number = TicketNumber(text), number.lane == .remote else {
+            throw HubError(.notFound, .unknownPlace, "no place \(text): a door numbers its places up to \(TicketNumber.maximumSequence)")
         }
         return number
     }

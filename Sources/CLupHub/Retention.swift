@@ -77,6 +77,10 @@ public struct Retention: Sendable {
     /// Safe to run from several hub processes at once, and again after one was stopped half
     /// way (a partition left detaching is finished, a table left detached is dropped).
     public func retire(now: Date = Date()) async throws -> [String] {
+        // The networks the website's places came from are kept for the limits of a day only.
+        try await database.client.query("""
+            UPDATE remote_ticket SET client_net = NULL WHERE client_net IS NOT NULL AND joined_at < \(now.addingTimeInterval(-86_400))
+            """, logger: database.logger)
         let days = try await refresh()
         let first = Self.firstKeptDay(keeping: days, now: now)
         var retired: [String] = []

@@ -31,6 +31,31 @@ final class BookingsInputTests: XCTestCase {
         }
     }
 
+    /// A number of the documented form that no booking or place can have (beyond 65535) is
+    /// not "not a number of a booking" but a booking or place that does not exist, as the
+    /// OpenAPI document's pattern says (issue 40: ZB-99999 was a 400).
+    func test_aNumberOfTheDocumentedFormBeyondAnyGivenIsNotFound() async throws {
+        try await withHub { hub in
+            try await app(hub).test(.router) { client in
+                for (uri, code) in [("/v1/stores/7/bookings/ZB-99999/cancel", "E-HUB-018"), ("/v1/stores/7/line/AR-99999/leave", "E-HUB-030")] {
+                    let response = try await client.execute(
+                        uri: uri, method: .post, headers: [.authorization: "Bearer \(Self.token)", .contentType: "application/json"],
+                        body: ByteBuffer(string: #"{"customerRef": "customer-0001"}"#))
+                    XCTAssertEqual(response.status, .notFound, uri)
+                    XCTAssertTrue(String(buffer: response.body).contains(code), "\(uri): \(String(buffer: response.body))")
+                }
+                let place = try await client.execute(uri: "/v1/stores/7/line/AR-65536?customerRef=customer-0001", method: .get,
+                                                     headers: [.authorization: "Bearer \(Self.token)"])
+                XCTAssertEqual(place.status, .notFound)
+                // A line break after a number is no number of the form.
+                let broken = try await client.execute(uri: "/v1/stores/7/line/AR-001%0A/leave", method: .post,
+                                                      headers: [.authorization: "Bearer \(Self.token)", .contentType: "application/json"],
+                                                      body: ByteBuffer(string: #"{"customerRef": "customer-0001"}"#))
+                XCTAssertEqual(broken.status, .badRequest)
+            }
+        }
+    }
+
     func test_aBookingBodyOfAMebibyteIsRefusedAsTooLarge() async throws {
         try await withHub { hub in
             try await app(hub).test(.router) { client in

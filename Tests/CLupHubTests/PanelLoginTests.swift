@@ -19,7 +19,7 @@ final class PanelLoginTests: XCTestCase {
                 for password in passwords {
                     group.addTask {
                         try await client.execute(uri: "/panel/login", method: .post,
-                                                 headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                 headers: [.contentType: "application/x-www-form-urlencoded", .origin: "https://localhost"],
                                                  body: ByteBuffer(string: "name=\(name)&password=\(password.replacingOccurrences(of: " ", with: "+"))"))
                             .status.code
                     }
@@ -92,7 +92,7 @@ final class PanelLoginTests: XCTestCase {
                                          ("de-DE", "für 15 Minuten gesperrt."), ("fr-FR,fr;q=0.9,en;q=0.8", "bloqué pendant 15 minutes."),
                                          ("es-ES", "bloqueado durante 15 minutos.")] {
                     let response = try await client.execute(uri: "/panel/login", method: .post,
-                                                            headers: [.contentType: "application/x-www-form-urlencoded", .acceptLanguage: accepted],
+                                                            headers: [.contentType: "application/x-www-form-urlencoded", .origin: "https://localhost", .acceptLanguage: accepted],
                                                             body: ByteBuffer(string: "name=alice&password=\(Self.password.replacingOccurrences(of: " ", with: "+"))"))
                     XCTAssertEqual(response.status, .tooManyRequests, accepted)
                     let body = String(buffer: response.body)
@@ -122,7 +122,7 @@ final class PanelLoginTests: XCTestCase {
             try await app.test(.router) { client in
                 for name in ["a%00b", "%0Aalice", String(repeating: "a", count: 300)] {
                     let response = try await client.execute(uri: "/panel/login", method: .post,
-                                                            headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                            headers: [.contentType: "application/x-www-form-urlencoded", .origin: "https://localhost"],
                                                             body: ByteBuffer(string: "name=\(name)&password=whatever+it+is"))
                     XCTAssertEqual(response.status, .badRequest, name)
                     XCTAssertEqual(response.headers[.contentType], "text/html; charset=utf-8", name)

@@ -15,6 +15,8 @@ struct Panel: Sendable {
     let accounts: PanelAccounts
     /// The chain's repository, whose versions a rollout started on the fleet page may name.
     let releases: ReleaseRepository?
+    /// The origins the panel is reached by behind a proxy that rewrites Host (`[hub] origins`).
+    let origins: [WebOrigin]
 
     static let cookie = "clup_panel"
     /// The language the manager chose, for a year (not a secret: no session in it).
@@ -23,17 +25,23 @@ struct Panel: Sendable {
     /// A totem not heard from for longer is flagged in the fleet.
     static let silentAfter: Double = 120
 
-    init(database: HubDatabase, releases: ReleaseRepository? = nil) {
+    init(database: HubDatabase, releases: ReleaseRepository? = nil, origins: [WebOrigin] = []) {
         self.database = database
         self.releases = releases
+        self.origins = origins
         accounts = PanelAccounts(database: database)
     }
 
     func add(to router: Router<HubRequestContext>) {
-        router.get("/panel/login") { request, _ in Self.page(PanelPages.login(message: nil, words: Self.words(request))) }
-        router.post("/panel/login") { request, context in try await login(request, context) }
-        router.get("/panel/language/:code") { request, context in Self.chooseLanguage(request, context) }
-        let panel = router.group("/panel").add(middleware: PanelSessionMiddleware(accounts: accounts))
+        // Every form of the panel, the login's too, is posted from the panel's own pages only.
+        let guarded = router.group("/panel").add(middleware: SameOriginMiddleware(origins: origins) { request in
+            let words = Self.words(request)
+            return Self.page(PanelPages.message(words.refused, words.crossSite, session: nil, here: "/panel", words: words), status: .forbidden)
+        })
+        guarded.get("login") { request, _ in Self.page(PanelPages.login(message: nil, words: Self.words(request))) }
+        guarded.post("login") { request, context in try await login(request, context) }
+        guarded.get("language/:code") { request, context in Self.chooseLanguage(request, context) }
+        let panel = guarded.group().add(middleware: PanelSessionMiddleware(accounts: accounts))
         panel.get("") { _, context in try await stores(try Self.session(context), context.panelWords) }
         panel.get("fleet") { _, context in try await fleet(try Self.session(context), context.panelWords) }
         panel.get("stores/:store") { request, context in
@@ -605,7 +613,9 @@ struct Panel: Sendable {
     static let securityHeaders: HTTPFields = [
         .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
         .xContentTypeOptions: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        // Not no-referrer: under it a browser posts a form with `Origin: null`, which
+        // `SameOriginMiddleware` refuses; same-origin still tells other sites nothing.
+        HTTPField.Name("Referrer-Policy")!: "same-origin",
         .cacheControl: "no-store",
     ]
 

@@ -187,6 +187,13 @@ struct PanelWords: Sendable {
     }
     var notAllowed: String { pick("Not allowed", "Non consentito", "Nicht erlaubt", "Non autorisé", "No permitido") }
     var refused: String { pick("Refused", "Rifiutato", "Abgelehnt", "Refusé", "Rechazado") }
+    var crossSite: String {
+        pick("This form was sent from another site, not from the panel's page: nothing was changed. Open the panel and try again.",
+             "Questo modulo è stato inviato da un altro sito, non da una pagina del pannello: non è stato cambiato nulla. Apri il pannello e riprova.",
+             "Dieses Formular kam von einer anderen Website, nicht von einer Seite des Panels: es wurde nichts geändert. Öffnen Sie das Panel und versuchen Sie es erneut.",
+             "Ce formulaire a été envoyé depuis un autre site, pas depuis une page du panneau : rien n'a été modifié. Ouvrez le panneau et réessayez.",
+             "Este formulario se envió desde otro sitio, no desde una página del panel: no se ha cambiado nada. Abra el panel e inténtelo de nuevo.")
+    }
     var notLoggedIn: String { pick("not logged in", "accesso non effettuato", "nicht angemeldet", "non connecté", "sesión no iniciada") }
     func managesOnly(_ manager: String, _ store: String) -> String {
         pick("\(manager) manages store \(store) only", "\(manager) gestisce solo il negozio \(store)",

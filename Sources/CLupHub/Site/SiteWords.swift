@@ -131,12 +131,12 @@ struct SiteWords: Sendable {
     }
     var storeLink: String { pick("The store's page", "La pagina del negozio", "Die Seite des Geschäfts", "La page du magasin", "La página de la tienda") }
     var languages: String { pick("Language", "Lingua", "Sprache", "Langue", "Idioma") }
-    var noCookie: String {
-        pick("Open the store's page first: this site keeps one cookie to know your place, and nothing else.",
-             "Apri prima la pagina del negozio: questo sito tiene un solo cookie per riconoscere il tuo posto.",
-             "Öffnen Sie zuerst die Seite des Geschäfts: diese Seite speichert nur ein Cookie, um Ihren Platz zu kennen.",
-             "Ouvrez d'abord la page du magasin : ce site garde un seul cookie pour connaître votre place.",
-             "Abra primero la página de la tienda: este sitio guarda una sola cookie para conocer su turno.")
+    var crossSite: String {
+        pick("This form was sent from another site, not from this site's page: nothing was done. Open the store's page here and try again.",
+             "Questo modulo è stato inviato da un altro sito, non da una pagina di questo sito: non è stato fatto nulla. Apri qui la pagina del negozio e riprova.",
+             "Dieses Formular kam von einer anderen Website, nicht von einer Seite dieser Website: es wurde nichts getan. Öffnen Sie hier die Seite des Geschäfts und versuchen Sie es erneut.",
+             "Ce formulaire a été envoyé depuis un autre site, pas depuis une page de ce site : rien n'a été fait. Ouvrez ici la page du magasin et réessayez.",
+             "Este formulario se envió desde otro sitio, no desde una página de este sitio: no se ha hecho nada. Abra aquí la página de la tienda e inténtelo de nuevo.")
     }
     var sorry: String { pick("Sorry", "Spiacenti", "Leider nicht möglich", "Désolé", "Lo sentimos") }
 
