@@ -206,12 +206,12 @@ public struct Bookings: Sendable {
         }
     }
 
-    /// Books a place in the slot starting at `request.slotStart`, if it has one free.
-    public func book(store: String, _ request: Request, now: Date = Date()) async throws -> Made {
+    /// Books a place in the slot starting at `request.slotStart`, if it has one free (once for `key`).
+    func book(store: String, _ request: Request, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Made {
         try Self.checkReference(request.customerRef)
         guard let storeNumber = UInt32(store) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
         let logger = database.logger
-        return try await database.transaction { connection in
+        return try await database.transaction(once: key) { connection in
             // The store's row lock serves bookings of one store one at a time: the count
             // below is not changed by another hub process before this one commits.
             let calendar = try await Self.calendar(store: store, connection, logger, lock: true)
@@ -264,7 +264,7 @@ public struct Bookings: Sendable {
 
     /// Cancels booking `number` of the store made with `reference`: its place is free again,
     /// the store's doors hear it with the next settings, and a notice waits for the SMS gateway.
-    public func cancel(store: String, number: String, reference: String, now: Date = Date()) async throws -> Cancelled {
+    func cancel(store: String, number: String, reference: String, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Cancelled {
         try Self.checkReference(reference)
         // The documented pattern, checked as written: `TicketNumber` also reads forms (ZB-8)
         // that no booking is ever given.
@@ -276,7 +276,7 @@ public struct Bookings: Sendable {
             throw HubError(.notFound, .unknownBooking, "store \(store) has no booking \(number): bookings are numbered up to ZB-\(TicketNumber.maximumSequence)")
         }
         let logger = database.logger
-        return try await database.transaction { connection in
+        return try await database.transaction(once: key) { connection in
             let calendar = try await Self.calendar(store: store, connection, logger, lock: true)
             // The newest booking with that number (numbers restart each day).
             guard let (day, start, cancelledAt) = try await connection.rows("""

@@ -405,6 +405,17 @@ enum HubMigrations {
             ALTER TABLE remote_ticket ADD COLUMN client_net bytea CHECK (length(client_net) = 16);
             CREATE INDEX remote_ticket_client ON remote_ticket (store_id, client_net, joined_at) WHERE client_net IS NOT NULL;
             """),
+        (19, "the app's requests sent with an Idempotency-Key, and their answers, kept a day", """
+            CREATE TABLE app_request (
+                idempotency_key text PRIMARY KEY CHECK (length(idempotency_key) BETWEEN 1 AND 255),
+                -- SHA-256 of the method, the path and the body: the same key with another request is refused.
+                fingerprint bytea NOT NULL CHECK (length(fingerprint) = 32),
+                -- The answer, as the hub sent it; NULL only inside the transaction that makes it.
+                answer bytea,
+                made_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX app_request_made ON app_request (made_at);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

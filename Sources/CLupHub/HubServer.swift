@@ -91,17 +91,21 @@ public struct HubServer: Sendable {
             Self.json(try await bookings.slots(store: try context.parameters.require("store"),
                                                day: request.uri.queryParameters.get("day")))
         }
+        // Each request that changes something may carry an Idempotency-Key: sent again, it is answered as the first time.
         app.post("bookings") { request, context in
             var request = request
-            let asked = try Self.decode(Bookings.Request.self, from: try await Self.body(of: &request, context: context, limit: Self.appBodyLimit),
-                                        isoDates: true)
-            return Self.json(try await bookings.book(store: try context.parameters.require("store"), asked), status: .created)
+            let body = try await Self.body(of: &request, context: context, limit: Self.appBodyLimit)
+            let asked = try Self.decode(Bookings.Request.self, from: body, isoDates: true)
+            return Self.json(try await bookings.book(store: try context.parameters.require("store"), asked,
+                                                     once: try IdempotencyKey.of(request, body: body)), status: .created)
         }
         app.post("bookings/:number/cancel") { request, context in
             var request = request
-            let asked = try Self.decode(Bookings.Cancellation.self, from: try await Self.body(of: &request, context: context, limit: Self.appBodyLimit))
+            let body = try await Self.body(of: &request, context: context, limit: Self.appBodyLimit)
+            let asked = try Self.decode(Bookings.Cancellation.self, from: body)
             return Self.json(try await bookings.cancel(store: try context.parameters.require("store"),
-                                                       number: try context.parameters.require("number"), reference: asked.customerRef))
+                                                       number: try context.parameters.require("number"), reference: asked.customerRef,
+                                                       once: try IdempotencyKey.of(request, body: body)))
         }
         let nearby = StoresNearby(database: database)
         router.group("/v1/nearby").add(middleware: BearerToken(token: settings.appToken, minimumLength: 32, what: "the stores nearby",
@@ -121,8 +125,10 @@ public struct HubServer: Sendable {
         let line = RemoteLine(database: database)
         app.post("line") { request, context in
             var request = request
-            let asked = try Self.decode(RemoteLine.Request.self, from: try await Self.body(of: &request, context: context, limit: Self.appBodyLimit))
-            return Self.json(try await line.join(store: try context.parameters.require("store"), asked), status: .created)
+            let body = try await Self.body(of: &request, context: context, limit: Self.appBodyLimit)
+            let asked = try Self.decode(RemoteLine.Request.self, from: body)
+            return Self.json(try await line.join(store: try context.parameters.require("store"), asked,
+                                                 once: try IdempotencyKey.of(request, body: body)), status: .created)
         }
         app.get("line/:number") { request, context in
             Self.json(try await line.place(store: try context.parameters.require("store"), number: try context.parameters.require("number"),
@@ -130,9 +136,10 @@ public struct HubServer: Sendable {
         }
         app.post("line/:number/leave") { request, context in
             var request = request
-            let asked = try Self.decode(RemoteLine.Leaving.self, from: try await Self.body(of: &request, context: context, limit: Self.appBodyLimit))
+            let body = try await Self.body(of: &request, context: context, limit: Self.appBodyLimit)
+            let asked = try Self.decode(RemoteLine.Leaving.self, from: body)
             return Self.json(try await line.leave(store: try context.parameters.require("store"), number: try context.parameters.require("number"),
-                                                  reference: asked.customerRef))
+                                                  reference: asked.customerRef, once: try IdempotencyKey.of(request, body: body)))
         }
         let signed = router.group().add(middleware: DeviceAuthenticator(database: database))
         signed.post(RouterPath(HubWire.eventsPath)) { request, context in
@@ -317,10 +324,7 @@ public struct HubServer: Sendable {
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .iso8601
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        let data = (try? JSONEncoder.hub.encode(value)) ?? Data("{}".utf8)
         return Response(status: status, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

@@ -81,9 +81,9 @@ public struct RemoteLine: Sendable {
         let line: Int
     }
 
-    /// Takes a place in the store's line for the app's customer `request.customerRef`.
-    public func join(store: String, _ request: Request, now: Date = Date()) async throws -> Place {
-        try await join(store: store, door: request.door, for: try .app(checking: request.customerRef), now: now)
+    /// Takes a place in the store's line for the app's customer `request.customerRef` (once for `key`).
+    func join(store: String, _ request: Request, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Place {
+        try await join(store: store, door: request.door, for: try .app(checking: request.customerRef), once: key, now: now)
     }
 
     /// Takes a place in the store's line for `customer`, at `door` (nil: the door with the
@@ -91,14 +91,14 @@ public struct RemoteLine: Sendable {
     /// `joinsPerNetworkPerMinute` places a minute and holds at most a quarter of the store's
     /// places from phones (`networkShare`), so a bot on one address cannot take the line.
     func join(store: String, door asked: String?, for customer: CustomerReference, from client: ClientAddress? = nil,
-              now: Date = Date()) async throws -> Place {
+              once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Place {
         if let door = asked, !(door.count == 1 && door.allSatisfy({ $0.isASCII && $0.isUppercase })) {
             throw HubError.badRequest("door is a totem's letter, A to Y: not \"\(TypedText.kept(door, maximum: 8))\"")
         }
         let reference = customer.stored
         guard let storeNumber = UInt32(store) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
         let logger = database.logger
-        let place = try await database.transaction { connection -> Place in
+        let place = try await database.transaction(once: key) { connection -> Place in
             // Under the store's lock: joins, leaves and the limits of one store one at a time.
             let calendar = try await Bookings.calendar(store: store, connection, logger, lock: true)
             let minute = calendar.gregorian.dateComponents([.hour, .minute], from: now)
@@ -206,19 +206,20 @@ public struct RemoteLine: Sendable {
         }
     }
 
-    /// Leaves the line for the app's customer `reference`.
-    public func leave(store: String, number: String, reference: String, now: Date = Date()) async throws -> Left {
-        try await leave(store: store, number: number, of: try .app(checking: reference), now: now)
+    /// Leaves the line for the app's customer `reference` (once for `key`).
+    func leave(store: String, number: String, reference: String, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Left {
+        try await leave(store: store, number: number, of: try .app(checking: reference), once: key, now: now)
     }
 
     /// Leaves the line: the place is voided at the door with the next settings. Leaving a
     /// place already left answers as the first time did.
-    func leave(store: String, number: String, of customer: CustomerReference, now: Date = Date()) async throws -> Left {
+    func leave(store: String, number: String, of customer: CustomerReference, once key: IdempotencyKey? = nil,
+               now: Date = Date()) async throws -> Left {
         let reference = customer.stored
         let number = try Self.remoteNumber(number)
         let logger = database.logger
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        return try await database.transaction { connection in
+        return try await database.transaction(once: key) { connection in
             guard try await StoreLock.take(store, connection, logger) != nil else {
                 throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"")
             }

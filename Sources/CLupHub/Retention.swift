@@ -77,9 +77,13 @@ public struct Retention: Sendable {
     /// Safe to run from several hub processes at once, and again after one was stopped half
     /// way (a partition left detaching is finished, a table left detached is dropped).
     public func retire(now: Date = Date()) async throws -> [String] {
-        // The networks the website's places came from are kept for the limits of a day only.
+        // The networks the website's places came from are kept for the limits of a day only,
+        // and the app's idempotency keys as long as the app may send a request again.
         try await database.client.query("""
             UPDATE remote_ticket SET client_net = NULL WHERE client_net IS NOT NULL AND joined_at < \(now.addingTimeInterval(-86_400))
+            """, logger: database.logger)
+        try await database.client.query("""
+            DELETE FROM app_request WHERE made_at < \(now.addingTimeInterval(-IdempotencyKey.keptSeconds))
             """, logger: database.logger)
         let days = try await refresh()
         let first = Self.firstKeptDay(keeping: days, now: now)

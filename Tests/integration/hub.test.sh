@@ -655,6 +655,50 @@ print(code[:i] + '0' + code[i + 1:])" "$second_code")
   assert_eq "$(echo "$out" | status_of)" 422 "cancelling a booking already used"
 }
 
+# The app books, and its answer is lost on the way back (the proxy drops it after the hub
+# committed); it sends the same request again with the same Idempotency-Key and hears what
+# the first one did: one booking. The same for a place in the line. (Issue 40: a retried
+# booking could be made twice.)
+test_an_app_request_whose_answer_was_lost_is_done_once_when_sent_again() {
+  hub_up
+  PROXY_PIDS=()
+  clup_hub store set 7 --capacity 4 --booking-share 0.5 --priority-share 0 --slot-minutes 30 >/dev/null
+  enrol A main >/dev/null
+  kiosk_start
+  wait_synced
+  fault_proxy app
+  local direct=$HUB_URL slot first again
+  slot=$(python3 -c '
+import datetime, time
+print(datetime.datetime.fromtimestamp((int(time.time()) // 1800 + 1) * 1800, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))')
+  HUB_URL="https://127.0.0.1:$FAULT_PROXY_PORT"
+  touch "$WORK/app.lose-answers"
+  rc=0; first=$(curl -s --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_APP_TOKEN" -H 'Content-Type: application/json' \
+    -H 'Idempotency-Key: "booking-retry-1"' --data "{\"slotStart\": \"$slot\", \"customerRef\": \"cust-0001\"}" \
+    "$HUB_URL/v1/stores/7/bookings") || rc=$?
+  [ "$rc" -ne 0 ] || fail "the first answer was not lost: $first"
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM booking")" 1 "the booking the hub made, its answer lost"
+  rm "$WORK/app.lose-answers"
+  again=$(curl -s --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_APP_TOKEN" -H 'Content-Type: application/json' \
+    -H 'Idempotency-Key: "booking-retry-1"' --data "{\"slotStart\": \"$slot\", \"customerRef\": \"cust-0001\"}" \
+    -w '\n%{http_code}' "$HUB_URL/v1/stores/7/bookings")
+  assert_eq "$(echo "$again" | status_of)" 201 "the booking sent again: $again"
+  assert_eq "$(echo "$again" | json_field "['number']")" "$(hub_psql -c "SELECT number FROM booking")" "the answer names the one booking"
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM booking")" 1 "bookings after the request was sent again"
+  # A place in the line, the same way.
+  touch "$WORK/app.lose-answers"
+  rc=0; curl -s --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_APP_TOKEN" -H 'Content-Type: application/json' \
+    -H 'Idempotency-Key: join-retry-1' --data '{"customerRef": "phone-0001"}' "$HUB_URL/v1/stores/7/line" >/dev/null || rc=$?
+  [ "$rc" -ne 0 ] || fail "the join's answer was not lost"
+  rm "$WORK/app.lose-answers"
+  again=$(curl -s --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_APP_TOKEN" -H 'Content-Type: application/json' \
+    -H 'Idempotency-Key: join-retry-1' --data '{"customerRef": "phone-0001"}' -w '\n%{http_code}' "$HUB_URL/v1/stores/7/line")
+  assert_eq "$(echo "$again" | status_of)" 201 "the join sent again (not 409, holding a place already): $again"
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM remote_ticket")" 1 "places after the join was sent again"
+  echo "report: through the proxy that lost the answers: $(cat "$WORK/app")"
+  HUB_URL=$direct
+}
+
 # The chain's notification gateway (tools/notice-gateway.py) on a port of its own, logging
 # to $WORK/gateway.log, and the hub serving again with it as its webhook.
 gateway_up() {

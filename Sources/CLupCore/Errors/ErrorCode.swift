@@ -170,6 +170,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case unknownPlace = "E-HUB-030"
     case placeOver = "E-HUB-031"
     case storeClosed = "E-HUB-032"
+    case idempotencyKeyReused = "E-HUB-033"
 
     // MARK: The totem's sync with the hub (E-SYNC)
     case hubUnreachable = "E-SYNC-001"
@@ -345,10 +346,12 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .doorNotHeard: ("The door's totem has not reached the hub lately: its line may be moving without the hub knowing, so it takes no places from phones.",
                              "Book a slot, join another door or store; the technician checks the totem's network (`clupctl sync`).")
         case .alreadyInLine: ("That customer reference holds a place in the store's line already.", "Show or leave that place; one place per store at a time.")
-        case .joinLimit: ("Too many places: this reference's for the day, or the store's taken from phones and still waiting.", "Book a slot, or try again later.")
+        case .joinLimit: ("Too many places: this reference's for the day, one network's in a minute or at once, or the store's taken from phones and still waiting.", "Book a slot, or try again later.")
         case .unknownPlace: ("The store has no place in its line with that number taken with that reference.", "Check the number and the reference it was taken with.")
         case .placeOver: ("That place is over (used at the door, a no-show, or voided): there is nothing to leave.", "Nothing to do; join again for a new place.")
         case .storeClosed: ("The store is closed now: its line takes no places.", "Join when it opens, or book a slot.")
+        case .idempotencyKeyReused: ("That Idempotency-Key came with another request before (another route or body): the hub keeps each key's first request and answer for 24 hours.",
+                                     "Send the same request again with the same key, or a new request with a new key.")
         case .panelForbidden: ("The panel refused: another store than the manager's, or a form that did not come from the manager's own page (CSRF).", "Open the page again from the panel; a store manager manages their own store only.")
         case .bookingsOff: ("The hub takes no bookings: no app token is configured.", "Set [hub] app_token (32 characters or more) and restart clup-hub.")
         case .hubUnreachable: ("The hub cannot be reached (no answer, refused, or TLS failed).", "Nothing is lost: the totem keeps working and retries; check the network.")

@@ -13,7 +13,9 @@ meets one fault, chosen at random (a hang a third as often as each other):
 Enrolment and the hub's time pass untouched. Counts of each outcome go to COUNTS_FILE as JSON.
 
 While a file COUNTS_FILE.cut exists the totem is cut off: every request, and every answer
-still on its way, is dropped ("cut"), as in a partition."""
+still on its way, is dropped ("cut"), as in a partition. While COUNTS_FILE.lose-answers
+exists, every request reaches the hub and its answer is dropped ("answer-lost"): the hub did
+the work, the client never hears it (as the app after a cut on a phone's network)."""
 import http.server
 import json
 import os
@@ -28,7 +30,7 @@ import urllib.request
 
 port, hub, cert, key, ca, rate, counts_file = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6]), sys.argv[7]
 upstream = ssl.create_default_context(cafile=ca)
-counts = {"passed": 0, "500-before": 0, "500-after": 0, "hang-after": 0, "drop-before": 0, "cut": 0}
+counts = {"passed": 0, "500-before": 0, "500-after": 0, "hang-after": 0, "drop-before": 0, "cut": 0, "answer-lost": 0}
 lock = threading.Lock()
 
 
@@ -84,6 +86,8 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         status, answer = self.forward(body)
         if os.path.exists(counts_file + ".cut"):
             return self.drop("cut")
+        if os.path.exists(counts_file + ".lose-answers"):
+            return self.drop("answer-lost")
         if fault == "500-after":
             count(fault)
             return self.answer(500, b'{"oops": "injected"}')
