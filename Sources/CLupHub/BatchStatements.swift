@@ -169,6 +169,19 @@ enum BatchStatements {
                                 AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
                 AND (SELECT coalesce(sum(carried + entries - exits + corrections), 0) FROM occupancy
                      WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)) >= s.capacity
+            UNION ALL
+            -- A website's visitor who asked to be told, still waiting delay_notice_minutes
+            -- after joining a store that is full: their wait is longer than they were told.
+            SELECT r.store_id, r.customer_ref, 'delayed', r.number, r.joined_at
+            FROM remote_ticket r JOIN store s ON s.store_id = r.store_id
+            WHERE r.store_id = $1 AND r.customer_ref LIKE 'web:%' AND r.left_at IS NULL AND s.delay_notice_minutes > 0
+                AND r.joined_at <= $2 - s.delay_notice_minutes * interval '1 minute'
+                AND r.business_day >= \(Projections.currentDaySQL) - 1
+                AND EXISTS (SELECT 1 FROM push_subscription p WHERE p.customer_ref = r.customer_ref)
+                AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = r.store_id AND t.device_id = r.device_id
+                                AND t.number = r.number AND t.business_day >= r.business_day - 1 AND t.state <> 'waiting')
+                AND (SELECT coalesce(sum(carried + entries - exits + corrections), 0) FROM occupancy
+                     WHERE store_id = $1 AND business_day = \(Projections.currentDaySQL)) >= s.capacity
             ON CONFLICT DO NOTHING
             """
         typealias Row = ()

@@ -96,7 +96,8 @@ public struct HubCertificates: Sendable {
         return bytes.count == 4 ? bytes : nil
     }
 
-    private static func write(_ text: String, to path: String, mode: mode_t) throws {
+    /// Writes a new file (never one that exists) with `mode`, and fsyncs it.
+    static func write(_ text: String, to path: String, mode: mode_t) throws(HubError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw HubError(.internalServerError, .hubKeysUnusable, "cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }

@@ -116,15 +116,21 @@ public struct DatabaseSettings: ConfigTable {
     ]
 }
 
-/// `[notices]`: the chain's notification gateway, which the hub sends the notices it queues
-/// for customers to (`NoticeDelivery`).
+/// `[notices]`: where the notices the hub queues for customers go (`NoticeDelivery`): the
+/// chain's notification gateway for the app's customers, Web Push for the website's visitors
+/// who asked for it.
 public struct NoticeSettings: ConfigTable {
     public static let table = "notices"
-    public static let doc = "The chain's notification gateway: the hub POSTs each customer notice to it, signed (HMAC-SHA256)."
+    public static let doc = "Where customer notices go: the chain's notification gateway (signed POSTs), and Web Push for the website's visitors."
     /// Where the notices are POSTed; none: they stay queued.
     public var webhookURL: String? = nil
     /// A file whose first line is the key the notices are signed with.
     public var webhookSecretFile: String? = nil
+    /// The chain's contact the push services may reach (VAPID's `sub`); none: no Web Push.
+    public var pushSubject: String? = nil
+    /// The push services the hub sends to (a host, or `*.` and a domain): a subscription
+    /// naming another host is refused, so the hub never posts where a visitor points it.
+    public var pushServices = ["fcm.googleapis.com", "updates.push.services.mozilla.com", "*.push.apple.com", "*.notify.windows.com"]
 
     public init() {}
 
@@ -133,5 +139,9 @@ public struct NoticeSettings: ConfigTable {
               doc: "The gateway's URL the notices are POSTed to: https, or http on loopback only; empty: notices stay queued."),
         .path("webhook_secret_file", \.webhookSecretFile,
               doc: "A file whose first line is the key the notices are signed with (32 characters or more)."),
+        .text("push_subject", \.pushSubject,
+              doc: "The chain's contact for the push services, mailto: or https: (RFC 8292); empty: the website offers no Web Push. The key is push-key.pem in the state directory (clup-hub init)."),
+        .strings("push_services", \.pushServices,
+                 doc: "The hosts of the push services the hub sends to (a name, or *. and a domain); a browser's subscription elsewhere is refused."),
     ]
 }

@@ -39,6 +39,13 @@ public final class HubMetrics: Sendable {
         registry.makeCounter(name: "clup_hub_remote_places_total", help: "Places in stores' lines taken from phones.").increment()
     }
 
+    /// A notice's attempt: sent, failed (to be tried again), dead, or dropped (no longer helps).
+    static func notice(kind: String, channel: String, outcome: String) {
+        registry.makeCounter(name: "clup_hub_notices_total", labels: [("kind", kind), ("channel", channel), ("outcome", outcome)],
+                             help: "Notices to customers by kind, channel (gateway, push) and what came of an attempt (sent, failed, dead, dropped).")
+            .increment()
+    }
+
     private static func batches(result: String) -> Counter {
         registry.makeCounter(name: "clup_hub_batches_total", labels: [("result", result)],
                              help: "Batches of events from totems, by whether they were stored or failed.")

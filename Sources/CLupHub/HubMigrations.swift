@@ -416,6 +416,24 @@ enum HubMigrations {
             );
             CREATE INDEX app_request_made ON app_request (made_at);
             """),
+        (20, "notices that no longer help are dropped; the website's visitors' push subscriptions", """
+            -- A notice is pending until sent, dead (given up on) or dropped (a call whose place
+            -- is over before it could leave, a visitor who asked to be told nothing).
+            ALTER TABLE notice ADD COLUMN dropped_at timestamptz;
+            DROP INDEX notice_due;
+            CREATE INDEX notice_due ON notice (next_attempt_at) WHERE sent_at IS NULL AND dead_at IS NULL AND dropped_at IS NULL;
+            -- A website visitor's browser, where their notices go by Web Push (RFC 8030, 8291, 8292).
+            CREATE TABLE push_subscription (
+                customer_ref text PRIMARY KEY CHECK (customer_ref LIKE 'web:%'),
+                store_id text NOT NULL REFERENCES store,
+                endpoint text NOT NULL CHECK (length(endpoint) <= 1024),
+                p256dh bytea NOT NULL CHECK (length(p256dh) = 65),
+                auth bytea NOT NULL CHECK (length(auth) = 16),
+                language text NOT NULL CHECK (language ~ '^[a-z]{2}$'),
+                made_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX push_subscription_made ON push_subscription (made_at);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -37,15 +37,18 @@ public struct HubServer: Sendable {
 
     let metrics: HubMetrics?
     let signals = SettingsSignals()
-    /// The chain's notification gateway; nil: notices stay queued.
-    let notices: NoticeDelivery.Target?
+    /// The chain's notification gateway; nil: the app's customers' notices stay queued.
+    let gateway: NoticeGateway?
+    /// Web Push to the website's visitors; nil: the website offers none.
+    let push: PushService?
 
-    public init(database: HubDatabase, settings: HubSettings, metrics: HubMetrics? = nil, notices: NoticeDelivery.Target? = nil,
-                logger: Logger) {
+    public init(database: HubDatabase, settings: HubSettings, metrics: HubMetrics? = nil, gateway: NoticeGateway? = nil,
+                push: PushService? = nil, logger: Logger) {
         self.database = database
         self.settings = settings
         self.metrics = metrics
-        self.notices = notices
+        self.gateway = gateway
+        self.push = push
         self.logger = logger
     }
 
@@ -81,8 +84,8 @@ public struct HubServer: Sendable {
         let origins = settings.origins.compactMap { WebOrigin($0) }
         Panel(database: database, releases: releases, origins: origins).add(to: router)
         let proxies = (try? TrustedProxies.parse(settings.trustedProxies).get()) ?? .none
-        LineSite(line: RemoteLine(database: database), nearby: StoresNearby(database: database), proxies: proxies, origins: origins)
-            .add(to: router)
+        LineSite(line: RemoteLine(database: database), nearby: StoresNearby(database: database), proxies: proxies, origins: origins,
+                 push: push).add(to: router)
         let bookings = Bookings(database: database)
         let app = router.group("/v1/stores/:store").add(middleware: BearerToken(token: settings.appToken, minimumLength: 32,
                                                                                  what: "the bookings API", key: "app_token",
@@ -201,7 +204,7 @@ public struct HubServer: Sendable {
         let listening = Task { [signals, database, logger] in await signals.listen(on: database, logger: logger) }
         let conducting = Task { [database, logger] in await Self.conductRollouts(database, logger) }
         let retiring = Task { [database, logger] in await Self.retireOldDays(database, logger) }
-        let delivering = Task { [database, notices, logger] in await Self.deliverNotices(database, to: notices, logger) }
+        let delivering = Task { [database, gateway, push, logger] in await Self.deliverNotices(database, gateway: gateway, push: push, logger) }
         // Reminders are queued whether or not a gateway takes them yet, as every notice is.
         let reminding = Task { [database, logger] in
             await Self.repeating(every: Self.reminderRound, firstAfter: Self.noticeRound, "queueing reminders", logger) {
@@ -240,19 +243,15 @@ public struct HubServer: Sendable {
         }
     }
 
-    /// Sends the notices due (`NoticeDelivery.round`) every `noticeRound`, until cancelled.
-    static func deliverNotices(_ database: HubDatabase, to target: NoticeDelivery.Target?, _ logger: Logger) async {
-        guard let target else {
-            logger.info("notices are kept queued: no [notices] webhook_url")
-            return
-        }
+    /// Sends the notices due (`NoticeDelivery.run`), until cancelled.
+    static func deliverNotices(_ database: HubDatabase, gateway: NoticeGateway?, push: PushService?, _ logger: Logger) async {
+        if gateway == nil { logger.info("the app's customers' notices are kept queued: no [notices] webhook_url") }
+        if push == nil { logger.info("the website offers no Web Push: no [notices] push_subject") }
+        guard gateway != nil || push != nil else { return }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: NoticeDelivery.clientConfiguration)
-        let delivery = NoticeDelivery(database: database, target: target, client: client)
-        await repeating(every: noticeRound, firstAfter: noticeRound, "delivering notices", logger) {
-            // Round after round while they come back full, then a pause.
-            var (sent, failed) = try await delivery.round()
-            while sent + failed == NoticeDelivery.roundSize, !Task.isCancelled { (sent, failed) = try await delivery.round() }
-        }
+        // The pool is running by then.
+        try? await Task.sleep(for: noticeRound)
+        await NoticeDelivery(database: database, gateway: gateway, push: push, client: client).run(pause: noticeRound)
         try? await client.shutdown()
     }
 

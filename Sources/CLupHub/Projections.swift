@@ -66,7 +66,7 @@ enum Projections {
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                     AND state = ANY(\(Self.changeable(by: event))::text[])
                 """, logger: logger)
-        case let .ticketVoided(number, _, _, _, _):
+        case let .ticketVoided(number, _, _, by, _):
             // Out of the queue, its code refused at the door. Not over an admission at
             // another door, which happened whatever this door did after.
             try await connection.query("""
@@ -74,6 +74,17 @@ enum Projections {
                 WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                     AND state = ANY(\(Self.changeable(by: event))::text[])
                 """, logger: logger)
+            if number.lane == .remote, by != DayState.remoteLeaver {
+                // Staff voided a place a website's visitor holds: they are told, if they asked to be.
+                try await connection.query("""
+                    INSERT INTO notice (store_id, customer_ref, kind, booking_number, slot_start)
+                    SELECT r.store_id, r.customer_ref, 'cancelled', r.number, r.joined_at FROM remote_ticket r
+                    WHERE r.store_id = \(store) AND r.device_id = \(device) AND r.number = \(number.description)
+                        AND r.business_day >= \(day)::date - 1 AND r.left_at IS NULL AND r.customer_ref LIKE 'web:%'
+                    ORDER BY r.joined_at DESC LIMIT 1
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
         case let .ticketAdmitted(number, _, at, _):
             try await connection.query("""
                 UPDATE ticket SET state = \(TicketState.admitted.rawValue), admitted_at = \(at), admitted_by = \(device)

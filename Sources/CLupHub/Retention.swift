@@ -85,6 +85,10 @@ public struct Retention: Sendable {
         try await database.client.query("""
             DELETE FROM app_request WHERE made_at < \(now.addingTimeInterval(-IdempotencyKey.keptSeconds))
             """, logger: database.logger)
+        // A visitor's browser is told about the place of a day, not more.
+        try await database.client.query("""
+            DELETE FROM push_subscription WHERE made_at < \(now.addingTimeInterval(-86_400))
+            """, logger: database.logger)
         let days = try await refresh()
         let first = Self.firstKeptDay(keeping: days, now: now)
         var retired: [String] = []

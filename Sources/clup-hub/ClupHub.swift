@@ -113,6 +113,9 @@ struct Init: AsyncParsableCommand {
             } else {
                 print("init: release key in \(releases.directory) kept")
             }
+            if try PushService.makeKeyIfNeeded(stateDirectory: config.hub.stateDirectoryPath) {
+                print("init: the hub's Web Push key: \(PushService.keyPath(stateDirectory: config.hub.stateDirectoryPath)) (set [notices] push_subject to use it)")
+            }
             let applied = try await withDatabase(config) { try await $0.migrate() }
             print(applied.isEmpty ? "init: database schema up to date" : applied.map { "init: migrated \($0)" }.joined(separator: "\n"))
         }
@@ -138,9 +141,10 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         try await refusing {
             let config = try options.load()
-            let notices: NoticeDelivery.Target?
+            let gateway: NoticeGateway?, push: PushService?
             do throws(ConfigurationError) {
-                notices = try NoticeDelivery.Target(config.notices, file: options.config)
+                gateway = try NoticeGateway(config.notices, file: options.config)
+                push = try PushService(config.notices, stateDirectory: config.hub.stateDirectoryPath, file: options.config)
             } catch {
                 throw error.coded
             }
@@ -157,7 +161,7 @@ struct Serve: AsyncParsableCommand {
             }
             await database.findPrimary()
             logger.info("clup-hub serving", metadata: ["address": "\(config.hub.host):\(config.hub.port)"])
-            try await HubServer(database: database, settings: config.hub, metrics: HubMetrics(), notices: notices, logger: logger)
+            try await HubServer(database: database, settings: config.hub, metrics: HubMetrics(), gateway: gateway, push: push, logger: logger)
                 .run(tls: tls)
         }
     }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 @testable import CLupHub
 import CLupConfig
+import CLupCore
 import CLupProtocol
 import Crypto
 import Foundation
@@ -23,6 +24,8 @@ final class NoticeDeliveryTests: XCTestCase {
             case status(Int)
             /// No answer for two seconds.
             case hang
+            /// No answer until the test says `release()`, then 200.
+            case held
         }
 
         struct Delivery: Sendable {
@@ -34,8 +37,14 @@ final class NoticeDeliveryTests: XCTestCase {
         private var script: [Answer]
         private(set) var received: [Delivery] = []
         private(set) var taken: [String] = []
+        private var released = false
 
         init(_ script: [Answer] = []) { self.script = script }
+
+        func release() { released = true }
+        var isReleased: Bool { released }
+
+        func take(_ key: String) { if !taken.contains(key) { taken.append(key) } }
 
         func receive(_ delivery: Delivery) -> Answer {
             received.append(delivery)
@@ -57,6 +66,10 @@ final class NoticeDeliveryTests: XCTestCase {
                     return Response(status: HTTPResponse.Status(code: code), headers: [.location: "http://127.0.0.1:1/elsewhere"])
                 case .hang:
                     try? await Task.sleep(for: .seconds(2))
+                    return Response(status: .ok)
+                case .held:
+                    while await !self.isReleased { try? await Task.sleep(for: .milliseconds(20)) }
+                    await self.take(request.headers[HTTPField.Name("Idempotency-Key")!] ?? "")
                     return Response(status: .ok)
                 }
             }
@@ -86,7 +99,7 @@ final class NoticeDeliveryTests: XCTestCase {
                 let url = "http://localhost:\(try XCTUnwrap(client.port))/hook"
                 let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: NoticeDelivery.clientConfiguration)
                 do {
-                    try await body(hub, NoticeDelivery(database: hub.database, target: .init(url: url, key: Self.key), client: http,
+                    try await body(hub, NoticeDelivery(database: hub.database, gateway: .init(url: url, key: Self.key), client: http,
                                                        timeout: timeout))
                 } catch {
                     try await http.shutdown()
@@ -195,7 +208,7 @@ final class NoticeDeliveryTests: XCTestCase {
         try await withHub { hub in
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: NoticeDelivery.clientConfiguration)
             // Port 1 on loopback: nothing listens, the connection is refused.
-            let delivery = NoticeDelivery(database: hub.database, target: .init(url: "http://127.0.0.1:1/hook", key: Self.key), client: http,
+            let delivery = NoticeDelivery(database: hub.database, gateway: .init(url: "http://127.0.0.1:1/hook", key: Self.key), client: http,
                                           timeout: .seconds(1))
             do {
                 try Self.queue(hub, 2)
@@ -222,7 +235,7 @@ final class NoticeDeliveryTests: XCTestCase {
         let gateway = Gateway()
         try await withGateway(gateway) { hub, delivery in
             try Self.queue(hub, 45)
-            let other = NoticeDelivery(database: hub.database, target: delivery.target, client: delivery.client)
+            let other = NoticeDelivery(database: hub.database, gateway: delivery.gateway, client: delivery.client)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for sender in [delivery, other] {
                     group.addTask { for _ in 0..<4 { try await sender.round() } }
@@ -236,6 +249,77 @@ final class NoticeDeliveryTests: XCTestCase {
         }
     }
 
+    /// A gateway that does not answer one notice holds up that notice only: another one
+    /// queued meanwhile is taken while the first still waits (issue 40: notices went out in
+    /// rounds, and a round waited for its slowest POST).
+    func test_aNoticeTheGatewayHoldsUpDelaysNoOtherNotice() async throws {
+        let gateway = Gateway([.held])
+        try await withGateway(gateway, timeout: .seconds(30)) { hub, delivery in
+            let running = Task { await delivery.run(pause: .milliseconds(100)) }
+            defer { running.cancel() }
+            try Self.queue(hub, 1)
+            try await Self.waitFor("the first notice to reach the gateway") { await gateway.received.count == 1 }
+            try hub.sql("""
+                INSERT INTO notice (store_id, customer_ref, kind, booking_number, slot_start) VALUES ('7', 'customer-2', 'delayed', 'ZB-002', now())
+                """)
+            try await Self.waitFor("the second notice to be taken") { await gateway.taken.count == 1 }
+            let first = await gateway.received.first?.key, taken = await gateway.taken
+            XCTAssertNotEqual(taken, [first ?? ""], "the second, not the first, was taken while the first was held")
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM notice WHERE sent_at IS NULL"), "1", "the first one, still held")
+            await gateway.release()
+            try await Self.waitFor("the first notice to be taken too") { try hub.sql("SELECT count(*) FROM notice WHERE sent_at IS NULL") == "0" }
+        }
+    }
+
+    /// A called notice whose place was admitted, or left, before the notice could leave is
+    /// not sent: it would tell someone inside to come to the door (issue 40).
+    func test_aCalledNoticeWhosePlaceIsOverIsDroppedNotSent() async throws {
+        let gateway = Gateway()
+        try await withGateway(gateway) { hub, delivery in
+            let line = RemoteLine(database: hub.database)
+            let a = try await hub.enrol("A", door: "north")
+            _ = try await Ingest(database: hub.database).apply(a.batch([]), from: a.device)
+            let day = BusinessDay.today
+            var taken: [TicketNumber] = []
+            for reference in ["phone-0001", "phone-0002", "phone-0003"] {
+                let place = try await line.join(store: "7", .init(customerRef: reference))
+                let number = try XCTUnwrap(TicketNumber(place.number))
+                taken.append(number)
+                let ticket = Ticket(number: number, businessDay: day, issuedAt: place.joinedAt, state: .waiting, code: place.code)
+                _ = try await Ingest(database: hub.database).apply(a.batch(a.upload([
+                    .ticketIssued(ticket), .ticketCalled(number, businessDay: day, at: Date(), reason: "arrival order", steady: nil),
+                ])), from: a.device)
+            }
+            // The first walks in, the second's place is voided at the door before the gateway hears of either.
+            _ = try await Ingest(database: hub.database).apply(a.batch(a.upload([
+                .ticketAdmitted(taken[0], businessDay: day, at: Date(), steady: nil),
+                .ticketVoided(taken[1], businessDay: day, at: Date(), by: "tess", reason: "asked to"),
+            ])), from: a.device)
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM notice WHERE kind = 'called'"), "3")
+            let round = try await delivery.round()
+            XCTAssertEqual(round.sent, 1)
+            let sent = await gateway.received.compactMap { try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any] }
+            XCTAssertEqual(sent.map { $0["number"] as? String }, ["AR-003"])
+            XCTAssertEqual(try hub.sql("SELECT booking_number || ' ' || last_error FROM notice WHERE dropped_at IS NOT NULL ORDER BY notice_id"), """
+                AR-001 its place was admitted before it could leave
+                AR-002 its place was voided before it could leave
+                """)
+            let next = try await delivery.round()
+            XCTAssertEqual(next.sent + next.failed, 0, "a dropped notice is not sent later")
+            XCTAssertTrue(HubMetrics.registry.emitToString().contains(#"clup_hub_notices_total{kind="called",channel="gateway",outcome="dropped"}"#))
+        }
+    }
+
+    static func waitFor(_ what: String, seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTFail("waited \(Int(seconds)) s for \(what)")
+        throw CancellationError()
+    }
+
     func test_theWebhookIsConfiguredWithAnHTTPSURLAndAKeyOfItsOwn() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notices-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -243,11 +327,11 @@ final class NoticeDeliveryTests: XCTestCase {
         let good = folder.appendingPathComponent("good").path, short = folder.appendingPathComponent("short").path
         try "\(String(repeating: "k", count: 40))\nignored\n".write(toFile: good, atomically: true, encoding: .utf8)
         try "too short\n".write(toFile: short, atomically: true, encoding: .utf8)
-        func target(_ url: String?, _ secret: String?) throws(ConfigurationError) -> NoticeDelivery.Target? {
+        func target(_ url: String?, _ secret: String?) throws(ConfigurationError) -> NoticeGateway? {
             var settings = NoticeSettings()
             settings.webhookURL = url
             settings.webhookSecretFile = secret
-            return try NoticeDelivery.Target(settings, file: "hub.toml")
+            return try NoticeGateway(settings, file: "hub.toml")
         }
         XCTAssertNil(try target(nil, nil))
         XCTAssertEqual(try target("https://gateway.example/notices", good)?.key, Array(String(repeating: "k", count: 40).utf8))

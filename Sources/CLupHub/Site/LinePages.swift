@@ -37,7 +37,7 @@ enum LinePages {
             """
     }
 
-    static func placeBody(_ place: RemoteLine.Place, words: SiteWords) -> String {
+    static func placeBody(_ place: RemoteLine.Place, words: SiteWords, pushKey: String? = nil) -> String {
         let lang = "?lang=\(words.language.rawValue)"
         let here = "/line/\(place.store)/\(place.number)"
         let ahead = place.ahead.map { "<p id=\"ahead\" data-ahead=\"\($0)\">\(aheadText(place, words: words) ?? "")</p>" }
@@ -52,6 +52,15 @@ enum LinePages {
             """
         if ["waiting", "called", "admitted"].contains(place.state), let svg = qrSVG(place.code, label: words.codeLabel(place.number)) {
             body += "<figure class=\"code\">\(svg)<figcaption>\(words.code)</figcaption></figure>\n"
+        }
+        if isLive(place), let pushKey {
+            // Offered by the script where the browser can be told (it stays hidden otherwise).
+            body += """
+                <p id="push" hidden data-key="\(pushKey)" data-subscribe="\(here)/push\(lang)" \
+                data-done="\(PanelPages.html(words.pushDone))" data-refused="\(PanelPages.html(words.pushRefused))">\
+                <button type="button" id="push-button">\(words.pushOffer)</button> <span id="push-note"></span></p>
+
+                """
         }
         if isLive(place) {
             body += """
@@ -213,6 +222,61 @@ enum LinePages {
           button.hidden = false;
           button.addEventListener("click", function () { set(!running); });
           set(true);
+          // Web Push, where the hub offers it and the browser can: asked for by a tap, never by itself.
+          var push = document.getElementById("push");
+          if (!push || !("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) { return; }
+          var ask = document.getElementById("push-button"), said = document.getElementById("push-note");
+          function key(text) {
+            var standard = text.replace(/-/g, "+").replace(/_/g, "/");
+            var raw = window.atob(standard + "===".slice((standard.length + 3) % 4));
+            var bytes = new Uint8Array(raw.length);
+            for (var i = 0; i < raw.length; i += 1) { bytes[i] = raw.charCodeAt(i); }
+            return bytes;
+          }
+          push.hidden = false;
+          ask.addEventListener("click", function () {
+            ask.disabled = true;
+            Notification.requestPermission()
+              .then(function (permission) {
+                if (permission !== "granted") { throw new Error("not granted"); }
+                return navigator.serviceWorker.register("/line/sw.js", { scope: "/line/" });
+              })
+              .then(function () { return navigator.serviceWorker.ready; })
+              .then(function (registration) {
+                return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key(push.getAttribute("data-key")) });
+              })
+              .then(function (subscription) {
+                return fetch(push.getAttribute("data-subscribe"), { method: "POST", credentials: "same-origin",
+                  headers: { "Content-Type": "application/json" }, body: JSON.stringify(subscription) });
+              })
+              .then(function (answer) {
+                if (!answer.ok) { throw new Error("refused"); }
+                ask.hidden = true;
+                said.textContent = push.getAttribute("data-done");
+              })
+              .catch(function () {
+                ask.disabled = false;
+                said.textContent = push.getAttribute("data-refused");
+              });
+          });
         })();
+        """
+
+    /// The service worker (`/line/sw.js`, scope `/line/`): shows what the hub sent by Web Push
+    /// (decrypted by the browser), and opens the place's page when it is tapped.
+    static let serviceWorker = """
+        "use strict";
+        self.addEventListener("push", function (event) {
+          var message = {};
+          try { message = event.data ? event.data.json() : {}; } catch (e) { message = {}; }
+          event.waitUntil(self.registration.showNotification(message.title || "CLup", {
+            body: message.body || "", tag: message.tag, renotify: true, data: { url: message.url }
+          }));
+        });
+        self.addEventListener("notificationclick", function (event) {
+          event.notification.close();
+          var url = event.notification.data && event.notification.data.url;
+          if (url && url.charAt(0) === "/") { event.waitUntil(self.clients.openWindow(url)); }
+        });
         """
 }

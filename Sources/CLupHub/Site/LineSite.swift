@@ -21,6 +21,8 @@ struct LineSite: Sendable {
     let proxies: TrustedProxies
     /// The origins the site is reached by behind a proxy that rewrites Host (`[hub] origins`).
     let origins: [WebOrigin]
+    /// Web Push, when the hub offers it: a visitor may ask to be told when their turn comes.
+    let push: PushService?
 
     static let cookie = "clup_line"
     /// How long the browser keeps the token: longer than a place's code is valid.
@@ -28,6 +30,7 @@ struct LineSite: Sendable {
 
     func add(to router: Router<HubRequestContext>) {
         router.get("/line/place.js") { _, _ in Self.asset(LinePages.script, type: "text/javascript; charset=utf-8") }
+        router.get("/line/sw.js") { _, _ in Self.asset(LinePages.serviceWorker, type: "text/javascript; charset=utf-8") }
         let site = router.group("/line").add(middleware: SameOriginMiddleware(origins: origins) { request in
             LinePages.crossSite(words: Self.words(request))
         })
@@ -36,6 +39,8 @@ struct LineSite: Sendable {
         site.get(":store/:number") { request, context in try await placePage(request, context) }
         site.get(":store/:number/status") { request, context in try await status(request, context) }
         site.post(":store/:number/leave") { request, context in try await leave(request, context) }
+        site.post(":store/:number/push") { request, context in try await subscribe(request, context) }
+        site.post(":store/:number/push/off") { request, context in try await unsubscribe(request, context) }
     }
 
     static func words(_ request: Request) -> SiteWords {
@@ -110,7 +115,7 @@ struct LineSite: Sendable {
             let place = try await place(request, context)
             return LinePages.page(LinePages.document(title: "\(words.yourPlace) \(place.number)", words: words,
                                                      here: "/line/\(place.store)/\(place.number)", script: LinePages.isLive(place),
-                                                     body: LinePages.placeBody(place, words: words)))
+                                                     body: LinePages.placeBody(place, words: words, pushKey: push?.publicKey)))
         } catch let error as HubError {
             return LinePages.refused(error, words: words, back: try? Self.store(context))
         }
@@ -136,6 +141,26 @@ struct LineSite: Sendable {
         } catch let error as HubError {
             return LinePages.refused(error, words: words, back: try? Self.store(context))
         }
+    }
+
+    /// The visitor's browser asks to be told (Web Push): its subscription, for their place.
+    func subscribe(_ request: Request, _ context: HubRequestContext) async throws -> Response {
+        guard let push else { throw HubError(.notFound, .badHubRequest, "this hub offers no Web Push") }
+        let store = try Self.store(context)
+        let number = try context.parameters.require("number")
+        guard let customer = Self.customer(request) else { throw HubError(.notFound, .unknownPlace, "no place \(number) for this browser") }
+        var request = request
+        let subscription = try HubServer.decode(WebPush.Subscription.self,
+                                                from: try await HubServer.body(of: &request, context: context, limit: HubServer.appBodyLimit))
+        try await PushSubscriptions(database: line.database, push: push)
+            .subscribe(subscription, customer: customer, store: store, number: number, language: Self.words(request).language)
+        return Response(status: .noContent)
+    }
+
+    func unsubscribe(_ request: Request, _ context: HubRequestContext) async throws -> Response {
+        guard let push, let customer = Self.customer(request) else { return Response(status: .noContent) }
+        try await PushSubscriptions(database: line.database, push: push).unsubscribe(customer: customer)
+        return Response(status: .noContent)
     }
 
     static func asset(_ text: String, type: String) -> Response {

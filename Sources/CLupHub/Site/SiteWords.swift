@@ -131,6 +131,47 @@ struct SiteWords: Sendable {
     }
     var storeLink: String { pick("The store's page", "La pagina del negozio", "Die Seite des Geschäfts", "La page du magasin", "La página de la tienda") }
     var languages: String { pick("Language", "Lingua", "Sprache", "Langue", "Idioma") }
+    var pushOffer: String {
+        pick("Tell me on this phone when it is my turn", "Avvisami su questo telefono quando tocca a me", "Auf diesem Telefon benachrichtigen, wenn ich dran bin",
+             "Me prévenir sur ce téléphone quand c'est mon tour", "Avisarme en este móvil cuando sea mi turno")
+    }
+    var pushDone: String {
+        pick("We will tell you on this phone, even with this page closed.", "Ti avviseremo su questo telefono, anche a pagina chiusa.",
+             "Wir benachrichtigen Sie auf diesem Telefon, auch wenn diese Seite geschlossen ist.",
+             "Nous vous préviendrons sur ce téléphone, même page fermée.", "Le avisaremos en este móvil, aunque cierre esta página.")
+    }
+    var pushRefused: String {
+        pick("This browser cannot tell you, or its notifications are off: keep this page open.",
+             "Questo browser non può avvisarti, o le notifiche sono spente: tieni aperta questa pagina.",
+             "Dieser Browser kann Sie nicht benachrichtigen, oder Benachrichtigungen sind aus: lassen Sie diese Seite offen.",
+             "Ce navigateur ne peut pas vous prévenir, ou ses notifications sont coupées : gardez cette page ouverte.",
+             "Este navegador no puede avisarle, o sus notificaciones están desactivadas: mantenga esta página abierta.")
+    }
+    /// A notice by Web Push: its title and its line.
+    func push(_ kind: String, number: String) -> (title: String, body: String) {
+        switch kind {
+        case "called":
+            (pick("It is your turn: \(number)", "Tocca a te: \(number)", "Sie sind dran: \(number)", "C'est votre tour : \(number)",
+                  "Es su turno: \(number)"),
+             pick("Go to the door now and show your code.", "Vai ora all'ingresso e mostra il tuo codice.",
+                  "Gehen Sie jetzt zum Eingang und zeigen Sie Ihren Code.", "Allez maintenant à l'entrée et montrez votre code.",
+                  "Vaya ahora a la puerta y muestre su código."))
+        case "delayed":
+            (pick("The store is full: \(number) waits longer", "Il negozio è pieno: \(number) attende di più",
+                  "Das Geschäft ist voll: \(number) wartet länger", "Le magasin est plein : \(number) attend plus longtemps",
+                  "La tienda está llena: \(number) espera más"),
+             pick("Your place is kept; the wait is longer than it said.", "Il tuo posto resta; l'attesa è più lunga del previsto.",
+                  "Ihr Platz bleibt; die Wartezeit ist länger als angezeigt.", "Votre place est gardée ; l'attente est plus longue que prévu.",
+                  "Su turno se mantiene; la espera es más larga de lo indicado."))
+        default:
+            (pick("Your place \(number) was cancelled", "Il tuo posto \(number) è stato annullato", "Ihr Platz \(number) wurde storniert",
+                  "Votre place \(number) a été annulée", "Su turno \(number) se ha anulado"),
+             pick("The store's staff cancelled it. You may join the line again.", "Il personale del negozio l'ha annullato. Puoi rimetterti in coda.",
+                  "Das Personal des Geschäfts hat ihn storniert. Sie können sich erneut anstellen.",
+                  "Le personnel du magasin l'a annulée. Vous pouvez reprendre une place.",
+                  "El personal de la tienda lo ha anulado. Puede volver a la fila."))
+        }
+    }
     var crossSite: String {
         pick("This form was sent from another site, not from this site's page: nothing was done. Open the store's page here and try again.",
              "Questo modulo è stato inviato da un altro sito, non da una pagina di questo sito: non è stato fatto nulla. Apri qui la pagina del negozio e riprova.",
