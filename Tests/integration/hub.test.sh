@@ -969,8 +969,8 @@ print(d["verified"], d["status"], d["key"].startswith("clup-notice-"), b["kind"]
   assert_contains "$listed" "booking $second" "clup-hub notices"
   assert_contains "$listed" "the gateway refused it: 400"
   printf '%s\n' "chain-admin-secret-1" | clup_hub manager add root --role chain-admin >/dev/null
-  curl -s --cacert "$WORK/hub/ca.pem" -c "$WORK/panel-jar" --data-urlencode name=root --data-urlencode password=chain-admin-secret-1 \
-    -o /dev/null "$HUB_URL/panel/login"
+  curl -s --cacert "$WORK/hub/ca.pem" -c "$WORK/panel-jar" -H "Origin: $HUB_URL" --data-urlencode name=root \
+    --data-urlencode password=chain-admin-secret-1 -o /dev/null "$HUB_URL/panel/login"
   fleet=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$WORK/panel-jar" "$HUB_URL/panel/fleet")
   assert_contains "$fleet" '<h2 id="notices">Notices not delivered</h2>' "the fleet page's dead letters"
   assert_contains "$fleet" "<td>$second</td>"

@@ -31,10 +31,11 @@ panel_up() {
   printf '%s\n' "$ROOT_PASSWORD" | clup_hub manager add root --role chain-admin >/dev/null
 }
 
-# curl with a cookie jar of its own: panel_curl JAR [curl options…] URL-PATH
+# curl with a cookie jar of its own, as a browser on the panel's pages (its forms carry the
+# panel's origin): panel_curl JAR [curl options…] URL-PATH
 panel_curl() {
   local jar=$1; shift
-  curl -s --cacert "$WORK/hub/ca.pem" -b "$WORK/$jar" -c "$WORK/$jar" "$@"
+  curl -s --cacert "$WORK/hub/ca.pem" -b "$WORK/$jar" -c "$WORK/$jar" -H "Origin: $HUB_URL" "$@"
 }
 status_of() { panel_curl "$@" -o /dev/null -w '%{http_code}'; }
 login_as() {  # login_as JAR NAME PASSWORD: prints the status
@@ -142,6 +143,10 @@ test_csrf_and_session_fixation_fail() {
   assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '7'")" 30 "store 7's capacity"
   assert_eq "$(status_of victim --data "csrf=$(csrf_of victim)&capacity=40" "$HUB_URL/panel/stores/7/settings")" 303 \
     "the page's own form"
+  assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '7'")" 40 "store 7's capacity"
+  # The page's own token, but posted from another origin (another port of this host): refused first.
+  assert_eq "$(curl -s --cacert "$WORK/hub/ca.pem" -b "$WORK/victim" -H "Origin: https://127.0.0.1:$(free_port)" -o /dev/null -w '%{http_code}' \
+    --data "csrf=$(csrf_of victim)&capacity=41" "$HUB_URL/panel/stores/7/settings")" 403 "the page's form posted from another origin"
   assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '7'")" 40 "store 7's capacity"
   out=$(panel_curl victim -D - "$HUB_URL/panel/stores/7" -o /dev/null)
   assert_contains "$out" "Content-Security-Policy: default-src 'none'"
