@@ -316,14 +316,14 @@ enum StoreSettingsReader {
             """, as: (String, Double).self, logger).map { StoreSettingsDocument.HubBooking(number: $0.0, slotStart: $0.1) }
         // Places in this door's line taken from a phone, live (not left, not over at the door), and those left.
         settings.remoteTickets = try await connection.rows("""
-            SELECT r.number, extract(epoch FROM r.joined_at)::double precision, r.code FROM remote_ticket r
+            SELECT r.number, extract(epoch FROM r.joined_at)::double precision, r.code, r.language FROM remote_ticket r
             WHERE r.store_id = \(store) AND r.device_id = \(device) AND r.left_at IS NULL
                 AND r.joined_at > now() - interval '\(Int(RemoteLine.validMinutes)) minutes'
                 AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = r.store_id AND t.device_id = r.device_id AND t.number = r.number
                                 AND t.business_day >= r.business_day - 1 AND t.state IN ('entered', 'no-show', 'voided'))
             ORDER BY r.joined_at, r.number LIMIT \(StoreSettingsDocument.maximumListCount)
-            """, as: (String, Double, String).self, logger).compactMap { number, joinedAt, code in
-            TicketNumber(number).map { RemoteJoin(number: $0, joinedAt: joinedAt, code: code) }
+            """, as: (String, Double, String, String?).self, logger).compactMap { number, joinedAt, code, language in
+            TicketNumber(number).map { RemoteJoin(number: $0, joinedAt: joinedAt, code: code, language: language) }
         }
         settings.leftRemote = try await connection.all("""
             SELECT r.number FROM remote_ticket r

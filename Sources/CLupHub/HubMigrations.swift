@@ -434,6 +434,9 @@ enum HubMigrations {
             );
             CREATE INDEX push_subscription_made ON push_subscription (made_at);
             """),
+        (21, "the language a place taken from a phone was taken in, for the door's words to its holder", """
+            ALTER TABLE remote_ticket ADD COLUMN language text CHECK (language ~ '^[a-z]{2}$');
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -35,10 +35,13 @@ public struct RemoteLine: Sendable {
     public struct Request: Codable, Sendable {
         public let customerRef: String
         public let door: String?
+        /// The customer's language (ISO 639-1): the door tells them in it what it does with their code.
+        public let language: String?
 
-        public init(customerRef: String, door: String? = nil) {
+        public init(customerRef: String, door: String? = nil, language: String? = nil) {
             self.customerRef = customerRef
             self.door = door
+            self.language = language
         }
     }
 
@@ -83,7 +86,8 @@ public struct RemoteLine: Sendable {
 
     /// Takes a place in the store's line for the app's customer `request.customerRef` (once for `key`).
     func join(store: String, _ request: Request, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Place {
-        try await join(store: store, door: request.door, for: try .app(checking: request.customerRef), once: key, now: now)
+        try await join(store: store, door: request.door, for: try .app(checking: request.customerRef), language: request.language,
+                       once: key, now: now)
     }
 
     /// Takes a place in the store's line for `customer`, at `door` (nil: the door with the
@@ -91,9 +95,12 @@ public struct RemoteLine: Sendable {
     /// `joinsPerNetworkPerMinute` places a minute and holds at most a quarter of the store's
     /// places from phones (`networkShare`), so a bot on one address cannot take the line.
     func join(store: String, door asked: String?, for customer: CustomerReference, from client: ClientAddress? = nil,
-              once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Place {
+              language: String? = nil, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Place {
         if let door = asked, !(door.count == 1 && door.allSatisfy({ $0.isASCII && $0.isUppercase })) {
             throw HubError.badRequest("door is a totem's letter, A to Y: not \"\(TypedText.kept(door, maximum: 8))\"")
+        }
+        if let language, !(language.utf8.count == 2 && language.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })) {
+            throw HubError.badRequest("language is a two-letter code (ISO 639-1): not \"\(TypedText.kept(language, maximum: 8))\"")
         }
         let reference = customer.stored
         guard let storeNumber = UInt32(store) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
@@ -165,8 +172,9 @@ public struct RemoteLine: Sendable {
             let code = TicketCode.make(TicketPayload(store: storeNumber, remote: number, joinedAt: joinedAt, validMinutes: Self.validMinutes),
                                        signedWith: key)
             try await connection.query("""
-                INSERT INTO remote_ticket (store_id, business_day, device_id, seq, number, customer_ref, joined_at, code, client_net)
-                VALUES (\(store), \(day)::date, \(door.device), \(sequence), \(number.description), \(reference), \(joinedAt), \(code), \(network))
+                INSERT INTO remote_ticket (store_id, business_day, device_id, seq, number, customer_ref, joined_at, code, client_net, language)
+                VALUES (\(store), \(day)::date, \(door.device), \(sequence), \(number.description), \(reference), \(joinedAt), \(code),
+                        \(network), \(language))
                 """, logger: logger)
             // The door's totem hears of it with its next settings, at once (its long poll).
             _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)

@@ -29,13 +29,17 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
     var calledSteady: String?
     var admittedSteady: String?
     var leftAt: Double?
+    var takenAt: Double?
+    var language: String?
+    var voidedBy: String?
 
     enum CodingKeys: String, CodingKey {
         case businessDay = "business_day", number, lane, sequence, issuedAt = "issued_at", state,
              code, printJob = "print_job", failureReason = "failure_reason", slotStart = "slot_start",
              calledAt = "called_at", callReason = "call_reason", admittedAt = "admitted_at", enteredAt = "entered_at",
              priorityReason = "priority_reason", carriedInto = "carried_into", issuedSteady = "issued_steady",
-             calledSteady = "called_steady", admittedSteady = "admitted_steady", leftAt = "left_at"
+             calledSteady = "called_steady", admittedSteady = "admitted_steady", leftAt = "left_at", takenAt = "taken_at",
+             language, voidedBy = "voided_by"
     }
 
     /// `ticket` as the day `heldBy` holds it (a later day, for a ticket carried over).
@@ -60,13 +64,16 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
         calledSteady = ticket.calledSteady?.storedValue
         admittedSteady = ticket.admittedSteady?.storedValue
         leftAt = ticket.leftAt?.storedValue
+        takenAt = ticket.takenAt?.storedValue
+        language = ticket.language
+        voidedBy = ticket.voidedBy
     }
 
     /// The ticket this row holds; a row no version of clupd could have written is refused.
     func ticket() throws -> Ticket {
         let reason = priorityReason.flatMap(PriorityReason.init(rawValue:))
         let corrupt = StoreError.corruptRow(table: "ticket", key: "\(businessDay)/\(number)")
-        let times = [issuedAt] + [slotStart, calledAt, admittedAt, enteredAt, leftAt].compactMap { $0 }
+        let times = [issuedAt] + [slotStart, calledAt, admittedAt, enteredAt, leftAt, takenAt].compactMap { $0 }
         let steady = [issuedSteady, calledSteady, admittedSteady].map { $0.map(SteadyTime.init(stored:)) }
         guard let number = TicketNumber(number), let state = TicketState(rawValue: state),
               (priorityReason == nil) == (reason == nil), times.allSatisfy(Date.isStorable),
@@ -84,6 +91,9 @@ struct TicketRecord: Codable, FetchableRecord, PersistableRecord {
         ticket.admittedSteady = steady[2] ?? nil
         ticket.enteredAt = enteredAt.map(Date.init(stored:))
         ticket.leftAt = leftAt.map(Date.init(stored:))
+        ticket.takenAt = takenAt.map(Date.init(stored:))
+        ticket.language = language.map { String($0.prefix(8)) }
+        ticket.voidedBy = voidedBy.map { String($0.prefix(DayState.maximumStaffName)) }
         return ticket
     }
 }

@@ -209,6 +209,13 @@ public enum TotemDatabase {
                 )
                 """)
         }
+        migrator.registerMigration("v9: a place's instant in the line, its customer's language, who voided it") { db in
+            // The line's order (`LineOrder`), the language a call and the door speak to its
+            // customer, and whether its holder left the line from their phone.
+            try db.execute(sql: "ALTER TABLE ticket ADD COLUMN taken_at REAL")
+            try db.execute(sql: "ALTER TABLE ticket ADD COLUMN language TEXT")
+            try db.execute(sql: "ALTER TABLE ticket ADD COLUMN voided_by TEXT")
+        }
         return migrator
     }
 }

@@ -176,6 +176,32 @@ final class RemoteLineTests: XCTestCase {
         print("report: fair order: \(taken.count) places taken (\(remote) from phones), \(called.count) called "
               + "(\(called.filter { $0.lane == .remote }.count) from phones), in the order taken")
     }
+
+    /// A place its holder gave up from their phone is refused at the door as such, not as a
+    /// ticket staff voided; one staff voided is refused as that (issue 40).
+    func test_aPlaceLeftFromThePhoneIsRefusedAtTheDoorAsLeftNotAsVoidedByStaff() throws {
+        var state = DayState(businessDay: day)
+        state.open(after: nil, at: at(0), ticketValidity: 4 * 3600)
+        var joins = [join(1, minutes: 1), join(2, minutes: 2)]
+        joins[0].language = "fr"
+        _ = take(&state, joins, minutes: 3)
+        XCTAssertEqual(state.tickets[joins[0].number]?.language, "fr", "the language it was taken in")
+        _ = take(&state, joins, left: [joins[0].number], minutes: 4)
+        _ = try state.void(number: joins[1].number, by: "tess", reason: "asked to", at: at(5))
+        XCTAssertThrowsError(try state.admit(code: joins[0].code, keyring: keyring, at: at(6), policy: policy)) {
+            XCTAssertEqual($0 as? Refusal, .leftTheLine("AR-001"))
+            XCTAssertEqual(($0 as? Refusal)?.coded.code, "E-DOOR-010")
+        }
+        XCTAssertThrowsError(try state.admit(code: joins[1].code, keyring: keyring, at: at(6), policy: policy)) {
+            XCTAssertEqual($0 as? Refusal, .voided("AR-002"))
+        }
+        // A language that is no language code makes the hub's list refused, not a ticket.
+        var odd = join(3, minutes: 7)
+        odd.language = "français"
+        var document = StoreSettingsDocument(version: 2, capacity: 10, priorityShare: 0, bookingShare: 0)
+        document.remoteTickets = [odd]
+        XCTAssertEqual(document.problem, "remote ticket AR-003's language is not a language code")
+    }
 }
 
 /// A small seeded generator, so a failing order can be run again.

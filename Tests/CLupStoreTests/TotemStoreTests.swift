@@ -45,7 +45,8 @@ final class TotemStoreTests: XCTestCase {
         for minute in 0..<6 {
             let now = start.addingTimeInterval(Double(minute) * 60)
             try run(store, &state, at: now) { day in
-                let events = try day.issue(minute == 3 ? .priority(.disability) : .regular, issuer: issuer, at: Moment(wall: now), policy: policy)
+                let events = try day.issue(minute == 3 ? .priority(.disability) : .regular, issuer: issuer, at: Moment(wall: now, hubOffset: 0.25),
+                                           policy: policy, language: minute == 2 ? "de" : nil)
                 if case let .ticketIssued(ticket)? = events.first { codes.append(ticket.code) }
                 return events
             }
@@ -66,6 +67,7 @@ final class TotemStoreTests: XCTestCase {
         try run(store, &state, at: later) { try $0.correct(door: "main", delta: 1, by: "tech", reason: "tailgater", at: Moment(wall: later)) }
         let expiry = later.addingTimeInterval(policy.presentationWindow)
         try run(store, &state, at: expiry) { $0.expireWindows(at: Moment(wall: expiry), policy: policy) }
+        try run(store, &state, at: expiry) { try $0.void(number: printing[5].number, by: "tess", reason: "never printed", at: Moment(wall: expiry)) }
         return state
     }
 
@@ -75,8 +77,12 @@ final class TotemStoreTests: XCTestCase {
         store = nil
         let reopened = try openStore()
         XCTAssertEqual(try reopened.loadDay(day), state)
-        XCTAssertEqual(Set(state.tickets.values.map(\.state)), [.entered, .noShow, .printFailed, .waiting],
+        XCTAssertEqual(Set(state.tickets.values.map(\.state)), [.entered, .noShow, .voided, .waiting],
                        "the busy day covers these states")
+        // What the line, the calls and the door read of a ticket besides its state.
+        XCTAssertTrue(state.tickets.values.allSatisfy { $0.takenAt != nil })
+        XCTAssertEqual(state.tickets.values.compactMap(\.language), ["de"])
+        XCTAssertEqual(state.tickets.values.compactMap(\.voidedBy), ["tess"])
     }
 
     func test_replayingTheLogRebuildsTheStoredState() throws {

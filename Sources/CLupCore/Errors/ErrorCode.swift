@@ -31,6 +31,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case otherTotemsTicket = "E-DOOR-007"
     case bookingCancelled = "E-DOOR-008"
     case voidedTicket = "E-DOOR-009"
+    case leftTheLine = "E-DOOR-010"
 
     // MARK: Occupancy (E-OCC)
     case correctionBelowZero = "E-OCC-001"
@@ -208,6 +209,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .reasonNotOneLine: ("A reason (for a void or a correction) is one line of at most 160 characters, without control characters.",
                                  "Say why in a few plain words.")
         case .voidedTicket: ("Staff voided this ticket: its code no longer opens the door.", "The customer takes a new ticket; staff may explain why.")
+        case .leftTheLine: ("Its holder gave this place up from their phone (left the line): its code no longer opens the door.",
+                            "They join the line again from their phone, or take a ticket at the totem.")
         case .numbersUsedUp: ("A lane has used all its 65,535 numbers today.", "Numbers start again with the next business day.")
         case .unreadableCode: ("The code read at the door is not a CLup ticket code.", "Scan the ticket's QR code again, flat and still.")
         case .forgedCode: ("The code's signature does not match: not a genuine ticket.", "Refuse entry; staff may check the ticket.")

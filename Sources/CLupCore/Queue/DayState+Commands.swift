@@ -102,6 +102,7 @@ extension DayState {
             && now.wall.timeIntervalSince(join.joined) < validity {
             var ticket = Ticket(number: join.number, businessDay: businessDay, issuedAt: join.joined, state: .waiting, code: join.code)
             ticket.takenAt = LineOrder.instant(join.joined)
+            ticket.language = join.language
             events += applying([.ticketIssued(ticket)])
         }
         for number in left.sorted(by: { $0.sequence < $1.sequence }) where number.lane == .remote {
@@ -367,7 +368,7 @@ extension DayState {
         case .noShow:
             throw .noShow(number)
         case .voided:
-            throw .voided(number)
+            throw ticket.voidedBy == Self.remoteLeaver ? .leftTheLine(number) : .voided(number)
         }
         return applying([.ticketAdmitted(ticket.number, businessDay: businessDay, at: now.wall, steady: now.steady)])
     }

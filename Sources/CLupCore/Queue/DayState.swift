@@ -120,8 +120,9 @@ public struct DayState: Hashable, Codable, Sendable {
             tickets[number]?.callReason = reason
         case let .ticketNoShow(number, _, _), let .ticketSkipped(number, _, _, _):
             tickets[number]?.state = .noShow
-        case let .ticketVoided(number, _, _, _, _):
+        case let .ticketVoided(number, _, _, by, _):
             tickets[number]?.state = .voided
+            tickets[number]?.voidedBy = by
         case let .ticketAdmitted(number, _, at, steady):
             tickets[number]?.state = .admitted
             tickets[number]?.admittedAt = at

@@ -44,6 +44,8 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
     case alreadyVoided(String)
     /// A voided ticket's code read at the door.
     case voided(String)
+    /// The code of a place its holder gave up from their phone, read at the door.
+    case leftTheLine(String)
 
     public var coded: CodedError {
         switch self {
@@ -93,6 +95,8 @@ public enum Refusal: Error, Hashable, Sendable, CodedErrorConvertible {
             CodedError(.reasonNotOneLine, "the reason \(why): give one line of at most \(DayState.maximumReason) characters")
         case let .alreadyVoided(number): CodedError(.alreadyVoided, "ticket \(number) was already voided")
         case let .voided(number): CodedError(.voidedTicket, "ticket \(number) was voided by staff")
+        case let .leftTheLine(number):
+            CodedError(.leftTheLine, "place \(number) was given up from the phone that took it: its code no longer opens the door")
         }
     }
 }

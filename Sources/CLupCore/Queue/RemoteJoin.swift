@@ -9,11 +9,15 @@ public struct RemoteJoin: Codable, Hashable, Sendable {
     /// seconds; a hub before issue 40 sent whole seconds here too): its place in the line.
     public var joinedAt: Double
     public var code: String
+    /// The language its holder chose (ISO 639-1), if the app or the website said: the door
+    /// speaks to them in it (nil from a hub before issue 40, or when not said).
+    public var language: String?
 
-    public init(number: TicketNumber, joinedAt: Double, code: String) {
+    public init(number: TicketNumber, joinedAt: Double, code: String, language: String? = nil) {
         self.number = number
         self.joinedAt = joinedAt
         self.code = code
+        self.language = language
     }
 
     public var joined: Date { Date(timeIntervalSince1970: joinedAt) }
@@ -25,6 +29,9 @@ public struct RemoteJoin: Codable, Hashable, Sendable {
         }
         guard (0...Double(UInt32.max)).contains(joinedAt) else { return "remote ticket \(number) has no time" }
         guard (1...TicketCode.maximumLength).contains(code.utf8.count) else { return "remote ticket \(number)'s code is not a ticket code" }
+        if let language, !(language.utf8.count == 2 && language.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })) {
+            return "remote ticket \(number)'s language is not a language code"
+        }
         return nil
     }
 }

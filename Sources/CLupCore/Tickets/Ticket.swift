@@ -32,6 +32,10 @@ public struct Ticket: Hashable, Codable, Sendable {
     public var language: String?
     /// For a priority ticket issued at the PIN pad: the employee's staff number.
     public var issuedBy: String?
+    /// Who voided it: a member of staff, or `DayState.remoteLeaver` for a place its holder
+    /// gave up from their phone (the door tells them so). Kept with the day, never in an event
+    /// of its own (the void's event says it).
+    public var voidedBy: String?
     /// When it took its place in the line, on the hub's clock to the millisecond
     /// (`LineOrder`); nil in the events of earlier versions, whose `issuedAt` stands for it.
     public var takenAt: Date?

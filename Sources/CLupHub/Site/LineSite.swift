@@ -90,7 +90,8 @@ struct LineSite: Sendable {
             let token = CustomerReference.newWebsiteToken()
             let client = ClientAddress.of(peer: context.remoteAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!],
                                           trusting: proxies)
-            let place = try await line.join(store: store, door: nil, for: .website(token: token), from: client)
+            let place = try await line.join(store: store, door: nil, for: .website(token: token), from: client,
+                                            language: words.language.rawValue)
             return Response(status: .seeOther, headers: [
                 .location: "/line/\(store)/\(place.number)\(lang)",
                 .setCookie: "\(Self.cookie)=\(token); Path=/line/\(store); Secure; HttpOnly; SameSite=Strict; Max-Age=\(Self.cookieSeconds)",

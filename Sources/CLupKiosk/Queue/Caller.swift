@@ -26,6 +26,11 @@ final class Caller {
     private var repeatTimer: EventLoop.TimerID?
     /// The numbers the calling board shows (nil: nothing drawn on it yet).
     private var boardShows: [String]?
+    /// Ends the door's words to a person whose code was refused (`tellAtTheDoor`); the
+    /// numbers wait until then.
+    private var doorWordsTimer: EventLoop.TimerID?
+    /// How long the door's words stay on the board.
+    static let doorWordsSeconds = 8.0
 
     init(desk: QueueDesk, voice: Voice?, board: Display?, runtime: KioskRuntime, settings: @escaping () -> Settings) {
         self.desk = desk
@@ -67,7 +72,7 @@ final class Caller {
     /// The numbers called, on the second screen above the door when there is one: drawn
     /// again when they change, dark when none is called.
     private func showOnTheBoard() {
-        guard let board else { return }
+        guard let board, doorWordsTimer == nil else { return }
         let called = calledTickets.map(\.number.description)
         guard called != boardShows else { return }
         boardShows = called
@@ -87,6 +92,30 @@ final class Caller {
                 runtime.logger.error("could not draw the calling board", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// Tells the person at the door, on the board above it, why their code did not open it,
+    /// in `language`, for `doorWordsSeconds`; the numbers called come back after.
+    func tellAtTheDoor(_ words: DoorWords, language: String) {
+        guard let board else { return }
+        let texts = TextCatalog.of(language)
+        let (title, hint) = (texts(words.title), texts(words.hint))
+        runtime.loop.cancel(doorWordsTimer)
+        doorWordsTimer = runtime.loop.schedule(after: Self.doorWordsSeconds) { [unowned self] in
+            doorWordsTimer = nil
+            boardShows = nil
+            showOnTheBoard()
+        }
+        let renderer = ScreenRenderer(geometry: ScreenGeometry(width: Double(board.width), height: Double(board.height)))
+        runtime.loop.background({ DrawnFrame(canvas: Result { try renderer.renderDoorWords(title, hint) }) }) { [unowned self] frame in
+            guard doorWordsTimer != nil else { return }
+            do {
+                try board.show(try frame.canvas.get())
+            } catch {
+                runtime.logger.error("could not draw the door's words", metadata: ["error": "\(error)"])
+            }
+        }
+        runtime.logger.info("told at the door", metadata: ["words": "\(words)", "language": "\(texts.language)"])
     }
 
     /// Says `ticket`'s call and notes when.

@@ -204,6 +204,17 @@ struct ScreenRenderer {
         return canvas
     }
 
+    /// The door's words to a person whose code it refused: what happened, big, and what to
+    /// do, on the board above the door.
+    func renderDoorWords(_ title: String, _ hint: String) throws -> Canvas {
+        let canvas = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
+        canvas.fill(.black)
+        let h = geometry.height, unit = min(geometry.width, h) / 20
+        stack([Text(title, size: unit * 2, bold: true, color: Self.board)], in: (h * 0.15)...(h * 0.55), on: canvas)
+        stack([Text(hint, size: unit * 1.2, color: .white)], in: (h * 0.55)...(h * 0.9), on: canvas)
+        return canvas
+    }
+
     /// Nobody at the totem (the attract screen): the numbers called, big, white on black, as
     /// many as the screen has room for, the longest called first; and how many wait, and how long.
     private func drawCallingBoard(_ facts: ScreenFacts, on canvas: Canvas, texts: TextCatalog) {

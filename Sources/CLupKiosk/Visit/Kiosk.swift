@@ -303,6 +303,11 @@ final class Kiosk {
                 case let .left(number, minutes): return KioskOutcome("goodbye: \(number) leaves after \(minutes) min in the store")
                 }
             } catch {
+                if let refusal = error as? Refusal {
+                    // Whose code it was decides the language: the ticket's customer's, else the store's.
+                    let ticket = DoorWords.number(in: refusal).flatMap { desk.day.tickets[$0] }
+                    caller.tellAtTheDoor(DoorWords(refusal), language: ticket.map(caller.language(of:)) ?? config.tickets.languages.first ?? "en")
+                }
                 return KioskOutcome(refused: CodedError(describing: error))
             }
         case let .refused(reason):

@@ -3,6 +3,7 @@ import CLupHardware
 @testable import CLupKiosk
 import CLupProtocol
 import CLupStore
+import Crypto
 import XCTest
 
 /// The employee at the totem, in process: the staff corner held 3 s (or a badge) opens the
@@ -224,6 +225,42 @@ final class KioskDisplayTests: XCTestCase {
         XCTAssertTrue(totem.kiosk.deviceHealth.contains { $0.role == "door-screen" })
         _ = totem.scan(number)
         XCTAssertFalse(board.isAwake, "admitted: nobody is called, the board is dark")
+    }
+
+    /// A person who left the line from their phone scans its code anyway: the board above the
+    /// door says they left, in the language they joined in, not "voided by staff" (issue 40);
+    /// a ticket staff voided says so; after a while the board is what it was.
+    func test_theDoorTellsAPersonWhoLeftFromThePhoneSoInTheirLanguage() throws {
+        let hubKey = Curve25519.Signing.PrivateKey()
+        let board = MemoryDisplay(width: 1280, height: 720)
+        let totem = try KioskHarness(callingBoard: board) { $0.keys[TicketPayload.hubLetter] = hubKey.publicKey.rawRepresentation }
+        let place = TicketNumber(totem: "A", lane: .remote, sequence: 1)
+        let joined = totem.clock.now().addingTimeInterval(-60)
+        let code = TicketCode.make(TicketPayload(store: UInt32(totem.kiosk.config.store.id), remote: place, joinedAt: joined, validMinutes: 600),
+                                   signedWith: hubKey)
+        let join = RemoteJoin(number: place, joinedAt: joined.timeIntervalSince1970, code: code, language: "fr")
+        try totem.kiosk.desk.perform { day, now in day.takeRemote([join], left: [], totem: "A", validity: 36_000, at: now) }
+        XCTAssertEqual(totem.ticket(place)?.language, "fr")
+        try totem.kiosk.desk.perform { day, now in day.takeRemote([join], left: [place], totem: "A", validity: 36_000, at: now) }
+        let refused = totem.scan(place)
+        XCTAssertEqual(refused.refusal?.code, ErrorCode.leftTheLine.rawValue, refused.sentence)
+        totem.settle()
+        let french = TextCatalog.of("fr")
+        XCTAssertTrue(board.isAwake)
+        XCTAssertEqual(try XCTUnwrap(board.last).drawnTexts.map(\.text).joined(separator: " "),
+                       french(.doorLeftTitle) + " " + french(.doorLeftHint))
+        totem.pass(Caller.doorWordsSeconds + 1)
+        XCTAssertFalse(board.isAwake, "nobody is called: the board is dark again")
+
+        // A printed ticket that staff voided: said so, in its customer's language.
+        totem.approach()
+        let number = try totem.takeTicket()
+        totem.printerFinishesTheLastJob()
+        try totem.kiosk.desk.perform { day, now in try day.void(number: number, by: "tess", reason: "printed twice", at: now) }
+        XCTAssertEqual(totem.scan(number).refusal?.code, ErrorCode.voidedTicket.rawValue)
+        totem.settle()
+        let texts = TextCatalog.of(totem.kiosk.caller.language(of: try XCTUnwrap(totem.ticket(number))))
+        XCTAssertEqual(try XCTUnwrap(board.last).drawnTexts.map(\.text).joined(separator: " "), texts(.doorVoidedTitle) + " " + texts(.doorVoidedHint))
     }
 
     func test_aDisplayThatChangesSizeIsLaidOutAgainInItsOwnMillimetres() throws {
