@@ -20,6 +20,10 @@ usage: hub-load.py setup TOTEMS KEYS_FILE [FIRST_STORE]   prints SQL enrolling T
        hub-load.py app HUB_URL CA TOKEN ROUNDS PATH…    times each of the app's GETs ROUNDS times
        hub-load.py joins HUB_URL CA TOKEN COUNT WORKERS STORE…
                                                          COUNT places taken from phones in those stores' lines
+       hub-load.py calls HUB_URL CA TOKEN KEYS_FILE RATE GATEWAY_LOG
+                                                         a place from a phone at each totem's store, then each door
+                                                         takes it in and calls it, RATE calls a second: the time from
+                                                         each call to the gateway's receipt of its notice
        hub-load.py report-update HUB_URL CA STATE_DIR VERSION OUTCOME DETAIL
                                                          an upload of the enrolled totem of STATE_DIR (its
                                                          device.key) whose health reports its last update
@@ -300,6 +304,62 @@ def joins(hub, ca, token, count, workers, stores):
           f"median {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms; answers {json.dumps(statuses, sort_keys=True)}")
 
 
+def calls(hub, ca, token, keys_file, rate, gateway_log):
+    """For each totem of KEYS_FILE (one per store, its door heard just now): a place taken
+    from a phone in its store's line; then, RATE a second, the door takes its place in and
+    calls it, as clupd uploads it (ticket.issued, ticket.called). Waits for the gateway
+    (tools/notice-gateway.py, its log GATEWAY_LOG) to receive each "called" notice and
+    prints the time from the call at the totem to the first receipt: median, p99 and max of
+    the notices whose first POST was answered, and apart, of those whose first POST hung."""
+    keys = json.load(open(keys_file))
+    app = connection_to(hub, ca)
+    places = []
+    for device, seed, store in keys:
+        app.request("POST", f"/v1/stores/{store}/line", body=json.dumps({"customerRef": f"bench-notice-{store}"}),
+                    headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        response = app.getresponse()
+        place = json.loads(response.read())
+        if response.status != 201:
+            raise SystemExit(f"joining store {store}'s line: {response.status} {place}")
+        places.append((device, Ed25519PrivateKey.from_private_bytes(base64.b64decode(seed)), store, place))
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    doors, called = connection_to(hub, ca), {}
+    start = time.time()
+    for index, (device, key, store, place) in enumerate(places):
+        time.sleep(max(0.0, start + index / rate - time.time()))
+        joined = datetime.datetime.fromisoformat(place["joinedAt"].replace("Z", "+00:00")).timestamp()
+        at = time.time()
+        issued = {"ticketIssued": {"_0": {"businessDay": {"date": day}, "code": place["code"], "issuedAt": joined - 978307200,
+                                          "number": place["number"], "state": "waiting", "takenAt": joined - 978307200}}}
+        call = {"ticketCalled": {"_0": place["number"], "at": at - 978307200, "businessDay": {"date": day}, "reason": "arrival order"}}
+        events = [{"seq": seq, "wallTime": at, "type": kind, "payload": json.dumps(event, separators=(",", ":"), sort_keys=True)}
+                  for seq, kind, event in ((1, "ticket.issued", issued), (2, "ticket.called", call))]
+        status, answer = signed_post(doors, device, key, json.dumps({"events": events, "outboxDepth": 0}).encode())
+        if status != 200 or answer.get("acknowledged") != 2:
+            raise SystemExit(f"{device}: {status} {answer}")
+        called[(str(store), place["number"])] = at
+    first, hung = {}, set()
+    deadline = time.time() + 120
+    while time.time() < deadline and len(first) < len(called):
+        time.sleep(0.5)
+        for line in open(gateway_log):
+            seen = json.loads(line)
+            body = seen["body"] or {}
+            if body.get("kind") != "called":
+                continue
+            place = (body["store"], body["number"])
+            if body.get("attempt") == 1 and seen["status"] == "hang":
+                hung.add(place)
+            if seen["status"] != "hang" and 200 <= seen["status"] < 300:
+                first.setdefault(place, seen["at"])
+    answered = sorted(first[p] - called[p] for p in called if p in first and p not in hung)
+    held = sorted(first[p] - called[p] for p in called if p in first and p in hung)
+    q = lambda values, f: values[min(len(values) - 1, int(len(values) * f))] if values else float("nan")
+    print(f"{len(called)} calls at {rate:g}/s, {len(first)} notices received; the {len(answered)} whose first POST was answered: "
+          f"median {q(answered, 0.5):.2f} s, p99 {q(answered, 0.99):.2f} s, max {answered[-1] if answered else float('nan'):.2f} s; "
+          f"the {len(held)} whose first POST hung: median {q(held, 0.5):.1f} s, max {held[-1] if held else float('nan'):.1f} s")
+
+
 def panel(hub, ca, name, password, rounds, paths):
     """Logs in to the panel as NAME, then GETs each of PATHS ROUNDS times on one keep-alive
     connection; prints each page's median and p95 time, request sent to answer read."""
@@ -332,6 +392,8 @@ elif command == "app":
     app(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6:])
 elif command == "joins":
     joins(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), sys.argv[7:])
+elif command == "calls":
+    calls(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6]), sys.argv[7])
 elif command == "report-update":
     report_update(*sys.argv[2:8])
 elif command == "floor":

@@ -9,7 +9,7 @@ import PostgresNIO
 /// the app's customers (`NoticeGateway`), by Web Push to the website's visitors who asked
 /// for it (`PushService`).
 ///
-/// Notices go out side by side, at most `concurrency` at once, each with its own deadline:
+/// Notices go out side by side, at most `concurrency` (64) at once, each with its own deadline:
 /// a slot freed by one is taken by the next notice due at once, so one slow gateway or
 /// push service holds up one slot, never the others (issue 40: a round that waited for its
 /// slowest POST made a called notice 8 s late). A 2xx answer marks a notice sent. Anything
@@ -35,7 +35,7 @@ public struct NoticeDelivery: Sendable {
     static let roundSize = 20
 
     public init(database: HubDatabase, gateway: NoticeGateway?, push: PushService? = nil, client: HTTPClient,
-                timeout: TimeAmount = .seconds(10), concurrency: Int = 16) {
+                timeout: TimeAmount = .seconds(10), concurrency: Int = NoticeDelivery.concurrency) {
         self.database = database
         self.gateway = gateway
         self.push = push
@@ -44,12 +44,20 @@ public struct NoticeDelivery: Sendable {
         self.concurrency = max(1, concurrency)
     }
 
+    /// The most notices one hub process sends at once: as many as a chain's calls in the
+    /// seconds one slow answer may last (500 stores calling every half minute make some 17 a
+    /// second; a POST hanging for its 10 s holds one slot).
+    public static let concurrency = 64
+
     /// The HTTP client's settings: a redirect is not followed (a notice goes where it was
-    /// meant to, nowhere else: a 3xx is a refusal), and a connection is given 5 s.
+    /// meant to, nowhere else: a 3xx is a refusal), a connection is given 5 s, and as many
+    /// connections to one gateway as notices go out at once (the client's default of 8 would
+    /// queue the rest behind a slow one).
     public static var clientConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.timeout.connect = .seconds(5)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
         return configuration
     }
 
