@@ -210,7 +210,7 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   wait_until 30 '! clupctl status | grep -q "to install"'
   # The fleet page shows where it stands; the chain administrator resumes and aborts it there.
   jar="$WORK/root-jar"
-  curl -s --cacert "$WORK/hub/ca.pem" -c "$jar" --data-urlencode "name=root" --data-urlencode "password=chain-admin-secret-1" \
+  curl -s --cacert "$WORK/hub/ca.pem" -c "$jar" -H "Origin: $HUB_URL" --data-urlencode "name=root" --data-urlencode "password=chain-admin-secret-1" \
     "$HUB_URL/panel/login" -o /dev/null
   fleet=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" "$HUB_URL/panel/fleet")
   assert_contains "$fleet" "Rollout 1 of clup-totem 0.99.0"
@@ -218,18 +218,18 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   assert_contains "$fleet" '<td class="flag">0.99.0 rolled-back at'
   assert_contains "$fleet" 'id="rollout-resume"'
   csrf=$(sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' <<<"$fleet" | head -n 1)
-  status=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -o /dev/null -w '%{http_code}' --data-urlencode "csrf=$csrf" \
+  status=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -H "Origin: $HUB_URL" -o /dev/null -w '%{http_code}' --data-urlencode "csrf=$csrf" \
     "$HUB_URL/panel/fleet/rollout/resume")
   assert_eq "$status" 303 "resume on the panel"
   assert_contains "$(clup_hub rollout status)" "running, stage 0"
   wait_until 30 'clupctl status | grep -q "clup-totem 0.99.0 to install"'
-  curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -o /dev/null --data-urlencode "csrf=$csrf" "$HUB_URL/panel/fleet/rollout/abort"
+  curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -H "Origin: $HUB_URL" -o /dev/null --data-urlencode "csrf=$csrf" "$HUB_URL/panel/fleet/rollout/abort"
   assert_contains "$(clup_hub rollout status)" "aborted"
   # With none live, the fleet page offers to start one: the published versions, the totems as canaries.
   fleet=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" "$HUB_URL/panel/fleet")
   assert_contains "$fleet" '<option value="0.99.0">0.99.0</option>'
   assert_contains "$fleet" "name=\"canary-$device\""
-  status=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -o /dev/null -w '%{http_code}' --data-urlencode "csrf=$csrf" \
+  status=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -H "Origin: $HUB_URL" -o /dev/null -w '%{http_code}' --data-urlencode "csrf=$csrf" \
     --data-urlencode "version=0.99.0" --data-urlencode "canary-$device=on" --data-urlencode "stages=50" \
     --data-urlencode "healthyMinutes=5" "$HUB_URL/panel/fleet/rollout/start")
   assert_eq "$status" 303 "a rollout started on the panel"

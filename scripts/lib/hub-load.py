@@ -365,7 +365,7 @@ def panel(hub, ca, name, password, rounds, paths):
     connection; prints each page's median and p95 time, request sent to answer read."""
     connection = connection_to(hub, ca)
     form = urllib.parse.urlencode({"name": name, "password": password})
-    connection.request("POST", "/panel/login", body=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    connection.request("POST", "/panel/login", body=form, headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": hub})
     response = connection.getresponse()
     response.read()
     cookie = (response.getheader("Set-Cookie") or "").split(";")[0]
