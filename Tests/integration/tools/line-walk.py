@@ -38,7 +38,10 @@ def script(browser, source, *args):
 def wait_for(what, test, seconds=90):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        value = test()
+        try:
+            value = test()
+        except Exception:  # the page is being replaced (a form's answer loading): not there yet
+            value = None
         if value is not None:
             return value
         time.sleep(0.2)
