@@ -204,6 +204,13 @@ test_forged_replayed_stale_unknown_and_revoked_requests_are_refused() {
   take_ticket A-001
 }
 
+# Whether the psql session named lock-holder holds its row in an open transaction; whether a
+# transaction waits on a row lock.
+lock_held() {
+  [ "$(hub_psql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lock-holder' AND state = 'idle in transaction'")" = 1 ]
+}
+a_batch_waits_on_a_lock() { [ "$(hub_psql -c "SELECT count(*) FROM pg_locks WHERE NOT granted")" -gt 0 ]; }
+
 test_kill_9_of_the_hub_and_of_clupd_mid_upload_and_a_postgres_crash_lose_and_duplicate_nothing() {
   hub_up
   enrol A main >/dev/null
@@ -224,11 +231,14 @@ test_kill_9_of_the_hub_and_of_clupd_mid_upload_and_a_postgres_crash_lose_and_dup
   for row in "store WHERE store_id = '7'" "totem WHERE store_id = '7'"; do
     hub_serve hub "$HUB_PORT"
     rm -f "$WORK/lock.fifo"; mkfifo "$WORK/lock.fifo"
-    psql -X -q <"$WORK/lock.fifo" >/dev/null 2>&1 &
+    PGAPPNAME=lock-holder psql -X -q <"$WORK/lock.fifo" >/dev/null 2>&1 &
     holder=$!
     exec 7>"$WORK/lock.fifo"
     echo "BEGIN; SELECT 1 FROM $row FOR UPDATE;" >&7
-    wait_until 30 "[ \"\$(hub_psql -c \"SELECT count(*) FROM pg_locks WHERE NOT granted\")\" -gt 0 ] || { clupctl sync now >/dev/null; false; }"
+    wait_until 30 lock_held
+    # A sync asked for (in the background: it answers once its attempt ends, which the row held holds up).
+    clupctl sync now >/dev/null &
+    wait_until 30 a_batch_waits_on_a_lock
     held=$(hub_psql -c "SELECT count(*) FROM event")
     hub_kill hub KILL
     echo "ROLLBACK;" >&7; exec 7>&-; wait "$holder" 2>/dev/null || true
