@@ -66,8 +66,9 @@ final class PushDeliveryTests: XCTestCase {
             let totem = try await hub.enrol("A", door: "north")
             _ = try await Ingest(database: hub.database).apply(totem.batch([]), from: totem.device)
             try await service.app().test(.live) { pushClient in
-                let endpoint = "http://127.0.0.1:\(try XCTUnwrap(pushClient.port))/push/visitor-1"
-                let push = PushService(key: Self.vapid, subject: "mailto:ops@chain.example", services: ["127.0.0.1"])
+                // The live test server listens on "localhost", which may be ::1 first (as on a fresh Debian).
+                let endpoint = "http://localhost:\(try XCTUnwrap(pushClient.port))/push/visitor-1"
+                let push = PushService(key: Self.vapid, subject: "mailto:ops@chain.example", services: ["localhost"])
                 let app = Application(router: HubServer(database: hub.database, settings: HubSettings(), push: push, logger: HubFixture.logger).router())
                 let (asked, notAsked) = try await app.test(.router) { client in
                     let asked = try await Self.join(client)
@@ -134,8 +135,8 @@ final class PushDeliveryTests: XCTestCase {
         let service = PushServiceStandIn([410])
         try await withHub { hub in
             try await service.app().test(.live) { pushClient in
-                let endpoint = "http://127.0.0.1:\(try XCTUnwrap(pushClient.port))/push/gone"
-                let push = PushService(key: Self.vapid, subject: "mailto:ops@chain.example", services: ["127.0.0.1"])
+                let endpoint = "http://localhost:\(try XCTUnwrap(pushClient.port))/push/gone"
+                let push = PushService(key: Self.vapid, subject: "mailto:ops@chain.example", services: ["localhost"])
                 try hub.sql("""
                     INSERT INTO push_subscription (customer_ref, store_id, endpoint, p256dh, auth, language)
                     VALUES ('web:0001', '7', '\(endpoint)', '\\x\(HubWire.hex(Self.browser.publicKey.x963Representation))', '\\x\(HubWire.hex(Self.auth))', 'en');
