@@ -65,6 +65,7 @@ func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (Hu
             }
             defer { group.cancelAll() }
             await database.findPrimary()
+            await database.running()
             return try await body(database)
         }
     } catch let error as HubError {

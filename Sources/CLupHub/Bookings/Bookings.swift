@@ -1,6 +1,7 @@
 import CLupCore
 import Crypto
 import Foundation
+import Logging
 import PostgresNIO
 
 /// Bookings made through the hub, for the chain's phone app (R6, R7, R13, R14): a store's
@@ -368,5 +369,15 @@ extension UInt8 {
     var isASCIIAlphanumeric: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
             || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+    }
+}
+
+extension Bookings {
+    /// The hub's round that queues the reminders due (`queueReminders`) every `interval`,
+    /// whether or not a gateway takes them yet, as every notice is.
+    static func reminderRound(_ database: HubDatabase, every interval: Duration = .seconds(15), logger: Logger) -> Round {
+        Round(name: "queueing reminders", interval: interval, database: database, logger: logger) {
+            _ = try await queueReminders(database)
+        }
     }
 }

@@ -2,6 +2,7 @@ import CLupCore
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
 /// The hub's PostgreSQL: one connection pool (`PostgresClient`) per hub process. Nothing
@@ -13,7 +14,7 @@ import Synchronization
 /// hub keeps a pool per member and serves from the primary, which it finds by asking each
 /// member whether it is in recovery, every second (`followPrimary`). When the primary dies,
 /// requests fail with 503 (totems send again) until a replica is promoted and found.
-public final class HubDatabase: Sendable {
+public final class HubDatabase: Service, Sendable {
     /// The pool of the member serving now (the only one, or the primary last found).
     public var client: PostgresClient { members[primary.withLock { $0 }].client }
     let logger: Logger
@@ -28,6 +29,8 @@ public final class HubDatabase: Sendable {
     /// Days whose partitions this process made or saw made: a batch of such a day needs no
     /// DDL round trip. A day leaves the set when this process retires it.
     private let partitioned = Mutex(Set<String>())
+    /// How many members' pools have been started by `run` (`running()` waits for all).
+    private let started = Mutex(0)
 
     struct Member: Sendable {
         let name: String
@@ -96,11 +99,28 @@ public final class HubDatabase: Sendable {
         return (host, port)
     }
 
-    /// Runs the pools until cancelled; with several members, follows the primary.
+    /// Runs the pools until cancelled or the hub's graceful shutdown; with several members,
+    /// follows the primary. The hub's first service: the others wait for `running()`.
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
-            for member in members { group.addTask { await member.client.run() } }
-            if members.count > 1 { group.addTask { await self.followPrimary() } }
+            for member in members {
+                group.addTask {
+                    // Counted just before its run(), whose first act (no suspension between)
+                    // marks the pool running: what waits for `running()` leases after that.
+                    self.started.withLock { $0 += 1 }
+                    await member.client.run()
+                }
+            }
+            if members.count > 1 { group.addTask { await cancelWhenGracefulShutdown { await self.followPrimary() } } }
+        }
+    }
+
+    /// Returns once every member's pool runs (`run`), or the task is cancelled: a background
+    /// round or the server that leased before would be queued behind a pool not yet running
+    /// (postgres-nio warns "PostgresClient.run() hasn't been called yet").
+    public func running() async {
+        while started.withLock({ $0 }) < members.count, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 

@@ -3,15 +3,6 @@ import CLupProtocol
 import Foundation
 import PostgresNIO
 
-/// The totem that signed a request, as the hub knows it.
-public struct AuthenticatedDevice: Sendable {
-    public let deviceID: String
-    public let storeID: String
-    public let letter: String
-    /// The door it was enrolled at: the only door its passages and corrections may name.
-    public let door: String
-}
-
 /// Applies a totem's batch of events: each stored once by `(device_id, seq)` with the
 /// projections it changes, in one transaction; answers how far the device's log is held
 /// without a gap.

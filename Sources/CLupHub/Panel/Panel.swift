@@ -32,7 +32,7 @@ struct Panel: Sendable {
         accounts = PanelAccounts(database: database)
     }
 
-    func add(to router: Router<HubRequestContext>) {
+    func addRoutes(to router: Router<HubRequestContext>) {
         // Every form of the panel, the login's too, is posted from the panel's own pages only.
         let guarded = router.group("/panel").add(middleware: SameOriginMiddleware(origins: origins) { request in
             let words = Self.words(request)

@@ -13,7 +13,7 @@ import Hummingbird
 struct RepositoryFiles: Sendable {
     let releases: ReleaseRepository
 
-    func add(to router: Router<HubRequestContext>) {
+    func addRoutes(to router: Router<HubRequestContext>) {
         router.get("\(ReleaseRepository.urlPath)/**") { request, context in
             try await file(request, context)
         }

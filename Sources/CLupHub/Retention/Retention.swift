@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 
 /// How long the hub keeps the totems' events, and their retirement.
@@ -137,6 +138,21 @@ public struct Retention: Sendable {
             let day = "\(String(digits[0..<4]))-\(String(digits[4..<6]))-\(String(digits[6..<8]))"
             guard HubDatabase.dayNumber(day) != nil else { return nil }
             return Partition(day: day, attached: attached, detaching: detaching)
+        }
+    }
+}
+
+extension Retention {
+    /// The hub's round that reads how long the chain keeps events and retires the days older
+    /// than that (`retire`) every `interval`.
+    static func round(_ database: HubDatabase, every interval: Duration = .seconds(600), logger: Logger) -> Round {
+        let retention = Retention(database: database)
+        return Round(name: "retiring old days", interval: interval, database: database, logger: logger) {
+            let retired = try await retention.retire()
+            if let first = retired.first, let last = retired.last {
+                logger.notice("retired the events of \(retired.count) days older than the chain keeps",
+                              metadata: ["first": "\(first)", "last": "\(last)"])
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import CLupCore
 import CLupProtocol
 import Foundation
+import Logging
 import PostgresNIO
 
 /// Rollouts of totem software, decided at the hub and carried out stage by stage.
@@ -373,5 +374,15 @@ public struct Rollouts: Sendable {
     static func planText(_ plan: Plan) -> String {
         "canaries \(plan.canaries.joined(separator: ", ")); stages \((plan.shares.map { "\($0) %" } + ["all"]).joined(separator: ", ")); "
             + "healthy \(Int(plan.healthySeconds)) s"
+    }
+}
+
+extension Rollouts {
+    /// The hub's round that moves the running rollout on (`advance`) every `interval`.
+    static func round(_ database: HubDatabase, every interval: Duration = .seconds(5), logger: Logger) -> Round {
+        let rollouts = Rollouts(database: database)
+        return Round(name: "the rollout's round", interval: interval, database: database, logger: logger) {
+            if let said = try await rollouts.advance() { logger.notice("\(said)") }
+        }
     }
 }

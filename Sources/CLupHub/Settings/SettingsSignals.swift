@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
 /// Wakes a hub process's long polls when a store's settings get a new version: the
@@ -134,4 +135,17 @@ private final class ListenAttempt: Sendable {
         closing.whenComplete { _ in withExtendedLifetime(connection) {} }  // a connection must be closed before it goes
     }
     var error: String { state.withLock { $0.error } }
+}
+
+/// The hub's service that listens for settings changes (`SettingsSignals.listen`) from once
+/// the database's pool runs until the hub's graceful shutdown.
+struct SettingsListener: Service {
+    let signals: SettingsSignals
+    let database: HubDatabase
+    let logger: Logger
+
+    func run() async {
+        await database.running()
+        await cancelWhenGracefulShutdown { [signals, database, logger] in await signals.listen(on: database, logger: logger) }
+    }
 }

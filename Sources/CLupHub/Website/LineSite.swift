@@ -28,7 +28,7 @@ struct LineSite: Sendable {
     /// How long the browser keeps the token: longer than a place's code is valid.
     static let cookieSeconds = 43_200
 
-    func add(to router: Router<HubRequestContext>) {
+    func addRoutes(to router: Router<HubRequestContext>) {
         router.get("/line/place.js") { _, _ in Self.asset(LinePages.script, type: "text/javascript; charset=utf-8") }
         router.get("/line/sw.js") { _, _ in Self.asset(LinePages.serviceWorker, type: "text/javascript; charset=utf-8") }
         let site = router.group("/line").add(middleware: SameOriginMiddleware(origins: origins) { request in
@@ -126,7 +126,7 @@ struct LineSite: Sendable {
     func status(_ request: Request, _ context: HubRequestContext) async throws -> Response {
         let words = Self.words(request)
         let place = try await place(request, context)
-        var response = HubServer.json(LinePages.Status(place, words: words))
+        var response = HubMessage.json(LinePages.Status(place, words: words))
         response.headers[.cacheControl] = "no-store"
         return response
     }
@@ -151,8 +151,8 @@ struct LineSite: Sendable {
         let number = try context.parameters.require("number")
         guard let customer = Self.customer(request) else { throw HubError(.notFound, .unknownPlace, "no place \(number) for this browser") }
         var request = request
-        let subscription = try HubServer.decode(WebPush.Subscription.self,
-                                                from: try await HubServer.body(of: &request, context: context, limit: HubServer.appBodyLimit))
+        let subscription = try HubMessage.decode(WebPush.Subscription.self,
+                                                from: try await HubMessage.body(of: &request, context: context, limit: HubMessage.appBodyLimit))
         try await PushSubscriptions(database: line.database, push: push)
             .subscribe(subscription, customer: customer, store: store, number: number, language: Self.words(request).language)
         return Response(status: .noContent)

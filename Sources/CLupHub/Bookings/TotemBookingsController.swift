@@ -1,0 +1,31 @@
+import CLupProtocol
+import Foundation
+import Hummingbird
+
+/// What a totem offers a customer at the entrance: today's bookable slots, and a booking
+/// made for them there.
+struct TotemBookingsController {
+    let bookings: Bookings
+
+    func addRoutes(to totems: some RouterMethods<HubRequestContext>) {
+        totems.get(RouterPath(HubWire.totemSlotsPath)) { [bookings] _, context in
+            let today = try await bookings.slots(store: try context.totem().storeID, day: nil)
+            return HubMessage.json(SlotOffers(slots: today.slots.filter(\.bookable).map {
+                SlotOffers.Slot(start: $0.start.timeIntervalSince1970, free: $0.free)
+            }))
+        }
+        totems.post(RouterPath(HubWire.totemBookingsPath)) { [bookings] request, context in
+            let device = try context.totem()
+            var request = request
+            let asked = try HubMessage.decode(TotemBookingRequest.self, from: try await HubMessage.body(of: &request, context: context))
+            guard asked.slotStart.isFinite, (0...Double(UInt32.max)).contains(asked.slotStart) else {
+                throw HubError.badRequest("slotStart is a slot's start in Unix seconds")
+            }
+            let made = try await bookings.book(store: device.storeID, .init(
+                slotStart: Date(timeIntervalSince1970: asked.slotStart), customerRef: Bookings.totemReference(device.deviceID),
+                forSomeoneElse: false))
+            return HubMessage.json(TotemBooking(number: made.number, code: made.code, slotStart: made.slotStart.timeIntervalSince1970),
+                                   status: .created)
+        }
+    }
+}
