@@ -216,6 +216,11 @@ public enum TotemDatabase {
             try db.execute(sql: "ALTER TABLE ticket ADD COLUMN language TEXT")
             try db.execute(sql: "ALTER TABLE ticket ADD COLUMN voided_by TEXT")
         }
+        migrator.registerMigration("v10: the event log by type") { db in
+            // The reports and the settings last applied read a few types of a long log: found
+            // by the index, not by reading the whole log.
+            try db.execute(sql: "CREATE INDEX event_type ON event (device_id, type, seq)")
+        }
         return migrator
     }
 }

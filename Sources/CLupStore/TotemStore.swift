@@ -223,6 +223,26 @@ public final class TotemStore: Sendable {
         }
     }
 
+    /// This totem's events of the given types recorded since `businessDay` opened (its
+    /// `day.opened` event included when asked for), oldest first: a day's, not the log's.
+    /// A day never opened (a stand-in's) is looked for in the whole log.
+    public func events(ofTypes types: [String], openedOn businessDay: BusinessDay) throws -> [StoredEvent] {
+        // One `day.opened` a day, found by the index; the day's own events follow it.
+        let opened = try events(ofTypes: ["day.opened"]).first { stored in
+            guard let event = try? stored.decoded() else { return false }
+            return event.businessDay == businessDay
+        }
+        guard let opened else { return try events(ofTypes: types) }
+        return try database.read { db in
+            try StoredEvent
+                .filter(sql: "device_id = ? AND seq >= ? AND type IN (\(types.map { _ in "?" }.joined(separator: ", ")))",
+                        arguments: StatementArguments([deviceID as any DatabaseValueConvertible, opened.seq]
+                                                      + types.map { $0 as any DatabaseValueConvertible }))
+                .order(sql: "seq")
+                .fetchAll(db)
+        }
+    }
+
     /// This totem's events of the given types, oldest first.
     public func events(ofTypes types: [String]) throws -> [StoredEvent] {
         try database.read { db in

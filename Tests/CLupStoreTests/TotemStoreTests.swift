@@ -173,6 +173,32 @@ final class TotemStoreTests: XCTestCase {
         XCTAssertEqual(try store.loadDay(day).inside, 1)
     }
 
+    /// The ledger's report reads the day's passages, not the log's: from the day's opening
+    /// on, which (as the settings last applied) is found through the log's index by type.
+    func test_aDaysEventsAreReadFromItsOpeningThroughTheIndex() throws {
+        let store = try openStore()
+        let tomorrow = BusinessDay("2026-11-22")
+        var first = DayState(businessDay: day)
+        try run(store, &first, at: start) { $0.open(after: nil, at: Moment(wall: start), ticketValidity: 3600) }
+        for _ in 0..<3 { try run(store, &first, at: start) { $0.pass(.entry, door: "main", at: Moment(wall: start)) } }
+        let later = start.addingTimeInterval(86_400)
+        var second = DayState(businessDay: tomorrow)
+        try run(store, &second, at: later) { $0.open(after: first, at: Moment(wall: later), ticketValidity: 3600) }
+        try run(store, &second, at: later) { $0.pass(.exit, door: "main", at: Moment(wall: later)) }
+        let types = ["day.opened", "occupancy.passage"]
+        let read = try store.events(ofTypes: types, openedOn: tomorrow).map { try $0.decoded() }
+        XCTAssertEqual(read.map(\.businessDay), [tomorrow, tomorrow])
+        XCTAssertEqual(DayState.replaying(read, businessDay: tomorrow).inside, 2, "3 carried in, 1 out")
+        XCTAssertEqual(try store.events(ofTypes: types, openedOn: day).map(\.seq), [1, 2, 3, 4, 5, 6],
+                       "from the first day's opening on")
+        let plan = try store.database.read { db in
+            try Row.fetchAll(db, sql: """
+                EXPLAIN QUERY PLAN SELECT * FROM event WHERE device_id = ? AND type IN (?) ORDER BY seq DESC LIMIT 1
+                """, arguments: ["store-7-totem-A", "day.opened"]).map { $0["detail"] as String }
+        }.joined(separator: " ")
+        XCTAssertTrue(plan.contains("event_type"), plan)
+    }
+
     func test_anUnreadableRowIsRebuiltFromTheLogAndAnUnreadableEventNamed() throws {
         let store = try openStore()
         let state = try busyDay(store)

@@ -134,7 +134,7 @@ final class HubLink {
     /// unreadable: logged, and the file's settings stay in force).
     static func lastSettings(in store: TotemStore, logger: Logger) -> StoreSettingsDocument? {
         do {
-            guard let stored = try store.events(ofTypes: ["store.settings-applied"]).last else { return nil }
+            guard let stored = try store.lastEvents(ofTypes: ["store.settings-applied"], limit: 1).last else { return nil }
             guard case let .storeSettingsApplied(settings, _, _) = try stored.decoded(), settings.problem == nil else { return nil }
             return settings
         } catch {

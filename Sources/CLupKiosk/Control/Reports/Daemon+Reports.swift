@@ -140,9 +140,11 @@ extension Daemon {
 
     func ledgerReport() throws -> LedgerReport {
         let day = kiosk.desk.day
-        // The ledgers depend on what the day carried over, passages and corrections alone. An
-        // event that cannot be read is left out (and named in `status`, from `openDay`).
-        let events = try kiosk.desk.store.events(ofTypes: ["day.opened", "occupancy.passage", "occupancy.corrected"])
+        // The ledgers depend on what the day carried over, passages and corrections alone: the
+        // day's, read by the log's index. An event that cannot be read is left out (and named
+        // in `status`, from `openDay`).
+        let events = try kiosk.desk.store.events(ofTypes: ["day.opened", "occupancy.passage", "occupancy.corrected"],
+                                                 openedOn: day.businessDay)
             .compactMap { try? $0.decoded() }
         let corrections = events.compactMap { event -> CorrectionLine? in
             guard case let .occupancyCorrected(door, eventDay, delta, by, reason, at) = event,
