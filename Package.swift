@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // The managers' passwords (bcrypt).
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        // Imported directly by the hub: HTTP's types (Hummingbird's requests), DER (its CA).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // Thin system-library targets: one per C library, nothing else in them.
@@ -94,6 +97,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ], resources: [
             // The texts of the screens, the voice and the ticket, one catalog per language,
@@ -107,26 +111,36 @@ let package = Package(
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "clup-hub", dependencies: [
-            "CLupHub", "CLupProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CLupHub", "CLupProtocol", "CLupCore", "CLupConfig", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "clupd", dependencies: [
-            "CLupKiosk", "CLupProtocol", "CLupHardware", "CLupStore",
+            "CLupKiosk", "CLupProtocol", "CLupHardware", "CLupStore", "CLupCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "clup-bench", dependencies: [
             "CLupCore", "CLupStore", "CLupPrinting", "CLupQR", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clupctl", dependencies: [
-            "CLupProtocol", "CEditLine",
+            "CLupProtocol", "CLupCore", "CEditLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -136,23 +150,43 @@ let package = Package(
                 path: "Tests/QueueSimulation"),
         .testTarget(name: "CLupCoreTests", dependencies: ["CLupCore", "QueueSimulation", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "CLupStoreTests", dependencies: [
-            "CLupStore", "QueueSimulation", .product(name: "GRDB", package: "GRDB.swift"),
+            "CLupStore", "CLupCore", "QueueSimulation", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "CLupPrintingTests", dependencies: ["CLupPrinting", "CLupDrawing", "CLupQR"]),
-        .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware"]),
+        .testTarget(name: "CLupPrintingTests", dependencies: [
+            "CLupPrinting", "CLupDrawing", "CLupQR", "CLupCore", "CCUPS", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware", "CLupCore", "CLupDrawing"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .testTarget(name: "CLupKioskTests", dependencies: ["CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport"]),
+        .testTarget(name: "CLupKioskTests", dependencies: [
+            "CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport", "CLupCore", "CLupDrawing", "CLupHardware", "CLupPrinting",
+            "CLupStore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // The hub in process: its router through HummingbirdTesting, against a private PostgreSQL.
         .testTarget(name: "CLupHubTests", dependencies: [
             "CLupHub", "CLupProtocol", "CLupCore", "CLupConfig", "QueueSimulation",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "CLupConfigTests", dependencies: ["CLupConfig"]),
         // Logging: clupd's log lines, as LineSafeLogHandler writes them, through `clupctl logs`' filter.
-        .testTarget(name: "clupctlTests", dependencies: ["clupctl", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "clupctlTests", dependencies: [
+            "clupctl", "CLupCore", "CLupProtocol", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
     ]
 )
+
+// Every module a file uses a member of is imported by that file, and every import is a
+// declared dependency above (SE-0444): nothing reaches a module through another's imports.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

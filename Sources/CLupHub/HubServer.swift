@@ -1,3 +1,4 @@
+import UnixSignals
 import CLupProtocol
 import Hummingbird
 import HummingbirdTLS

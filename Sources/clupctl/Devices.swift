@@ -1,3 +1,4 @@
+import CLupCore
 import ArgumentParser
 import CLupProtocol
 import Foundation

@@ -1,3 +1,4 @@
+import CLupCore
 import CLupDrawing
 import CLupHardware
 import Foundation

@@ -1,3 +1,4 @@
+import CLupCore
 @testable import CLupHardware
 import XCTest
 

@@ -1,3 +1,4 @@
+import CLupCore
 import CLupHardware
 import Foundation
 import XCTest

@@ -1,3 +1,4 @@
+import NIOFoundationCompat
 @testable import CLupHub
 import CLupCore
 import Foundation

@@ -1,3 +1,5 @@
+import NIOFoundationCompat
+import Prometheus
 import AsyncHTTPClient
 @testable import CLupHub
 import CLupConfig

@@ -1,3 +1,4 @@
+import HTTPTypes
 @testable import CLupHub
 import CLupCore
 import CLupProtocol

@@ -1,3 +1,4 @@
+import NIOFoundationCompat
 import AsyncHTTPClient
 @testable import CLupHub
 import CLupCore

@@ -1,3 +1,4 @@
+import CLupCore
 import CLupHardware
 @testable import CLupKiosk
 import CLupPrinting

@@ -1,3 +1,4 @@
+import NIOCore
 @testable import CLupKiosk
 import NIOPosix
 import XCTest

@@ -1,3 +1,4 @@
+import ArgumentParser
 @testable import clupctl
 import CLupCore
 import CLupProtocol

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every error a person can see, each code once: what it means and what to do about it.
 ///
 /// The one registry of codes. A code is stable: logs, the shell, the screen and the wire

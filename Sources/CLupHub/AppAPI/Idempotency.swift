@@ -1,3 +1,4 @@
+import NIOFoundationCompat
 import CLupCore
 import Crypto
 import Foundation

@@ -1,3 +1,5 @@
+import CLupCore
+import NIOFoundationCompat
 import CLupProtocol
 import Crypto
 import Foundation

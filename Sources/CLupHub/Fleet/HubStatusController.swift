@@ -1,3 +1,5 @@
+import CLupCore
+import PostgresNIO
 import CLupProtocol
 import Foundation
 import Hummingbird

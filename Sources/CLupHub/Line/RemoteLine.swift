@@ -1,3 +1,4 @@
+import HTTPTypes
 import CLupCore
 import Crypto
 import Foundation

@@ -1,3 +1,5 @@
+import NIOFoundationCompat
+import NIOHTTP1
 import AsyncHTTPClient
 import CLupConfig
 import CLupCore

@@ -1,3 +1,5 @@
+import Crypto
+import HTTPTypes
 import CLupCore
 import Foundation
 import PostgresNIO

@@ -1,3 +1,4 @@
+import CLupCore
 import Logging
 import ServiceLifecycle
 

@@ -1,3 +1,5 @@
+import CLupCore
+import NIOFoundationCompat
 import Foundation
 import Hummingbird
 import NIOCore

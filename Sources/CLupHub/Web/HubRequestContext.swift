@@ -1,3 +1,4 @@
+import CLupCore
 import Hummingbird
 import NIOCore
 import CLupProtocol

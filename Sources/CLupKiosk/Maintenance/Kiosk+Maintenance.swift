@@ -1,3 +1,4 @@
+import Logging
 import CLupCore
 import CLupDrawing
 import CLupHardware

@@ -1,3 +1,4 @@
+import CLupCore
 import CLupPrinting
 import CLupProtocol
 import Foundation

@@ -1,3 +1,4 @@
+import Logging
 import CLupCore
 import CLupHardware
 import CLupProtocol

@@ -1,3 +1,5 @@
+import CLupHardware
+import CLupPrinting
 import CLupCore
 @testable import CLupKiosk
 import CLupProtocol

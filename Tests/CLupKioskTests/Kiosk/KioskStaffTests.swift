@@ -1,3 +1,4 @@
+import CLupDrawing
 import CLupCore
 import CLupHardware
 @testable import CLupKiosk

@@ -1,3 +1,7 @@
+import CLupDrawing
+import CLupHardware
+import CLupProtocol
+import CLupStore
 import CLupCore
 @testable import CLupKiosk
 import CLupPrinting

@@ -1,3 +1,4 @@
+import CLupCore
 @testable import CLupKiosk
 import Foundation
 import XCTest

@@ -1,3 +1,4 @@
+import Crypto
 import CLupCore
 import CLupHardware
 import CLupPrinting

@@ -1,3 +1,4 @@
+import CLupPrinting
 import CLupCore
 import CLupProtocol
 import Foundation

@@ -1,3 +1,4 @@
+import Logging
 import CLupCore
 import CLupProtocol
 import CLupStore
