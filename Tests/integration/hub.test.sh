@@ -573,6 +573,10 @@ json_field() { python3 -c "import json, sys; print(json.loads(sys.stdin.read().s
 # Prints Python expressions of the answer's first store (s).
 json_print() { python3 -c "import json, sys; s = json.loads(sys.stdin.read().strip().rsplit('\n', 1)[0])['stores'][0]; print($1)"; }
 status_of() { tail -n 1 | tr -d "\n"; echo; }
+# The start of the next slot of MINUTES, in Unix seconds.
+next_slot() { local step=$(($1 * 60)); echo $(( ($(date +%s) / step + 1) * step )); }
+# Unix second T as the hub writes a time (2026-03-01T09:30:00Z).
+iso_time() { date -u -d "@$1" +%FT%TZ; }
 
 test_bookings_made_in_the_app_are_admitted_at_the_door_within_their_window_only() {
   hub_up
@@ -588,11 +592,8 @@ test_bookings_made_in_the_app_are_admitted_at_the_door_within_their_window_only(
   kiosk_start
 
   # The next slot (its window is open now) and one two hours later (not yet).
-  read -r next later next_day < <(python3 -c '
-import datetime, time
-start = (int(time.time()) // 300 + 1) * 300
-iso = lambda t: datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-print(iso(start), iso(start + 7200), iso(start)[:10])')
+  start=$(next_slot 5)
+  next=$(iso_time "$start") later=$(iso_time $((start + 7200))) next_day=${next:0:10}
   slots=$(app GET "/slots?day=$next_day")
   assert_eq "$(echo "$slots" | status_of)" 200 "GET slots"
   free=$(echo "$slots" | python3 -c "
@@ -679,9 +680,7 @@ test_an_app_request_whose_answer_was_lost_is_done_once_when_sent_again() {
   wait_synced
   fault_proxy app
   local direct=$HUB_URL slot first again
-  slot=$(python3 -c '
-import datetime, time
-print(datetime.datetime.fromtimestamp((int(time.time()) // 1800 + 1) * 1800, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))')
+  slot=$(iso_time "$(next_slot 30)")
   HUB_URL="https://127.0.0.1:$FAULT_PROXY_PORT"
   touch "$WORK/app.lose-answers"
   rc=0; first=$(curl -s --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_APP_TOKEN" -H 'Content-Type: application/json' \
@@ -955,9 +954,7 @@ test_a_cancelled_booking_reaches_the_gateway_signed_and_a_refused_notice_is_kept
   clup_hub store notices 7 --reminder-minutes 0 >/dev/null
   local log=$WORK/gateway.log
   gateway_up
-  next=$(python3 -c '
-import datetime, time
-print(datetime.datetime.fromtimestamp((int(time.time()) // 300 + 1) * 300, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))')
+  next=$(iso_time "$(next_slot 5)")
   first=$(app POST /bookings "{\"slotStart\": \"$next\", \"customerRef\": \"cust-0001\"}" | json_field "['number']")
   second=$(app POST /bookings "{\"slotStart\": \"$next\", \"customerRef\": \"cust-0002\"}" | json_field "['number']")
 
