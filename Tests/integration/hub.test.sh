@@ -1127,12 +1127,10 @@ link_fault() {
     fi
   fi
   if [ "$LINK_SHAPER" = netem ]; then
-    local spec="delay 100ms 50ms loss 20%"
-    [ "$fault" = cut ] && spec="loss 100%"
-    # shellcheck disable=SC2086
-    nsenter -t "$NS_PID" -n tc qdisc add dev "$VETH_NS" root netem $spec
-    # shellcheck disable=SC2086
-    tc qdisc add dev "$VETH" root netem $spec
+    local spec=(delay 100ms 50ms loss 20%)
+    [ "$fault" = cut ] && spec=(loss 100%)
+    nsenter -t "$NS_PID" -n tc qdisc add dev "$VETH_NS" root netem "${spec[@]}"
+    tc qdisc add dev "$VETH" root netem "${spec[@]}"
   else
     local drop="numgen random mod 100 < 20 drop"
     [ "$fault" = cut ] && drop="drop"

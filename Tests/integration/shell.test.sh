@@ -192,14 +192,14 @@ test_every_command_prints_the_same_in_the_shell_as_alone_and_reads_have_json() {
   SHELL_SESSION=$WORK/session shell_open
   wait_pane "$PROMPT_RE"
   for line in "errors E-PRN-003" "config show" "technician list" "ledger show" "employee list"; do
-    # shellcheck disable=SC2086
-    alone=$(clupctl $line 2>&1 | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
+    read -ra words <<<"$line"
+    alone=$(clupctl "${words[@]}" 2>&1 | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
     assert_eq "$(shell_run "$line")" "$alone" "$line in the shell"
   done
   for line in status tickets queue "ledger show" "config show" printer devices screen "sync show" metrics errors \
               "employee list" "technician list" audit; do
-    # shellcheck disable=SC2086
-    clupctl $line --json | python3 -m json.tool >/dev/null || fail "$line --json is not JSON"
+    read -ra words <<<"$line"
+    clupctl "${words[@]}" --json | python3 -m json.tool >/dev/null || fail "$line --json is not JSON"
   done
 }
 
