@@ -59,7 +59,7 @@ test_what_a_person_typed_prints_escaped_in_the_audit_the_ledger_the_logs_and_the
   assert_status $rc 2 "$out"
   assert_inert "$out" "--since's refusal"
   [ "${#out}" -lt 600 ] || fail "the refusal quotes all 500 characters: ${#out}"
-  echo "report: audit, ledger, logs and refusals printed no escape character; a forged audit line showed as \\n inside its entry"
+  printf '%s\n' 'report: audit, ledger, logs and refusals printed no escape character; a forged audit line showed as \n inside its entry'
 }
 
 test_a_backtracking_grep_pattern_ends_with_a_clear_message() {

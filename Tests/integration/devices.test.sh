@@ -47,13 +47,16 @@ test_a_tap_on_the_panel_prints_a_ticket_and_its_scan_at_the_reader_opens_the_tur
   assert_contains "$out" "E-CTL-006 the door reader is a real one"
 }
 
+# How many scans the door refused, by clupd's log; whether more than N.
+refusals() { grep -c "scan refused at the door\|unreadable scan at the door" "$WORK/clupd.log" || true; }
+refusals_above() { [ "$(refusals)" -gt "$1" ]; }
+
 # A scanner set to the shop's keyboard layout (Italian, French AZERTY, Spanish) types a
 # ticket's code as that keyboard would; clupd, told the layout, reads the code back and opens
 # the door. A scanner left in another layout (AZERTY beside QWERTY: digits shifted, A and Q
 # swapped) types keys that read as garbage there, and the ticket stays waiting.
 test_a_scanner_in_the_shops_keyboard_layout_opens_the_door() {
   local layout wrong number=0 code before
-  refusals() { grep -c "scan refused at the door\|unreadable scan at the door" "$WORK/clupd.log" || true; }
   for layout in it fr es; do
     kiosk_stop
     # A new totem each time: a new day's A-001, printed by a new cupsd.
@@ -70,7 +73,7 @@ test_a_scanner_in_the_shops_keyboard_layout_opens_the_door() {
     wrong=fr; [ "$layout" = fr ] && wrong=us
     before=$(refusals)
     "$BIN/clupd" scanner-keys --layout "$wrong" "$code" > "$WORK/reader"
-    wait_until 60 '[ "$(refusals)" -gt "$before" ]'
+    wait_until 60 refusals_above "$before"
     assert_eq "$(ticket_field A-001 state)" called "a garbled code admits nobody ($layout)"
     "$BIN/clupd" scanner-keys --layout "$layout" "$code" > "$WORK/reader"
     for _ in $(seq 1 600); do [ "$(ticket_field A-001 state)" = admitted ] && break; sleep 0.1; done

@@ -33,7 +33,7 @@ test_the_primary_killed_mid_ingest_the_replica_takes_over_and_nothing_acknowledg
   wait_until 30 "[ \"\$(patroni_psql 1 -c 'SELECT count(*) FROM event' 2>/dev/null || echo 0)\" -ge 2000 ]"
   local killed=$EPOCHREALTIME
   patroni_kill 1
-  wait_until 60 '[ "$(patroni_primary)" = 2 ]'
+  wait_until_prints 60 2 patroni_primary
   local promoted=$EPOCHREALTIME
   # The hub takes batches again, into the new primary; then the totems stop.
   local at_promotion

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A small test harness for the integration tests: every function named test_* in the
 # sourced test file runs in its own subshell with a fresh $WORK and `set -e` (so a command
 # expected to fail is written `rc=0; out=$(command) || rc=$?`), and `run_tests` prints
@@ -11,6 +12,12 @@ assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected [$2], got [
 assert_contains() { case "$1" in *"$2"*) ;; *) fail "${3:-missing text}: [$2] not in [$1]" ;; esac; }
 assert_status() { [ "$1" -eq "$2" ] || fail "${3:-exit status}: expected $2, got $1"; }
 
+# Prints each line of TEXT as a report line, after PREFIX if given.
+report_lines() {
+  local prefix="report: ${2:-}"
+  printf '%s\n' "$prefix${1//$'\n'/$'\n'$prefix}"
+}
+
 # Fails unless Prometheus' own linter, `promtool check metrics`, finds nothing to say about
 # the Prometheus text $1 (of $2; its last newline, which $(…) drops, put back).
 assert_promtool_clean() {
@@ -20,14 +27,31 @@ assert_promtool_clean() {
   assert_eq "$out" "" "promtool check metrics, $2"
 }
 
-# Runs CONDITION (a shell command) until it succeeds, up to SECONDS.
+# Runs CONDITION until it succeeds, up to SECONDS. CONDITION is a command with its
+# arguments (wait_until 10 [ -S "$WORK/hold.sock" ]), or one string of shell code, run
+# again at each try (wait_until 10 'clupctl status | grep -q ok'): for pipes, and for a
+# $(…) that must run again each time, in single quotes, where shellcheck asks (SC2016)
+# whether they are meant: say so with `# shellcheck disable=SC2016` on the line above.
+# For [ "$(COMMAND)" = VALUE ], wait_until_prints needs neither, and says more on failure.
 wait_until() {
-  local seconds=$1 condition=$2
+  local seconds=$1; shift
   for _ in $(seq 1 $((seconds * 10))); do
-    eval "$condition" && return 0
+    if [ $# -eq 1 ]; then eval "$1" && return 0; else "$@" && return 0; fi
     sleep 0.1
   done
-  fail "not within $seconds s: $condition"
+  fail "not within $seconds s: $*"
+}
+
+# Runs COMMAND [ARG…] until what it prints is EXPECTED, up to SECONDS (its exit status
+# does not count, as in `[ "$(COMMAND)" = EXPECTED ]`).
+wait_until_prints() {
+  local seconds=$1 expected=$2 out=; shift 2
+  for _ in $(seq 1 $((seconds * 10))); do
+    out=$("$@") || true
+    [ "$out" = "$expected" ] && return 0
+    sleep 0.1
+  done
+  fail "not within $seconds s: $* printed [$out], not [$expected]"
 }
 
 # Checks the unit file systemd/NAME.service, pointed at $BIN's NAME: it verifies, and its
@@ -47,12 +71,13 @@ assert_unit_hardened() {
 }
 
 run_tests() {
-  local passed=0 failed=0 name
+  local passed=0 failed=0 name outcome
   for name in $(declare -F | awk '{print $3}' | grep '^test_' | grep -E -- "${ONLY:-.}"); do
     WORK=$(mktemp -d /tmp/clup-it.XXXXXX) && chmod 755 "$WORK"
-    # Not inside `if`: there bash would ignore set -e in the test.
+    # Not inside `if` nor before `||`: there bash would ignore set -e in the test.
     ( trap kiosk_stop EXIT; set -euo pipefail; "$name" ) >"$WORK/test.out" 2>&1
-    if [ $? -eq 0 ]; then
+    outcome=$?
+    if [ "$outcome" -eq 0 ]; then
       passed=$((passed + 1)); echo "  ok    $name"
       sed -n 's/^report: /        /p' "$WORK/test.out"
       rm -rf "$WORK"

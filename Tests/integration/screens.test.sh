@@ -125,7 +125,7 @@ test_an_employee_mistypes_the_pin_five_times_is_locked_out_then_issues_a_priorit
   printed=$(pdftotext "$WORK/AP-001.pdf" - | tr '\n' ' ')
   assert_contains "$printed" "Priority ticket"
   trail=$(clupctl audit)
-  echo "$trail" | sed 's/^/report: audit: /'
+  report_lines "$trail" "audit: "
   assert_eq "$(echo "$trail" | grep -c 'employee   104        pin-refused')" 5 "five wrong PINs, each audited"
   assert_contains "$trail" "pad-locked       5 wrong PINs; locked until"
   assert_contains "$trail" "employee   104        login            ok"

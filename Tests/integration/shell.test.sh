@@ -192,14 +192,14 @@ test_every_command_prints_the_same_in_the_shell_as_alone_and_reads_have_json() {
   SHELL_SESSION=$WORK/session shell_open
   wait_pane "$PROMPT_RE"
   for line in "errors E-PRN-003" "config show" "technician list" "ledger show" "employee list"; do
-    # shellcheck disable=SC2086
-    alone=$(clupctl $line 2>&1 | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
+    read -ra words <<<"$line"
+    alone=$(clupctl "${words[@]}" 2>&1 | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
     assert_eq "$(shell_run "$line")" "$alone" "$line in the shell"
   done
   for line in status tickets queue "ledger show" "config show" printer devices screen "sync show" metrics errors \
               "employee list" "technician list" audit; do
-    # shellcheck disable=SC2086
-    clupctl $line --json | python3 -m json.tool >/dev/null || fail "$line --json is not JSON"
+    read -ra words <<<"$line"
+    clupctl "${words[@]}" --json | python3 -m json.tool >/dev/null || fail "$line --json is not JSON"
   done
 }
 
@@ -365,8 +365,9 @@ test_calibration_corrects_a_panel_turned_and_offset() {
     type_text "calibrate"; keys Enter
     for k in 1 2 3 4; do
       wait_pane "target $k of 4: touch the centre of the cross"
-      # shellcheck disable=SC2086
-      raw_tap $(raw_for ${targets[$((k - 1))]}) > "$WORK/tap.events"
+      read -r tx ty <<<"${targets[$((k - 1))]}"
+      read -r rx ry <<<"$(raw_for "$tx" "$ty")"
+      raw_tap "$rx" "$ry" > "$WORK/tap.events"
       "$BIN/clupd" encode-events "$WORK/tap.events" > "$WORK/touch"
       wait_pane "touched at .* target \\($(awk -v t="${targets[$((k - 1))]}" 'BEGIN { split(t, a, " "); printf "%.2f, %.2f", a[1], a[2] }')\\)"
     done
@@ -400,8 +401,8 @@ import json, sys
 s = json.load(sys.stdin)
 b = next(b for b in s["buttons"] if b["name"] == "get-ticket")
 print((b["x"] + b["width"] / 2) / s["width"], (b["y"] + b["height"] / 2) / s["height"])')
-  # shellcheck disable=SC2046
-  raw_tap $(raw_for "$bx" "$by") > "$WORK/tap.events"
+  read -r rx ry <<<"$(raw_for "$bx" "$by")"
+  raw_tap "$rx" "$ry" > "$WORK/tap.events"
   "$BIN/clupd" encode-events "$WORK/tap.events" > "$WORK/touch"
   wait_until 20 "[ -n \"\$(newest_ticket)\" ]"
   assert_contains "$(clupctl audit --who tess)" "calibrated"

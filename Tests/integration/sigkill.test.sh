@@ -56,15 +56,17 @@ test_sigkill_at_random_moments_loses_nothing_acknowledged() {
   done
   kill -TERM "$CLUPD_PID"; wait "$CLUPD_PID"
 
-  local tickets passes_in passes_out admitted missing=0 number events max_seq min_seq
+  local tickets passes_in passes_out admitted missing=0 number numbers events max_seq min_seq
   tickets=$(grep -c '^ticket ' "$WORK/acknowledged" || true)
   passes_in=$(grep -c '^pass in' "$WORK/acknowledged" || true)
   passes_out=$(grep -c '^pass out' "$WORK/acknowledged" || true)
   admitted=$(grep -c '^admitted ' "$WORK/acknowledged" || true)
-  for number in $(sed -n 's/^ticket //p' "$WORK/acknowledged"); do
+  mapfile -t numbers < <(sed -n 's/^ticket //p' "$WORK/acknowledged")
+  for number in "${numbers[@]}"; do
     [ "$(sql "SELECT COUNT(*) FROM ticket WHERE number = '$number'")" = 1 ] || { echo "missing ticket $number"; missing=$((missing + 1)); }
   done
-  for number in $(sed -n 's/^admitted //p' "$WORK/acknowledged"); do
+  mapfile -t numbers < <(sed -n 's/^admitted //p' "$WORK/acknowledged")
+  for number in "${numbers[@]}"; do
     case "$(sql "SELECT state FROM ticket WHERE number = '$number'")" in
       admitted|entered) ;;
       *) echo "admission of $number lost"; missing=$((missing + 1)) ;;
@@ -111,6 +113,8 @@ jobs_from_cupsd_memory() {
 TEST
   ipptool -c "ipp://${CUPS_SERVER//\//%2F}/printers/clup-ticket" "$WORK/get-jobs.test" | tail -n +2
 }
+# The line of job ID in jobs_from_cupsd_memory, if any.
+job_in_cupsd_memory() { jobs_from_cupsd_memory | grep "^$1,"; }
 
 # Issue 23, point 11: clupd killed after cupsd accepted a ticket's job and before clupd
 # recorded the job's id. cupsd prints it, and soon keeps no name for it in memory; the next
@@ -126,20 +130,21 @@ test_sigkill_after_cupsd_accepted_a_ticket_before_clupd_recorded_its_job() {
     2>"$WORK/hold-print-jobs.log" &
   HOLD_PID=$!
   trap 'kill "$HOLD_PID" 2>/dev/null; kiosk_stop' EXIT
-  wait_until 10 '[ -S "$WORK/hold.sock" ]'
+  wait_until 10 [ -S "$WORK/hold.sock" ]
   CUPS_SERVER=$WORK/hold.sock kiosk_start_daemon
   clupctl sim approach >/dev/null
   assert_contains "$(clupctl sim tap 360 640)" "[ticket: A-001]"
   number=A-001
-  wait_until 30 '[ -e "$WORK/held" ]'
+  wait_until 30 [ -e "$WORK/held" ]
   kill -KILL "$CLUPD_PID"; wait "$CLUPD_PID" 2>/dev/null || true
   state=$(sql "SELECT state || ' job=' || IFNULL(print_job, 'none') FROM ticket WHERE number = '$number'")
   assert_eq "$state" "printing job=none" "the kill came before clupd recorded the job"
 
   # cupsd prints the job, then unloads it: listed from memory, it has no name.
-  wait_until 30 'job=$(printed_job_file "$number")'
+  wait_until 30 printed_job_file "$number" >/dev/null
+  job=$(printed_job_file "$number")
   id=${job##*/job-}; id=${id%.prn}
-  wait_until 180 '[ "$(jobs_from_cupsd_memory | grep "^$id,")" = "$id,,completed" ]'
+  wait_until_prints 180 "$id,,completed" job_in_cupsd_memory "$id"
 
   kiosk_start_daemon
   assert_eq "$(wait_for_print "$number")" called "the printed ticket, settled after the restart"

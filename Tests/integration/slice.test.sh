@@ -249,7 +249,8 @@ test_unknown_command_prints_usage_and_exits_2() {
 
 test_help_is_printed_and_exits_0() {
   for command in "" "ledger correct" "issue" "sim tap"; do
-    rc=0; out=$("$BIN/clupctl" $command --help 2>&1) || rc=$?
+    read -ra words <<<"$command"
+    rc=0; out=$("$BIN/clupctl" "${words[@]}" --help 2>&1) || rc=$?
     assert_status $rc 0 "clupctl $command --help"
     assert_contains "$out" "USAGE: clupctl $command"
     case "$out" in *CommandError*) fail "clupctl $command --help printed the parser's error: $out" ;; esac
@@ -427,7 +428,7 @@ test_a_full_disk_is_told_to_the_customer_and_nothing_is_half_done() {
   kiosk_start
   clupctl sim approach >/dev/null
   take_ticket >/dev/null
-  jobs_before=$(ls "$WORK"/cups/jobs/*.title | wc -l)
+  jobs_before=$(find "$WORK/cups/jobs" -maxdepth 1 -name '*.title' | wc -l)
   # Something else fills the disk while the kiosk runs.
   dd if=/dev/zero of="$WORK/state/filler" bs=4k status=none 2>/dev/null || true
   rc=0; out=$(clupctl sim tap $BUTTON_X $BUTTON_Y 2>&1) || rc=$?
@@ -435,7 +436,8 @@ test_a_full_disk_is_told_to_the_customer_and_nothing_is_half_done() {
   assert_contains "$out" "E-KSK-001 no ticket: E-DB-005 the disk holding $WORK/state/clup.sqlite is full"
   assert_contains "$(clupctl status)" "screen     print-failed"
   clupctl screenshot "$WORK/told.png" >/dev/null
-  assert_eq "$(ls "$WORK"/cups/jobs/*.title | wc -l)" "$jobs_before" "a ticket that was not recorded was sent to the printer"
+  assert_eq "$(find "$WORK/cups/jobs" -maxdepth 1 -name '*.title' | wc -l)" "$jobs_before" \
+    "a ticket that was not recorded was sent to the printer"
   # Room again: the next ticket takes the number the refused one never had.
   rm "$WORK/state/filler"
   wait_for_screen welcome
@@ -481,7 +483,7 @@ test_clupd_backup_copies_the_database_while_clupd_runs() {
   assert_eq "$(sqlite3 "$copy" "PRAGMA integrity_check")" ok
   assert_eq "$(stat -c %a "$copy")" 600
   for _ in 1 2 3; do "$BIN/clupd" backup --state-dir "$WORK/state" >/dev/null; done
-  assert_eq "$(ls "$WORK/state/backups" | grep -c '^clupd-.*\.sqlite$')" 3
+  assert_eq "$(find "$WORK/state/backups" -maxdepth 1 -name 'clupd-*.sqlite' | wc -l)" 3
   [ -e "$copy" ] && fail "the oldest copy was kept"
   assert_contains "$(clupctl status)" "screen"
   echo "report: $out"

@@ -180,7 +180,7 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   device=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["deviceID"])' "$WORK/state/enrolment.json")
   kiosk_start
   # clupd reports the version it runs with every upload.
-  wait_until 60 'clup_hub totems | grep -q "version $(clupd_version)"'
+  wait_until 60 "clup_hub totems | grep -q 'version $(clupd_version)'"
   clup_hub release add "$(build_package 0.99.0)" >/dev/null || fail "release add"
   rc=0; out=$(clup_hub rollout start 0.98.0 --canary "$device" 2>&1) || rc=$?
   assert_status $rc 1 "$out"; assert_contains "$out" "clup-hub release add it first"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the walks run inside the VM of scripts/systemd-vm (vm-walk.sh, vm-update.sh):
 # how they say what they do, wait, check, and drive the totem and the hub there. Sourced
 # with SHARE (the checkout as the guest sees it) set; never run on a development machine.
@@ -16,10 +17,14 @@ fail() {
 }
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-}: expected [$2], got [$1]"; }
 assert_contains() { case "$1" in *"$2"*) ;; *) fail "${3:-} [$2] not in: $1" ;; esac; }
-# Waits up to SECONDS until CONDITION holds.
+# Waits up to SECONDS until CONDITION holds: a command with its arguments, or one string of
+# shell code run again at each try (for pipes, and a $(…) that must run again each time).
 within() {
   local seconds=$1; shift
-  for _ in $(seq 1 $((seconds * 5))); do eval "$*" && return 0; sleep 0.2; done
+  for _ in $(seq 1 $((seconds * 5))); do
+    if [ $# -eq 1 ]; then eval "$1" && return 0; else "$@" && return 0; fi
+    sleep 0.2
+  done
   fail "not within $seconds s: $*"
 }
 
@@ -31,6 +36,8 @@ main_pid() { systemctl show -p MainPID --value clupd; }
 n_restarts() { systemctl show -p NRestarts --value clupd; }
 is_active() { [ "$(systemctl is-active "$1")" = active ]; }
 answers() { clupctl status >/dev/null 2>&1; }
+# Whether clupd runs again, under another PID than PID, and answers.
+restarted_from() { [ "$(main_pid)" != "$1" ] && [ "$(main_pid)" != 0 ] && answers; }
 
 # The number of the newest ticket.
 newest_ticket() { clupctl tickets --json | sed -n 's/^ *"number" : "\(.*\)",*$/\1/p' | tail -n 1; }
@@ -40,13 +47,15 @@ import json, sys
 for t in json.load(sys.stdin)['tickets']:
     if t['number'] == '$1': print(t['state'])"
 }
+# Whether ticket NUMBER has left the printing state.
+printed() { [ "$(ticket_state "$1")" != printing ]; }
 # A customer takes a ticket (two taps) and it prints; prints its number.
 take_ticket() {
   clupctl sim approach >/dev/null
   within 60 'clupctl status | grep -q "^screen  *welcome$"'
   clupctl sim press get-ticket >/dev/null
   local number; number=$(newest_ticket)
-  within 60 '[ "$(ticket_state '"$number"')" != printing ]'
+  within 60 printed "$number"
   echo "$number"
 }
 # The QR code printed on ticket NUMBER, read back from the job the VM's cupsd captured.
@@ -106,7 +115,7 @@ vm_hub() {
     'socket_directory = "/var/run/postgresql"' 'user = "clup-hub"' 'name = "clup-hub"' > /etc/clup/clup-hub.toml
   runuser -u clup-hub -- clup-hub init | sed 's/^/      /'
   systemctl enable --now clup-hub
-  within 60 'curl -sf --cacert /var/lib/clup-hub/ca.pem https://127.0.0.1:$HUB_PORT/v1/health >/dev/null'
+  within 60 curl -sf -o /dev/null --cacert /var/lib/clup-hub/ca.pem "https://127.0.0.1:$HUB_PORT/v1/health"
   hub store create 7 --name "CLup Market" --capacity 20 >/dev/null
   hub store hours 7 --opens 00:00 --closes 24:00 >/dev/null
 }

@@ -15,6 +15,7 @@
 # UPDATES_DIR (relative to the share), NEW_VERSION, GOOD_VERSION, BAD_VERSION.
 set -euo pipefail
 SHARE=${CLUP_SHARE:?the checkout as the guest sees it}
+# shellcheck source=/dev/null # written by scripts/test-packages at run time
 source "$SHARE/out/vm/update.env"
 NEW=$SHARE/$NEW_DIR UPDATES=$SHARE/$UPDATES_DIR
 source "$SHARE/Tests/packaging/vm-lib.sh"
@@ -75,7 +76,7 @@ assert_contains "$(clupctl sim scan "$qr")" "admitted $first" "the printed ticke
 clupctl sim pass in >/dev/null
 clupctl sync now >/dev/null
 within 120 synced
-within 60 'has "version $NEW_VERSION" hub totems'
+within 60 has "version $NEW_VERSION" hub totems
 report "totem $device at $NEW_VERSION; ticket $first printed, admitted, at the hub"
 
 step "The helper's first run: apt's source of the chain's repository, from the enrolment; nothing to do"
@@ -95,7 +96,7 @@ within 30 'has "welcome" clupctl status'
 helper_mark
 published=$(date +%s.%N)
 hub rollout start "$GOOD_VERSION" --canary "$device" --stages "" --healthy-minutes 0 | sed 's/^/      /'
-within 60 'has "clup-totem $GOOD_VERSION to install" clupctl status'
+within 60 has "clup-totem $GOOD_VERSION to install" clupctl status
 told=$(date +%s.%N)
 assert_contains "$(clupctl status)" "not now: someone is in front"
 # The timer's next run (a minute at most) finds someone in front, and waits.
@@ -108,6 +109,7 @@ clupctl sim leave >/dev/null
 idle_from=$(date +%s.%N)
 within 120 'has "idle: nobody in front" clupctl status'
 watch_answers
+# shellcheck disable=SC2016 # run again at each try
 within 300 '[ "$(installed)" = "$GOOD_VERSION" ] && has "installed, clupd healthy" helper_said'
 silence=$(longest_silence)
 done_at=$(date +%s.%N)
@@ -117,7 +119,7 @@ printf '%s\n' "$KIOSK_SECRET" | clupctl login tess >/dev/null
 assert_eq "$(digest "SELECT number, state FROM ticket WHERE number <= '$first' ORDER BY number")" "$tickets_before" "the tickets"
 assert_eq "$(totem_sql "SELECT seq, type, payload FROM event WHERE seq <= $events_before ORDER BY seq" | sha256sum | cut -c1-16)" \
   "$log_before" "the event log"
-within 120 'has "last update $GOOD_VERSION installed" hub totems'
+within 120 has "last update $GOOD_VERSION installed" hub totems
 within 60 'has ": done, " hub rollout status'
 report "installed $(awk -v a="$published" -v b="$done_at" 'BEGIN { printf "%.0f", b - a }') s after the rollout started" \
   "($(awk -v a="$idle_from" -v b="$done_at" 'BEGIN { printf "%.0f", b - a }') s after the entrance went idle, the timer's minute included);" \
@@ -130,7 +132,7 @@ tickets_before=$(digest "SELECT number, state FROM ticket ORDER BY number")
 events_before=$(totem_last_seq)
 helper_mark
 hub rollout start "$BAD_VERSION" --canary "$device" --stages 50 --healthy-minutes 0 | sed 's/^/      /'
-within 60 'has "clup-totem $BAD_VERSION to install" clupctl status'
+within 60 has "clup-totem $BAD_VERSION to install" clupctl status
 within 120 'has "idle: nobody in front" clupctl status'
 watch_answers
 started=$(date +%s.%N)
@@ -151,7 +153,7 @@ report "undone $(awk -v a="$started" -v b="$undone_at" 'BEGIN { printf "%.0f", b
   "clupd did not answer for ${silence} s at most (the deadline, 180 s, and the way back)"
 
 step "The hub hears it and pauses the rollout for every totem; the totem is no longer asked to install"
-within 120 'has "paused: $device rolled-back" hub rollout status'
+within 120 has "paused: $device rolled-back" hub rollout status
 within 60 '! has "to install" clupctl status'
 assert_contains "$(hub totems)" "last update $BAD_VERSION rolled-back"
 report "$(hub rollout status | cut -c1-160)"

@@ -15,6 +15,7 @@
 # (folders of .deb files, relative to the share), OLD_VERSION, NEW_VERSION.
 set -euo pipefail
 SHARE=${CLUP_SHARE:?the checkout as the guest sees it}
+# shellcheck source=/dev/null # written by scripts/test-packages at run time
 source "$SHARE/out/vm/walk.env"
 OLD=$SHARE/$OLD_DIR NEW=$SHARE/$NEW_DIR
 source "$SHARE/Tests/packaging/vm-lib.sh"
@@ -71,7 +72,7 @@ step "The hub upgraded to $NEW_VERSION: clup-hub migrate runs, the hub comes bac
 apt-get install -y "$NEW"/clup-hub_*.deb >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt install clup-hub $NEW_VERSION"; }
 sed -n 's/^/      /; /migrat/p' /tmp/apt.log
 assert_eq "$(dpkg-query -W -f '${Version}' clup-hub)" "$NEW_VERSION"
-within 60 'curl -sf --cacert /var/lib/clup-hub/ca.pem https://127.0.0.1:$HUB_PORT/v1/health >/dev/null'
+within 60 curl -sf -o /dev/null --cacert /var/lib/clup-hub/ca.pem "https://127.0.0.1:$HUB_PORT/v1/health"
 report "hub migrations after the upgrade: $(hub_sql 'SELECT max(version) FROM schema_migration')"
 # The customers' website, new in this version: the store's page, with its QR-drawing
 # library (libqrencode, now a dependency of the hub too) loaded by the installed binary.
@@ -85,8 +86,8 @@ old_pid=$(main_pid)
 apt-get install -y "$NEW"/clup-totem_*.deb >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt install clup-totem $NEW_VERSION"; }
 grep -i "backup\|copied\|copy" /tmp/apt.log | sed 's/^/      /' || true
 assert_eq "$(dpkg-query -W -f '${Version}' clup-totem)" "$NEW_VERSION"
-within 60 '[ "$(main_pid)" != "$old_pid" ] && [ "$(main_pid)" != 0 ] && answers'
-backup=$(ls -t /var/lib/clup/backups/clupd-*.sqlite | head -n 1)
+within 60 restarted_from "$old_pid"
+backup=$(find /var/lib/clup/backups -maxdepth 1 -name 'clupd-*.sqlite' -printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d ' ' -f 2-)
 [ -f "$backup" ] || fail "no backup in /var/lib/clup/backups"
 assert_eq "$(sqlite3 "$backup" 'PRAGMA integrity_check')" ok "the backup's integrity"
 assert_eq "$(sqlite3 "$backup" "SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v8:%'")" 0 "the backup is of the old schema"
@@ -165,7 +166,7 @@ stopped=$(main_pid)
 watchdog=$(( $(systemctl show -p WatchdogUSec --value clupd | sed 's/s$//;s/min/*60/') ))
 started=$(date +%s)
 kill -STOP "$stopped"
-within $((watchdog + 30)) '[ "$(main_pid)" != "$stopped" ] && [ "$(main_pid)" != 0 ] && answers'
+within $((watchdog + 30)) restarted_from "$stopped"
 took=$(( $(date +%s) - started ))
 assert_eq "$(n_restarts)" $((restarts + 1)) "restarts"
 assert_contains "$(journalctl -u clupd --since "-2min" --no-pager)" "Watchdog timeout"

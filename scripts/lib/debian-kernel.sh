@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/kernel-vm and scripts/systemd-vm: Debian's own kernel, the one
 # linux-image-amd64 points at, extracted into CACHE/kernel (not installed: no initramfs
 # hooks, nothing touched outside the cache) with its modules depmod'ed.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the hub's tests and demo: a private PostgreSQL and clup-hub processes in one
 # work directory. Source it after scripts/lib/kiosk.sh, with WORK and BIN set.
 #
@@ -58,6 +59,7 @@ hub_start() {
   hub_write_config hub "$HUB_PORT"
   hub_init
   hub_serve hub "$HUB_PORT"
+  # shellcheck disable=SC2034 # for the scripts that source this one
   HUB_URL="https://127.0.0.1:$HUB_PORT"
 }
 
@@ -107,5 +109,5 @@ hub_stop_all() {
   if [ -f "$WORK/hub-pids" ]; then
     while read -r pid; do stop_pid "$pid"; done < "$WORK/hub-pids"
   fi
-  [ -d "$WORK/pg" ] && "$ROOT/scripts/private-postgres" stop "$WORK/pg" 2>/dev/null || true
+  if [ -d "$WORK/pg" ]; then "$ROOT/scripts/private-postgres" stop "$WORK/pg" 2>/dev/null || true; fi
 }

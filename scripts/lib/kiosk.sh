@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/demo and the integration tests: starts and stops a private cupsd and
 # a simulated clupd in one work directory, and reads back what was printed.
 #

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A replicated PostgreSQL for the hub, on this machine: one etcd and two PostgreSQL 15
 # under Patroni (Debian's packages), in $WORK/patroni, on free loopback ports; synchronous
 # replication, so that a commit is on both servers before the hub answers. Source it after
@@ -12,7 +13,7 @@
 #   patroni_stop_all         everything, gently
 #   patroni_write_hub_config NAME PORT   $WORK/NAME.toml for a hub using both nodes
 
-patroni_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+patroni_bin=$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n 1)
 
 # Runs a command as the owner of the clusters: PostgreSQL refuses root.
 patroni_as_owner() {
@@ -113,6 +114,7 @@ patroni_start_node() {
   # Its own pid written by itself: under runuser, $! would be runuser's. From its own
   # folder: Patroni's workers go back to the folder it started in, which the postgres user
   # may not enter (a checkout in /root).
+  # shellcheck disable=SC2016 # for that sh to expand
   (cd "$dir" && patroni_as_owner sh -c 'echo $$ > "$1/patroni.pid"; exec patroni "$1/patroni.yml"' patroni "$dir") \
     >>"$WORK/patroni/node$node.log" 2>&1 &
   for _ in $(seq 1 50); do [ -s "$dir/patroni.pid" ] && break; sleep 0.1; done
