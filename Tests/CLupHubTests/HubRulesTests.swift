@@ -98,22 +98,22 @@ final class HubRulesTests: XCTestCase {
     }
 
     func test_daysAreCheckedDates() {
-        XCTAssertEqual(HubDatabase.nextDay("2026-12-31"), "2027-01-01")
-        XCTAssertEqual(HubDatabase.nextDay("2028-02-28"), "2028-02-29")
-        XCTAssertNil(HubDatabase.nextDay("2026-02-30"))
-        XCTAssertNil(HubDatabase.nextDay("2026-11-18'; DROP TABLE event; --"))
-        XCTAssertNil(HubDatabase.nextDay("2026-13-01"))
-        XCTAssertNil(HubDatabase.nextDay("2027-02-29"))
-        XCTAssertNil(HubDatabase.nextDay("2026-1-011"))
-        XCTAssertNil(HubDatabase.nextDay("٢٠٢٦-١١-١٨"))
-        XCTAssertEqual(HubDatabase.dayNumber("1970-01-01"), 0)
-        XCTAssertEqual(HubDatabase.dayNumber("2000-03-01"), 11_017)
+        XCTAssertEqual(CivilDay.next("2026-12-31"), "2027-01-01")
+        XCTAssertEqual(CivilDay.next("2028-02-28"), "2028-02-29")
+        XCTAssertNil(CivilDay.next("2026-02-30"))
+        XCTAssertNil(CivilDay.next("2026-11-18'; DROP TABLE event; --"))
+        XCTAssertNil(CivilDay.next("2026-13-01"))
+        XCTAssertNil(CivilDay.next("2027-02-29"))
+        XCTAssertNil(CivilDay.next("2026-1-011"))
+        XCTAssertNil(CivilDay.next("٢٠٢٦-١١-١٨"))
+        XCTAssertEqual(CivilDay.number("1970-01-01"), 0)
+        XCTAssertEqual(CivilDay.number("2000-03-01"), 11_017)
         // Every day of four centuries round-trips, against Foundation's calendar.
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         for number in stride(from: -5_000, to: 146_097, by: 7) {
-            let text = HubDatabase.dayText(number)
-            XCTAssertEqual(HubDatabase.dayNumber(text), number, text)
+            let text = CivilDay.text(number)
+            XCTAssertEqual(CivilDay.number(text), number, text)
             let date = Date(timeIntervalSince1970: Double(number) * 86_400)
             let parts = calendar.dateComponents([.year, .month, .day], from: date)
             XCTAssertEqual(text, String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!))

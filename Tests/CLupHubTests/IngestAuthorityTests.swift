@@ -52,7 +52,7 @@ final class IngestAuthorityTests: XCTestCase {
             let reply = try await ingest.apply(a.batch(a.upload([passage(.entry, door: "north")])), from: a.device)
             XCTAssertEqual(reply.acknowledged, 1)
             // Seq 1 again, another event on another business day (the partition key differs).
-            let yesterday = BusinessDay(HubDatabase.dayText(HubDatabase.dayNumber(day.date)! - 1))
+            let yesterday = BusinessDay(CivilDay.text(CivilDay.number(day.date)! - 1))
             let other = DomainEvent.passage(direction: .exit, door: "north", businessDay: yesterday, at: Date(), ticket: nil, steady: nil)
             let again = try await ingest.apply(a.batch([TestTotem.uploaded(other, seq: 1)]), from: a.device)
             XCTAssertEqual(again.acknowledged, 1)

@@ -10,7 +10,7 @@ final class RetentionTests: XCTestCase {
     func moment(daysAgo: Int, _ hour: Int, _ minute: Int) -> (Date, BusinessDay) {
         let midnight = (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400 - Double(daysAgo) * 86_400
         let at = Date(timeIntervalSince1970: midnight + Double(hour * 3600 + minute * 60))
-        return (at, BusinessDay(HubDatabase.dayText(Int(midnight / 86_400))))
+        return (at, BusinessDay(CivilDay.text(Int(midnight / 86_400))))
     }
 
     func passage(_ direction: PassageDirection, _ moment: (Date, BusinessDay)) -> DomainEvent {

@@ -125,7 +125,7 @@ public struct Bookings: Sendable {
         /// The slot starts of `day` (on the store's clock, from opening to closing): whole
         /// multiples of the slot length, as the totems issue them.
         func starts(of day: String) -> [Date] {
-            guard let number = HubDatabase.dayNumber(day) else { return [] }
+            guard let number = CivilDay.number(day) else { return [] }
             let parts = day.split(separator: "-").compactMap { Int($0) }
             guard parts.count == 3, number >= 0,
                   let midnight = gregorian.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
@@ -188,7 +188,7 @@ public struct Bookings: Sendable {
         return try await database.transaction { connection in
             let calendar = try await Self.calendar(store: store, connection, logger, lock: false)
             let day = day ?? calendar.day(of: now)
-            guard HubDatabase.dayNumber(day) != nil else { throw HubError.badRequest("day is a date, YYYY-MM-DD: not \"\(day.prefix(16))\"") }
+            guard CivilDay.number(day) != nil else { throw HubError.badRequest("day is a date, YYYY-MM-DD: not \"\(day.prefix(16))\"") }
             let starts = calendar.starts(of: day)
             let counts = Dictionary(try await connection.rows("""
                 SELECT slot_start, count(*)::integer FROM booking

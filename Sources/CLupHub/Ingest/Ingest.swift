@@ -46,7 +46,7 @@ public struct Ingest: Sendable {
             return .deadLetter(reason: "type \"\(event.type.prefix(64))\" but the payload is a \(decoded.type)")
         }
         let day = decoded.businessDay.date
-        guard let number = HubDatabase.dayNumber(day) else {
+        guard let number = CivilDay.number(day) else {
             return .deadLetter(reason: "business day \"\(day.prefix(32))\" is not a date")
         }
         let offset = Double(number) - (now.timeIntervalSince1970 / 86_400).rounded(.down)  // whole days from the hub's today (UTC)

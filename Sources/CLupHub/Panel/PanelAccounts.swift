@@ -72,7 +72,7 @@ public struct PanelAccounts: Sendable {
                     store_id = excluded.store_id
                 """, logger: logger)
             try await connection.query("DELETE FROM login_throttle WHERE name = \(name)", logger: logger)
-            try await Self.audit(who: "clup-hub (shell)", store: store, action: "manager \(name) set as \(role.rawValue)",
+            try await Audit.record(who: "clup-hub (shell)", store: store, action: "manager \(name) set as \(role.rawValue)",
                                  before: nil, after: nil, connection, logger)
         }
     }
@@ -133,7 +133,7 @@ public struct PanelAccounts: Sendable {
             if manager != nil {
                 try await database.transaction { connection in
                     let action = locksUntil == nil ? "login refused (wrong password)" : "locked after \(number) wrong passwords"
-                    try await Self.audit(who: name, store: nil, action: action, before: nil, after: nil, connection, logger)
+                    try await Audit.record(who: name, store: nil, action: action, before: nil, after: nil, connection, logger)
                 }
             }
             return locksUntil.map { .locked(until: $0) } ?? .refused
@@ -145,7 +145,7 @@ public struct PanelAccounts: Sendable {
             try await connection.query("""
                 INSERT INTO manager_session (token_hash, manager, csrf_token) VALUES (\(Self.digest(token)), \(name), \(csrf))
                 """, logger: logger)
-            try await Self.audit(who: name, store: nil, action: "logged in", before: nil, after: nil, connection, logger)
+            try await Audit.record(who: name, store: nil, action: "logged in", before: nil, after: nil, connection, logger)
         }
         return .loggedIn(token: token, Session(manager: Manager(name: name, role: role, store: store), csrf: csrf))
     }
@@ -191,14 +191,6 @@ public struct PanelAccounts: Sendable {
         try await database.transaction { [logger = database.logger] connection in
             try await connection.query("DELETE FROM manager_session WHERE token_hash = \(Self.digest(token))", logger: logger)
         }
-    }
-
-    /// One line of the audit: who did what to which store, and the values before and after.
-    static func audit(who: String, store: String?, action: String, before: String?, after: String?,
-                      _ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await connection.query("""
-            INSERT INTO audit (who, store_id, action, before, after) VALUES (\(who), \(store), \(action), \(before), \(after))
-            """, logger: logger)
     }
 
     static func randomToken() -> String {

@@ -145,12 +145,18 @@ public struct ReleaseRepository: Sendable {
 
     /// What the package at `path` is, from its control fields; refused if it is not a
     /// clup-totem package this repository can hold.
+    /// The size of the regular file at `path` (a link followed), or nil if there is none.
+    static func regularFileSize(_ path: String) -> UInt64? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              attributes[.type] as? FileAttributeType == .typeRegular else { return nil }
+        return (attributes[.size] as? NSNumber)?.uint64Value
+    }
+
     static func inspect(_ path: String) throws(HubError) -> Release {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        guard let size = regularFileSize(path) else {
             throw HubError(.badRequest, .releaseRefused, "\(path) is not a file")
         }
-        guard UInt64(info.st_size) <= maximumPackageBytes else {
+        guard size <= maximumPackageBytes else {
             throw HubError(.badRequest, .releaseRefused, "\(path) is over \(maximumPackageBytes / 1024 / 1024) MiB: not a totem package")
         }
         let fields: [String: String]

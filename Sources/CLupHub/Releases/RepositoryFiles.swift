@@ -49,8 +49,9 @@ struct RepositoryFiles: Sendable {
         guard let resolved = realpath(root + "/" + path, nil) else { return nil }
         defer { free(resolved) }
         let top = String(cString: base), full = String(cString: resolved)
-        var info = stat()
-        guard full.hasPrefix(top + "/"), stat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return (full, Int(info.st_size))
+        guard full.hasPrefix(top + "/"), let size = ReleaseRepository.regularFileSize(full), let bytes = Int(exactly: size) else {
+            return nil
+        }
+        return (full, bytes)
     }
 }

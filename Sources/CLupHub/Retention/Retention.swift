@@ -44,7 +44,7 @@ public struct Retention: Sendable {
             let before = try await connection.all("SELECT event_days FROM chain_setting FOR UPDATE", as: Int.self, logger).first
                 ?? Self.standardEventDays
             try await connection.query("UPDATE chain_setting SET event_days = \(days)", logger: logger)
-            try await PanelAccounts.audit(who: who, store: nil, action: "retention", before: "events kept \(before) days",
+            try await Audit.record(who: who, store: nil, action: "retention", before: "events kept \(before) days",
                                           after: "events kept \(days) days", connection, logger)
             return before
         }
@@ -71,7 +71,7 @@ public struct Retention: Sendable {
     /// The first day kept when keeping `days` days: older days are retired.
     static func firstKeptDay(keeping days: Int, now: Date) -> String {
         let today = Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
-        return HubDatabase.dayText(today - days)
+        return CivilDay.text(today - days)
     }
 
     /// Retires the days of events older than the chain keeps; returns the days retired.
@@ -136,7 +136,7 @@ public struct Retention: Sendable {
         return rows.compactMap { name, attached, detaching in
             let digits = Array(name.dropFirst("event_".count))
             let day = "\(String(digits[0..<4]))-\(String(digits[4..<6]))-\(String(digits[6..<8]))"
-            guard HubDatabase.dayNumber(day) != nil else { return nil }
+            guard CivilDay.number(day) != nil else { return nil }
             return Partition(day: day, attached: attached, detaching: detaching)
         }
     }

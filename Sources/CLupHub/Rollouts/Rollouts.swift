@@ -129,7 +129,7 @@ public struct Rollouts: Sendable {
             try await connection.query("""
                 INSERT INTO rollout_target (rollout_id, device_id, stage, added_at) SELECT \(id), unnest(\(plan.canaries)::text[]), 0, \(now)
                 """, logger: logger)
-            try await PanelAccounts.audit(who: who, store: nil, action: "rollout \(id) of \(plan.version) started",
+            try await Audit.record(who: who, store: nil, action: "rollout \(id) of \(plan.version) started",
                                           before: nil, after: Self.planText(plan), connection, logger)
             return id
         }
@@ -169,7 +169,7 @@ public struct Rollouts: Sendable {
                     ended_at = CASE WHEN \(state.rawValue) = 'aborted' THEN \(now) END
                 WHERE rollout_id = \(id)
                 """, logger: logger)
-            try await PanelAccounts.audit(who: who, store: nil, action: "rollout \(id) \(state.rawValue)", before: current,
+            try await Audit.record(who: who, store: nil, action: "rollout \(id) \(state.rawValue)", before: current,
                                           after: reason, connection, logger)
             return (id, try await connection.all("SELECT device_id FROM rollout_target WHERE rollout_id = \(id)", as: String.self, logger))
         }
@@ -236,7 +236,7 @@ public struct Rollouts: Sendable {
                 try await connection.query("""
                     UPDATE rollout SET state = 'paused', reason = \(reason), healthy_since = NULL WHERE rollout_id = \(id)
                     """, logger: logger)
-                try await PanelAccounts.audit(who: "clup-hub", store: nil, action: "rollout \(id) paused", before: "running",
+                try await Audit.record(who: "clup-hub", store: nil, action: "rollout \(id) paused", before: "running",
                                               after: reason, connection, logger)
                 return ("rollout \(id) \(reason)", try await Self.targets(of: id, connection, logger))
             }
@@ -263,7 +263,7 @@ public struct Rollouts: Sendable {
                 try await connection.query("""
                     UPDATE rollout SET state = 'done', ended_at = \(now), reason = NULL WHERE rollout_id = \(id)
                     """, logger: logger)
-                try await PanelAccounts.audit(who: "clup-hub", store: nil, action: "rollout \(id) done", before: "running",
+                try await Audit.record(who: "clup-hub", store: nil, action: "rollout \(id) done", before: "running",
                                               after: "\(targeted) totems on \(version)", connection, logger)
                 return ("rollout \(id) of \(version) done: \(targeted) totems run it", try await Self.targets(of: id, connection, logger))
             }
@@ -343,7 +343,7 @@ public struct Rollouts: Sendable {
         try await connection.query("""
             UPDATE rollout SET state = 'paused', reason = \(reason), healthy_since = NULL WHERE rollout_id = \(id)
             """, logger: logger)
-        try await PanelAccounts.audit(who: "clup-hub", store: nil, action: "rollout \(id) paused", before: "running", after: reason,
+        try await Audit.record(who: "clup-hub", store: nil, action: "rollout \(id) paused", before: "running", after: reason,
                                       connection, logger)
         return id
     }

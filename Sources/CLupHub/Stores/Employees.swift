@@ -42,7 +42,7 @@ extension HubAdmin {
                     SET kdf = excluded.kdf, salt = excluded.salt, pin_hash = excluded.pin_hash, changed_at = now()
                 """, logger: logger)
             _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
-            try await PanelAccounts.audit(who: who, store: store, action: replacing ? "employee PIN changed" : "employee added",
+            try await Audit.record(who: who, store: store, action: replacing ? "employee PIN changed" : "employee added",
                                           before: nil, after: "staff number \(staffNumber)", connection, logger)
         }
     }
@@ -54,7 +54,7 @@ extension HubAdmin {
             }
             try await connection.query("DELETE FROM employee WHERE store_id = \(store) AND staff_number = \(staffNumber)", logger: logger)
             _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
-            try await PanelAccounts.audit(who: who, store: store, action: "employee removed", before: "staff number \(staffNumber)",
+            try await Audit.record(who: who, store: store, action: "employee removed", before: "staff number \(staffNumber)",
                                           after: nil, connection, logger)
         }
     }

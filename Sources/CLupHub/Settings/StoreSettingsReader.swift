@@ -1,0 +1,117 @@
+import Crypto
+import HTTPTypes
+import ServiceLifecycle
+import CLupCore
+import CLupProtocol
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The store settings the hub sends down: one document per totem, at the store's version.
+enum StoreSettingsReader {
+    /// The settings of `store` as `device` is to have them (nil device: the store's alone).
+    static func current(store: String, device: String?, _ connection: PostgresConnection, _ logger: Logger,
+                        lock: Bool = false) async throws -> StoreSettingsDocument? {
+        let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
+            SELECT settings_version, capacity, priority_share, booking_share, presentation_minutes, booking_early_minutes,
+                   booking_late_minutes, slot_minutes, totem_booking_places, opens_minute, closes_minute
+            FROM store WHERE store_id = $1\(lock ? " FOR UPDATE" : "")
+            """, binds: { var binds = PostgresBindings(); binds.append(store); return binds }()),
+            as: (Int64, Int, Double, Double, Double, Double, Double, Double, Int, Int, Int).self, logger)
+        guard var settings = rows.first.map({
+            var settings = StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3,
+                                                 windows: .init(presentationMinutes: $0.4, bookingEarlyMinutes: $0.5,
+                                                                bookingLateMinutes: $0.6, slotMinutes: $0.7))
+            settings.totemBookingPlaces = $0.8
+            settings.hours = .init(opensMinute: $0.9, closesMinute: $0.10)
+            return settings
+        }) else { return nil }
+        settings.employees = try await employees(store: store, connection, logger)
+        guard let device else { return settings }
+        settings.targetVersion = try await Rollouts.targetVersion(device: device, connection, logger)
+        settings.doorLimit = try await connection.all("""
+            SELECT issued_limit FROM door_grant WHERE store_id = \(store) AND device_id = \(device) AND issued_version > 0
+            """, as: Int.self, logger).first
+        let keys = try await connection.rows("""
+            SELECT letter, ticket_key FROM totem WHERE store_id = \(store) AND revoked_at IS NULL ORDER BY letter
+            """, as: (String, Data).self, logger)
+        settings.totemKeys = Dictionary(keys.map { ($0.0, $0.1.base64EncodedString()) }, uniquingKeysWith: { first, _ in first })
+        // Bookings made through the hub are signed with the store's booking key, letter Z.
+        if let raw = try await connection.all("SELECT booking_key FROM store WHERE store_id = \(store) AND booking_key IS NOT NULL",
+                                              as: Data.self, logger).first,
+           let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) {
+            settings.totemKeys?[String(TicketPayload.hubLetter)] = key.publicKey.rawRepresentation.base64EncodedString()
+        }
+        settings.cancelledBookings = try await connection.all("""
+            SELECT number FROM booking WHERE store_id = \(store) AND cancelled_at IS NOT NULL AND slot_day >= current_date - 1
+            ORDER BY slot_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: String.self, logger)
+        // Bookings not cancelled nor admitted yet whose window may be open today or tomorrow.
+        settings.bookings = try await connection.rows("""
+            SELECT b.number, extract(epoch FROM b.slot_start)::double precision FROM booking b
+            WHERE b.store_id = \(store) AND b.cancelled_at IS NULL
+                AND b.slot_start >= now() - interval '1 day' AND b.slot_start < now() + interval '2 days'
+                AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = b.store_id AND t.number = b.number
+                                AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
+            ORDER BY b.slot_start, b.number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: (String, Double).self, logger).map { StoreSettingsDocument.HubBooking(number: $0.0, slotStart: $0.1) }
+        // Places in this door's line taken from a phone, live (not left, not over at the door), and those left.
+        settings.remoteTickets = try await connection.rows("""
+            SELECT r.number, extract(epoch FROM r.joined_at)::double precision, r.code, r.language FROM remote_ticket r
+            WHERE r.store_id = \(store) AND r.device_id = \(device) AND r.left_at IS NULL
+                AND r.joined_at > now() - interval '\(Int(RemoteLine.validMinutes)) minutes'
+                AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = r.store_id AND t.device_id = r.device_id AND t.number = r.number
+                                AND t.business_day >= r.business_day - 1 AND t.state IN ('entered', 'no-show', 'voided'))
+            ORDER BY r.joined_at, r.number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: (String, Double, String, String?).self, logger).compactMap { number, joinedAt, code, language in
+            TicketNumber(number).map { RemoteJoin(number: $0, joinedAt: joinedAt, code: code, language: language) }
+        }
+        settings.leftRemote = try await connection.all("""
+            SELECT r.number FROM remote_ticket r
+            WHERE r.store_id = \(store) AND r.device_id = \(device) AND r.left_at IS NOT NULL
+                AND r.joined_at > now() - interval '\(Int(RemoteLine.validMinutes)) minutes'
+            ORDER BY r.joined_at, r.number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: String.self, logger)
+        // Today's tickets and yesterday's (a store open across midnight), newest first.
+        settings.calledAtOtherDoors = try await connection.all("""
+            SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
+                AND state = \(TicketState.called.rawValue) AND device_id <> \(device)
+            ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: String.self, logger)
+        settings.usedAtOtherDoors = try await connection.all("""
+            SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
+                AND (device_id = \(device) OR number LIKE 'Z%') AND admitted_by IS NOT NULL AND admitted_by <> \(device)
+            ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
+            """, as: String.self, logger)
+        return settings
+    }
+
+    /// The settings of `store` for `device` once their version is above `after`, waiting up
+    /// to `wait` seconds for a change (a long poll, woken by `signals`; the hub holds no
+    /// state); the current settings when nothing changed in that time.
+    static func next(store: String, device: String, after: Int64, wait: Double, database: HubDatabase,
+                     signals: SettingsSignals) async throws -> StoreSettingsDocument {
+        let until = ContinuousClock.now + .milliseconds(Int(wait * 1000))
+        while true {
+            // Registered before looking, so that a change committed meanwhile wakes it.
+            let waiter = signals.waiter(for: store)
+            defer { waiter.done() }
+            let version = try await database.transaction { connection in
+                try await connection.all("SELECT settings_version FROM store WHERE store_id = \(store)", as: Int64.self,
+                                         database.logger).first
+            }
+            guard let version else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
+            // A hub that is stopping answers at once with what it has: the totem asks again,
+            // of whichever hub serves next.
+            if version > after || ContinuousClock.now >= until || Task.isShuttingDownGracefully {
+                let found = try await database.transaction { connection in
+                    try await current(store: store, device: device, connection, database.logger)
+                }
+                guard let found else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
+                return found
+            }
+            await waiter.wait(upTo: min(.seconds(1), until - ContinuousClock.now))
+            try Task.checkCancellation()
+        }
+    }
+}
