@@ -10,7 +10,7 @@ import Logging
 /// nothing is acted on before it is committed. Commits run here, on the loop, inside the
 /// command that causes them: the order of the event log is the order of the commands, and
 /// the loop waits one fsync per command. Then the queue is settled (no-shows, calls) and
-/// `onSettled` is told what that did.
+/// its observers are told what that did.
 final class QueueDesk {
     /// A command worked out on a copy of the day, not committed yet.
     struct Pending {
@@ -42,19 +42,14 @@ final class QueueDesk {
     private(set) var day: DayState
     /// Stored rows or events that could not be read (the day was rebuilt from the log).
     private(set) var dataProblems: [String] = []
-    /// Told what each settling did (calls, no-shows, lapsed admissions), and that the day
-    /// changed, so the kiosk can announce and redraw.
-    var onSettled: (([DomainEvent]) -> Void)?
-    /// Told the day after each commit that recorded something.
-    var onCommitted: ((DayState) -> Void)?
+    /// Who is told of each commit and each settling (`QueueDeskObserver`), held weakly.
+    private var observers: [WeakObserver] = []
     private var expiryTimer: EventLoop.TimerID?
     /// Starts the next business day (`watchTheDay`).
     private var dayTimer: EventLoop.TimerID?
-    /// How far the hub holds the event log (nil: not known, and nothing is trimmed).
-    var heldByTheHub: () -> Int64? = { nil }
-    /// The totem's clock minus the hub's, as the sync last measured it (nil: not known): a
-    /// ticket's place in the line is taken on the hub's clock (`LineOrder`).
-    var hubClockOffset: () -> Double? = { nil }
+    /// What the desk reads of the hub (how far it holds the log, its clock); nil: nothing
+    /// is known, and nothing is trimmed.
+    var hub: (any HubPosition)?
     /// The business day the audit trail was last trimmed on (`trimAuditTrail`).
     private var trailTrimmedOn: BusinessDay?
 
@@ -81,7 +76,7 @@ final class QueueDesk {
     /// Works `command` out on a copy of the day, without committing it.
     func prepare(_ command: (inout DayState, Moment) throws -> [DomainEvent]) throws -> Pending {
         rollOverIfNeeded()
-        let now = clock.moment().with(hubOffset: hubClockOffset())
+        let now = clock.moment().with(hubOffset: hub?.measuredClockOffset)
         var next = day
         let events = try command(&next, now)
         return Pending(events: events, next: next, at: now)
@@ -93,7 +88,7 @@ final class QueueDesk {
         try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
         day = pending.next
         KioskMetrics.recorded(pending.events)
-        if !pending.events.isEmpty { onCommitted?(day) }
+        if !pending.events.isEmpty { tellCommitted() }
         if !pending.events.isEmpty { settle() }
         return pending.events
     }
@@ -105,7 +100,7 @@ final class QueueDesk {
         try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
         day = pending.next
         KioskMetrics.recorded(pending.events)
-        if !pending.events.isEmpty { onCommitted?(day) }
+        if !pending.events.isEmpty { tellCommitted() }
     }
 
     /// Runs `command`, commits it and settles the queue.
@@ -127,13 +122,23 @@ final class QueueDesk {
             try store.commit(events, state: next, at: now.wall)
             day = next
             KioskMetrics.recorded(events)
-            if !events.isEmpty { onCommitted?(day) }
+            if !events.isEmpty { tellCommitted() }
         } catch {
             logger.error("could not record calls or no-shows", metadata: ["error": "\(error)"])
         }
         log(events)
         armExpiryTimer()
-        onSettled?(events)
+        for observer in observers.compactMap(\.value) { observer.desk(self, settled: events) }
+    }
+
+    /// From now on, tells `observer` of each commit and each settling (until it is gone).
+    func add(_ observer: any QueueDeskObserver) {
+        observers.removeAll { $0.value == nil || $0.value === observer }
+        observers.append(WeakObserver(value: observer))
+    }
+
+    private func tellCommitted() {
+        for observer in observers.compactMap(\.value) { observer.desk(self, committed: day) }
     }
 
     /// Starts the new business day when it begins: a timer on the wall clock, so a clock set
@@ -177,7 +182,7 @@ final class QueueDesk {
     /// Once a business day, as soon as the hub's position is known, deletes the audit entries
     /// past the totem's keeping that the hub holds (it keeps the trail for good).
     private func trimAuditTrail() {
-        guard trailTrimmedOn != day.businessDay, let held = heldByTheHub() else { return }
+        guard trailTrimmedOn != day.businessDay, let held = hub?.acknowledgedSeq else { return }
         trailTrimmedOn = day.businessDay
         do {
             let gone = try store.pruneAuditTrail(keptBefore: clock.now().addingTimeInterval(-Self.auditTrailDays * 86_400),
@@ -195,7 +200,7 @@ final class QueueDesk {
         guard today != day.businessDay else { return }
         do {
             day = try openDay(today, after: day)
-            onCommitted?(day)
+            tellCommitted()
             logger.info("new business day", metadata: ["day": "\(today)", "carried tickets": "\(day.tickets.count)",
                                                        "inside": "\(day.inside)"])
         } catch {
@@ -228,4 +233,30 @@ final class QueueDesk {
     func estimatedWait(for lane: Lane, defaultMinutes: Int) -> WaitEstimate {
         day.estimatedWait(for: lane, at: clock.moment(), policy: rules.policy, defaultMinutes: defaultMinutes)
     }
+}
+
+/// What a `QueueDesk` tells those who follow it: the kiosk (calls to announce, the screen to
+/// redraw), the hub's link (the door's figures). Both have a default that does nothing.
+protocol QueueDeskObserver: AnyObject {
+    /// The day, after a commit that recorded something.
+    func desk(_ desk: QueueDesk, committed day: DayState)
+    /// What a settling did (calls, no-shows, lapsed admissions; maybe nothing), after it.
+    func desk(_ desk: QueueDesk, settled events: [DomainEvent])
+}
+
+extension QueueDeskObserver {
+    func desk(_ desk: QueueDesk, committed day: DayState) {}
+    func desk(_ desk: QueueDesk, settled events: [DomainEvent]) {}
+}
+
+/// What the desk reads of the hub: how far it holds the event log (the audit trail is
+/// trimmed of that alone), and the totem's clock minus the hub's as last measured (a
+/// ticket's place in the line is taken on the hub's clock, `LineOrder`). Nil: not known.
+protocol HubPosition: AnyObject, Sendable {
+    var acknowledgedSeq: Int64? { get }
+    var measuredClockOffset: Double? { get }
+}
+
+private struct WeakObserver {
+    weak var value: (any QueueDeskObserver)?
 }

@@ -43,21 +43,12 @@ final class HubLink {
         // The audit trail is trimmed of what the hub holds; a totem not enrolled never uploads
         // (nor can it be enrolled with this log), so all of its log counts as held.
         guard let sync else {
-            kiosk.desk.heldByTheHub = { .max }
+            kiosk.desk.hub = NoHub()
             return
         }
-        kiosk.desk.heldByTheHub = { sync.acknowledgedSeq }
-        kiosk.desk.hubClockOffset = { sync.measuredClockOffset }
-        let store = kiosk.desk.store
-        let report = { (day: DayState) in
-            do {
-                sync.report(DoorReport(held: day.heldHere, waiting: day.queueLength, seq: try store.lastSeq()))
-            } catch {
-                logger.error("the door's figures for the hub could not be read", metadata: ["error": "\(error)"])
-            }
-        }
-        kiosk.desk.onCommitted = report
-        report(kiosk.desk.day)
+        kiosk.desk.hub = sync
+        kiosk.desk.add(self)
+        desk(kiosk.desk, committed: kiosk.desk.day)
         kiosk.hubBookings = sync.bookingDesk
         sync.start()
         let mailbox = runtime.loop.mailbox { [unowned self, unowned kiosk] (settings: StoreSettingsDocument) in
@@ -72,6 +63,13 @@ final class HubLink {
     func stop() {
         sync?.stop()
         follower?.stop()
+    }
+
+    /// A totem not enrolled never uploads (nor can it be enrolled with this log): all of its
+    /// log counts as held, and its clock is its own.
+    private final class NoHub: HubPosition {
+        var acknowledgedSeq: Int64? { .max }
+        var measuredClockOffset: Double? { nil }
     }
 
     /// `sync now`: the upload tries at once (`answer` is called once that attempt ended), and
@@ -143,3 +141,17 @@ final class HubLink {
         }
     }
 }
+
+extension HubLink: QueueDeskObserver {
+    /// Tells the hub the door's figures after every command the kiosk commits.
+    func desk(_ desk: QueueDesk, committed day: DayState) {
+        guard let sync else { return }
+        do {
+            sync.report(DoorReport(held: day.heldHere, waiting: day.queueLength, seq: try desk.store.lastSeq()))
+        } catch {
+            runtime.logger.error("the door's figures for the hub could not be read", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+extension SyncClient: HubPosition {}

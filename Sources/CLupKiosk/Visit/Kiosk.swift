@@ -152,10 +152,7 @@ final class Kiosk {
         devices.touchscreen.onHealthChange = { [unowned self] in watchTheDevices() }
         spooler.onAccepted = { [unowned self] number, job in recordAccepted(number, job: job) }
         spooler.onEnded = { [unowned self] number, outcome in printEnded(number, outcome) }
-        desk.onSettled = { [unowned self] _ in
-            caller.announceCalls()
-            refreshScreen()
-        }
+        desk.add(self)
         settleInterruptedPrints()
         desk.settle()
         desk.watchTheDay()
@@ -372,5 +369,13 @@ final class Kiosk {
                                        detail: voice.health.detail + said))
         }
         return health
+    }
+}
+
+extension Kiosk: QueueDeskObserver {
+    /// After each settling: the calls it made are announced, and the screen shows the day.
+    func desk(_ desk: QueueDesk, settled events: [DomainEvent]) {
+        caller.announceCalls()
+        refreshScreen()
     }
 }
