@@ -175,7 +175,7 @@ struct StoreCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a store.")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number (as in clupd.toml's store.id).") var id: String
+        @Argument(help: "The store's number (as in clupd.toml's store.id).") var id: StoreID
         @Option(help: "The store's name.") var name: String
         @Option(help: "How many people may be inside at once.") var capacity: Int
 
@@ -193,7 +193,7 @@ extension StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a store's capacity or shares: a new version, applied by its totems within seconds.")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number.") var id: String
+        @Argument(help: "The store's number.") var id: StoreID
         @Option(help: "How many people may be inside at once.") var capacity: Int?
         @Option(help: "The share of capacity kept for priority tickets (0 to 1).") var priorityShare: Double?
         @Option(help: "The share of capacity one slot's bookings may take (0 to 1).") var bookingShare: Double?
@@ -228,7 +228,7 @@ extension StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set when a store opens and closes: the hours its booking slots are offered in.")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number.") var id: String
+        @Argument(help: "The store's number.") var id: StoreID
         @Option(help: "Opening time, HH:MM.") var opens: String
         @Option(help: "Closing time, HH:MM (24:00 for midnight).") var closes: String
         @Option(help: "The store's time zone (e.g. Europe/Rome).") var timeZone = "UTC"
@@ -248,7 +248,7 @@ extension StoreCommand {
     struct Locate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Put a store on the map, for the app's stores nearby.")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number.") var id: String
+        @Argument(help: "The store's number.") var id: StoreID
         @Option(help: "Latitude, WGS 84 degrees (-90 to 90; south as --latitude=-33.86).") var latitude: Double
         @Option(help: "Longitude, WGS 84 degrees (-180 to 180; west as --longitude=-0.12).") var longitude: Double
 
@@ -266,7 +266,7 @@ extension StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set what a store tells its customers: delays (R10), bookings cancelled by a major delay (R11), reminders.")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number.") var id: String
+        @Argument(help: "The store's number.") var id: StoreID
         @Option(help: "While the store is full, bookings whose slot starts within this many minutes hear they may wait (0 to 240).")
         var delayNoticeMinutes: Int?
         @Option(help: "Once the store has been full this many minutes, those bookings are cancelled and told so (1 to 600; 0: never).")
@@ -296,7 +296,7 @@ struct EmployeeCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A store's employees.")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number.") var store: String
+        @Argument(help: "The store's number.") var store: StoreID
         func run() async throws {
             try await refusing {
                 let rows = try await withDatabase(try options.load()) { try await HubAdmin(database: $0).employees(store: store) }
@@ -310,7 +310,7 @@ struct EmployeeCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add an employee; the PIN is asked twice (or read from one line of stdin when it is not a terminal).")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number.") var store: String
+        @Argument(help: "The store's number.") var store: StoreID
         @Argument(help: "The staff number, 1 to 8 digits.") var staffNumber: String
         func run() async throws { try await EmployeeCommand.put(store, staffNumber, options, replacing: false) }
     }
@@ -318,7 +318,7 @@ struct EmployeeCommand: AsyncParsableCommand {
     struct Pin: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Give an employee a new PIN.")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number.") var store: String
+        @Argument(help: "The store's number.") var store: StoreID
         @Argument(help: "The staff number.") var staffNumber: String
         func run() async throws { try await EmployeeCommand.put(store, staffNumber, options, replacing: true) }
     }
@@ -326,7 +326,7 @@ struct EmployeeCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove an employee: their PIN opens no session at the store's totems.")
         @OptionGroup var options: ConfigOption
-        @Argument(help: "The store's number.") var store: String
+        @Argument(help: "The store's number.") var store: StoreID
         @Argument(help: "The staff number.") var staffNumber: String
         func run() async throws {
             try await refusing {
@@ -337,7 +337,7 @@ struct EmployeeCommand: AsyncParsableCommand {
     }
 
     /// Reads the PIN, checks it and hashes it (scrypt, salted), then stores it at the hub.
-    static func put(_ store: String, _ staffNumber: String, _ options: ConfigOption, replacing: Bool) async throws {
+    static func put(_ store: StoreID, _ staffNumber: String, _ options: ConfigOption, replacing: Bool) async throws {
         try await refusing {
             if let problem = PinHash.problem(staffNumber: staffNumber) { throw CodedError(.badEmployee, problem) }
             let pin = try PinHash.readPin()
@@ -362,7 +362,7 @@ struct ManagerCommand: AsyncParsableCommand {
         @OptionGroup var options: ConfigOption
         @Argument(help: "The manager's name (small letters, digits, . _ -).") var name: String
         @Option(help: "chain-admin (every store) or store-manager (one store).") var role: String
-        @Option(help: "A store manager's store.") var store: String?
+        @Option(help: "A store manager's store.") var store: StoreID?
 
         func run() async throws {
             try await refusing {
@@ -385,7 +385,7 @@ struct EnrolmentCode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "enrolment-code",
                                                     abstract: "Make a one-time code that enrols one totem at a store's door.")
     @OptionGroup var options: ConfigOption
-    @Option(help: "The store.") var store: String
+    @Option(help: "The store.") var store: StoreID
     @Option(help: "The totem's letter in the store (A-Z).") var letter: String
     @Option(help: "The door it stands at.") var door = "main"
 
@@ -404,7 +404,7 @@ struct EnrolmentCode: AsyncParsableCommand {
 struct Totems: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the enrolled totems.")
     @OptionGroup var options: ConfigOption
-    @Option(help: "Only this store's.") var store: String?
+    @Option(help: "Only this store's.") var store: StoreID?
     @Flag(help: "As JSON.") var json = false
 
     func run() async throws {
@@ -431,7 +431,7 @@ struct Notices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the notices to customers the hub gave up sending to the gateway ([notices] webhook_url), with why.")
     @OptionGroup var options: ConfigOption
-    @Option(help: "Only this store's.") var store: String?
+    @Option(help: "Only this store's.") var store: StoreID?
 
     func run() async throws {
         try await refusing {
@@ -465,4 +465,9 @@ struct ExampleConfig: ParsableCommand {
         print("# /etc/clup/clup-hub.toml: the configuration of a CLup hub. Every key is optional.\n")
         print(HubConfiguration().toml(comments: true), terminator: "")
     }
+}
+
+/// A store's number on the command line, as the hub's code takes it (`StoreID`).
+extension StoreID: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument) }
 }

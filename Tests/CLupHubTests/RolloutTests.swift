@@ -11,9 +11,9 @@ final class RolloutTests: XCTestCase {
     static let version = "0.13.0"
 
     /// Six stores (7 to 12) of four totems each, A to D.
-    func fleet(_ hub: HubFixture) async throws -> [String: [TestTotem]] {
-        var stores: [String: [TestTotem]] = [:]
-        for store in (7...12).map(String.init) {
+    func fleet(_ hub: HubFixture) async throws -> [StoreID: [TestTotem]] {
+        var stores: [StoreID: [TestTotem]] = [:]
+        for store in (7...12).map({ StoreID(String($0)) }) {
             if store != HubFixture.store {
                 try await HubAdmin(database: hub.database).createStore(id: store, name: "Store \(store)", capacity: 40)
             }
@@ -75,7 +75,7 @@ final class RolloutTests: XCTestCase {
             status = try await now(rollouts)
             XCTAssertEqual(status.stage, 1)
             XCTAssertEqual(status.targeted, 6)
-            var targeted: [String: Int] = [:]
+            var targeted: [StoreID: Int] = [:]
             for totem in all where try await target(hub, totem) == Self.version { targeted[totem.device.storeID, default: 0] += 1 }
             XCTAssertEqual(targeted, ["7": 1, "8": 1, "9": 1, "10": 1, "11": 1, "12": 1])
             XCTAssertGreaterThan(try settingsVersion(hub, "9"), versionOf9, "store 9's totems are told by a new settings version")

@@ -19,7 +19,7 @@ final class StoresNearbyTests: XCTestCase {
     func chain(_ hub: HubFixture) async throws {
         let admin = HubAdmin(database: hub.database)
         try await admin.setLocation(id: "7", latitude: Self.latitude, longitude: Self.longitude)
-        for (id, name, north) in [("8", "CLup Brera", 0.01), ("9", "CLup Isola", 0.027), ("10", "CLup Bergamo", 0.6), ("11", "CLup Web", 0)] {
+        for (id, name, north): (StoreID, String, Double) in [("8", "CLup Brera", 0.01), ("9", "CLup Isola", 0.027), ("10", "CLup Bergamo", 0.6), ("11", "CLup Web", 0)] {
             try await admin.createStore(id: id, name: name, capacity: 20)
             try await admin.setHours(id: id, opens: "00:00", closes: "24:00", timeZone: "UTC")
             if id != "11" { try await admin.setLocation(id: id, latitude: Self.latitude + north, longitude: Self.longitude) }

@@ -10,33 +10,33 @@ struct AppController {
 
     func addRoutes(to store: some RouterMethods<HubRequestContext>) {
         store.get("slots") { [bookings] request, context in
-            HubMessage.json(try await bookings.slots(store: try context.parameters.require("store"),
+            HubMessage.json(try await bookings.slots(store: try context.parameters.require("store", as: StoreID.self),
                                                      day: request.uri.queryParameters.get("day")))
         }
         store.post("bookings") { [bookings] request, context in
             let (asked, once) = try await Self.read(Bookings.Request.self, from: request, context, isoDates: true)
-            return HubMessage.json(try await bookings.book(store: try context.parameters.require("store"), asked, once: once),
+            return HubMessage.json(try await bookings.book(store: try context.parameters.require("store", as: StoreID.self), asked, once: once),
                                    status: .created)
         }
         store.post("bookings/:number/cancel") { [bookings] request, context in
             let (asked, once) = try await Self.read(Bookings.Cancellation.self, from: request, context)
-            return HubMessage.json(try await bookings.cancel(store: try context.parameters.require("store"),
+            return HubMessage.json(try await bookings.cancel(store: try context.parameters.require("store", as: StoreID.self),
                                                              number: try context.parameters.require("number"),
                                                              reference: asked.customerRef, once: once))
         }
         store.post("line") { [line] request, context in
             let (asked, once) = try await Self.read(RemoteLine.Request.self, from: request, context)
-            return HubMessage.json(try await line.join(store: try context.parameters.require("store"), asked, once: once),
+            return HubMessage.json(try await line.join(store: try context.parameters.require("store", as: StoreID.self), asked, once: once),
                                    status: .created)
         }
         store.get("line/:number") { [line] request, context in
-            HubMessage.json(try await line.place(store: try context.parameters.require("store"),
+            HubMessage.json(try await line.place(store: try context.parameters.require("store", as: StoreID.self),
                                                  number: try context.parameters.require("number"),
                                                  reference: request.uri.queryParameters.get("customerRef") ?? ""))
         }
         store.post("line/:number/leave") { [line] request, context in
             let (asked, once) = try await Self.read(RemoteLine.Leaving.self, from: request, context)
-            return HubMessage.json(try await line.leave(store: try context.parameters.require("store"),
+            return HubMessage.json(try await line.leave(store: try context.parameters.require("store", as: StoreID.self),
                                                         number: try context.parameters.require("number"),
                                                         reference: asked.customerRef, once: once))
         }

@@ -48,7 +48,7 @@ public struct Bookings: Sendable {
     }
 
     public struct DaySlots: Codable, Sendable {
-        public let store: String
+        public let store: StoreID
         public let day: String
         public let timeZone: String
         public let slotMinutes: Double
@@ -64,7 +64,7 @@ public struct Bookings: Sendable {
 
     /// A booking made: what the app shows and turns into a QR code.
     public struct Made: Codable, Sendable {
-        public let store: String
+        public let store: StoreID
         public let number: String
         public let slotStart: Date
         public let slotEnd: Date
@@ -79,7 +79,7 @@ public struct Bookings: Sendable {
     }
 
     public struct Cancelled: Codable, Sendable {
-        public let store: String
+        public let store: StoreID
         public let number: String
         public let cancelledAt: Date
     }
@@ -142,7 +142,7 @@ public struct Bookings: Sendable {
         }
     }
 
-    static func calendar(store: String, _ connection: PostgresConnection, _ logger: Logger, lock: Bool) async throws -> Calendar {
+    static func calendar(store: StoreID, _ connection: PostgresConnection, _ logger: Logger, lock: Bool) async throws -> Calendar {
         guard let settings = try await StoreSettingsReader.current(store: store, device: nil, connection, logger, lock: lock),
               let (opens, closes, zoneName) = try await connection.rows("""
                   SELECT opens_minute, closes_minute, time_zone FROM store WHERE store_id = \(store)
@@ -157,7 +157,7 @@ public struct Bookings: Sendable {
     /// Places of each slot from `first` to `last` kept for the totems' own bookings: each
     /// totem's share, or as many as it issued when more (a totem offline may have issued them
     /// before it heard its share shrink). Unix seconds of the slot → places.
-    static func keptForTotems(store: String, from first: Date, to last: Date, calendar: Calendar, _ connection: PostgresConnection,
+    static func keptForTotems(store: StoreID, from first: Date, to last: Date, calendar: Calendar, _ connection: PostgresConnection,
                               _ logger: Logger) async throws -> [Double: Int] {
         let issued = try await connection.rows("""
             SELECT slot_start, device_id, count(*)::integer FROM ticket
@@ -183,7 +183,7 @@ public struct Bookings: Sendable {
     }
 
     /// The slots of `day` (YYYY-MM-DD; nil: today on the store's clock) with their free places.
-    public func slots(store: String, day: String?, now: Date = Date()) async throws -> DaySlots {
+    public func slots(store: StoreID, day: String?, now: Date = Date()) async throws -> DaySlots {
         let logger = database.logger
         return try await database.transaction { connection in
             let calendar = try await Self.calendar(store: store, connection, logger, lock: false)
@@ -209,9 +209,9 @@ public struct Bookings: Sendable {
     }
 
     /// Books a place in the slot starting at `request.slotStart`, if it has one free (once for `key`).
-    func book(store: String, _ request: Request, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Made {
+    func book(store: StoreID, _ request: Request, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Made {
         try Self.checkReference(request.customerRef)
-        guard let storeNumber = UInt32(store) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
+        guard let storeNumber = UInt32(store.rawValue) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(16))\"") }
         let logger = database.logger
         return try await database.transaction(once: key) { connection in
             // The store's row lock serves bookings of one store one at a time: the count
@@ -266,7 +266,7 @@ public struct Bookings: Sendable {
 
     /// Cancels booking `number` of the store made with `reference`: its place is free again,
     /// the store's doors hear it with the next settings, and a notice waits for the SMS gateway.
-    func cancel(store: String, number: String, reference: String, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Cancelled {
+    func cancel(store: StoreID, number: String, reference: String, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Cancelled {
         try Self.checkReference(reference)
         // The documented pattern, checked as written: `TicketNumber` also reads forms (ZB-8)
         // that no booking is ever given.
@@ -317,7 +317,7 @@ public struct Bookings: Sendable {
     /// it has been full for its `major_delay_minutes`, those bookings are cancelled and told
     /// so, and the doors refuse them from their next settings. A booking made at a totem has
     /// nobody to tell, and is left alone.
-    static func applyNoticeRules(store: String, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    static func applyNoticeRules(store: StoreID, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
         guard let (fullSince, majorDelay) = try await connection.rows(BatchStatements.MarkFull(store: store, now: now), logger).first,
               let fullSince
         else { return }
@@ -351,7 +351,7 @@ public struct Bookings: Sendable {
 
     /// The store's booking key, made the first time it is needed (its doors learn the public
     /// half with the new settings version the booking makes).
-    static func bookingKey(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws
+    static func bookingKey(store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> Curve25519.Signing.PrivateKey {
         if let raw = try await connection.all("SELECT booking_key FROM store WHERE store_id = \(store) AND booking_key IS NOT NULL",
                                               as: Data.self, logger).first {

@@ -14,7 +14,7 @@ enum StoreLock {
 
     /// Locks `store`'s row for the rest of the transaction; nil if there is no such store.
     @discardableResult
-    static func take(_ store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Locked? {
+    static func take(_ store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws -> Locked? {
         try await connection.rows(BatchStatements.LockStore(store: store), logger).first
     }
 }

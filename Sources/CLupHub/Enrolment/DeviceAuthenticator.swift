@@ -9,7 +9,7 @@ import PostgresNIO
 /// The totem that signed a request, as the hub knows it.
 public struct AuthenticatedDevice: Sendable {
     public let deviceID: String
-    public let storeID: String
+    public let storeID: StoreID
     public let letter: String
     /// The door it was enrolled at: the only door its passages and corrections may name.
     public let door: String

@@ -25,7 +25,7 @@ public struct Enrolment: Sendable {
     static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 
     /// A new code for `letter` at `door` of `store`, valid for `lifetime` seconds.
-    public func makeCode(store: String, letter: String, door: String, lifetime: Double, now: Date = Date()) async throws -> String {
+    public func makeCode(store: StoreID, letter: String, door: String, lifetime: Double, now: Date = Date()) async throws -> String {
         guard letter.count == 1, let first = letter.first, first.isASCII, first.isUppercase else {
             throw HubError.badRequest("a totem's letter is one capital letter A-Z, not \"\(letter)\"")
         }
@@ -65,7 +65,7 @@ public struct Enrolment: Sendable {
             let found = try await connection.rows("""
                 SELECT store_id, letter, door, expires_at, used_at FROM enrolment_code
                 WHERE code_hash = \(Self.hash(code)) FOR UPDATE
-                """, as: (String, String, String, Date, Date?).self, logger)
+                """, as: (StoreID, String, String, Date, Date?).self, logger)
             guard let (store, letter, door, expires, used) = found.first else {
                 throw HubError(.forbidden, .enrolmentCodeUnknown, "no such enrolment code")
             }
@@ -95,7 +95,7 @@ public struct Enrolment: Sendable {
                 """, logger: logger)
             // The store's other totems learn its ticket key; the doors share the capacity anew.
             try await DoorShares.replan(store: store, bump: .always, connection, logger)
-            var reply = EnrolmentReply(deviceID: deviceID, storeID: store, letter: letter, door: door)
+            var reply = EnrolmentReply(deviceID: deviceID, storeID: store.rawValue, letter: letter, door: door)
             if let key = releases?.publicKey() {
                 reply.releaseKey = key.base64EncodedString()
                 reply.repositoryPath = ReleaseRepository.urlPath
@@ -109,7 +109,7 @@ public struct Enrolment: Sendable {
     public func revoke(deviceID: String, now: Date = Date()) async throws {
         try await database.transaction { connection in
             // The store's row first (`StoreLock`), then the totem's.
-            for store in try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: String.self,
+            for store in try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: StoreID.self,
                                                   database.logger) {
                 try await StoreLock.take(store, connection, database.logger)
             }
@@ -118,7 +118,7 @@ public struct Enrolment: Sendable {
                 """, as: String.self, database.logger)
             guard !revoked.isEmpty else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(deviceID) (or revoked already)") }
             // Its ticket key is withdrawn from the store's other totems, and its places released.
-            let stores = try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: String.self,
+            let stores = try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: StoreID.self,
                                                   database.logger)
             for store in stores { try await DoorShares.replan(store: store, bump: .always, connection, database.logger) }
         }
@@ -126,7 +126,7 @@ public struct Enrolment: Sendable {
 
     static func hash(_ code: String) -> Data { Data(SHA256.hash(data: Data(code.utf8))) }
 
-    static func storeExists(_ store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+    static func storeExists(_ store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
         try await !connection.all("SELECT 1 FROM store WHERE store_id = \(store)", as: Int.self, logger).isEmpty
     }
 }

@@ -12,7 +12,7 @@ enum BatchStatements {
     struct LockStore: PostgresPreparedStatement {
         static let sql = "SELECT settings_version, capacity FROM store WHERE store_id = $1 FOR UPDATE"
         typealias Row = StoreLock.Locked
-        let store: String
+        let store: StoreID
 
         func makeBindings() -> PostgresBindings { bindings(store) }
         func decodeRow(_ row: PostgresRow) throws -> Row {
@@ -25,7 +25,7 @@ enum BatchStatements {
     struct LockCursor: PostgresPreparedStatement {
         static let sql = "SELECT acknowledged, highest FROM device_cursor WHERE store_id = $1 AND device_id = $2 FOR UPDATE"
         typealias Row = (Int64, Int64)
-        let store: String, device: String
+        let store: StoreID, device: String
 
         func makeBindings() -> PostgresBindings { bindings(store, device) }
         func decodeRow(_ row: PostgresRow) throws -> (Int64, Int64) { try row.decode((Int64, Int64).self) }
@@ -41,7 +41,7 @@ enum BatchStatements {
             ON CONFLICT DO NOTHING RETURNING seq
             """
         typealias Row = Int64
-        let store: String, device: String
+        let store: StoreID, device: String
         let days: [String], seqs: [Int64], walls: [Double], types: [String], payloads: [String], hashes: [String]
 
         func makeBindings() -> PostgresBindings {
@@ -77,7 +77,7 @@ enum BatchStatements {
                 corrections = occupancy_quarter.corrections + excluded.corrections
             """
         typealias Row = ()
-        let store: String
+        let store: StoreID
         let days: [String], doors: [String], entries: [Int], exits: [Int], corrections: [Int]
         let quarterDays: [String], quarterDoors: [String], quarters: [Int64]
         let quarterEntries: [Int], quarterExits: [Int], quarterCorrections: [Int]
@@ -109,7 +109,7 @@ enum BatchStatements {
             UPDATE totem SET last_contact = $5, last_outbox_depth = $6, last_clock_skew = $7 WHERE device_id = $4
             """
         typealias Row = ()
-        let acknowledged: Int64, highest: Int64, store: String, device: String
+        let acknowledged: Int64, highest: Int64, store: StoreID, device: String
         let now: Date, outboxDepth: Int64, clockOffset: Double?
 
         func makeBindings() -> PostgresBindings {
@@ -147,7 +147,7 @@ enum BatchStatements {
             ORDER BY 1
             """
         typealias Row = (String, Int, Int64, Int, Int, Int64, Int, Int, Int64, Int64)
-        let store: String
+        let store: StoreID
 
         func makeBindings() -> PostgresBindings { bindings(store) }
         func decodeRow(_ row: PostgresRow) throws -> Row {
@@ -185,7 +185,7 @@ enum BatchStatements {
             ON CONFLICT DO NOTHING
             """
         typealias Row = ()
-        let store: String, now: Date
+        let store: StoreID, now: Date
 
         func makeBindings() -> PostgresBindings {
             var binds = bindings(store)
@@ -211,7 +211,7 @@ enum BatchStatements {
             FROM store s WHERE s.store_id = $1
             """
         typealias Row = (Date?, Int?)
-        let store: String, now: Date
+        let store: StoreID, now: Date
 
         func makeBindings() -> PostgresBindings {
             var binds = bindings(store)
@@ -240,7 +240,7 @@ enum BatchStatements {
             ON CONFLICT DO NOTHING RETURNING booking_number
             """
         typealias Row = String
-        let store: String, now: Date
+        let store: StoreID, now: Date
 
         func makeBindings() -> PostgresBindings {
             var binds = bindings(store)
@@ -254,11 +254,11 @@ enum BatchStatements {
     /// What the hub needs of a totem to check its request's signature (`DeviceAuthenticator`).
     struct TotemKey: PostgresPreparedStatement {
         static let sql = "SELECT store_id, letter, door, device_key, revoked_at FROM totem WHERE device_id = $1"
-        typealias Row = (String, String, String, Data, Date?)
+        typealias Row = (StoreID, String, String, Data, Date?)
         let device: String
 
         func makeBindings() -> PostgresBindings { bindings(device) }
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String, String, Data, Date?).self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((StoreID, String, String, Data, Date?).self) }
     }
 
     /// A request's nonce, kept; a row if it was new.
@@ -271,9 +271,9 @@ enum BatchStatements {
         func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
     }
 
-    static func bindings(_ texts: String...) -> PostgresBindings {
+    static func bindings(_ texts: any TextBinding...) -> PostgresBindings {
         var binds = PostgresBindings()
-        for text in texts { binds.append(text) }
+        for text in texts { binds.append(text.rawValue) }
         return binds
     }
 }
@@ -286,3 +286,10 @@ extension PostgresConnection {
         return rows
     }
 }
+
+/// What `bindings` binds: text, or an identifier kept as text.
+protocol TextBinding { var rawValue: String { get } }
+extension String: TextBinding { var rawValue: String { self } }
+extension StoreID: TextBinding {}
+extension DeviceID: TextBinding {}
+extension DoorName: TextBinding {}

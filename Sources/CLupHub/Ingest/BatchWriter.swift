@@ -9,7 +9,7 @@ import PostgresNIO
 struct BatchWriter {
     let connection: PostgresConnection
     let logger: Logger
-    let store: String
+    let store: StoreID
     let device: String
 
     /// The content hashes the hub holds for each of `seqs`, as an event or as dead letters.

@@ -126,7 +126,7 @@ struct EventAuthority {
 
     /// Reads what the hub holds of `keys` (the store's rows): the tickets, and for the
     /// bookings made through the hub, whether this device booked them.
-    static func load(_ keys: [TicketKey], store: String, device: String, _ connection: PostgresConnection,
+    static func load(_ keys: [TicketKey], store: StoreID, device: String, _ connection: PostgresConnection,
                      _ logger: Logger) async throws -> [TicketKey: Held] {
         guard !keys.isEmpty else { return [:] }
         var held: [TicketKey: Held] = [:]

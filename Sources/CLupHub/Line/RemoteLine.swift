@@ -48,7 +48,7 @@ public struct RemoteLine: Sendable {
 
     /// A place: what the app shows, and the code it shows at the door.
     public struct Place: Codable, Sendable, Equatable {
-        public let store: String
+        public let store: StoreID
         public let number: String
         /// The letter of the door's totem, and the door's name.
         public let door: String
@@ -71,7 +71,7 @@ public struct RemoteLine: Sendable {
     }
 
     public struct Left: Codable, Sendable, Equatable {
-        public let store: String
+        public let store: StoreID
         public let number: String
         public let leftAt: Date
     }
@@ -86,7 +86,7 @@ public struct RemoteLine: Sendable {
     }
 
     /// Takes a place in the store's line for the app's customer `request.customerRef` (once for `key`).
-    func join(store: String, _ request: Request, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Place {
+    func join(store: StoreID, _ request: Request, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Place {
         try await join(store: store, door: request.door, for: try .app(checking: request.customerRef), language: request.language,
                        once: key, now: now)
     }
@@ -95,7 +95,7 @@ public struct RemoteLine: Sendable {
     /// shortest line). A website's visitor comes from `client`: one network takes at most
     /// `joinsPerNetworkPerMinute` places a minute and holds at most a quarter of the store's
     /// places from phones (`networkShare`), so a bot on one address cannot take the line.
-    func join(store: String, door asked: String?, for customer: CustomerReference, from client: ClientAddress? = nil,
+    func join(store: StoreID, door asked: String?, for customer: CustomerReference, from client: ClientAddress? = nil,
               language: String? = nil, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Place {
         if let door = asked, !(door.count == 1 && door.allSatisfy({ $0.isASCII && $0.isUppercase })) {
             throw HubError.badRequest("door is a totem's letter, A to Y: not \"\(TypedText.kept(door, maximum: 8))\"")
@@ -104,7 +104,7 @@ public struct RemoteLine: Sendable {
             throw HubError.badRequest("language is a two-letter code (ISO 639-1): not \"\(TypedText.kept(language, maximum: 8))\"")
         }
         let reference = customer.stored
-        guard let storeNumber = UInt32(store) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
+        guard let storeNumber = UInt32(store.rawValue) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(16))\"") }
         let logger = database.logger
         let place = try await database.transaction(once: key) { connection -> Place in
             // Under the store's lock: joins, leaves and the limits of one store one at a time.
@@ -113,7 +113,7 @@ public struct RemoteLine: Sendable {
             let local = (minute.hour ?? 0) * 60 + (minute.minute ?? 0)
             guard (calendar.opensMinute..<calendar.closesMinute).contains(local) else {
                 throw HubError(.unprocessableContent, .storeClosed, String(format: "store %@ is closed now: it opens %02d:%02d–%02d:%02d",
-                                                                           store, calendar.opensMinute / 60, calendar.opensMinute % 60,
+                                                                           store.rawValue, calendar.opensMinute / 60, calendar.opensMinute % 60,
                                                                            calendar.closesMinute / 60, calendar.closesMinute % 60))
             }
             let day = try await Self.businessDay(store: store, connection, logger)
@@ -203,12 +203,12 @@ public struct RemoteLine: Sendable {
     }
 
     /// Where the place `number` of the app's customer `reference` is now.
-    public func place(store: String, number: String, reference: String, now: Date = Date()) async throws -> Place {
+    public func place(store: StoreID, number: String, reference: String, now: Date = Date()) async throws -> Place {
         try await place(store: store, number: number, of: try .app(checking: reference), now: now)
     }
 
     /// Where the place `number` of `customer` is now.
-    func place(store: String, number: String, of customer: CustomerReference, now: Date = Date()) async throws -> Place {
+    func place(store: StoreID, number: String, of customer: CustomerReference, now: Date = Date()) async throws -> Place {
         let number = try Self.remoteNumber(number)
         return try await database.transaction { connection in
             try await Self.place(store: store, number: number.description, reference: customer.stored, now: now, connection, database.logger)
@@ -216,13 +216,13 @@ public struct RemoteLine: Sendable {
     }
 
     /// Leaves the line for the app's customer `reference` (once for `key`).
-    func leave(store: String, number: String, reference: String, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Left {
+    func leave(store: StoreID, number: String, reference: String, once key: IdempotencyKey? = nil, now: Date = Date()) async throws -> Left {
         try await leave(store: store, number: number, of: try .app(checking: reference), once: key, now: now)
     }
 
     /// Leaves the line: the place is voided at the door with the next settings. Leaving a
     /// place already left answers as the first time did.
-    func leave(store: String, number: String, of customer: CustomerReference, once key: IdempotencyKey? = nil,
+    func leave(store: StoreID, number: String, of customer: CustomerReference, once key: IdempotencyKey? = nil,
                now: Date = Date()) async throws -> Left {
         let reference = customer.stored
         let number = try Self.remoteNumber(number)
@@ -230,7 +230,7 @@ public struct RemoteLine: Sendable {
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         return try await database.transaction(once: key) { connection in
             guard try await StoreLock.take(store, connection, logger) != nil else {
-                throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"")
+                throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(16))\"")
             }
             let place = try await Self.place(store: store, number: number.description, reference: reference, now: now, connection, logger)
             if place.state == "left", let leftAt = try await connection.all("""
@@ -254,7 +254,7 @@ public struct RemoteLine: Sendable {
     /// A store as a person choosing where to go sees it: open or not, people inside and
     /// waiting, the estimated wait for a new place, whether its doors take places now.
     public struct StoreView: Sendable, Equatable {
-        public let store: String
+        public let store: StoreID
         public let name: String
         public let isOpen: Bool
         /// "08:00–20:00" on the store's clock.
@@ -267,13 +267,13 @@ public struct RemoteLine: Sendable {
         public let doorsTaking: Int
     }
 
-    public func store(_ store: String, now: Date = Date()) async throws -> StoreView {
+    public func store(_ store: StoreID, now: Date = Date()) async throws -> StoreView {
         try await database.transaction { connection in
             try await Self.view(store: store, now: now, connection, database.logger)
         }
     }
 
-    static func view(store: String, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws -> StoreView {
+    static func view(store: StoreID, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws -> StoreView {
         let calendar = try await Bookings.calendar(store: store, connection, logger, lock: false)
         let day = try await businessDay(store: store, connection, logger)
         guard let (name, inside, waiting, calls, heard) = try await connection.rows("""
@@ -291,7 +291,7 @@ public struct RemoteLine: Sendable {
                     AND last_contact > \(now.addingTimeInterval(-heardWithin)))
             FROM store s WHERE s.store_id = \(store)
             """, as: (String, Int, Int, Int, Int).self, logger).first
-        else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(16))\"") }
+        else { throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(16))\"") }
         let minute = calendar.gregorian.dateComponents([.hour, .minute], from: now)
         let local = (minute.hour ?? 0) * 60 + (minute.minute ?? 0)
         let perCall = calls >= 2 ? 60.0 / Double(calls) : assumedMinutesPerCall
@@ -304,7 +304,7 @@ public struct RemoteLine: Sendable {
     }
 
     /// The place `customer` holds in the store's line now, if any (the website's way back to it).
-    func livePlace(store: String, of customer: CustomerReference) async throws -> String? {
+    func livePlace(store: StoreID, of customer: CustomerReference) async throws -> String? {
         try await database.transaction { connection in
             let day = try await Self.businessDay(store: store, connection, database.logger)
             return try await Self.livePlace(store: store, reference: customer.stored, day: day, connection, database.logger)
@@ -324,7 +324,7 @@ public struct RemoteLine: Sendable {
     }
 
     /// The store's business day now (its totems' latest, else the hub's date), YYYY-MM-DD.
-    static func businessDay(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> String {
+    static func businessDay(store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws -> String {
         try await connection.all("""
             SELECT coalesce((SELECT max(business_day) FROM occupancy WHERE store_id = \(store) AND business_day <= current_date + 1),
                             current_date)::text
@@ -332,7 +332,7 @@ public struct RemoteLine: Sendable {
     }
 
     /// The place `reference` holds in the store's line and has not finished with, if any.
-    static func livePlace(store: String, reference: String, day: String, _ connection: PostgresConnection, _ logger: Logger)
+    static func livePlace(store: StoreID, reference: String, day: String, _ connection: PostgresConnection, _ logger: Logger)
         async throws -> String? {
         try await connection.all("""
             SELECT r.number FROM remote_ticket r
@@ -346,7 +346,7 @@ public struct RemoteLine: Sendable {
     }
 
     /// The door asked for, or the one with the shortest line among those heard lately.
-    static func chooseDoor(store: String, asked: String?, day: String, now: Date, _ connection: PostgresConnection,
+    static func chooseDoor(store: StoreID, asked: String?, day: String, now: Date, _ connection: PostgresConnection,
                            _ logger: Logger) async throws -> Door {
         let doors = try await connection.rows("""
             SELECT t.device_id, t.letter, t.door, extract(epoch FROM \(now) - t.last_contact)::float8,
@@ -385,7 +385,7 @@ public struct RemoteLine: Sendable {
     /// Places before `place` in its door's line, by the rule the door calls by (`LineOrder`):
     /// the door's tickets waiting as its events say, and the places taken from phones the
     /// door has not taken in yet, which it will put in the line by the time each was taken.
-    static func placesAhead(of place: LineOrder.Place, store: String, device: String, day: String,
+    static func placesAhead(of place: LineOrder.Place, store: StoreID, device: String, day: String,
                             _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
         let rows = try await connection.rows("""
             SELECT k.number, coalesce(k.taken_at, k.issued_at) FROM ticket k
@@ -403,7 +403,7 @@ public struct RemoteLine: Sendable {
     }
 
     /// The place as the app sees it, with what the door's events say of it.
-    static func place(store: String, number: String, reference: String, now: Date, _ connection: PostgresConnection,
+    static func place(store: StoreID, number: String, reference: String, now: Date, _ connection: PostgresConnection,
                       _ logger: Logger) async throws -> Place {
         guard let row = try await connection.rows("""
             SELECT r.device_id, t.letter, t.door, r.joined_at, r.code, r.left_at IS NOT NULL, r.business_day::text,

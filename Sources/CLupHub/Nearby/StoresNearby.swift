@@ -30,7 +30,7 @@ public struct StoresNearby: Sendable {
     }
 
     public struct Store: Codable, Sendable {
-        public let store: String
+        public let store: StoreID
         public let name: String
         public let distanceKm: Double
         public let isOpen: Bool
@@ -57,7 +57,7 @@ public struct StoresNearby: Sendable {
     }
 
     public struct Alternative: Codable, Sendable {
-        public let store: String
+        public let store: StoreID
         public let name: String
         public let distanceKm: Double
         public let estimatedWaitMinutes: Int
@@ -65,7 +65,7 @@ public struct StoresNearby: Sendable {
 
     /// What the hub suggests instead of `store`'s line now: nil when the store is not on the
     /// map, or neither full nor slow.
-    public func suggestions(for store: String, now: Date = Date()) async throws -> Suggestions? {
+    public func suggestions(for store: StoreID, now: Date = Date()) async throws -> Suggestions? {
         let logger = database.logger
         let located = try await database.transaction { connection in
             try await connection.rows("SELECT latitude, longitude FROM store WHERE store_id = \(store) AND latitude IS NOT NULL",
@@ -95,7 +95,7 @@ public struct StoresNearby: Sendable {
                         AS distance
                     FROM store WHERE latitude IS NOT NULL AND latitude BETWEEN \(latitude - span) AND \(latitude + span)) near
                 WHERE distance <= \(radius) ORDER BY distance, store_id LIMIT \(Self.maximumStores)
-                """, as: (String, Double).self, logger)
+                """, as: (StoreID, Double).self, logger)
             var stores: [Store] = []
             for (store, distance) in found {
                 let view = try await RemoteLine.view(store: store, now: now, connection, logger)

@@ -71,7 +71,7 @@ public struct NoticeDelivery: Sendable {
     struct Leased: Sendable {
         let id: Int64
         let kind: String
-        let store: String
+        let store: StoreID
         let customerRef: String
         /// The place's or the booking's number.
         let number: String
@@ -174,7 +174,7 @@ public struct NoticeDelivery: Sendable {
             }
         }
         for website in dropped { HubMetrics.notice(kind: "called", channel: website ? "push" : "gateway", outcome: "dropped") }
-        return due.map { Leased(id: $0.0, kind: $0.1, store: $0.2, customerRef: $0.3, number: $0.4, slotStart: $0.5, queuedAt: $0.6,
+        return due.map { Leased(id: $0.0, kind: $0.1, store: StoreID($0.2), customerRef: $0.3, number: $0.4, slotStart: $0.5, queuedAt: $0.6,
                                 attempts: $0.7) }
     }
 
@@ -264,7 +264,7 @@ public struct NoticeDelivery: Sendable {
     /// A notice the hub gave up on, with why.
     public struct DeadLetter: Sendable, Equatable {
         public let id: Int64
-        public let store: String
+        public let store: StoreID
         public let kind: String
         public let bookingNumber: String
         public let attempts: Int
@@ -273,14 +273,14 @@ public struct NoticeDelivery: Sendable {
     }
 
     /// The newest 200 dead letters, of `store` or of every store.
-    public static func deadLetters(store: String?, _ database: HubDatabase) async throws -> [DeadLetter] {
+    public static func deadLetters(store: StoreID?, _ database: HubDatabase) async throws -> [DeadLetter] {
         try await database.transaction { [logger = database.logger] connection in
             try await connection.rows("""
                 SELECT notice_id, store_id, kind, booking_number, attempts, coalesce(last_error, ''), dead_at FROM notice
-                WHERE dead_at IS NOT NULL AND (\(store)::text IS NULL OR store_id = \(store))
+                WHERE dead_at IS NOT NULL AND (\(store?.rawValue)::text IS NULL OR store_id = \(store?.rawValue))
                 ORDER BY dead_at DESC, notice_id DESC LIMIT 200
                 """, as: (Int64, String, String, String, Int, String, Date).self, logger)
-                .map { DeadLetter(id: $0.0, store: $0.1, kind: $0.2, bookingNumber: $0.3, attempts: $0.4, reason: $0.5, deadAt: $0.6) }
+                .map { DeadLetter(id: $0.0, store: StoreID($0.1), kind: $0.2, bookingNumber: $0.3, attempts: $0.4, reason: $0.5, deadAt: $0.6) }
         }
     }
 }

@@ -54,7 +54,7 @@ public struct NoticeGateway: Sendable {
     struct Body: Codable, Equatable {
         let id: String
         let kind: String
-        let store: String
+        let store: StoreID
         let customerRef: String
         /// The place's or the booking's number.
         let number: String

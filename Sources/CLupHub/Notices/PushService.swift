@@ -122,7 +122,7 @@ public struct PushService: Sendable {
 /// the place's page to open, and a tag so that a message sent again replaces the first.
 struct PushMessage: Codable, Equatable {
     let kind: String
-    let store: String
+    let store: StoreID
     let number: String
     let title: String
     let body: String

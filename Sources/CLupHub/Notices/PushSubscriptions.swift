@@ -12,7 +12,7 @@ struct PushSubscriptions: Sendable {
 
     /// Keeps `subscription` for `customer`, who must hold the live place `number` of `store`;
     /// their notices then go to it, in `language`.
-    func subscribe(_ subscription: WebPush.Subscription, customer: CustomerReference, store: String, number: String,
+    func subscribe(_ subscription: WebPush.Subscription, customer: CustomerReference, store: StoreID, number: String,
                    language: SiteLanguage) async throws {
         guard customer.isWebsite else { throw HubError.badRequest("only the website's visitors subscribe to Web Push") }
         guard let (key, auth) = subscription.material() else {

@@ -158,14 +158,14 @@ struct Panel: Sendable {
     }
 
     /// The store's page; after a refused change, with the `error` and the form as `typed`.
-    func storePage(_ store: String, _ session: PanelAccounts.Session, _ words: PanelWords, day: Day, notice: String? = nil,
+    func storePage(_ store: StoreID, _ session: PanelAccounts.Session, _ words: PanelWords, day: Day, notice: String? = nil,
                    error: String? = nil,
                    typed: [String: String] = [:], status: HTTPResponse.Status = .ok) async throws -> Response {
         let logger = database.logger
         guard let settings = try await database.transaction({ connection in
             try await StoreSettingsReader.current(store: store, device: nil, connection, logger)
         }) else {
-            return Self.page(PanelPages.message(words.noSuchStore, words.thereIsNoStore(store), session: session, here: "/panel", words: words),
+            return Self.page(PanelPages.message(words.noSuchStore, words.thereIsNoStore(store.rawValue), session: session, here: "/panel", words: words),
                              status: .notFound)
         }
         let (name, zoneName) = try await database.transaction { connection in
@@ -192,11 +192,11 @@ struct Panel: Sendable {
             "\(html(words.statisticsOf(words.day(chosen)))) <a href=\"\(here)\" id=\"today\">\(html(words.backToToday))</a>"
         } ?? words.statistics
         let body = """
-            <h1>\(html(words.storeLine(store, name)))</h1>
+            <h1>\(html(words.storeLine(store.rawValue, name)))</h1>
             \(notice.map { "<p class=\"notice\" role=\"status\">\(html($0))</p>" } ?? "")
             \(error.map { "<p class=\"error\" role=\"alert\">\(html($0))</p>" } ?? "")
             <h2>\(words.settingsVersion(settings.version))</h2>
-            \(PanelPages.settingsForm(store: store, csrf: session.csrf, settings: settings, words: words,
+            \(PanelPages.settingsForm(store: store.rawValue, csrf: session.csrf, settings: settings, words: words,
                                       rules: try await HubAdmin(database: database).noticeRules(id: store), typed: typed))
             <h2 id="statistics">\(statistics)</h2>
             <div class="charts">
@@ -208,14 +208,14 @@ struct Panel: Sendable {
             <p id="timeInStore">\(html(try await timeInStore(store, day: day, words)))</p>
             <h3>\(words.ticketsByLane)</h3>
             \(PanelPages.table(words.laneHeader, shownLanes, words: words))
-            <p><a href="/panel/stores/\(html(store))/lanes.csv\(day.chosen.map { "?day=\($0)" } ?? "")">lanes.csv</a></p>
+            <p><a href="/panel/stores/\(html(store.rawValue))/lanes.csv\(day.chosen.map { "?day=\($0)" } ?? "")">lanes.csv</a></p>
             <h3>\(words.slotsNowAndNext(settings.bookingsPerSlot))</h3>
             \(PanelPages.slotsNowAndNext(slots.slots, now: now, zone: zone, words: words))
             <h3>\(words.days)</h3>
             \(PanelPages.table(words.dayHeader, Array(shownDays.suffix(14)), words: words))
-            <p><a href="/panel/stores/\(html(store))/days.csv">days.csv</a></p>
+            <p><a href="/panel/stores/\(html(store.rawValue))/days.csv">days.csv</a></p>
             """
-        return Self.page(PanelPages.page(title: words.storeTitle(store), manager: session.manager, csrf: session.csrf, here: here,
+        return Self.page(PanelPages.page(title: words.storeTitle(store.rawValue), manager: session.manager, csrf: session.csrf, here: here,
                                          words: words, body: body), status: status)
     }
 
@@ -239,7 +239,7 @@ struct Panel: Sendable {
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
                 let devices = reported.map { faults.isEmpty ? words.allDevicesOK($0.devices.count) : faults.joined(separator: "; ") } ?? words.unknown
                 let figures: [String] = [
-                    row.deviceID, row.store, row.door, words.utcTime(row.lastContact), row.softwareVersion,
+                    row.deviceID, row.store.rawValue, row.door, words.utcTime(row.lastContact), row.softwareVersion,
                     row.lastUpdate ?? words.none,
                     "\(applied[row.deviceID]?.0 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
                     row.clockSkew.map { words.decimal($0, digits: 2) } ?? words.unknown, devices, reported?.printer ?? words.unknown,
@@ -258,7 +258,7 @@ struct Panel: Sendable {
         let dead = try await NoticeDelivery.deadLetters(store: manager.store, database)
         let deadTable = dead.isEmpty ? "<p>\(PanelPages.html(words.everyNoticeDelivered))</p>" : PanelPages.table(
             words.deadNoticeHeader,
-            dead.map { [String($0.id), $0.store, words.noticeKind($0.kind), $0.bookingNumber, words.number($0.attempts), words.utcTime($0.deadAt),
+            dead.map { [String($0.id), $0.store.rawValue, words.noticeKind($0.kind), $0.bookingNumber, words.number($0.attempts), words.utcTime($0.deadAt),
                         $0.reason] },
             words: words)
         let body = """
@@ -292,7 +292,7 @@ struct Panel: Sendable {
 
         var sql: String { chosen == nil ? Projections.currentDaySQL : "$2::date" }
 
-        func binds(_ store: String) -> PostgresBindings {
+        func binds(_ store: StoreID) -> PostgresBindings {
             var binds = Panel.binds(store)
             if let chosen { binds.append(chosen) }
             return binds
@@ -303,7 +303,7 @@ struct Panel: Sendable {
     /// the passages and corrections uploaded (their sums per quarter of an hour); none before
     /// a totem of the store has opened the day. Of the day under way, the hours up to now; of
     /// a chosen day, all its hours.
-    func insideByHour(_ store: String, zone: TimeZone, day: Day) async throws -> [(label: String, value: Int)] {
+    func insideByHour(_ store: StoreID, zone: TimeZone, day: Day) async throws -> [(label: String, value: Int)] {
         let logger = database.logger
         let (doors, carried, quarters) = try await database.transaction { connection in
             let (doors, carried) = try await connection.rows(PostgresQuery(unsafeSQL: """
@@ -390,7 +390,7 @@ struct Panel: Sendable {
         }
     }
 
-    static func binds(_ store: String) -> PostgresBindings {
+    static func binds(_ store: StoreID) -> PostgresBindings {
         var binds = PostgresBindings()
         binds.append(store)
         return binds
@@ -398,7 +398,7 @@ struct Panel: Sendable {
 
     /// The average time in store of the store's day, from the tickets scanned at the door on
     /// the way in and again on the way out, and how many it rests on.
-    func timeInStore(_ store: String, day: Day, _ words: PanelWords) async throws -> String {
+    func timeInStore(_ store: StoreID, day: Day, _ words: PanelWords) async throws -> String {
         let (count, minutes) = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT count(*)::integer, coalesce(avg(extract(epoch FROM left_at - entered_at)) / 60, 0)::double precision
@@ -410,7 +410,7 @@ struct Panel: Sendable {
         return words.timeInStore(minutes: minutes, tickets: count)
     }
 
-    func days(_ store: String) async throws -> ([String], [[String]]) {
+    func days(_ store: StoreID) async throws -> ([String], [[String]]) {
         let rows = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows("""
                 SELECT business_day::text, sum(entries)::integer, sum(exits)::integer, sum(corrections)::integer,
@@ -423,7 +423,7 @@ struct Panel: Sendable {
                 rows.map { [$0.0, "\($0.1)", "\($0.2)", "\($0.3)", "\(max(0, $0.4))"] })
     }
 
-    func lanes(_ store: String, day: Day) async throws -> ([String], [[String]]) {
+    func lanes(_ store: StoreID, day: Day) async throws -> ([String], [[String]]) {
         let rows = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows(PostgresQuery(unsafeSQL: """
                 SELECT lane, count(*)::integer, count(called_at)::integer, count(admitted_at)::integer,
@@ -445,7 +445,7 @@ struct Panel: Sendable {
     /// Checks the form of a store's settings and saves it (`HubAdmin.setStore`, which audits
     /// the change). What the form can get wrong is told in the manager's language; a field
     /// left empty keeps its saved value.
-    func change(_ store: String, form: [String: String], by manager: String, words: PanelWords) async throws {
+    func change(_ store: StoreID, form: [String: String], by manager: String, words: PanelWords) async throws {
         func number(_ key: String, _ label: String, _ range: ClosedRange<Int>) throws -> Int? {
             guard let text = form[key], !text.isEmpty else { return nil }
             guard text.utf8.count <= 7, let value = Int(text) else {
@@ -457,7 +457,7 @@ struct Panel: Sendable {
         let current = try await database.transaction { [logger = database.logger] connection in
             try await StoreSettingsReader.current(store: store, device: nil, connection, logger)
         }
-        guard let current else { throw HubError(.notFound, .unknownStore, words.thereIsNoStore(store)) }
+        guard let current else { throw HubError(.notFound, .unknownStore, words.thereIsNoStore(store.rawValue)) }
         let capacity = try number("capacity", words.capacityLabel, 1...100_000) ?? current.capacity
         let walkIn = try number("walkIn", words.walkInLabel, 0...100_000) ?? max(0, capacity - current.bookingsPerSlot)
         guard walkIn <= capacity else { throw HubError.badRequest(words.walkInOverCapacity(walkIn, capacity)) }
@@ -531,10 +531,10 @@ struct Panel: Sendable {
     }
 
     /// The store named in the path, if this manager may see it.
-    static func store(_ context: HubRequestContext, _ session: PanelAccounts.Session) throws -> String {
-        let store = try context.parameters.require("store")
+    static func store(_ context: HubRequestContext, _ session: PanelAccounts.Session) throws -> StoreID {
+        let store = try context.parameters.require("store", as: StoreID.self)
         guard session.manager.mayManage(store) else {
-            throw HubError(.forbidden, .panelForbidden, context.panelWords.managesOnly(session.manager.name, session.manager.store ?? "?"))
+            throw HubError(.forbidden, .panelForbidden, context.panelWords.managesOnly(session.manager.name, session.manager.store?.rawValue ?? "?"))
         }
         return store
     }

@@ -32,9 +32,9 @@ public struct PanelAccounts: Sendable {
         public let name: String
         public let role: Role
         /// The store of a store manager; nil for a chain administrator.
-        public let store: String?
+        public let store: StoreID?
 
-        public func mayManage(_ store: String) -> Bool { role == .chainAdmin || self.store == store }
+        public func mayManage(_ store: StoreID) -> Bool { role == .chainAdmin || self.store == store }
     }
 
     public struct Session: Sendable {
@@ -51,7 +51,7 @@ public struct PanelAccounts: Sendable {
     static let maximumPasswordLength = 72
 
     /// Adds a manager (or sets a new password and role for one).
-    public func add(name: String, password: String, role: Role, store: String?) async throws {
+    public func add(name: String, password: String, role: Role, store: StoreID?) async throws {
         guard Self.isManagerName(name) else {
             throw HubError.badRequest("a manager's name is 2 to 32 small letters, digits, . _ or -, starting with a letter")
         }
@@ -147,7 +147,7 @@ public struct PanelAccounts: Sendable {
                 """, logger: logger)
             try await Audit.record(who: name, store: nil, action: "logged in", before: nil, after: nil, connection, logger)
         }
-        return .loggedIn(token: token, Session(manager: Manager(name: name, role: role, store: store), csrf: csrf))
+        return .loggedIn(token: token, Session(manager: Manager(name: name, role: role, store: store.map(StoreID.init)), csrf: csrf))
     }
 
     /// A guess as counted: refused unchecked because the name is locked, or to be checked
@@ -183,7 +183,7 @@ public struct PanelAccounts: Sendable {
                 """, as: (String, String, String?, String).self, logger).first,
                 let role = Role(rawValue: roleText)
             else { return nil }
-            return Session(manager: Manager(name: name, role: role, store: store), csrf: csrf)
+            return Session(manager: Manager(name: name, role: role, store: store.map(StoreID.init)), csrf: csrf)
         }
     }
 

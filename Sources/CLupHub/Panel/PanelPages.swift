@@ -28,7 +28,7 @@ enum PanelPages {
             """
             <nav><a href="/panel">\(words.stores)</a> <a href="/panel/fleet">\(words.fleet)</a>
             \(languageSwitch(here: here, words: words))
-            <span class="who">\(html(manager.name)) (\(html(words.role(manager.role)))\(manager.store.map { ", " + html(words.ofStore($0)) } ?? ""))</span>
+            <span class="who">\(html(manager.name)) (\(html(words.role(manager.role)))\(manager.store.map { ", " + html(words.ofStore($0.rawValue)) } ?? ""))</span>
             <form method="post" action="/panel/logout" class="inline"><input type="hidden" name="csrf" value="\(html(csrf ?? ""))">
             <button type="submit">\(words.logOut)</button></form></nav>
             """

@@ -362,7 +362,7 @@ public struct Rollouts: Sendable {
         guard !devices.isEmpty else { return }
         let logger = database.logger
         let stores = try await database.transaction { connection in
-            try await connection.all("SELECT DISTINCT store_id FROM totem WHERE device_id = ANY(\(devices))", as: String.self, logger)
+            try await connection.all("SELECT DISTINCT store_id FROM totem WHERE device_id = ANY(\(devices))", as: StoreID.self, logger)
         }
         for store in stores {
             try await database.transaction { connection in

@@ -9,7 +9,7 @@ import PostgresNIO
 /// never hand out the same free place twice.
 enum DoorShares {
     /// Records the figures a door reported with its batch.
-    static func report(_ report: DoorReport, store: String, device: String, _ connection: PostgresConnection,
+    static func report(_ report: DoorReport, store: StoreID, device: String, _ connection: PostgresConnection,
                        _ logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO door_grant (store_id, device_id, held, held_seq, waiting)
@@ -21,7 +21,7 @@ enum DoorShares {
     }
 
     /// A door's log says it put `limit` of `version` in force at `seq`.
-    static func confirm(limit: Int, version: Int64, seq: Int64, store: String, device: String,
+    static func confirm(limit: Int, version: Int64, seq: Int64, store: StoreID, device: String,
                         _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO door_grant (store_id, device_id, confirmed_limit, confirmed_version, confirmed_seq)
@@ -46,7 +46,7 @@ enum DoorShares {
     /// store's settings version (nil: no such store). `locked`: what the caller's
     /// `StoreLock.take` read, if it has not changed the store's row since.
     @discardableResult
-    static func replan(store: String, bump: Bump, locked: StoreLock.Locked? = nil, _ connection: PostgresConnection,
+    static func replan(store: StoreID, bump: Bump, locked: StoreLock.Locked? = nil, _ connection: PostgresConnection,
                        _ logger: Logger) async throws -> Int64? {
         // Under the store's lock (taken first by the caller, or here if it did not touch the store before).
         var row = locked

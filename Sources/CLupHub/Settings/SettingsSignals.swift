@@ -12,12 +12,12 @@ import Synchronization
 /// that is reconnecting delays an answer by a second at most.
 public final class SettingsSignals: Sendable {
     static let channel = "clup_settings"
-    private let waiters = Mutex<(next: UInt64, byStore: [String: [UInt64: AsyncStream<Void>.Continuation]])>((0, [:]))
+    private let waiters = Mutex<(next: UInt64, byStore: [StoreID: [UInt64: AsyncStream<Void>.Continuation]])>((0, [:]))
 
     public init() {}
 
     /// A waiter for `store`, registered now: a signal from here on wakes it.
-    func waiter(for store: String) -> Waiter {
+    func waiter(for store: StoreID) -> Waiter {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = waiters.withLock { state -> UInt64 in
             state.next += 1
@@ -50,7 +50,7 @@ public final class SettingsSignals: Sendable {
         func done() { continuation.finish() }
     }
 
-    func signal(store: String) {
+    func signal(store: StoreID) {
         for continuation in waiters.withLock({ Array(($0.byStore[store] ?? [:]).values) }) { continuation.yield() }
     }
 
@@ -80,7 +80,7 @@ public final class SettingsSignals: Sendable {
                         attempt.listening()
                         // What was missed while not listening: every waiter looks again.
                         self.signalAll()
-                        for try await notification in notifications { self.signal(store: notification.payload) }
+                        for try await notification in notifications { self.signal(store: StoreID(notification.payload)) }
                     }
                     attempt.ended(nil)
                 } catch {
@@ -104,7 +104,7 @@ public final class SettingsSignals: Sendable {
     }
 
     /// Tells every hub process that `store`'s settings changed, when the caller's transaction commits.
-    static func notify(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    static func notify(store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws {
         _ = try await connection.all("SELECT pg_notify(\(channel), \(store))::text", as: String.self, logger)
     }
 }

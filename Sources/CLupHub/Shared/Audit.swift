@@ -7,7 +7,7 @@ import PostgresNIO
 /// change's own transaction, so neither is ever kept without the other. Shown in the panel
 /// and by `clup-hub audit`.
 enum Audit {
-    static func record(who: String, store: String?, action: String, before: String?, after: String?,
+    static func record(who: String, store: StoreID?, action: String, before: String?, after: String?,
                        _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO audit (who, store_id, action, before, after) VALUES (\(who), \(store), \(action), \(before), \(after))

@@ -4,7 +4,7 @@ import PostgresNIO
 /// A name the hub gives one kind of thing (a store, a totem): text on the wire and in
 /// PostgreSQL, but a type of its own in the code, so a store's number is never passed where
 /// a totem's id is meant. Interpolated into a query, it is a bound `text` parameter.
-public protocol TextIdentifier: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible,
+public protocol TextIdentifier: RawRepresentable, Hashable, Sendable, Codable, Comparable, LosslessStringConvertible,
     ExpressibleByStringLiteral, PostgresNonThrowingEncodable, PostgresDecodable where RawValue == String {
     init(rawValue: String)
 }
@@ -14,6 +14,13 @@ extension TextIdentifier {
     public init(stringLiteral text: String) { self.init(rawValue: text) }
 
     public var description: String { rawValue }
+
+    /// In JSON, the text itself ("7"), as before it had a type.
+    public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 

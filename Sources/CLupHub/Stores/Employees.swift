@@ -15,7 +15,7 @@ extension HubAdmin {
         public let changedAt: Date
     }
 
-    public func employees(store: String) async throws -> [EmployeeRow] {
+    public func employees(store: StoreID) async throws -> [EmployeeRow] {
         try await database.transaction { [logger = database.logger] connection in
             try await connection.rows("""
                 SELECT staff_number, changed_at FROM employee WHERE store_id = \(store) ORDER BY staff_number
@@ -24,7 +24,7 @@ extension HubAdmin {
     }
 
     /// Adds an employee to `store` (`replacing` false) or gives one a new PIN (true).
-    public func putEmployee(store: String, staffNumber: String, pin: PinHash, replacing: Bool, by who: String = "clup-hub (shell)")
+    public func putEmployee(store: StoreID, staffNumber: String, pin: PinHash, replacing: Bool, by who: String = "clup-hub (shell)")
         async throws {
         if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem { throw HubError.badRequest(problem) }
         try await database.transaction { [logger = database.logger] connection in
@@ -47,7 +47,7 @@ extension HubAdmin {
         }
     }
 
-    public func removeEmployee(store: String, staffNumber: String, by who: String = "clup-hub (shell)") async throws {
+    public func removeEmployee(store: StoreID, staffNumber: String, by who: String = "clup-hub (shell)") async throws {
         try await database.transaction { [logger = database.logger] connection in
             guard try await Self.lockEmployee(store: store, staffNumber: staffNumber, connection, logger) else {
                 throw HubError(.notFound, .unknownHubEmployee, "store \(store) has no employee \(staffNumber.prefix(20))")
@@ -60,10 +60,10 @@ extension HubAdmin {
     }
 
     /// Whether `store` has the employee (locked for the change); a store that does not exist is refused.
-    private static func lockEmployee(store: String, staffNumber: String, _ connection: PostgresConnection, _ logger: Logger)
+    private static func lockEmployee(store: StoreID, staffNumber: String, _ connection: PostgresConnection, _ logger: Logger)
         async throws -> Bool {
         guard try await !connection.all("SELECT store_id FROM store WHERE store_id = \(store) FOR UPDATE", as: String.self, logger)
-            .isEmpty else { throw HubError(.notFound, .unknownStore, "no store \"\(store.prefix(40))\"") }
+            .isEmpty else { throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(40))\"") }
         return try await !connection.all("""
             SELECT staff_number FROM employee WHERE store_id = \(store) AND staff_number = \(staffNumber) FOR UPDATE
             """, as: String.self, logger).isEmpty
@@ -72,7 +72,7 @@ extension HubAdmin {
 
 extension StoreSettingsReader {
     /// The store's employees as the totems take them.
-    static func employees(store: String, _ connection: PostgresConnection, _ logger: Logger) async throws
+    static func employees(store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> [StoreSettingsDocument.EmployeePin] {
         try await connection.rows("""
             SELECT staff_number, kdf, salt, pin_hash FROM employee WHERE store_id = \(store)

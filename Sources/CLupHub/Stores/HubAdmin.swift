@@ -13,8 +13,8 @@ public struct HubAdmin: Sendable {
         self.database = database
     }
 
-    public func createStore(id: String, name: String, capacity: Int) async throws {
-        guard id.range(of: "^[1-9][0-9]{0,8}$", options: .regularExpression) != nil else {
+    public func createStore(id: StoreID, name: String, capacity: Int) async throws {
+        guard id.rawValue.range(of: "^[1-9][0-9]{0,8}$", options: .regularExpression) != nil else {
             throw HubError.badRequest("a store is numbered 1 to 999999999 (its number is signed into every ticket's code): not \"\(id)\"")
         }
         guard (1...100_000).contains(capacity) else { throw HubError.badRequest("capacity \(capacity) is out of range 1...100000") }
@@ -31,7 +31,7 @@ public struct HubAdmin: Sendable {
     /// One enrolled totem, as `clup-hub totems` lists it.
     public struct TotemRow: Codable, Sendable {
         public let deviceID: String
-        public let store: String
+        public let store: StoreID
         public let letter: String
         public let door: String
         public let enrolledAt: Date
@@ -45,7 +45,7 @@ public struct HubAdmin: Sendable {
         public let lastUpdate: String?
     }
 
-    public func totems(store: String?) async throws -> [TotemRow] {
+    public func totems(store: StoreID?) async throws -> [TotemRow] {
         do {
             return try await database.client.withConnection { [logger = database.logger] connection in
                 try await connection.rows("""
@@ -55,10 +55,10 @@ public struct HubAdmin: Sendable {
                                || CASE WHEN u.detail = '' THEN '' ELSE ': ' || u.detail END
                     FROM totem t LEFT JOIN device_cursor c ON c.device_id = t.device_id
                         LEFT JOIN totem_update u ON u.device_id = t.device_id
-                    WHERE \(store)::text IS NULL OR t.store_id = \(store) ORDER BY t.store_id, t.letter, t.enrolled_at
+                    WHERE \(store?.rawValue)::text IS NULL OR t.store_id = \(store?.rawValue) ORDER BY t.store_id, t.letter, t.enrolled_at
                     """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?, String, String?).self, logger)
             }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew, version, update in
-                TotemRow(deviceID: device, store: store, letter: letter, door: door, enrolledAt: enrolled, revokedAt: revoked,
+                TotemRow(deviceID: device, store: StoreID(store), letter: letter, door: door, enrolledAt: enrolled, revokedAt: revoked,
                          lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew,
                          softwareVersion: version, lastUpdate: update)
             }
@@ -71,7 +71,7 @@ public struct HubAdmin: Sendable {
 extension HubAdmin {
     /// Changes a store's settings; each change is a new version the store's totems apply
     /// (the doors' limits planned again for the new capacity). Returns the settings now in force.
-    public func setStore(id: String, _ change: StoreSettingsChange, by who: String = "clup-hub (shell)") async throws
+    public func setStore(id: StoreID, _ change: StoreSettingsChange, by who: String = "clup-hub (shell)") async throws
         -> StoreSettingsDocument {
         let logger = database.logger
         return try await database.transaction { connection in
@@ -111,7 +111,7 @@ extension HubAdmin {
 
 extension HubAdmin {
     /// Puts a store on the map (WGS 84 degrees), for the app's stores nearby.
-    public func setLocation(id: String, latitude: Double, longitude: Double, by who: String = "clup-hub (shell)") async throws {
+    public func setLocation(id: StoreID, latitude: Double, longitude: Double, by who: String = "clup-hub (shell)") async throws {
         guard latitude.isFinite, (-90...90).contains(latitude), longitude.isFinite, (-180...180).contains(longitude) else {
             throw HubError.badRequest("latitude is -90 to 90 and longitude -180 to 180 (WGS 84 degrees)")
         }
@@ -119,7 +119,7 @@ extension HubAdmin {
             guard let before = try await connection.rows("""
                 SELECT latitude, longitude FROM store WHERE store_id = \(id) FOR UPDATE
                 """, as: (Double?, Double?).self, logger).first
-            else { throw HubError(.notFound, .unknownStore, "no store \"\(id.prefix(16))\"") }
+            else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
             try await connection.query("UPDATE store SET latitude = \(latitude), longitude = \(longitude) WHERE store_id = \(id)",
                                        logger: logger)
             try await Audit.record(who: who, store: id, action: "location changed",
@@ -153,18 +153,18 @@ extension HubAdmin {
     }
 
     /// A store's notice rules.
-    public func noticeRules(id: String) async throws -> NoticeRules {
+    public func noticeRules(id: StoreID) async throws -> NoticeRules {
         guard let row = try await database.transaction({ [logger = database.logger] connection in
             try await connection.rows("""
                 SELECT delay_notice_minutes, major_delay_minutes, reminder_minutes FROM store WHERE store_id = \(id)
                 """, as: (Int, Int?, Int).self, logger).first
-        }) else { throw HubError(.notFound, .unknownStore, "no store \"\(id.prefix(16))\"") }
+        }) else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
         return NoticeRules(delayNoticeMinutes: row.0, majorDelayMinutes: row.1, reminderMinutes: row.2)
     }
 
     /// Changes a store's notice rules (what is left nil stays); returns the rules in force.
     /// `majorDelayMinutes` 0 turns major delays off. Rules as they were change nothing.
-    public func setNoticeRules(id: String, delayNoticeMinutes: Int?, majorDelayMinutes: Int?, reminderMinutes: Int?,
+    public func setNoticeRules(id: StoreID, delayNoticeMinutes: Int?, majorDelayMinutes: Int?, reminderMinutes: Int?,
                                by who: String = "clup-hub (shell)") async throws -> NoticeRules {
         if let delayNoticeMinutes, !(0...240).contains(delayNoticeMinutes) { throw HubError.badRequest("a delay notice is 0 to 240 minutes ahead") }
         if let majorDelayMinutes, !(0...600).contains(majorDelayMinutes) { throw HubError.badRequest("a major delay is 1 to 600 minutes full (0: never)") }
@@ -173,7 +173,7 @@ extension HubAdmin {
             guard let row = try await connection.rows("""
                 SELECT delay_notice_minutes, major_delay_minutes, reminder_minutes FROM store WHERE store_id = \(id) FOR UPDATE
                 """, as: (Int, Int?, Int).self, logger).first
-            else { throw HubError(.notFound, .unknownStore, "no store \"\(id.prefix(16))\"") }
+            else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
             let before = NoticeRules(delayNoticeMinutes: row.0, majorDelayMinutes: row.1, reminderMinutes: row.2)
             var after = before
             after.delayNoticeMinutes = delayNoticeMinutes ?? before.delayNoticeMinutes
@@ -193,7 +193,7 @@ extension HubAdmin {
 
     /// Sets when a store opens and closes (minutes after midnight in `timeZone`): the hours
     /// its booking slots are offered in.
-    public func setHours(id: String, opens: String, closes: String, timeZone: String, by who: String = "clup-hub (shell)") async throws {
+    public func setHours(id: StoreID, opens: String, closes: String, timeZone: String, by who: String = "clup-hub (shell)") async throws {
         guard let opensMinute = Self.minute(of: opens, upTo: 1439), let closesMinute = Self.minute(of: closes, upTo: 1440) else {
             throw HubError.badRequest("opening and closing are times HH:MM (closing may be 24:00): not \"\(opens)\", \"\(closes)\"")
         }

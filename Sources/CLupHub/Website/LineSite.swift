@@ -52,12 +52,12 @@ struct LineSite: Sendable {
         CustomerReference.website(cookie: Panel.cookie(cookie, of: request))
     }
 
-    static func store(_ context: HubRequestContext) throws -> String {
+    static func store(_ context: HubRequestContext) throws -> StoreID {
         let store = try context.parameters.require("store")
         guard store.utf8.count <= 9, store.allSatisfy({ $0.isASCII && $0.isNumber }), store.first != "0" else {
             throw HubError(.notFound, .unknownStore, "no store \"\(TypedText.kept(store, maximum: 16))\"")
         }
-        return store
+        return StoreID(store)
     }
 
     // MARK: Pages
@@ -97,7 +97,7 @@ struct LineSite: Sendable {
                 .setCookie: "\(Self.cookie)=\(token); Path=/line/\(store); Secure; HttpOnly; SameSite=Strict; Max-Age=\(Self.cookieSeconds)",
             ])
         } catch let error as HubError {
-            return LinePages.refused(error, words: words, back: try? Self.store(context))
+            return LinePages.refused(error, words: words, back: (try? Self.store(context))?.rawValue)
         }
     }
 
@@ -118,7 +118,7 @@ struct LineSite: Sendable {
                                                      here: "/line/\(place.store)/\(place.number)", script: LinePages.isLive(place),
                                                      body: LinePages.placeBody(place, words: words, pushKey: push?.publicKey)))
         } catch let error as HubError {
-            return LinePages.refused(error, words: words, back: try? Self.store(context))
+            return LinePages.refused(error, words: words, back: (try? Self.store(context))?.rawValue)
         }
     }
 
@@ -140,7 +140,7 @@ struct LineSite: Sendable {
             let left = try await line.leave(store: store, number: number, of: customer)
             return Response(status: .seeOther, headers: [.location: "/line/\(store)/\(left.number)?lang=\(words.language.rawValue)"])
         } catch let error as HubError {
-            return LinePages.refused(error, words: words, back: try? Self.store(context))
+            return LinePages.refused(error, words: words, back: (try? Self.store(context))?.rawValue)
         }
     }
 

@@ -16,7 +16,7 @@ final class HubFixture: Sendable {
     let postgres: PrivatePostgres
     private let pool: Task<Void, Never>
 
-    static let store = "7"
+    static let store: StoreID = "7"
 
     private init(database: HubDatabase, name: String, postgres: PrivatePostgres, pool: Task<Void, Never>) {
         self.database = database
@@ -52,14 +52,14 @@ final class HubFixture: Sendable {
     func sql(_ text: String) throws -> String { try postgres.psql(text, database: name) }
 
     /// Enrols a totem of `store` (7 unless said) as `letter` at `door`, as `clupd enrol` would.
-    func enrol(_ letter: String, door: String, store: String = HubFixture.store) async throws -> TestTotem {
+    func enrol(_ letter: String, door: String, store: StoreID = HubFixture.store) async throws -> TestTotem {
         let enrolment = Enrolment(database: database)
         let code = try await enrolment.makeCode(store: store, letter: letter, door: door, lifetime: 3600)
         let deviceKey = Curve25519.Signing.PrivateKey(), ticketKey = Curve25519.Signing.PrivateKey()
         let reply = try await enrolment.enrol(EnrolmentRequest(
             code: code, deviceKey: deviceKey.publicKey.rawRepresentation.base64EncodedString(),
             ticketKey: ticketKey.publicKey.rawRepresentation.base64EncodedString(), softwareVersion: "test"))
-        return TestTotem(device: AuthenticatedDevice(deviceID: reply.deviceID, storeID: reply.storeID, letter: reply.letter,
+        return TestTotem(device: AuthenticatedDevice(deviceID: reply.deviceID, storeID: StoreID(reply.storeID), letter: reply.letter,
                                                      door: reply.door))
     }
 
