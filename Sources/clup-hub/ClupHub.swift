@@ -448,7 +448,7 @@ struct Notices: AsyncParsableCommand {
 struct Revoke: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Revoke a totem: the hub refuses it from now on.")
     @OptionGroup var options: ConfigOption
-    @Argument(help: "The totem's device id (as `clup-hub totems` lists it).") var device: String
+    @Argument(help: "The totem's device id (as `clup-hub totems` lists it).") var device: DeviceID
 
     func run() async throws {
         try await refusing {
@@ -469,5 +469,10 @@ struct ExampleConfig: ParsableCommand {
 
 /// A store's number on the command line, as the hub's code takes it (`StoreID`).
 extension StoreID: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument) }
+}
+
+/// A totem's device id on the command line (`DeviceID`).
+extension DeviceID: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument) }
 }

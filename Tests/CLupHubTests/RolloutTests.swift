@@ -51,14 +51,14 @@ final class RolloutTests: XCTestCase {
             let canaries = [stores["7"]![0], stores["8"]![0]]
             let rollouts = Rollouts(database: hub.database)
             let versionOf9 = try settingsVersion(hub, "9")
-            var status = try await rollouts.start(.init(version: Self.version, canaries: canaries.map(\.device.deviceID), shares: [25],
+            var status = try await rollouts.start(.init(version: Self.version, canaries: canaries.map(\.device.deviceID.rawValue), shares: [25],
                                                         healthySeconds: 60),
                                                   available: ["0.12.0", Self.version], by: "test")
             XCTAssertEqual(status.state, .running)
             XCTAssertEqual(status.targeted, 2)
             for totem in all {
                 let told = try await target(hub, totem)
-                XCTAssertEqual(told, canaries.contains { $0 === totem } ? Self.version : nil, totem.device.deviceID)
+                XCTAssertEqual(told, canaries.contains { $0 === totem } ? Self.version : nil, "\(totem.device.deviceID)")
             }
             // Nothing moves before the canaries run the version and stay healthy for a minute.
             let start = Date()
@@ -103,7 +103,7 @@ final class RolloutTests: XCTestCase {
             let stores = try await fleet(hub)
             let canaries = [stores["7"]![0], stores["8"]![0]]
             let rollouts = Rollouts(database: hub.database)
-            _ = try await rollouts.start(.init(version: Self.version, canaries: canaries.map(\.device.deviceID), shares: [50],
+            _ = try await rollouts.start(.init(version: Self.version, canaries: canaries.map(\.device.deviceID.rawValue), shares: [50],
                                                healthySeconds: 0), available: [Self.version], by: "test")
             try await report(hub, canaries[1], runs: Self.version)
             // The first canary's helper undid the update: it runs the version before again.
@@ -151,7 +151,7 @@ final class RolloutTests: XCTestCase {
                     XCTFail("\(error)", file: file, line: line)
                 }
             }
-            let id = a.device.deviceID
+            let id = a.device.deviceID.rawValue
             await refused(.init(version: "9.9.9", canaries: [id], shares: [], healthySeconds: 60), "clup-hub release add it first")
             await refused(.init(version: "0.13.0;x", canaries: [id], shares: [], healthySeconds: 60), "not a Debian version")
             await refused(.init(version: Self.version, canaries: [], shares: [], healthySeconds: 60), "1 to 20 canary totems")

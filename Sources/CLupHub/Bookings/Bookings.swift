@@ -86,8 +86,8 @@ public struct Bookings: Sendable {
 
     /// The reference of bookings made for customers at a totem: the totem's, as nothing
     /// is known of a customer there (no notice can reach them).
-    static func totemReference(_ deviceID: String) -> String {
-        String(("totem-" + deviceID).unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+    static func totemReference(_ deviceID: DeviceID) -> String {
+        String(("totem-" + deviceID.rawValue).unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
             .map(Character.init).prefix(64))
     }
 

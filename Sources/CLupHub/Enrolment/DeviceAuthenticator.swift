@@ -8,7 +8,7 @@ import PostgresNIO
 
 /// The totem that signed a request, as the hub knows it.
 public struct AuthenticatedDevice: Sendable {
-    public let deviceID: String
+    public let deviceID: DeviceID
     public let storeID: StoreID
     public let letter: String
     /// The door it was enrolled at: the only door its passages and corrections may name.
@@ -22,12 +22,13 @@ struct DeviceAuthenticator: RouterMiddleware {
     let database: HubDatabase
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let deviceID = request.headers[.init(RequestSignature.deviceHeader)!],
+        guard let deviceText = request.headers[.init(RequestSignature.deviceHeader)!],
               let timeText = request.headers[.init(RequestSignature.timeHeader)!], let time = Int64(timeText),
               let nonce = request.headers[.init(RequestSignature.nonceHeader)!],
               let signature = request.headers[.init(RequestSignature.signatureHeader)!],
-              deviceID.utf8.count <= 64, nonce.utf8.count == 32, signature.utf8.count <= 128
+              deviceText.utf8.count <= 64, nonce.utf8.count == 32, signature.utf8.count <= 128
         else { throw HubError.unauthorized(.badSignature, "the request is not signed (CLup-Device, -Time, -Nonce, -Signature)") }
+        let deviceID = DeviceID(deviceText)
         let now = Date()
         let offset = Double(time) / 1000 - now.timeIntervalSince1970
         guard abs(offset) <= RequestSignature.replayWindow else {
@@ -45,7 +46,7 @@ struct DeviceAuthenticator: RouterMiddleware {
             throw HubError.unauthorized(.unknownDevice, "no totem \(deviceID) is enrolled")
         }
         if let revoked { throw HubError(.forbidden, .revokedDevice, "totem \(deviceID) was revoked on \(revoked)") }
-        let signed = RequestSignature(deviceID: deviceID, timeMillis: time, nonce: nonce, signature: signature)
+        let signed = RequestSignature(deviceID: deviceText, timeMillis: time, nonce: nonce, signature: signature)
         guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: keyData),
               signed.verifies(method: request.method.rawValue, path: request.uri.path, body: Data(buffer: body), key: key)
         else { throw HubError.unauthorized(.badSignature, "the signature is not totem \(deviceID)'s") }

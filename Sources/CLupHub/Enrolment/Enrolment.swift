@@ -106,7 +106,7 @@ public struct Enrolment: Sendable {
 
     /// Revokes a totem: it is refused from then on, its letter is free again, the store's
     /// other totems no longer admit its tickets, and the places it held go to the other doors.
-    public func revoke(deviceID: String, now: Date = Date()) async throws {
+    public func revoke(deviceID: DeviceID, now: Date = Date()) async throws {
         try await database.transaction { connection in
             // The store's row first (`StoreLock`), then the totem's.
             for store in try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: StoreID.self,

@@ -25,7 +25,7 @@ enum BatchStatements {
     struct LockCursor: PostgresPreparedStatement {
         static let sql = "SELECT acknowledged, highest FROM device_cursor WHERE store_id = $1 AND device_id = $2 FOR UPDATE"
         typealias Row = (Int64, Int64)
-        let store: StoreID, device: String
+        let store: StoreID, device: DeviceID
 
         func makeBindings() -> PostgresBindings { bindings(store, device) }
         func decodeRow(_ row: PostgresRow) throws -> (Int64, Int64) { try row.decode((Int64, Int64).self) }
@@ -41,7 +41,7 @@ enum BatchStatements {
             ON CONFLICT DO NOTHING RETURNING seq
             """
         typealias Row = Int64
-        let store: StoreID, device: String
+        let store: StoreID, device: DeviceID
         let days: [String], seqs: [Int64], walls: [Double], types: [String], payloads: [String], hashes: [String]
 
         func makeBindings() -> PostgresBindings {
@@ -109,7 +109,7 @@ enum BatchStatements {
             UPDATE totem SET last_contact = $5, last_outbox_depth = $6, last_clock_skew = $7 WHERE device_id = $4
             """
         typealias Row = ()
-        let acknowledged: Int64, highest: Int64, store: StoreID, device: String
+        let acknowledged: Int64, highest: Int64, store: StoreID, device: DeviceID
         let now: Date, outboxDepth: Int64, clockOffset: Double?
 
         func makeBindings() -> PostgresBindings {
@@ -255,7 +255,7 @@ enum BatchStatements {
     struct TotemKey: PostgresPreparedStatement {
         static let sql = "SELECT store_id, letter, door, device_key, revoked_at FROM totem WHERE device_id = $1"
         typealias Row = (StoreID, String, String, Data, Date?)
-        let device: String
+        let device: DeviceID
 
         func makeBindings() -> PostgresBindings { bindings(device) }
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((StoreID, String, String, Data, Date?).self) }
@@ -265,7 +265,7 @@ enum BatchStatements {
     struct KeepNonce: PostgresPreparedStatement {
         static let sql = "INSERT INTO request_nonce (device_id, nonce) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING nonce"
         typealias Row = String
-        let device: String, nonce: String
+        let device: DeviceID, nonce: String
 
         func makeBindings() -> PostgresBindings { bindings(device, nonce) }
         func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }

@@ -10,7 +10,7 @@ struct BatchWriter {
     let connection: PostgresConnection
     let logger: Logger
     let store: StoreID
-    let device: String
+    let device: DeviceID
 
     /// The content hashes the hub holds for each of `seqs`, as an event or as dead letters.
     func copies(of seqs: [Int64]) async throws -> [Int64: Set<String>] {

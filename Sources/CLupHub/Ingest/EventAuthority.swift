@@ -87,13 +87,13 @@ struct EventAuthority {
         let key = TicketKey(day: day, number: number.description)
         guard let ticket = held[key] else { return "\(type) for \(number): the hub has no such ticket on \(day)" }
         if !takingIn {
-            return ticket.admittedBy == device.deviceID ? nil
+            return ticket.admittedBy == device.deviceID.rawValue ? nil
                 : "\(type) for \(number): totem \(number.totem)'s ticket, not taken in at this door"
         }
         guard ticket.state == TicketState.called.rawValue else {
             return "\(type) for \(number): the hub has it \(ticket.state), not called at its door"
         }
-        held[key] = Held(state: TicketState.called.rawValue, admittedBy: device.deviceID)
+        held[key] = Held(state: TicketState.called.rawValue, admittedBy: device.deviceID.rawValue)
         return nil
     }
 
@@ -126,7 +126,7 @@ struct EventAuthority {
 
     /// Reads what the hub holds of `keys` (the store's rows): the tickets, and for the
     /// bookings made through the hub, whether this device booked them.
-    static func load(_ keys: [TicketKey], store: StoreID, device: String, _ connection: PostgresConnection,
+    static func load(_ keys: [TicketKey], store: StoreID, device: DeviceID, _ connection: PostgresConnection,
                      _ logger: Logger) async throws -> [TicketKey: Held] {
         guard !keys.isEmpty else { return [:] }
         var held: [TicketKey: Held] = [:]

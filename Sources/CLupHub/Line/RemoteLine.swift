@@ -78,7 +78,7 @@ public struct RemoteLine: Sendable {
 
     /// One door of the store as a join sees it.
     struct Door {
-        let device: String
+        let device: DeviceID
         let letter: String
         let name: String
         let heardAgo: Double?
@@ -358,7 +358,7 @@ public struct RemoteLine: Sendable {
                                     AND k.number = r.number AND k.business_day >= r.business_day - 1))
             FROM totem t WHERE t.store_id = \(store) AND t.revoked_at IS NULL AND t.letter <> \(String(TicketPayload.hubLetter))
             ORDER BY t.letter
-            """, as: (String, String, String, Double?, Int).self, logger).map {
+            """, as: (DeviceID, String, String, Double?, Int).self, logger).map {
             Door(device: $0.0, letter: $0.1, name: $0.2, heardAgo: $0.3, line: $0.4)
         }
         let heard = { (door: Door) in (door.heardAgo ?? .infinity) <= heardWithin }
@@ -385,7 +385,7 @@ public struct RemoteLine: Sendable {
     /// Places before `place` in its door's line, by the rule the door calls by (`LineOrder`):
     /// the door's tickets waiting as its events say, and the places taken from phones the
     /// door has not taken in yet, which it will put in the line by the time each was taken.
-    static func placesAhead(of place: LineOrder.Place, store: StoreID, device: String, day: String,
+    static func placesAhead(of place: LineOrder.Place, store: StoreID, device: DeviceID, day: String,
                             _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
         let rows = try await connection.rows("""
             SELECT k.number, coalesce(k.taken_at, k.issued_at) FROM ticket k
@@ -412,7 +412,7 @@ public struct RemoteLine: Sendable {
             FROM remote_ticket r JOIN totem t ON t.device_id = r.device_id
             WHERE r.store_id = \(store) AND r.number = \(number) AND r.customer_ref = \(reference)
             ORDER BY r.joined_at DESC LIMIT 1
-            """, as: (String, String, String, Date, String, Bool, String, String?).self, logger).first
+            """, as: (DeviceID, String, String, Date, String, Bool, String, String?).self, logger).first
         else { throw HubError(.notFound, .unknownPlace, "store \(store) has no place \(number) taken with that reference") }
         let (device, letter, doorName, joinedAt, code, left, day, doorState) = row
         let state = left && (doorState == nil || doorState == "waiting" || doorState == "called") ? "left" : doorState ?? "waiting"

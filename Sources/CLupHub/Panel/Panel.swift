@@ -235,13 +235,13 @@ struct Panel: Sendable {
         let table = PanelPages.table(
             words.fleetHeader,
             rows.map { row in
-                let reported = health(row.deviceID)
+                let reported = health(row.deviceID.rawValue)
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
                 let devices = reported.map { faults.isEmpty ? words.allDevicesOK($0.devices.count) : faults.joined(separator: "; ") } ?? words.unknown
                 let figures: [String] = [
-                    row.deviceID, row.store.rawValue, row.door, words.utcTime(row.lastContact), row.softwareVersion,
+                    row.deviceID.rawValue, row.store.rawValue, row.door, words.utcTime(row.lastContact), row.softwareVersion,
                     row.lastUpdate ?? words.none,
-                    "\(applied[row.deviceID]?.0 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
+                    "\(applied[row.deviceID.rawValue]?.0 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
                     row.clockSkew.map { words.decimal($0, digits: 2) } ?? words.unknown, devices, reported?.printer ?? words.unknown,
                 ]
                 let state = PanelPages.totemState(revoked: row.revokedAt != nil, lastContact: row.lastContact, now: now, words: words)
@@ -251,7 +251,7 @@ struct Panel: Sendable {
         let rollout = try await Rollouts(database: database).status()
         let live = rollout.map { $0.state == .running || $0.state == .paused } ?? false
         let startForm = manager.role == .chainAdmin && !live
-            ? PanelPages.rolloutForm(versions: releases?.publishedVersions() ?? [], totems: rows.filter { $0.revokedAt == nil }.map(\.deviceID),
+            ? PanelPages.rolloutForm(versions: releases?.publishedVersions() ?? [], totems: rows.filter { $0.revokedAt == nil }.map(\.deviceID.rawValue),
                                      csrf: session.csrf, words: words)
             : ""
         // The notices the hub gave up sending, with why (`NoticeDelivery`).

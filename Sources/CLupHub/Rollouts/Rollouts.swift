@@ -209,7 +209,7 @@ public struct Rollouts: Sendable {
     }
 
     /// The version `device` is to run now: the running rollout's, if it took the totem in.
-    static func targetVersion(device: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> String? {
+    static func targetVersion(device: DeviceID, _ connection: PostgresConnection, _ logger: Logger) async throws -> String? {
         try await connection.all("""
             SELECT r.version FROM rollout r JOIN rollout_target t ON t.rollout_id = r.rollout_id
             WHERE r.state = 'running' AND t.device_id = \(device)
@@ -318,7 +318,7 @@ public struct Rollouts: Sendable {
     /// A totem's report of its last update, kept; a failure pauses the running rollout of
     /// that version at once if no conductor holds it (else the conductor's next round does).
     /// Returns the rollout it paused, if it did.
-    static func record(_ report: UpdateReport, device: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
+    static func record(_ report: UpdateReport, device: DeviceID, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
         guard ReleaseRepository.isVersion(report.version), report.at.isFinite, (0...Double(UInt32.max)).contains(report.at) else {
             return nil
         }

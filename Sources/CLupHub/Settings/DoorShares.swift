@@ -9,7 +9,7 @@ import PostgresNIO
 /// never hand out the same free place twice.
 enum DoorShares {
     /// Records the figures a door reported with its batch.
-    static func report(_ report: DoorReport, store: StoreID, device: String, _ connection: PostgresConnection,
+    static func report(_ report: DoorReport, store: StoreID, device: DeviceID, _ connection: PostgresConnection,
                        _ logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO door_grant (store_id, device_id, held, held_seq, waiting)
@@ -21,7 +21,7 @@ enum DoorShares {
     }
 
     /// A door's log says it put `limit` of `version` in force at `seq`.
-    static func confirm(limit: Int, version: Int64, seq: Int64, store: StoreID, device: String,
+    static func confirm(limit: Int, version: Int64, seq: Int64, store: StoreID, device: DeviceID,
                         _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO door_grant (store_id, device_id, confirmed_limit, confirmed_version, confirmed_seq)

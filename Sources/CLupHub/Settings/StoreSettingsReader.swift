@@ -10,7 +10,7 @@ import PostgresNIO
 /// The store settings the hub sends down: one document per totem, at the store's version.
 enum StoreSettingsReader {
     /// The settings of `store` as `device` is to have them (nil device: the store's alone).
-    static func current(store: StoreID, device: String?, _ connection: PostgresConnection, _ logger: Logger,
+    static func current(store: StoreID, device: DeviceID?, _ connection: PostgresConnection, _ logger: Logger,
                         lock: Bool = false) async throws -> StoreSettingsDocument? {
         let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
             SELECT settings_version, capacity, priority_share, booking_share, presentation_minutes, booking_early_minutes,
@@ -89,7 +89,7 @@ enum StoreSettingsReader {
     /// The settings of `store` for `device` once their version is above `after`, waiting up
     /// to `wait` seconds for a change (a long poll, woken by `signals`; the hub holds no
     /// state); the current settings when nothing changed in that time.
-    static func next(store: StoreID, device: String, after: Int64, wait: Double, database: HubDatabase,
+    static func next(store: StoreID, device: DeviceID, after: Int64, wait: Double, database: HubDatabase,
                      signals: SettingsSignals) async throws -> StoreSettingsDocument {
         let until = ContinuousClock.now + .milliseconds(Int(wait * 1000))
         while true {

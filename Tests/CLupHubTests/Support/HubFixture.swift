@@ -59,7 +59,7 @@ final class HubFixture: Sendable {
         let reply = try await enrolment.enrol(EnrolmentRequest(
             code: code, deviceKey: deviceKey.publicKey.rawRepresentation.base64EncodedString(),
             ticketKey: ticketKey.publicKey.rawRepresentation.base64EncodedString(), softwareVersion: "test"))
-        return TestTotem(device: AuthenticatedDevice(deviceID: reply.deviceID, storeID: StoreID(reply.storeID), letter: reply.letter,
+        return TestTotem(device: AuthenticatedDevice(deviceID: DeviceID(reply.deviceID), storeID: StoreID(reply.storeID), letter: reply.letter,
                                                      door: reply.door))
     }
 
