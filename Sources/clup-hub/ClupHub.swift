@@ -387,7 +387,7 @@ struct EnrolmentCode: AsyncParsableCommand {
     @OptionGroup var options: ConfigOption
     @Option(help: "The store.") var store: StoreID
     @Option(help: "The totem's letter in the store (A-Z).") var letter: String
-    @Option(help: "The door it stands at.") var door = "main"
+    @Option(help: "The door it stands at.") var door = DoorName("main")
 
     func run() async throws {
         try await refusing {
@@ -474,5 +474,10 @@ extension StoreID: ExpressibleByArgument {
 
 /// A totem's device id on the command line (`DeviceID`).
 extension DeviceID: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument) }
+}
+
+/// A door's name on the command line (`DoorName`).
+extension DoorName: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument) }
 }

@@ -18,7 +18,7 @@ final class RolloutTests: XCTestCase {
                 try await HubAdmin(database: hub.database).createStore(id: store, name: "Store \(store)", capacity: 40)
             }
             for letter in ["A", "B", "C", "D"] {
-                stores[store, default: []].append(try await hub.enrol(letter, door: "door-\(letter)", store: store))
+                stores[store, default: []].append(try await hub.enrol(letter, door: DoorName("door-\(letter)"), store: store))
             }
         }
         return stores

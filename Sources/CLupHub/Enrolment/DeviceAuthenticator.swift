@@ -12,7 +12,7 @@ public struct AuthenticatedDevice: Sendable {
     public let storeID: StoreID
     public let letter: String
     /// The door it was enrolled at: the only door its passages and corrections may name.
-    public let door: String
+    public let door: DoorName
 }
 
 /// Checks a signed request: a known, unrevoked totem, signed with its device key, within the

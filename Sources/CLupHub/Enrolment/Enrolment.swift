@@ -25,14 +25,14 @@ public struct Enrolment: Sendable {
     static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 
     /// A new code for `letter` at `door` of `store`, valid for `lifetime` seconds.
-    public func makeCode(store: StoreID, letter: String, door: String, lifetime: Double, now: Date = Date()) async throws -> String {
+    public func makeCode(store: StoreID, letter: String, door: DoorName, lifetime: Double, now: Date = Date()) async throws -> String {
         guard letter.count == 1, let first = letter.first, first.isASCII, first.isUppercase else {
             throw HubError.badRequest("a totem's letter is one capital letter A-Z, not \"\(letter)\"")
         }
         guard first != TicketPayload.hubLetter else {
             throw HubError.badRequest("letter \(TicketPayload.hubLetter) numbers the bookings made through the hub: choose another")
         }
-        guard (1...32).contains(door.utf8.count) else { throw HubError.badRequest("a door's name has 1 to 32 bytes") }
+        guard (1...32).contains(door.rawValue.utf8.count) else { throw HubError.badRequest("a door's name has 1 to 32 bytes") }
         let groups = (0..<3).map { _ in String((0..<4).map { _ in Self.alphabet.randomElement()! }) }
         let code = groups.joined(separator: "-")
         let expires = now.addingTimeInterval(lifetime)

@@ -254,11 +254,11 @@ enum BatchStatements {
     /// What the hub needs of a totem to check its request's signature (`DeviceAuthenticator`).
     struct TotemKey: PostgresPreparedStatement {
         static let sql = "SELECT store_id, letter, door, device_key, revoked_at FROM totem WHERE device_id = $1"
-        typealias Row = (StoreID, String, String, Data, Date?)
+        typealias Row = (StoreID, String, DoorName, Data, Date?)
         let device: DeviceID
 
         func makeBindings() -> PostgresBindings { bindings(device) }
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((StoreID, String, String, Data, Date?).self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((StoreID, String, DoorName, Data, Date?).self) }
     }
 
     /// A request's nonce, kept; a row if it was new.

@@ -42,14 +42,14 @@ struct EventAuthority {
     mutating func verdict(on event: DomainEvent, day: String) -> Verdict {
         switch event {
         case let .passage(direction, door, businessDay, at, ticket, steady):
-            if door != device.door { return .refuse(Self.otherDoor(event.type, door, device.door)) }
+            if door != device.door.rawValue { return .refuse(Self.otherDoor(event.type, door, device.door.rawValue)) }
             guard let ticket, touch(ticket, day: day, event.type, takingIn: false) != nil else { return .apply(event) }
             return .apply(.passage(direction: direction, door: door, businessDay: businessDay, at: at, ticket: nil, steady: steady))
         case let .occupancyCorrected(door, _, _, _, _, _):
-            return door == device.door ? .apply(event) : .refuse(Self.otherDoor(event.type, door, device.door))
+            return door == device.door.rawValue ? .apply(event) : .refuse(Self.otherDoor(event.type, door, device.door.rawValue))
         case let .dayOpened(businessDay, after, inside, tickets, at):
-            if let door = inside.keys.sorted().first(where: { $0 != device.door }) {
-                return .refuse(Self.otherDoor(event.type, door, device.door))
+            if let door = inside.keys.sorted().first(where: { $0 != device.door.rawValue }) {
+                return .refuse(Self.otherDoor(event.type, door, device.door.rawValue))
             }
             // The tickets still in play carried into the day: other doors' tickets taken in
             // here have rows of their own doors, so only this door's own are carried by it.

@@ -239,7 +239,7 @@ struct Panel: Sendable {
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
                 let devices = reported.map { faults.isEmpty ? words.allDevicesOK($0.devices.count) : faults.joined(separator: "; ") } ?? words.unknown
                 let figures: [String] = [
-                    row.deviceID.rawValue, row.store.rawValue, row.door, words.utcTime(row.lastContact), row.softwareVersion,
+                    row.deviceID.rawValue, row.store.rawValue, row.door.rawValue, words.utcTime(row.lastContact), row.softwareVersion,
                     row.lastUpdate ?? words.none,
                     "\(applied[row.deviceID.rawValue]?.0 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
                     row.clockSkew.map { words.decimal($0, digits: 2) } ?? words.unknown, devices, reported?.printer ?? words.unknown,

@@ -33,7 +33,7 @@ public struct HubAdmin: Sendable {
         public let deviceID: DeviceID
         public let store: StoreID
         public let letter: String
-        public let door: String
+        public let door: DoorName
         public let enrolledAt: Date
         public let revokedAt: Date?
         public let lastContact: Date?
@@ -58,7 +58,7 @@ public struct HubAdmin: Sendable {
                     WHERE \(store?.rawValue)::text IS NULL OR t.store_id = \(store?.rawValue) ORDER BY t.store_id, t.letter, t.enrolled_at
                     """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?, String, String?).self, logger)
             }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew, version, update in
-                TotemRow(deviceID: DeviceID(device), store: StoreID(store), letter: letter, door: door, enrolledAt: enrolled, revokedAt: revoked,
+                TotemRow(deviceID: DeviceID(device), store: StoreID(store), letter: letter, door: DoorName(door), enrolledAt: enrolled, revokedAt: revoked,
                          lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew,
                          softwareVersion: version, lastUpdate: update)
             }

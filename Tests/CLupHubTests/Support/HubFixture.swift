@@ -52,7 +52,7 @@ final class HubFixture: Sendable {
     func sql(_ text: String) throws -> String { try postgres.psql(text, database: name) }
 
     /// Enrols a totem of `store` (7 unless said) as `letter` at `door`, as `clupd enrol` would.
-    func enrol(_ letter: String, door: String, store: StoreID = HubFixture.store) async throws -> TestTotem {
+    func enrol(_ letter: String, door: DoorName, store: StoreID = HubFixture.store) async throws -> TestTotem {
         let enrolment = Enrolment(database: database)
         let code = try await enrolment.makeCode(store: store, letter: letter, door: door, lifetime: 3600)
         let deviceKey = Curve25519.Signing.PrivateKey(), ticketKey = Curve25519.Signing.PrivateKey()
@@ -60,7 +60,7 @@ final class HubFixture: Sendable {
             code: code, deviceKey: deviceKey.publicKey.rawRepresentation.base64EncodedString(),
             ticketKey: ticketKey.publicKey.rawRepresentation.base64EncodedString(), softwareVersion: "test"))
         return TestTotem(device: AuthenticatedDevice(deviceID: DeviceID(reply.deviceID), storeID: StoreID(reply.storeID), letter: reply.letter,
-                                                     door: reply.door))
+                                                     door: DoorName(reply.door)))
     }
 
     static let logger: Logger = {
@@ -120,7 +120,7 @@ final class TestTotem: @unchecked Sendable {
     }
 
     var letter: Character { Character(device.letter) }
-    var door: String { device.door }
+    var door: String { device.door.rawValue }
 
     /// The events as the totem uploads them (the payload as its event log stores it), numbered on.
     func upload(_ events: [DomainEvent], at wallTime: Date = Date()) -> [UploadedEvent] {
