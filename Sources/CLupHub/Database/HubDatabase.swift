@@ -230,8 +230,10 @@ public final class HubDatabase: Service, Sendable {
     /// Runs `body` in one transaction within `deadline`; a failure of PostgreSQL becomes the hub's error.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await withDeadline { [client, logger] in
-                try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await withDeadline { [self] in
+                try await withConnection { connection in
+                    try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+                }
             }
         } catch let error as HubError {
             throw error
@@ -241,6 +243,37 @@ public final class HubDatabase: Service, Sendable {
         } catch {
             throw Self.hubError(error)
         }
+    }
+
+    /// Runs `body` on a connection of the pool. A connection on which PostgreSQL reported an
+    /// error that may have come while preparing a statement is closed (the pool opens
+    /// another): postgres-nio keeps a statement whose preparation failed failing on its
+    /// connection for good (its state stays `.error`), so a lock waited on past the deadline
+    /// while a statement was first prepared (a partition made, an administrator's lock)
+    /// would otherwise fail every later batch that lands on that connection.
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            do {
+                return try await body(connection)
+            } catch {
+                if Self.mayHaveSpoiledAStatement(error) {
+                    logger.notice("a connection closed after PostgreSQL's error, lest a statement prepared on it stay failed",
+                                  metadata: ["error": "\(Self.hubError(error).detail ?? "-")"])
+                    try? await connection.close()
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Whether PostgreSQL reported `error` (itself, or inside a transaction's failure) in a
+    /// way that may have ended a statement's preparation: anything but bad data (class 22)
+    /// and a broken constraint (class 23), which come only once a statement runs.
+    static func mayHaveSpoiledAStatement(_ error: any Error) -> Bool {
+        let transaction = error as? PostgresTransactionError
+        let found = (transaction?.closureError ?? transaction?.beginError ?? transaction?.commitError ?? error) as? PSQLError
+        guard let psql = found, psql.code == .server, let state = psql.serverInfo?[.sqlState] else { return false }
+        return !(state.hasPrefix("22") || state.hasPrefix("23"))
     }
 
     /// A PostgreSQL failure as the hub reports it: unavailable for now (503, the totem

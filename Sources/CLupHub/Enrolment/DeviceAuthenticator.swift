@@ -38,7 +38,7 @@ struct DeviceAuthenticator: RouterMiddleware {
         let body = try await HubMessage.body(of: &request, context: context)
         let logger = database.logger
         let found = try await database.withDeadline { [database] in
-            try await database.client.withConnection { connection in
+            try await database.withConnection { connection in
                 try await connection.rows(BatchStatements.TotemKey(device: deviceID), logger).first
             }
         }
@@ -51,7 +51,7 @@ struct DeviceAuthenticator: RouterMiddleware {
               signed.verifies(method: request.method.rawValue, path: request.uri.path, body: Data(buffer: body), key: key)
         else { throw HubError.unauthorized(.badSignature, "the signature is not totem \(deviceID)'s") }
         let accepted = try await database.withDeadline { [database] in
-            try await database.client.withConnection { connection in
+            try await database.withConnection { connection in
                 try await !connection.rows(BatchStatements.KeepNonce(device: deviceID, nonce: nonce), logger).isEmpty
             }
         }

@@ -149,7 +149,7 @@ public struct NoticeDelivery: Sendable {
         let logger = database.logger
         let lease = Double(timeout.nanoseconds) / 1e9 * 3 + 30
         let (dropped, due) = try await database.withDeadline { [database, gateway] in
-            try await database.client.withConnection { connection in
+            try await database.withConnection { connection in
                 let dropped = try await connection.all("""
                     UPDATE notice n SET dropped_at = now(), last_error = 'its place was ' || p.over || ' before it could leave'
                     FROM (SELECT n.notice_id, CASE WHEN r.left_at IS NOT NULL THEN 'left'
@@ -205,7 +205,7 @@ public struct NoticeDelivery: Sendable {
     private func record(_ outcome: Outcome, of notice: Leased) async throws {
         let (logger, id, attempts) = (database.logger, notice.id, notice.attempts)
         let dead = try await database.withDeadline { [database] in
-            try await database.client.withConnection { connection in
+            try await database.withConnection { connection in
                 switch outcome {
                 case .taken:
                     try await connection.query("""

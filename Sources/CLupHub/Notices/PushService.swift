@@ -74,7 +74,7 @@ public struct PushService: Sendable {
         let found: (String, Data, Data, String)?
         do {
             found = try await database.withDeadline { [logger = database.logger] in
-                try await database.client.withConnection { connection in
+                try await database.withConnection { connection in
                     try await connection.rows("""
                         SELECT endpoint, p256dh, auth, language FROM push_subscription WHERE customer_ref = \(notice.customerRef)
                         """, as: (String, Data, Data, String).self, logger).first

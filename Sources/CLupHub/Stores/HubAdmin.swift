@@ -47,7 +47,7 @@ public struct HubAdmin: Sendable {
 
     public func totems(store: StoreID?) async throws -> [TotemRow] {
         do {
-            return try await database.client.withConnection { [logger = database.logger] connection in
+            return try await database.withConnection { [logger = database.logger] connection in
                 try await connection.rows("""
                     SELECT t.device_id, t.store_id, t.letter, t.door, t.enrolled_at, t.revoked_at, t.last_contact,
                            coalesce(c.acknowledged, 0), t.last_outbox_depth, t.last_clock_skew, t.software_version,
