@@ -76,9 +76,14 @@ final class StoresNearbyTests: XCTestCase {
             XCTAssertEqual(full.inside, 2)
             let suggestions = try XCTUnwrap(full.suggestions)
             XCTAssertEqual(suggestions.why, "full")
-            // One place per slot (half of 2): the next three slots still open, each with its place.
-            XCTAssertEqual(suggestions.freeSlots.count, 3)
-            XCTAssertEqual(suggestions.freeSlots.map(\.free), [1, 1, 1])
+            // One place per slot (half of 2): the next three slots still to start today (store 7
+            // is open until midnight, UTC, in slots of 30 minutes), each with its place.
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = TimeZone(identifier: "UTC")!
+            let midnight = utc.startOfDay(for: Date().addingTimeInterval(86_400))
+            let toStart = Int(midnight.timeIntervalSince(Date()) / 1800)
+            XCTAssertEqual(suggestions.freeSlots.count, min(3, toStart))
+            XCTAssertEqual(suggestions.freeSlots.map(\.free), Array(repeating: 1, count: min(3, toStart)))
             XCTAssertTrue(suggestions.freeSlots.allSatisfy { $0.start >= Date().addingTimeInterval(-60) })
             // Brera takes places (its door heard) with a shorter wait; Isola has no door heard.
             XCTAssertEqual(suggestions.shorterWaits.map(\.store), ["8"])
