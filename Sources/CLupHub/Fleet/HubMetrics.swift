@@ -30,6 +30,12 @@ public final class HubMetrics: Sendable {
         batches(result: "failed").increment()
     }
 
+    /// A step after a stored batch (`BatchSteps`), and whether it failed.
+    static func batchStep(_ step: String, failed: Bool) {
+        registry.makeCounter(name: "clup_hub_batch_steps_total", labels: [("step", step), ("result", failed ? "failed" : "done")],
+                             help: "Steps after a stored batch (health, rollout, door shares, notice rules), done or failed.").increment()
+    }
+
     static func settingsVersionMade() {
         registry.makeCounter(name: "clup_hub_settings_versions_total",
                              help: "Versions of store settings the hub made (a change at the hub, a replan of the doors).").increment()

@@ -17,7 +17,7 @@ struct HubStatusController {
 
     func addRoutes(to router: some RouterMethods<HubRequestContext>) {
         router.get("/v1/health") { [database, logger] _, _ in
-            try await database.withDeadline { try await database.client.query("SELECT 1", logger: logger) }
+            _ = try await database.withDeadline { try await database.client.query("SELECT 1", logger: logger) }
             return HubMessage.json(["ok": true])
         }
         router.get(RouterPath(HubWire.timePath)) { _, _ in

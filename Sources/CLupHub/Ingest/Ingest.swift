@@ -78,7 +78,7 @@ public struct Ingest: Sendable {
         let logger = database.logger
         let started = ContinuousClock.now
         do {
-            let stored: (BatchReply, Int, Int64?)
+            let stored: (BatchReply, Int)
             do {
                 stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: false, logger)
             } catch let error as HubError where error.coded.code == ErrorCode.hubDatabaseError.rawValue {
@@ -86,11 +86,9 @@ public struct Ingest: Sendable {
                 // event at a time, so that only what it refuses becomes a dead letter.
                 stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: true, logger)
             }
-            let (reply, received, paused) = stored
+            let (reply, received) = stored
             HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started)
-            // A rollout this batch's report paused: its totems are told at once (each store under
-            // its own lock, after this batch's transaction let go of the store's).
-            if let paused { try? await Rollouts(database: database).tellStores(ofRollout: paused) }
+            await BatchSteps(database: database).run(after: batch, from: device, fresh: received > 0, now: now)
             return reply
         } catch {
             HubMetrics.batchFailed()
@@ -98,19 +96,20 @@ public struct Ingest: Sendable {
         }
     }
 
-    /// The batch's transaction; returns the reply, how many of its events were new to the hub,
-    /// and the rollout its health report paused, if it did.
+    /// The batch's transaction; returns the reply and how many of its events were new to the
+    /// hub. What the batch sets going besides (health, door shares, notice rules) follows its
+    /// commit (`BatchSteps`).
     ///
     /// With `oneByOne`, each event is stored under a savepoint of its own, and what PostgreSQL
     /// refuses becomes a dead letter; else the batch's events are stored in a few statements.
     private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, from device: AuthenticatedDevice,
-                            now: Date, oneByOne: Bool, _ logger: Logger) async throws -> (BatchReply, Int, Int64?) {
+                            now: Date, oneByOne: Bool, _ logger: Logger) async throws -> (BatchReply, Int) {
         let (store, deviceID) = (device.storeID, device.deviceID)
         return try await database.transaction { connection in
             let writer = BatchWriter(connection: connection, logger: logger, store: store, device: deviceID)
             // The store's row before anything else, as every transaction that touches a store
             // takes it: one order of locks, so two doors' batches wait for each other, never deadlock.
-            let locked = try await StoreLock.take(store, connection, logger)
+            _ = try await StoreLock.take(store, connection, logger)
             // One batch of a device at a time, whichever hub process holds it.
             guard var (acknowledged, highest) = try await connection.rows(BatchStatements.LockCursor(store: store, device: deviceID), logger)
                 .first
@@ -175,24 +174,7 @@ public struct Ingest: Sendable {
             _ = try await connection.execute(BatchStatements.MoveCursor(
                 acknowledged: acknowledged, highest: highest, store: store, device: deviceID, now: now,
                 outboxDepth: batch.outboxDepth, clockOffset: batch.clockOffset), logger: logger)
-            var paused: Int64?
-            if let health = batch.health.map({ $0.bounded() }), let text = try? String(decoding: JSONEncoder().encode(health), as: UTF8.self) {
-                try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(deviceID)", logger: logger)
-                // The version it runs, for the fleet and the rollouts; how its last update went.
-                if let version = health.softwareVersion, ReleaseRepository.isVersion(version) {
-                    try await connection.query("UPDATE totem SET software_version = \(version) WHERE device_id = \(deviceID)", logger: logger)
-                }
-                if let update = health.update { paused = try await Rollouts.record(update, device: deviceID, connection, logger) }
-            }
-            // The doors' shares of the capacity, planned again with this door's news.
-            if let report = batch.door {
-                try await DoorShares.report(report, store: store, device: deviceID, connection, logger)
-            }
-            let news = events.contains { DoorShares.changesOtherDoors($0.type) }
-            try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, locked: locked, connection, logger)
-            if !fresh.isEmpty { try await Bookings.applyNoticeRules(store: store, now: now, connection, logger) }
-            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count,
-                    paused)
+            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count)
         }
     }
 }

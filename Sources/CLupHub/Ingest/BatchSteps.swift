@@ -1,0 +1,79 @@
+import CLupCore
+import CLupProtocol
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What a totem's batch sets going once its events are committed (`Ingest.apply`): named
+/// steps, each in a transaction of its own, in this order, before the batch is answered.
+///
+/// A step that fails is logged and counted (`clup_hub_batch_steps_total{step,result}`), and
+/// the batch's answer stands: its events are held, and nothing would come of the totem
+/// sending them again. Each step works from what the database holds, not from the events, so
+/// the door's next batch (or its next report) does what a failed one left undone.
+struct BatchSteps: Sendable {
+    let database: HubDatabase
+
+    /// Every step, after a batch of `device` that held `fresh` events new to the hub.
+    func run(after batch: EventBatch, from device: AuthenticatedDevice, fresh: Bool, now: Date) async {
+        if let health = batch.health {
+            let paused = await step("health") { try await recordHealth(health, device: device.deviceID) }
+            // A rollout this report paused: its totems are told at once (each store under its own lock).
+            if let paused = paused ?? nil {
+                await step("rollout") { try await Rollouts(database: database).tellStores(ofRollout: paused) }
+            }
+        }
+        let news = batch.events.contains { DoorShares.changesOtherDoors($0.type) }
+        await step("door shares") { try await planDoorShares(batch.door, news: news, store: device.storeID, device: device.deviceID) }
+        if fresh { await step("notice rules") { try await applyNoticeRules(store: device.storeID, now: now) } }
+    }
+
+    /// The totem's last health, the version it runs (for the fleet and the rollouts) and how
+    /// its last update went; returns the rollout that report paused, if it did.
+    func recordHealth(_ health: TotemHealth, device: DeviceID) async throws -> Int64? {
+        let health = health.bounded()
+        let text = String(decoding: try JSONEncoder().encode(health), as: UTF8.self)
+        return try await database.transaction { [logger = database.logger] connection in
+            try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(device)", logger: logger)
+            if let version = health.softwareVersion, ReleaseRepository.isVersion(version) {
+                try await connection.query("UPDATE totem SET software_version = \(version) WHERE device_id = \(device)", logger: logger)
+            }
+            guard let update = health.update else { return nil }
+            return try await Rollouts.record(update, device: device, connection, logger)
+        }
+    }
+
+    /// The door's figures, if it sent them, and the doors' shares of the capacity planned
+    /// again; `news` (tickets called or used) gives the store a new settings version when
+    /// it has several doors, so that the others hear of it.
+    func planDoorShares(_ report: DoorReport?, news: Bool, store: StoreID, device: DeviceID) async throws {
+        try await database.transaction { [logger = database.logger] connection in
+            // The store's row first, as every transaction that touches a store takes it.
+            guard let locked = try await StoreLock.take(store, connection, logger) else { return }
+            if let report { try await DoorShares.report(report, store: store, device: device, connection, logger) }
+            try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, locked: locked, connection, logger)
+        }
+    }
+
+    /// The store's notice rules (the app's bookings told of delays, cancelled after a major one).
+    func applyNoticeRules(store: StoreID, now: Date) async throws {
+        try await database.transaction { [logger = database.logger] connection in
+            guard try await StoreLock.take(store, connection, logger) != nil else { return }
+            try await Bookings.applyNoticeRules(store: store, now: now, connection, logger)
+        }
+    }
+
+    /// Runs one step; a failure is logged and counted, and nil.
+    private func step<T: Sendable>(_ name: String, _ body: () async throws -> T) async -> T? {
+        do {
+            let value = try await body()
+            HubMetrics.batchStep(name, failed: false)
+            return value
+        } catch {
+            HubMetrics.batchStep(name, failed: true)
+            database.logger.warning("a batch's step failed; the door's next batch does it again",
+                                    metadata: ["step": "\(name)", "error": "\(HubDatabase.hubError(error).coded.message)"])
+            return nil
+        }
+    }
+}

@@ -1,0 +1,83 @@
+@testable import CLupHub
+import CLupCore
+import CLupProtocol
+import Foundation
+import XCTest
+
+/// What a stored batch sets going after its commit (`BatchSteps`), each step alone, and a
+/// step that fails leaving the batch's answer as it is.
+final class BatchStepsTests: XCTestCase {
+    func passage(_ direction: PassageDirection, _ totem: TestTotem) -> DomainEvent {
+        .passage(direction: direction, door: totem.door, businessDay: .today, at: Date(), ticket: nil, steady: nil)
+    }
+
+    func version(_ hub: HubFixture) throws -> String { try hub.sql("SELECT settings_version FROM store") }
+
+    func test_theHealthStepKeepsWhatTheTotemReportedAndOnlyAVersionThatIsOne() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let steps = BatchSteps(database: hub.database)
+            let health = TotemHealth(devices: [.init(role: "printer", state: "fault", detail: "no paper")], printer: "NOT READY: stopped",
+                                     softwareVersion: "1.4.2")
+            let paused = try await steps.recordHealth(health, device: a.device.deviceID)
+            XCTAssertNil(paused, "no update reported, no rollout paused")
+            XCTAssertEqual(try hub.sql("SELECT software_version FROM totem"), "1.4.2")
+            XCTAssertEqual(try hub.sql("SELECT last_health::jsonb->>'printer' FROM totem"), "NOT READY: stopped")
+            _ = try await steps.recordHealth(TotemHealth(devices: [], printer: "ready", softwareVersion: "1.4.2'; DROP TABLE totem; --"),
+                                             device: a.device.deviceID)
+            XCTAssertEqual(try hub.sql("SELECT software_version || ' ' || (last_health::jsonb->>'printer') FROM totem"), "1.4.2 ready",
+                           "what is not a version is not kept as one")
+        }
+    }
+
+    func test_theDoorSharesStepKeepsTheDoorsFiguresAndTellsTheOtherDoorsOnlyOfNews() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            _ = try await hub.enrol("B", door: "south")
+            let steps = BatchSteps(database: hub.database)
+            try await steps.planDoorShares(DoorReport(held: 3, waiting: 2, seq: 5), news: false, store: "7", device: a.device.deviceID)
+            XCTAssertEqual(try hub.sql("SELECT held || ' ' || waiting || ' ' || held_seq FROM door_grant WHERE device_id = '\(a.device.deviceID)'"),
+                           "3 2 5")
+            let before = try version(hub)
+            try await steps.planDoorShares(DoorReport(held: 3, waiting: 2, seq: 6), news: false, store: "7", device: a.device.deviceID)
+            XCTAssertEqual(try version(hub), before, "the same figures and no news: the doors are not woken")
+            try await steps.planDoorShares(nil, news: true, store: "7", device: a.device.deviceID)
+            XCTAssertEqual(Int(try version(hub)), Int(before)! + 1, "a ticket called or used is news for the other door")
+            // An older report (its seq before the one kept) changes nothing.
+            try await steps.planDoorShares(DoorReport(held: 9, waiting: 9, seq: 4), news: false, store: "7", device: a.device.deviceID)
+            XCTAssertEqual(try hub.sql("SELECT held FROM door_grant WHERE device_id = '\(a.device.deviceID)'"), "3")
+        }
+    }
+
+    /// The notice rules failing (their table held by another session past the statement's
+    /// deadline) neither fails the batch nor loses its events; the step run again later does
+    /// what was left undone, from what the database holds.
+    func test_aFailingStepLeavesTheBatchHeldAndTheStepDoneLaterCatchesUp() async throws {
+        try await withHub { hub in
+            let admin = HubAdmin(database: hub.database)
+            try await admin.setStore(id: "7", .init(capacity: 2, bookingShare: 0.5, totemBookingPlaces: 0))
+            _ = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: 45, majorDelayMinutes: 600, reminderMinutes: nil)
+            let a = try await hub.enrol("A", door: "north")
+            // Store 7 is open all day in slots of 30 minutes: the next starts within the delay notice's 45.
+            let today = try await Bookings(database: hub.database).slots(store: "7", day: nil).slots
+            let tomorrow = BusinessDay(containing: Date().addingTimeInterval(86_400), startMinute: 0, timeZone: TimeZone(identifier: "UTC")!)
+            var next = today.first(where: { $0.start > Date() })
+            if next == nil { next = try await Bookings(database: hub.database).slots(store: "7", day: tomorrow.description).slots.first }
+            let booked = try await Bookings(database: hub.database).book(
+                store: "7", .init(slotStart: try XCTUnwrap(next).start, customerRef: "customer-0042", forSomeoneElse: nil)).number
+            let holder = try LockHolder(hub.postgres, database: hub.name, lockingStatement: "LOCK TABLE notice IN EXCLUSIVE MODE")
+            defer { holder.release() }
+            // Two in: the store is full, and its notice rules wait on the table until their deadline.
+            let reply = try await Ingest(database: hub.database).apply(a.batch(a.upload([passage(.entry, a), passage(.entry, a)])),
+                                                                       from: a.device)
+            XCTAssertEqual(reply.acknowledged, 2, "the batch is held though its notice rules could not run")
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM event"), "2")
+            holder.release()
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM notice"), "0")
+            // Its statement was being prepared when it waited past its deadline: the connection
+            // it failed on is gone, and the step runs on another (`HubDatabase.withConnection`).
+            try await BatchSteps(database: hub.database).applyNoticeRules(store: "7", now: Date())
+            XCTAssertEqual(try hub.sql("SELECT kind || ' ' || booking_number FROM notice"), "delayed \(booked)")
+        }
+    }
+}
