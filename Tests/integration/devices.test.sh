@@ -24,10 +24,8 @@ start_with_devices() {
 }
 
 # Waits until clupctl status shows TEXT (a minute at most, for a kiosk that never does).
-wait_status() {
-  for _ in $(seq 1 600); do clupctl status | grep -q -- "$1" && return 0; sleep 0.1; done
-  fail "status never showed [$1]: $(clupctl status)"
-}
+status_shows() { clupctl status | grep -q -- "$1"; }
+wait_status() { (wait_until 60 status_shows "$1") || fail "status never showed [$1]: $(clupctl status)"; }
 
 test_a_tap_on_the_panel_prints_a_ticket_and_its_scan_at_the_reader_opens_the_turnstile() {
   start_with_devices
@@ -36,12 +34,13 @@ test_a_tap_on_the_panel_prints_a_ticket_and_its_scan_at_the_reader_opens_the_tur
   two_taps > "$WORK/taps.events"
   # The first touch wakes the screen, the second presses "Get a ticket".
   "$BIN/clupd" encode-events "$WORK/taps.events" > "$WORK/touch"
-  for _ in $(seq 1 600); do [ -n "$(newest_ticket)" ] && break; sleep 0.1; done
+  # shellcheck disable=SC2016 # read again at each try
+  wait_until 60 '[ -n "$(newest_ticket)" ]'
   assert_eq "$(wait_for_print A-001)" called
   code=$(printed_qr_text A-001)
+  # Scanned at the real reader.
   "$BIN/clupd" scanner-keys "$code" > "$WORK/reader"
-  for _ in $(seq 1 600); do [ "$(ticket_field A-001 state)" = admitted ] && break; sleep 0.1; done
-  assert_eq "$(ticket_field A-001 state)" admitted "scanned at the real reader"
+  wait_until_prints 60 admitted ticket_field A-001 state
   assert_contains "$(clupctl status)" "turnstile    simulated  ok       1 releases"
   rc=0; out=$(clupctl sim scan "$code" 2>&1) || rc=$?
   assert_contains "$out" "E-CTL-006 the door reader is a real one"
@@ -76,8 +75,7 @@ test_a_scanner_in_the_shops_keyboard_layout_opens_the_door() {
     wait_until 60 refusals_above "$before"
     assert_eq "$(ticket_field A-001 state)" called "a garbled code admits nobody ($layout)"
     "$BIN/clupd" scanner-keys --layout "$layout" "$code" > "$WORK/reader"
-    for _ in $(seq 1 600); do [ "$(ticket_field A-001 state)" = admitted ] && break; sleep 0.1; done
-    assert_eq "$(ticket_field A-001 state)" admitted "scanned by a scanner in the $layout layout"
+    wait_until_prints 60 admitted ticket_field A-001 state
     number=$((number + 1))
   done
   echo "report: $number scanners (it, fr, es) opened the door; a scanner in another layout was refused at each"

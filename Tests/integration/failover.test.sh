@@ -44,23 +44,8 @@ test_the_primary_killed_mid_ingest_the_replica_takes_over_and_nothing_acknowledg
 
   # What each totem was told is held is on the new primary, every seq of it.
   local report
-  report=$(python3 - "$WORK/load.json" "$killed" "$promoted" <<'PY'
-import json, sys
-load = json.load(open(sys.argv[1]))
-killed, promoted = float(sys.argv[2]), float(sys.argv[3])
-before = [t for t in load["answered"] if t < killed]
-after = [t for t in load["answered"] if t > killed]
-if not before or not after:
-    raise SystemExit(f"answered before the kill: {len(before)}, after: {len(after)}")
-# The pause: the longest time without an answer across the kill; the hub answers again at its end.
-times = load["answered"]
-gap, end = max((b - a, b) for a, b in zip(times, times[1:]) if b > killed)
-print(f"{end - killed:.1f} {promoted - killed:.1f} {len(times)} {load['failures']} "
-      f"{sum(load['acknowledged'].values())} {gap:.1f}")
-for device, held in sorted(load["acknowledged"].items()):
-    print(device, held)
-PY
-) || fail "the load's answers: $report"
+  report=$(python3 "$ROOT/Tests/integration/tools/load-answers.py" "$WORK/load.json" "$killed" "$promoted") \
+    || fail "the load's answers: $report"
   local again promotion batches failures total pause
   read -r again promotion batches failures total pause <<<"$(head -n 1 <<<"$report")"
   local device held found missing=0

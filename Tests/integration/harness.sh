@@ -33,11 +33,14 @@ assert_promtool_clean() {
 # $(…) that must run again each time, in single quotes, where shellcheck asks (SC2016)
 # whether they are meant: say so with `# shellcheck disable=SC2016` on the line above.
 # For [ "$(COMMAND)" = VALUE ], wait_until_prints needs neither, and says more on failure.
+# Both fail the test when the time is up; inside ( … ) they end only that subshell, so that
+# `(wait_until 10 COND) || fail "MESSAGE"` can add what would help to see why.
+# These are the tests' waits: no test sleeps for something to happen.
 wait_until() {
   local seconds=$1; shift
   for _ in $(seq 1 $((seconds * 10))); do
     if [ $# -eq 1 ]; then eval "$1" && return 0; else "$@" && return 0; fi
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between polls
   done
   fail "not within $seconds s: $*"
 }
@@ -49,7 +52,7 @@ wait_until_prints() {
   for _ in $(seq 1 $((seconds * 10))); do
     out=$("$@") || true
     [ "$out" = "$expected" ] && return 0
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between polls
   done
   fail "not within $seconds s: $* printed [$out], not [$expected]"
 }

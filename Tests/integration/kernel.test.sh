@@ -19,10 +19,8 @@ FIXTURES=$ROOT/Tests/Fixtures/evemu
 # Waits until clupctl status shows TEXT. The guest's CPUs are emulated, and slower still
 # while the host's other core is busy, so the bound (2 minutes) is only for a kiosk that
 # never gets there.
-wait_status() {
-  for _ in $(seq 1 1200); do clupctl status | grep -q -- "$1" && return 0; sleep 0.1; done
-  fail "status never showed [$1]: $(clupctl status)"
-}
+status_shows() { clupctl status | grep -q -- "$1"; }
+wait_status() { (wait_until 120 status_shows "$1") || fail "status never showed [$1]: $(clupctl status)"; }
 
 # Counts the bytes of FILE that are not zero.
 lit_bytes() { tr -d '\000' < "$1" | wc -c; }
@@ -66,6 +64,9 @@ test_the_kernels_framebuffer_shows_the_screen_at_32_and_16_bits_per_pixel() {
   done
 }
 
+# Whether FILE exists and has more than N bytes.
+has_more_bytes_than() { [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt "$2" ]; }
+
 test_the_greeting_is_heard_on_a_real_sound_card() {
   kiosk_start '[hardware]' 'speaker = "plughw:Loopback,0,0"'
   wait_status "voice        alsa       ok       plughw:Loopback,0,0, 0 utterances"
@@ -73,7 +74,7 @@ test_the_greeting_is_heard_on_a_real_sound_card() {
   # from before the greeting until the voice says it has played all of it.
   arecord -q -D plughw:Loopback,1,0 -f S16_LE -r 22050 -c 1 -d 600 "$WORK/heard.wav" &
   recorder=$!
-  for _ in $(seq 1 1200); do [ "$(stat -c %s "$WORK/heard.wav" 2>/dev/null || echo 0)" -gt 4410 ] && break; sleep 0.1; done
+  wait_until 120 has_more_bytes_than "$WORK/heard.wav" 4410
   clupctl sim approach >/dev/null
   wait_status 'voice        alsa       ok       plughw:Loopback,0,0, 1 utterance; last said "Welcome.'
   kill -INT "$recorder"
@@ -107,7 +108,7 @@ plug_panel() {
     node=$(grep -m1 '^/dev/input/event' "$WORK/panel.out" || true)
     [ -n "$node" ] && { ln -sfn "$node" "$WORK/touch"; return 0; }
     kill -0 "$PANEL_PID" 2>/dev/null || break
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between this helper's polls (it stops when the panel's tool ends)
   done
   fail "no panel: $(cat "$WORK/panel.out")"
 }
@@ -128,8 +129,8 @@ test_a_uinput_panel_is_grabbed_and_its_taps_print_a_ticket_and_unplugging_it_is_
   rc=0; timeout 60 evemu-record "$WORK/touch" > "$WORK/others-see.txt" 2>&1 || rc=$?
   assert_contains "$(cat "$WORK/others-see.txt")" "this device is grabbed" "evemu-record (exit $rc)"
   touch "$WORK/clupd-has-the-panel"
-  for _ in $(seq 1 1200); do [ -n "$(newest_ticket)" ] && break; sleep 0.1; done
-  [ -n "$(newest_ticket)" ] || fail "no ticket after two taps: $(clupctl status) $(tail -5 "$WORK/clupd.log")"
+  # shellcheck disable=SC2016 # read again at each try
+  (wait_until 120 '[ -n "$(newest_ticket)" ]') || fail "no ticket after two taps: $(clupctl status) $(tail -5 "$WORK/clupd.log")"
   assert_eq "$(newest_ticket)" A-001
   echo "report: two taps through uinput and evdev printed $(newest_ticket), $(wait_for_print A-001)"
   # Unplugged: out of order; plugged back: working again.

@@ -7,9 +7,7 @@ source "$ROOT/Tests/integration/harness.sh"
 
 # The label of button NAME on the screen shown.
 button_label() {
-  clupctl screen --json | python3 -c "
-import json, sys
-print(*[b['label'] for b in json.load(sys.stdin)['buttons'] if b['name'] == '$1'])"
+  clupctl screen --json | python3 "$ROOT/Tests/integration/tools/screen-button.py" label "$1"
 }
 
 # What the voice said last (clupctl devices).

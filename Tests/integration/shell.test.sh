@@ -22,16 +22,16 @@ shell_open() {
   mkdir -p "$WORK/home"
   tm new-session -d -s t -x 160 -y 48 -e HOME="$WORK/home" -e TERM=xterm-256color -e LANG=C.UTF-8 \
      -e CLUP_SOCKET="$WORK/control.sock" -e CLUP_SESSION_FILE="${SHELL_SESSION:-$WORK/shell-session}" \
-     "$* ${CLUPCTL:-$BIN/clupctl}; echo SHELL-EXIT=\$?; sleep 3600"
+     "$* ${CLUPCTL:-$BIN/clupctl}; echo SHELL-EXIT=\$?; sleep 3600"  # not a wait: keeps the pane open to be read
   tm set-option -t t history-limit 50000 >/dev/null
 }
 shell_close() { tm kill-session -t t 2>/dev/null || true; }
 pane() { tm capture-pane -p -J -t t -S - -E -; }
 # Waits until the screen shows REGEX (SECONDS, default 20).
+pane_shows() { pane | grep -Eq -- "$1"; }
 wait_pane() {
   local re=$1 seconds=${2:-20}
-  for _ in $(seq 1 $((seconds * 10))); do pane | grep -Eq -- "$re" && return 0; sleep 0.1; done
-  fail "the screen never showed [$re]; it shows: $(pane | grep -v '^$' | tail -n 15)"
+  (wait_until "$seconds" pane_shows "$re") || fail "the screen never showed [$re]; it shows: $(pane | grep -v '^$' | tail -n 15)"
 }
 prompts() { pane | grep -Ec -- "$PROMPT_RE"; }
 keys() { tm send-keys -t t "$@"; }
@@ -39,10 +39,10 @@ type_text() { tm send-keys -t t -l -- "$1"; }
 # The line being edited: the last prompt line on the screen.
 edit_line() { pane | grep -E -- "$PROMPT_RE" | tail -n 1; }
 # Waits until there are more than N prompts on the screen.
+more_prompts_than() { (( $(prompts) > $1 )); }
 wait_prompts() {
   local n=$1 seconds=${2:-30}
-  for _ in $(seq 1 $((seconds * 10))); do (( $(prompts) > n )) && return 0; sleep 0.1; done
-  fail "no new prompt; the screen shows: $(pane | grep -v '^$' | tail -n 15)"
+  (wait_until "$seconds" more_prompts_than "$n") || fail "no new prompt; the screen shows: $(pane | grep -v '^$' | tail -n 15)"
 }
 # What came between the last two prompts: the output of the last command.
 last_output() {
@@ -272,7 +272,7 @@ test_an_idle_session_ends_and_says_so() {
   clupctl sim press get-ticket >/dev/null
   wait_for_print A-001 >/dev/null
   assert_contains "$(clupctl status)" "queue"
-  sleep 2.5   # the idle limit itself is what is tested
+  sleep 2.5  # not a wait: the idle limit itself is what is tested (clupd has no clock to move)
   rc=0; out=$(clupctl skip A-001 2>&1) || rc=$?
   assert_status $rc 1 "$out"
   assert_contains "$out" "E-CTL-021 your session ended (idle 2 s); log in again"
@@ -377,12 +377,8 @@ test_calibration_corrects_a_panel_turned_and_offset() {
   wait_pane "$PROMPT_RE"
   calibrate
   matrix=$(pane | sed -n 's/^calibration \[\(.*\)\]$/\1/p' | tail -n 1)
-  python3 - "$matrix" <<'EOF' || fail "matrix [$matrix] is not [0, -1, 0.98, 1, 0, -0.03]"
-import sys
-got = [float(v) for v in sys.argv[1].split(",")]
-want = [0, -1, 0.98, 1, 0, -0.03]
-sys.exit(0 if all(abs(g - w) <= 0.005 for g, w in zip(got, want)) else 1)
-EOF
+  python3 "$ROOT/Tests/integration/tools/numbers-within.py" 0.005 "$matrix" "0, -1, 0.98, 1, 0, -0.03" \
+    || fail "matrix [$matrix] is not [0, -1, 0.98, 1, 0, -0.03]"
   error=$(pane | sed -n 's/^max error \([0-9.]*\) mm.*/\1/p' | tail -n 1)
   python3 -c "import sys; sys.exit(0 if float('$error') < 1 else 1)" || fail "max error $error mm"
   type_text n; keys Enter
@@ -396,11 +392,7 @@ EOF
   assert_contains "$(cat "$WORK/state/calibration.json")" '"by" : "tess"'
   # A touch where the turned panel reads "Get a ticket" now presses it.
   clupctl sim approach >/dev/null
-  read -r bx by < <(clupctl screen --json | python3 -c '
-import json, sys
-s = json.load(sys.stdin)
-b = next(b for b in s["buttons"] if b["name"] == "get-ticket")
-print((b["x"] + b["width"] / 2) / s["width"], (b["y"] + b["height"] / 2) / s["height"])')
+  read -r bx by < <(clupctl screen --json | python3 "$ROOT/Tests/integration/tools/screen-button.py" centre get-ticket)
   read -r rx ry <<<"$(raw_for "$bx" "$by")"
   raw_tap "$rx" "$ry" > "$WORK/tap.events"
   "$BIN/clupd" encode-events "$WORK/tap.events" > "$WORK/touch"

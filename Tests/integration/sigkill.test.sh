@@ -36,6 +36,10 @@ load() {
 }
 
 sql() { sqlite3 -batch -noheader "$WORK/state/clup.sqlite" "$1"; }
+# How many ticket numbers were issued more than once, by the event log.
+numbers_issued_twice() {
+  sql "SELECT COUNT(*) FROM (SELECT json_extract(payload, '$.ticketIssued._0.number') AS n FROM event WHERE type = 'ticket.issued' GROUP BY n HAVING COUNT(*) > 1)"
+}
 
 test_sigkill_at_random_moments_loses_nothing_acknowledged() {
   kiosk_start '[queue]' 'capacity = 6' 'priority_share = 0' 'presentation_window_minutes = 0.2' \
@@ -46,7 +50,7 @@ test_sigkill_at_random_moments_loses_nothing_acknowledged() {
   clupctl sim approach >/dev/null
   for round in $(seq 1 "$KILLS"); do
     load & loader=$!
-    sleep "0.$((RANDOM % 8 + 2))"
+    sleep "0.$((RANDOM % 8 + 2))"  # not a wait: the load runs for a random moment, then the kill
     kill -KILL "$CLUPD_PID"
     wait "$CLUPD_PID" 2>/dev/null || true
     kill "$loader" 2>/dev/null || true
@@ -83,9 +87,7 @@ test_sigkill_at_random_moments_loses_nothing_acknowledged() {
   [ "$stored_in" -ge "$passes_in" ] || fail "$passes_in entries acknowledged, $stored_in stored"
   [ "$stored_out" -ge "$passes_out" ] || fail "$passes_out exits acknowledged, $stored_out stored"
   assert_eq "$(sql "SELECT entries || '/' || exits FROM ledger")" "$stored_in/$stored_out" "ledger vs passage events"
-  repeats=$(sql "SELECT COUNT(*) FROM (SELECT json_extract(payload, '$.ticketIssued._0.number') AS n FROM event
-                 WHERE type = 'ticket.issued' GROUP BY n HAVING COUNT(*) > 1)")
-  assert_eq "$repeats" 0 "ticket numbers issued twice"
+  assert_eq "$(numbers_issued_twice)" 0 "ticket numbers issued twice"
   issued=$(sql "SELECT COUNT(*) FROM event WHERE type = 'ticket.issued'")
   assert_eq "$(sql "SELECT COUNT(*) FROM ticket")" "$issued" "ticket rows vs issue events"
   echo "report: $KILLS kills with SIGKILL; acknowledged $tickets tickets, $admitted admissions," \

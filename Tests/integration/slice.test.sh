@@ -68,11 +68,7 @@ test_paper_out_is_shown_and_the_ticket_is_not_counted() {
   assert_contains "$(clupctl status)" "screen     print-failed"
   clupctl screenshot "$WORK/failed.png" >/dev/null
   # The printer monitor polls every 5 s; wait for it to see the reason.
-  for _ in $(seq 1 70); do
-    clupctl status | grep -q media-empty-error && break
-    sleep 0.1
-  done
-  assert_contains "$(clupctl status)" "media-empty-error"
+  wait_until 7 'clupctl status | grep -q media-empty-error'
   assert_contains "$(clupctl status)" "NOT READY"
   assert_contains "$(clupctl status)" "0 waiting, 0 called"
 }
@@ -131,6 +127,9 @@ TEST
   ipptool -t -v "ipp://$socket/printers/$queue" "$WORK/create-job.test" | sed -n 's/^ *job-id (integer) = //p'
 }
 
+# Whether clupd has recorded the print job of ticket NUMBER.
+a_print_job_is_recorded_for() { [ -n "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT print_job FROM ticket WHERE number = '$1'")" ]; }
+
 test_print_jobs_a_stop_interrupted_are_settled_with_cupsd_at_once_on_restart() {
   # A printer that never finishes, and a follow that would wait ten minutes: only settling
   # with cupsd at once ends the ticket within the test.
@@ -138,7 +137,7 @@ test_print_jobs_a_stop_interrupted_are_settled_with_cupsd_at_once_on_restart() {
   clupctl sim approach >/dev/null
   clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
   day=$(clupctl status --json | sed -n 's/^ *"businessDay" : "\(.*\)",*$/\1/p')
-  for _ in $(seq 1 100); do [ -n "$(sqlite3 "$WORK/state/clup.sqlite" "SELECT print_job FROM ticket WHERE number = 'A-001'")" ] && break; sleep 0.1; done
+  wait_until 10 a_print_job_is_recorded_for A-001
   kill -KILL "$CLUPD_PID"; wait "$CLUPD_PID" 2>/dev/null || true
   # As if clupd had been stopped between creating A-001's job and sending its document:
   # the job it recorded is one without a document; the job with the document is one it
@@ -151,8 +150,8 @@ test_print_jobs_a_stop_interrupted_are_settled_with_cupsd_at_once_on_restart() {
   kiosk_start_daemon
   assert_eq "$(wait_for_print A-001)" print-failed
   assert_contains "$(clupctl printer)" "E-KSK-003 clupd restarted before the ticket reached the printer"
-  for _ in $(seq 1 100); do [ -z "$(lpstat -h "$WORK/cups/cups.sock" -o clup-hang)" ] && break; sleep 0.1; done
-  assert_eq "$(lpstat -h "$WORK/cups/cups.sock" -o clup-hang)" "" "jobs left unfinished in cupsd"
+  # No job left unfinished in cupsd.
+  wait_until_prints 10 "" lpstat -h "$WORK/cups/cups.sock" -o clup-hang
   grep -q "job=$sent name=A-001-$day .*cancelling a print job no ticket was recorded for" "$WORK/clupd.log" \
     || fail "the job with A-001's document was not cancelled"
   grep -q "job=$orphan name=A-002-$day .*cancelling a print job no ticket was recorded for" "$WORK/clupd.log" \
@@ -209,17 +208,15 @@ test_a_ticket_of_another_totem_is_verified_with_its_key() {
   WORK=$WORK/b kiosk_write_config '[totem]' 'letter = "B"'
   "$BIN/clupd" --simulate --state-dir "$WORK/b/state" --socket "$WORK/b/control.sock" --config "$WORK/b/clupd.toml" \
     >"$WORK/b/clupd.log" 2>&1 & pid_b=$!
-  for _ in $(seq 1 100); do CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" status >/dev/null 2>&1 && break; sleep 0.1; done
-  key_b=$(CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" status | sed -n 's/^ticket key //p')
+  clupctl_b() { CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" "$@"; }
+  wait_until 10 'clupctl_b status >/dev/null 2>&1'
+  key_b=$(clupctl_b status | sed -n 's/^ticket key //p')
   kiosk_write_config '[keys]' "B = \"$key_b\""
   kiosk_start_daemon
-  CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" sim approach >/dev/null
-  CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" sim tap $BUTTON_X $BUTTON_Y >/dev/null
-  for _ in $(seq 1 50); do
-    CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" tickets | grep -q "B-001 .* called" && break
-    sleep 0.1
-  done
-  code_b=$(CLUP_SOCKET="$WORK/b/control.sock" "$BIN/clupctl" tickets --json | sed -n 's/^ *"code" : "\(.*\)",*$/\1/p')
+  clupctl_b sim approach >/dev/null
+  clupctl_b sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  wait_until 30 'clupctl_b tickets | grep -q "B-001 .* called"'
+  code_b=$(clupctl_b tickets --json | sed -n 's/^ *"code" : "\(.*\)",*$/\1/p')
   kill -TERM $pid_b; wait $pid_b || true
   # A does not know whether B called it (B calls its own tickets), but the signature is B's:
   # genuine, and the customer is sent to B's door.
@@ -290,8 +287,7 @@ test_silent_clients_holding_the_control_socket_do_not_stall_the_kiosk() {
   kiosk_start
   python3 "$ROOT/Tests/integration/tools/silent-clients.py" "$WORK/control.sock" 200 > "$WORK/silent.out" 2>&1 &
   silent=$!
-  for _ in $(seq 1 600); do grep -q "holding 200" "$WORK/silent.out" && break; sleep 0.1; done
-  assert_contains "$(cat "$WORK/silent.out")" "holding 200"
+  wait_until 60 grep -q "holding 200" "$WORK/silent.out"
   clupctl sim approach >/dev/null
   for n in 1 2 3; do
     assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-00$n]"
@@ -541,8 +537,7 @@ test_the_store_fills_up_then_calls_when_someone_leaves_and_expires_no_shows() {
   assert_eq "$(ticket_field A-002 state)" called "called when someone left"
   assert_contains "$(clupctl queue)" "A-002    regular   called"
   # The 9 s window ends on clupd's monotonic clock; the rules' tests check it is exact.
-  for _ in $(seq 1 600); do [ "$(ticket_field A-002 state)" = no-show ] && break; sleep 0.1; done
-  assert_eq "$(ticket_field A-002 state)" no-show "after the 9 s window"
+  wait_until_prints 60 no-show ticket_field A-002 state
   assert_eq "$(ticket_field A-003 state)" called "the no-show's place goes to the next"
 }
 
@@ -618,6 +613,18 @@ test_typed_text_forges_no_line_of_the_audit_the_ledger_or_the_log() {
   assert_no_forged_line "$(clupctl ledger)" "clupctl ledger"
 }
 
+# Stores what a clupd without the bound on corrections committed: a correction of
+# 9223372036854775807 people at door main on business day DAY, in the ledger and as an event.
+store_unbounded_correction() {
+  local day=$1
+  sqlite3 "$WORK/state/clup.sqlite" "
+    INSERT INTO ledger (business_day, door, entries, exits, corrections) VALUES ('$day', 'main', 0, 0, 9223372036854775807)
+      ON CONFLICT (business_day, door) DO UPDATE SET corrections = 9223372036854775807;
+    INSERT INTO event (device_id, seq, wall_time, type, payload) SELECT device_id, MAX(seq) + 1, MAX(wall_time), 'occupancy.corrected',
+      '{\"occupancyCorrected\":{\"at\":0,\"businessDay\":{\"date\":\"$day\"},\"by\":\"root\",\"delta\":9223372036854775807,\"door\":\"main\",\"reason\":\"x\"}}'
+      FROM event GROUP BY device_id;"
+}
+
 test_an_absurd_correction_is_refused_and_one_stored_earlier_does_not_stop_clupd() {
   kiosk_start '[queue]' 'capacity = 2' 'priority_share = 0'
   clupctl sim approach >/dev/null
@@ -632,12 +639,7 @@ test_an_absurd_correction_is_refused_and_one_stored_earlier_does_not_stop_clupd(
   # What a clupd without the bound committed: the correction, in the ledger and the log.
   day=$(clupctl status --json | sed -n 's/^ *"businessDay" : "\(.*\)",*$/\1/p')
   kiosk_stop
-  sqlite3 "$WORK/state/clup.sqlite" "
-    INSERT INTO ledger (business_day, door, entries, exits, corrections) VALUES ('$day', 'main', 0, 0, 9223372036854775807)
-      ON CONFLICT (business_day, door) DO UPDATE SET corrections = 9223372036854775807;
-    INSERT INTO event (device_id, seq, wall_time, type, payload) SELECT device_id, MAX(seq) + 1, MAX(wall_time), 'occupancy.corrected',
-      '{\"occupancyCorrected\":{\"at\":0,\"businessDay\":{\"date\":\"$day\"},\"by\":\"root\",\"delta\":9223372036854775807,\"door\":\"main\",\"reason\":\"x\"}}'
-      FROM event GROUP BY device_id;"
+  store_unbounded_correction "$day"
   kiosk_start_cups
   kiosk_start_daemon || fail "clupd did not start with the stored correction"
   assert_contains "$(clupctl status)" "9223372036854775807 inside of 2"
@@ -656,7 +658,7 @@ test_sighup_reloads_the_configuration_and_a_bad_file_keeps_the_one_in_force() {
   # The manager raises the capacity: a reload calls A-002 at once.
   sed -i 's/^capacity = 1$/capacity = 2/' "$WORK/clupd.toml"
   kill -HUP "$CLUPD_PID"
-  for _ in $(seq 1 600); do clupctl status | grep -q "inside of 2" && break; sleep 0.1; done
+  wait_until 60 'clupctl status | grep -q "inside of 2"'
   assert_contains "$(clupctl status)" "0 inside of 2"
   assert_eq "$(ticket_field A-002 state)" called "called once there was room"
   assert_contains "$(clupctl config show)" "capacity = 2"
@@ -664,7 +666,7 @@ test_sighup_reloads_the_configuration_and_a_bad_file_keeps_the_one_in_force() {
   cp "$WORK/clupd.toml" "$WORK/good.toml"
   sed -i 's/^capacity = 2$/capacity = "lots"/' "$WORK/clupd.toml"
   kill -HUP "$CLUPD_PID"
-  for _ in $(seq 1 600); do clupctl status | grep -q "PROBLEM" && break; sleep 0.1; done
+  wait_until 60 'clupctl status | grep -q PROBLEM'
   kill -0 "$CLUPD_PID" || fail "SIGHUP stopped clupd"
   assert_contains "$(clupctl status)" "PROBLEM    E-CFG-002 the configuration was not reloaded (E-CFG-001 $WORK/clupd.toml:"
   assert_contains "$(clupctl status)" "queue.capacity: expected an integer, got a string); the one read at"
@@ -675,7 +677,7 @@ test_sighup_reloads_the_configuration_and_a_bad_file_keeps_the_one_in_force() {
   printf '[totem]\nletter = "B"\n' >> "$WORK/clupd.toml"
   sed -i 's/^capacity = 2$/capacity = 3/' "$WORK/clupd.toml"
   kill -HUP "$CLUPD_PID"
-  for _ in $(seq 1 600); do clupctl status | grep -q "inside of 3" && break; sleep 0.1; done
+  wait_until 60 'clupctl status | grep -q "inside of 3"'
   assert_contains "$(clupctl status)" "PROBLEM    E-CFG-003 reloaded, but totem.letter changed and take effect only when clupd restarts"
   assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-003]"
 }

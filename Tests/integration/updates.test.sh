@@ -147,24 +147,14 @@ test_a_totem_keeps_the_key_it_was_first_given() {
   updates_up
   "$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt" >/dev/null || fail "apt-source"
   # The enrolment file is clupd's: a key changed there is refused, not trusted.
-  python3 - "$WORK/state/enrolment.json" <<'EOF'
-import base64, json, sys
-enrolment = json.load(open(sys.argv[1]))
-enrolment["releaseKey"] = base64.b64encode(b"\x99" + bytes(200)).decode()
-json.dump(enrolment, open(sys.argv[1], "w"))
-EOF
+  python3 "$ROOT/Tests/integration/tools/alter-enrolment.py" "$WORK/state/enrolment.json" forged-release-key
   before=$(sha256sum < "$WORK/apt/etc/apt/keyrings/clup-chain.gpg")
   rc=0; out=$("$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt" 2>&1) || rc=$?
   assert_status $rc 1 "$out"
   assert_contains "$out" "E-UPD-002"
   assert_eq "$(sha256sum < "$WORK/apt/etc/apt/keyrings/clup-chain.gpg")" "$before" "the key apt trusts"
   # A totem enrolled where the hub has no release key is told so.
-  python3 - "$WORK/state/enrolment.json" <<'EOF'
-import json, sys
-enrolment = json.load(open(sys.argv[1]))
-del enrolment["releaseKey"]
-json.dump(enrolment, open(sys.argv[1], "w"))
-EOF
+  python3 "$ROOT/Tests/integration/tools/alter-enrolment.py" "$WORK/state/enrolment.json" no-release-key
   rc=0; out=$("$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt2" 2>&1) || rc=$?
   assert_status $rc 1 "$out"; assert_contains "$out" "E-UPD-001"
   [ ! -e "$WORK/apt2/sources.list.d/clup.sources" ] || fail "a source without a key was written"

@@ -79,7 +79,7 @@ hub_serve() {
   for _ in $(seq 1 300); do
     curl -sf --cacert "$WORK/hub/ca.pem" "https://${HUB_HOST:-127.0.0.1}:$port/v1/health" >/dev/null 2>&1 && return 0
     kill -0 "$pid" 2>/dev/null || { echo "clup-hub $name exited; its log:" >&2; cat "$WORK/$name.log" >&2; return 1; }
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between this helper's polls
   done
   echo "clup-hub $name did not answer within 30 s" >&2
   return 1
@@ -89,7 +89,7 @@ hub_serve() {
 stop_pid() {
   local pid=$1 signal=${2:-TERM}
   kill "-$signal" "$pid" 2>/dev/null || return 0
-  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done  # not a wait: this helper's polls
   if kill -0 "$pid" 2>/dev/null; then
     echo "pid $pid ignored SIG$signal for 15 s; killed" >&2
     kill -KILL "$pid" 2>/dev/null || true

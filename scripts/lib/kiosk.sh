@@ -65,7 +65,7 @@ kiosk_start_daemon() {
   for _ in $(seq 1 100); do
     clupctl status >/dev/null 2>&1 && { kiosk_login; return $?; }
     kill -0 "$CLUPD_PID" 2>/dev/null || { echo "clupd exited; its log:" >&2; cat "$WORK/clupd.log" >&2; return 1; }
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between this helper's polls
   done
   echo "clupd did not answer within 10 s" >&2
   return 1
@@ -116,7 +116,7 @@ wait_for_print() {
   for _ in $(seq 1 600); do
     state=$(ticket_field "$number" state)
     if [ -n "$state" ] && [ "$state" != printing ]; then echo "$state"; return 0; fi
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between this helper's polls
   done
   echo "timeout"
   return 1
@@ -127,7 +127,7 @@ wait_for_screen() {
   local name=$1
   for _ in $(seq 1 600); do
     clupctl status | grep -q "^screen  *$name\$" && return 0
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between this helper's polls
   done
   echo "the screen never became $name: $(clupctl status | sed -n 's/^screen *//p')" >&2
   return 1

@@ -31,7 +31,7 @@ patroni_start() {
   echo $! > "$dir/etcd.pid"
   for _ in $(seq 1 300); do
     curl -sf "http://127.0.0.1:$PATRONI_ETCD_PORT/health" 2>/dev/null | grep -q '"health":"true"' && break
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between this helper's polls
   done
   curl -sf "http://127.0.0.1:$PATRONI_ETCD_PORT/health" | grep -q '"health":"true"' || { cat "$dir/etcd.log" >&2; return 1; }
   [ "$(id -u)" -eq 0 ] && chown postgres: "$dir"
@@ -40,7 +40,7 @@ patroni_start() {
     patroni_write_node "$node"
   done
   patroni_start_node 1
-  for _ in $(seq 1 600); do [ "$(patroni_primary)" = 1 ] && break; sleep 0.1; done
+  for _ in $(seq 1 600); do [ "$(patroni_primary)" = 1 ] && break; sleep 0.1; done  # not a wait: this helper's polls
   [ "$(patroni_primary)" = 1 ] || { echo "patroni: node 1 did not become primary; its log:" >&2; tail -n 40 "$dir/node1.log" >&2; return 1; }
   patroni_start_node 2
   patroni_wait_sync
@@ -117,7 +117,7 @@ patroni_start_node() {
   # shellcheck disable=SC2016 # for that sh to expand
   (cd "$dir" && patroni_as_owner sh -c 'echo $$ > "$1/patroni.pid"; exec patroni "$1/patroni.yml"' patroni "$dir") \
     >>"$WORK/patroni/node$node.log" 2>&1 &
-  for _ in $(seq 1 50); do [ -s "$dir/patroni.pid" ] && break; sleep 0.1; done
+  for _ in $(seq 1 50); do [ -s "$dir/patroni.pid" ] && break; sleep 0.1; done  # not a wait: this helper's polls
 }
 
 # 1 or 2: the node whose REST API says it is the primary (200 on /primary).
@@ -137,7 +137,7 @@ patroni_wait_sync() {
       api=$(eval echo "\$PATRONI_API_$node")
       [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$api/sync" 2>/dev/null)" = 200 ] && return 0
     done
-    sleep 0.1
+    sleep 0.1  # not a wait: the pause between this helper's polls
   done
   echo "patroni: no synchronous replica within 90 s; the logs:" >&2
   tail -n 20 "$WORK/patroni/node1.log" "$WORK/patroni/node2.log" >&2
