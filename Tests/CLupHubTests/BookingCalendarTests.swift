@@ -7,11 +7,11 @@ import XCTest
 /// multiples of the slot length (as the totems issue them), whatever the time zone.
 final class BookingCalendarTests: XCTestCase {
     func calendar(zone: String, opens: Int, closes: Int, slotMinutes: Double = 30, capacity: Int = 40,
-                  bookingShare: Double = 0.25) -> Bookings.Calendar {
+                  bookingShare: Double = 0.25) -> StoreCalendar {
         let settings = StoreSettingsDocument(version: 1, capacity: capacity, priorityShare: 0.1, bookingShare: bookingShare,
                                              windows: .init(presentationMinutes: 5, bookingEarlyMinutes: 10, bookingLateMinutes: 15,
                                                             slotMinutes: slotMinutes))
-        return Bookings.Calendar(zone: TimeZone(identifier: zone)!, opensMinute: opens, closesMinute: closes, settings: settings)
+        return StoreCalendar(zone: TimeZone(identifier: zone)!, opensMinute: opens, closesMinute: closes, settings: settings)
     }
 
     func iso(_ date: Date) -> String { date.formatted(.iso8601) }

@@ -30,7 +30,7 @@ public struct Bookings: Sendable {
         public let start: Date
         public let end: Date
         /// Booking places of the slot open to bookings made through the hub (the rest are
-        /// kept for the totems' own, `Calendar.totemPlaces`), how many are taken and how many are left.
+        /// kept for the totems' own, `StoreCalendar.totemPlaces`), how many are taken and how many are left.
         public let places: Int
         public let booked: Int
         public let free: Int
@@ -96,68 +96,10 @@ public struct Bookings: Sendable {
         _ = try CustomerReference.app(checking: reference)
     }
 
-    /// The store's calendar: its time zone and opening hours, the slot length and the places.
-    struct Calendar {
-        let zone: TimeZone
-        let opensMinute: Int
-        let closesMinute: Int
-        let settings: StoreSettingsDocument
-
-        var slotSeconds: Double { (settings.windows?.slotMinutes ?? 30) * 60 }
-        var placesPerSlot: Int { settings.bookingsPerSlot }
-        /// Places of each slot every totem of the store may book itself (offline too).
-        var totemPlaces: Int { settings.totemBookingPlaces ?? 0 }
-        var early: Double { (settings.windows?.bookingEarlyMinutes ?? 10) * 60 }
-        var late: Double { (settings.windows?.bookingLateMinutes ?? 15) * 60 }
-
-        var gregorian: Foundation.Calendar {
-            var calendar = Foundation.Calendar(identifier: .gregorian)
-            calendar.timeZone = zone
-            return calendar
-        }
-
-        /// The day (YYYY-MM-DD) `date` falls on in the store's zone.
-        func day(of date: Date) -> String {
-            let parts = gregorian.dateComponents([.year, .month, .day], from: date)
-            return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-        }
-
-        /// The slot starts of `day` (on the store's clock, from opening to closing): whole
-        /// multiples of the slot length, as the totems issue them.
-        func starts(of day: String) -> [Date] {
-            guard let number = CivilDay.number(day) else { return [] }
-            let parts = day.split(separator: "-").compactMap { Int($0) }
-            guard parts.count == 3, number >= 0,
-                  let midnight = gregorian.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
-            else { return [] }
-            let opens = midnight.addingTimeInterval(Double(opensMinute) * 60).timeIntervalSince1970
-            let closes = midnight.addingTimeInterval(Double(closesMinute) * 60).timeIntervalSince1970
-            var start = (opens / slotSeconds).rounded(.up) * slotSeconds
-            var starts: [Date] = []
-            while start + slotSeconds <= closes, starts.count < 24 * 60 {
-                starts.append(Date(timeIntervalSince1970: start))
-                start += slotSeconds
-            }
-            return starts
-        }
-    }
-
-    static func calendar(store: StoreID, _ connection: PostgresConnection, _ logger: Logger, lock: Bool) async throws -> Calendar {
-        guard let settings = try await StoreSettingsReader.current(store: store, device: nil, connection, logger, lock: lock),
-              let (opens, closes, zoneName) = try await connection.rows("""
-                  SELECT opens_minute, closes_minute, time_zone FROM store WHERE store_id = \(store)
-                  """, as: (Int, Int, String).self, logger).first
-        else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
-        guard let zone = TimeZone(identifier: zoneName) else {
-            throw HubError(.internalServerError, .hubInternalError, "store \(store)'s time zone \"\(zoneName)\" is unknown to this hub")
-        }
-        return Calendar(zone: zone, opensMinute: opens, closesMinute: closes, settings: settings)
-    }
-
     /// Places of each slot from `first` to `last` kept for the totems' own bookings: each
     /// totem's share, or as many as it issued when more (a totem offline may have issued them
     /// before it heard its share shrink). Unix seconds of the slot → places.
-    static func keptForTotems(store: StoreID, from first: Date, to last: Date, calendar: Calendar, _ connection: PostgresConnection,
+    static func keptForTotems(store: StoreID, from first: Date, to last: Date, calendar: StoreCalendar, _ connection: PostgresConnection,
                               _ logger: Logger) async throws -> [Double: Int] {
         let issued = try await connection.rows("""
             SELECT slot_start, device_id, count(*)::integer FROM ticket
@@ -186,7 +128,7 @@ public struct Bookings: Sendable {
     public func slots(store: StoreID, day: String?, now: Date = Date()) async throws -> DaySlots {
         let logger = database.logger
         return try await database.transaction { connection in
-            let calendar = try await Self.calendar(store: store, connection, logger, lock: false)
+            let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: false)
             let day = day ?? calendar.day(of: now)
             guard CivilDay.number(day) != nil else { throw HubError.badRequest("day is a date, YYYY-MM-DD: not \"\(day.prefix(16))\"") }
             let starts = calendar.starts(of: day)
@@ -216,7 +158,7 @@ public struct Bookings: Sendable {
         return try await database.transaction(once: key) { connection in
             // The store's row lock serves bookings of one store one at a time: the count
             // below is not changed by another hub process before this one commits.
-            let calendar = try await Self.calendar(store: store, connection, logger, lock: true)
+            let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: true)
             let start = request.slotStart
             let day = calendar.day(of: start)
             guard calendar.starts(of: day).contains(start) else {
@@ -279,7 +221,7 @@ public struct Bookings: Sendable {
         }
         let logger = database.logger
         return try await database.transaction(once: key) { connection in
-            let calendar = try await Self.calendar(store: store, connection, logger, lock: true)
+            let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: true)
             // The newest booking with that number (numbers restart each day).
             guard let (day, start, cancelledAt) = try await connection.rows("""
                 SELECT slot_day::text, slot_start, cancelled_at FROM booking

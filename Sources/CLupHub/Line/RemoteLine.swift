@@ -108,7 +108,7 @@ public struct RemoteLine: Sendable {
         let logger = database.logger
         let place = try await database.transaction(once: key) { connection -> Place in
             // Under the store's lock: joins, leaves and the limits of one store one at a time.
-            let calendar = try await Bookings.calendar(store: store, connection, logger, lock: true)
+            let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: true)
             let minute = calendar.gregorian.dateComponents([.hour, .minute], from: now)
             let local = (minute.hour ?? 0) * 60 + (minute.minute ?? 0)
             guard (calendar.opensMinute..<calendar.closesMinute).contains(local) else {
@@ -274,7 +274,7 @@ public struct RemoteLine: Sendable {
     }
 
     static func view(store: StoreID, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws -> StoreView {
-        let calendar = try await Bookings.calendar(store: store, connection, logger, lock: false)
+        let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: false)
         let day = try await businessDay(store: store, connection, logger)
         guard let (name, inside, waiting, calls, heard) = try await connection.rows("""
             SELECT s.name,
