@@ -178,7 +178,14 @@ struct Panel: Sendable {
         let (dayHeader, dayRows) = try await days(store)
         let (laneHeader, laneRows) = try await lanes(store, day: day)
         let now = Date()
-        let slots = try await Bookings(database: database).slots(store: store, day: nil, now: now)
+        // The slots now and next: the rest of the store's day, then the next day's first ones
+        // (late in the evening, what comes next is tomorrow's).
+        let bookings = Bookings(database: database)
+        let today = try await bookings.slots(store: store, day: nil, now: now)
+        var upcoming = today.slots.filter { $0.end > now }
+        if upcoming.count < PanelPages.slotsShown, let next = CivilDay.next(today.day) {
+            upcoming += try await bookings.slots(store: store, day: next, now: now).slots
+        }
         let html = PanelPages.html
         let here = "/panel/stores/\(store)"
         // Shown in the manager's language; the CSV downloads keep the database's words.
@@ -210,7 +217,7 @@ struct Panel: Sendable {
             \(PanelPages.table(words.laneHeader, shownLanes, words: words))
             <p><a href="/panel/stores/\(html(store.rawValue))/lanes.csv\(day.chosen.map { "?day=\($0)" } ?? "")">lanes.csv</a></p>
             <h3>\(words.slotsNowAndNext(settings.bookingsPerSlot))</h3>
-            \(PanelPages.slotsNowAndNext(slots.slots, now: now, zone: zone, words: words))
+            \(PanelPages.slotsNowAndNext(upcoming, now: now, zone: zone, words: words))
             <h3>\(words.days)</h3>
             \(PanelPages.table(words.dayHeader, Array(shownDays.suffix(14)), words: words))
             <p><a href="/panel/stores/\(html(store.rawValue))/days.csv">days.csv</a></p>

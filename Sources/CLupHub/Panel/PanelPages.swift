@@ -159,9 +159,13 @@ enum PanelPages {
         return Cell(words.ok, .ok)
     }
 
-    /// The booking slots of the store's day now and next: the one under way and those after
-    /// it, booked or not, at most `count`.
-    static func slotsNowAndNext(_ slots: [Bookings.Slot], now: Date, zone: TimeZone, words: PanelWords, count: Int = 8) -> String {
+    /// How many booking slots the store's page lists.
+    static let slotsShown = 8
+
+    /// The booking slots now and next: the one under way and those after it, booked or not,
+    /// at most `count`.
+    static func slotsNowAndNext(_ slots: [Bookings.Slot], now: Date, zone: TimeZone, words: PanelWords,
+                                count: Int = slotsShown) -> String {
         table(words.slotHeader, slots.filter { $0.end > now }.prefix(count).map {
             [words.clockTime($0.start, zone), words.number($0.booked), words.number($0.free)]
         }, words: words)
