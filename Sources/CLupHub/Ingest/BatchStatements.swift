@@ -271,9 +271,9 @@ enum BatchStatements {
         func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
     }
 
-    static func bindings(_ texts: any TextBinding...) -> PostgresBindings {
+    static func bindings(_ values: any PostgresNonThrowingEncodable...) -> PostgresBindings {
         var binds = PostgresBindings()
-        for text in texts { binds.append(text.rawValue) }
+        for value in values { binds.append(value) }
         return binds
     }
 }
@@ -286,10 +286,3 @@ extension PostgresConnection {
         return rows
     }
 }
-
-/// What `bindings` binds: text, or an identifier kept as text.
-protocol TextBinding { var rawValue: String { get } }
-extension String: TextBinding { var rawValue: String { self } }
-extension StoreID: TextBinding {}
-extension DeviceID: TextBinding {}
-extension DoorName: TextBinding {}

@@ -17,9 +17,9 @@ struct BatchSteps: Sendable {
     /// Every step, after a batch of `device` that held `fresh` events new to the hub.
     func run(after batch: EventBatch, from device: AuthenticatedDevice, fresh: Bool, now: Date) async {
         if let health = batch.health {
-            let paused = await step("health") { try await recordHealth(health, device: device.deviceID) }
+            let paused = await step("health") { try await recordHealth(health, device: device.deviceID) } ?? nil
             // A rollout this report paused: its totems are told at once (each store under its own lock).
-            if let paused = paused ?? nil {
+            if let paused {
                 await step("rollout") { try await Rollouts(database: database).tellStores(ofRollout: paused) }
             }
         }
