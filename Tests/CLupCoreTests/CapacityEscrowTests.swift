@@ -76,6 +76,27 @@ final class CapacityEscrowTests: XCTestCase {
         XCTAssertEqual(CapacityEscrow.plan(capacity: 10, doors: [a, b]), [nil, 9])
     }
 
+    /// Seen in the hub's test of two doors: B, lowered to 0 earlier and settled since,
+    /// confirms the store's next version in a batch whose report was made just before that
+    /// confirmation. B's limit did not change, so B stays settled: its old, higher limit is
+    /// not reserved again, and A keeps the place it was just given for the customer waiting
+    /// there (it had been lowered back to 5 while holding 6).
+    func test_aDoorConfirmingANewerVersionOfTheSameLimitStaysSettled() {
+        var a = CapacityEscrow.Door(name: "A")
+        var b = CapacityEscrow.Door(name: "B")
+        b.issue(1, version: 15); b.confirmed(limit: 1, version: 15, atSeq: 15); b.report(held: 1, waiting: 0, atSeq: 15)
+        b.issue(0, version: 16); b.confirmed(limit: 0, version: 17, atSeq: 32); b.report(held: 0, waiting: 0, atSeq: 32)
+        XCTAssertEqual(b.reservation, 0)
+        a.issue(6, version: 18); a.confirmed(limit: 6, version: 18, atSeq: 64); a.report(held: 5, waiting: 1, atSeq: 64)
+        b.confirmed(limit: 0, version: 18, atSeq: 33)
+        XCTAssertTrue(b.isSettled, "B's limit has been in force since seq 32, and B reported after it")
+        XCTAssertEqual(b.reservation, 0)
+        XCTAssertEqual(CapacityEscrow.plan(capacity: 6, doors: [a, b]), [nil, nil])
+        // A new limit is another matter: in force only from its own confirmation.
+        b.issue(1, version: 19); b.confirmed(limit: 1, version: 19, atSeq: 34)
+        XCTAssertFalse(b.isSettled, "no report made after the new limit")
+    }
+
     func test_sharingPlaces() {
         XCTAssertEqual(CapacityEscrow.share(10, among: [0, 0, 0]), [4, 3, 3])
         XCTAssertEqual(CapacityEscrow.share(10, among: [2, 0]), [6, 4])
@@ -103,6 +124,12 @@ struct EscrowWalk {
         var inbox: StoreSettingsDocument?
         /// A batch sent earlier, which the network may deliver again later.
         var stale: (events: ArraySlice<DomainEvent>, from: Int, held: Int, waiting: Int, head: Int)?
+        /// The door's figures before its last command (held, waiting, at head): a totem's
+        /// upload may carry those with the command's events, when the upload read its log
+        /// between the command's commit and its report.
+        var before: (held: Int, waiting: Int, head: Int) = (0, 0, 0)
+        /// Its figures after its last command.
+        var latest: (held: Int, waiting: Int, head: Int) = (0, 0, 0)
 
         var head: Int { log.count }
     }
@@ -184,7 +211,10 @@ struct EscrowWalk {
     }
 
     private mutating func record(_ index: Int, _ events: [DomainEvent]) {
+        guard !events.isEmpty else { return }
         doors[index].log += events
+        doors[index].before = doors[index].latest
+        doors[index].latest = (doors[index].day.heldHere, doors[index].day.queueLength, doors[index].head)
     }
 
     private mutating func tick(_ seconds: Double) {
@@ -242,15 +272,17 @@ struct EscrowWalk {
         return policy
     }
 
-    /// The door sends the next `count` events of its log (all when nil) with its figures now;
-    /// the hub applies them, then shares the capacity again.
+    /// The door sends the next `count` events of its log (all when nil) with its figures now,
+    /// or sometimes with those from before its last command; the hub applies them, then
+    /// shares the capacity again.
     private mutating func upload(_ index: Int, count: Int?) {
         guard doors[index].connected else { return }
         let door = doors[index]
         let end = min(door.head, door.uploaded + (count ?? door.head))
         let batch = door.log[door.uploaded..<end]
-        receive(index, batch, from: door.uploaded, held: door.day.heldHere, waiting: door.day.queueLength, head: door.head)
-        doors[index].stale = (batch, door.uploaded, door.day.heldHere, door.day.queueLength, door.head)
+        let figures = Int.random(in: 0..<4, using: &random) == 0 ? door.before : door.latest
+        receive(index, batch, from: door.uploaded, held: figures.held, waiting: figures.waiting, head: figures.head)
+        doors[index].stale = (batch, door.uploaded, figures.held, figures.waiting, figures.head)
         doors[index].uploaded = end
     }
 

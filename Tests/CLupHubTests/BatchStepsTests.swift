@@ -49,6 +49,35 @@ final class BatchStepsTests: XCTestCase {
         }
     }
 
+    /// A door confirming a newer version of the limit it already confirmed stays settled:
+    /// the seq of its first confirmation is kept (`CapacityEscrow.Door.confirmed`), so a
+    /// report made between the two does not make its old, higher limit count again.
+    func test_aNewerVersionOfTheSameLimitKeepsTheSeqOfItsFirstConfirmation() async throws {
+        try await withHub { hub in
+            let b = try await hub.enrol("B", door: "south")
+            let device = b.device.deviceID
+            _ = try hub.sql("""
+                INSERT INTO door_grant (store_id, device_id, held, held_seq, issued_limit, issued_version, outstanding_max,
+                                        confirmed_limit, confirmed_version, confirmed_seq)
+                VALUES ('7', '\(device)', 0, 32, 0, 16, 1, 0, 17, 32)
+                ON CONFLICT (store_id, device_id) DO UPDATE SET held = 0, held_seq = 32, issued_limit = 0, issued_version = 16,
+                    outstanding_max = 1, confirmed_limit = 0, confirmed_version = 17, confirmed_seq = 32
+                """)
+            func confirmed() throws -> String {
+                try hub.sql("SELECT confirmed_limit || ' v' || confirmed_version || ' @' || confirmed_seq FROM door_grant WHERE device_id = '\(device)'")
+            }
+            try await hub.database.withConnection { connection in
+                try await DoorShares.confirm(limit: 0, version: 18, seq: 33, store: "7", device: device, connection, HubFixture.logger)
+            }
+            XCTAssertEqual(try confirmed(), "0 v18 @32", "the same limit, in force since seq 32")
+            _ = try hub.sql("UPDATE door_grant SET issued_limit = 1, issued_version = 19 WHERE device_id = '\(device)'")
+            try await hub.database.withConnection { connection in
+                try await DoorShares.confirm(limit: 1, version: 19, seq: 34, store: "7", device: device, connection, HubFixture.logger)
+            }
+            XCTAssertEqual(try confirmed(), "1 v19 @34", "a new limit is in force from its own confirmation")
+        }
+    }
+
     /// The notice rules failing (their table held by another session past the statement's
     /// deadline) neither fails the batch nor loses its events; the step run again later does
     /// what was left undone, from what the database holds.

@@ -72,12 +72,20 @@ public enum CapacityEscrow {
             heldSeq = seq
         }
 
-        /// The door's log says it put `limit` of `version` in force at `seq`.
+        /// The door's log says it put `limit` of `version` in force at `seq`. A newer version
+        /// of the limit it already confirmed keeps the seq of that first confirmation: the
+        /// limit has been in force since, and a report made after it still settles the door.
         public mutating func confirmed(limit: Int, version: Int64, atSeq seq: Int64) {
             guard version > confirmedVersion else { return }
+            if !confirmsAgain(limit) { confirmedSeq = seq }
             confirmedLimit = limit
             confirmedVersion = version
-            confirmedSeq = seq
+        }
+
+        /// Whether `limit`, confirmed in a newer version, is the last limit sent, which the
+        /// door had already confirmed (`DoorShares.confirm` says the same in SQL).
+        func confirmsAgain(_ limit: Int) -> Bool {
+            confirmedVersion > 0 && confirmedVersion >= issuedVersion && confirmedLimit == limit && limit == issuedLimit
         }
 
         /// The hub sends `limit` in `version`.

@@ -20,14 +20,21 @@ enum DoorShares {
             """, logger: logger)
     }
 
-    /// A door's log says it put `limit` of `version` in force at `seq`.
+    /// A door's log says it put `limit` of `version` in force at `seq`. As
+    /// `CapacityEscrow.Door.confirmed`: a newer version of the limit sent, which the door
+    /// had already confirmed, keeps the seq of that first confirmation.
     static func confirm(limit: Int, version: Int64, seq: Int64, store: StoreID, device: DeviceID,
                         _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO door_grant (store_id, device_id, confirmed_limit, confirmed_version, confirmed_seq)
             VALUES (\(store), \(device), \(limit), \(version), \(seq))
             ON CONFLICT (store_id, device_id) DO UPDATE SET confirmed_limit = excluded.confirmed_limit,
-                confirmed_version = excluded.confirmed_version, confirmed_seq = excluded.confirmed_seq
+                confirmed_version = excluded.confirmed_version,
+                confirmed_seq = CASE WHEN door_grant.confirmed_version > 0
+                        AND door_grant.confirmed_version >= door_grant.issued_version
+                        AND door_grant.confirmed_limit = excluded.confirmed_limit
+                        AND excluded.confirmed_limit = door_grant.issued_limit
+                    THEN door_grant.confirmed_seq ELSE excluded.confirmed_seq END
             WHERE door_grant.confirmed_version < excluded.confirmed_version
             """, logger: logger)
     }
