@@ -20,6 +20,10 @@ usage: hub-load.py setup TOTEMS KEYS_FILE [FIRST_STORE]   prints SQL enrolling T
        hub-load.py app HUB_URL CA TOKEN ROUNDS PATH…    times each of the app's GETs ROUNDS times
        hub-load.py joins HUB_URL CA TOKEN COUNT WORKERS STORE…
                                                          COUNT places taken from phones in those stores' lines
+       hub-load.py line HUB_URL CA TOKEN STORE COUNT PAUSE DATABASE…
+                                                         COUNT places taken one at a time (PAUSE s apart) in STORE's
+                                                         line, whose doors' totems keep the event logs DATABASE…:
+                                                         join → in its door's log (median, p99)
        hub-load.py calls HUB_URL CA TOKEN KEYS_FILE RATE GATEWAY_LOG
                                                          a place from a phone at each totem's store, then each door
                                                          takes it in and calls it, RATE calls a second: the time from
@@ -37,6 +41,7 @@ import http.client
 import json
 import os
 import secrets
+import sqlite3
 import ssl
 import sys
 import threading
@@ -304,6 +309,50 @@ def joins(hub, ca, token, count, workers, stores):
           f"median {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms; answers {json.dumps(statuses, sort_keys=True)}")
 
 
+def line(hub, ca, token, store, count, pause, databases):
+    """COUNT places taken one at a time from phones in STORE's line, PAUSE seconds apart,
+    while the store's doors' totems run with the event logs DATABASES (read, never written).
+    Each place's time is from the join's request to the wall time of the `ticket.issued`
+    event its door's totem recorded for it (one machine, one clock): prints their median and p99."""
+    def read(query, *arguments):
+        rows = []
+        for path in databases:
+            with sqlite3.connect(path, timeout=10) as db:
+                rows += db.execute(query, arguments).fetchall()
+        return rows
+
+    def epoch(wall):  # the totems' wall times: UTC, "2026-11-29 00:32:19.028"
+        return datetime.datetime.fromisoformat(wall).replace(tzinfo=datetime.timezone.utc).timestamp()
+
+    connection = connection_to(hub, ca)
+    asked = {}
+    for index in range(count):
+        body = json.dumps({"customerRef": f"bench-line-{index:06d}"})
+        began = time.time()
+        connection.request("POST", f"/v1/stores/{store}/line", body=body,
+                           headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        response = connection.getresponse()
+        answer = response.read()
+        if response.status != 201 and response.status != 200:
+            sys.exit(f"join {index}: {response.status} {answer[:200]!r}")
+        asked[json.loads(answer)["number"]] = began
+        time.sleep(pause)
+    taken = {}
+    deadline = time.time() + 60
+    while len(taken) < len(asked) and time.time() < deadline:
+        for wall, text in read("SELECT wall_time, payload FROM event WHERE type = 'ticket.issued'"):
+            number = json.loads(text)["ticketIssued"]["_0"]["number"]
+            if number in asked:
+                taken[number] = epoch(wall) - asked[number]
+        time.sleep(0.2)
+    if len(taken) < len(asked):
+        sys.exit(f"{len(asked) - len(taken)} of {len(asked)} places never reached a door's log")
+    latencies = sorted(seconds * 1000 for seconds in taken.values())
+    p = lambda q: latencies[min(len(latencies) - 1, int(len(latencies) * q))]
+    print(f"{count} places, one every {pause:g} s, at {len(databases)} doors: join → in its door's log median {p(0.5):.0f} ms, "
+          f"p99 {p(0.99):.0f} ms")
+
+
 def calls(hub, ca, token, keys_file, rate, gateway_log):
     """For each totem of KEYS_FILE (one per store, its door heard just now): a place taken
     from a phone in its store's line; then, RATE a second, the door takes its place in and
@@ -392,6 +441,8 @@ elif command == "app":
     app(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6:])
 elif command == "joins":
     joins(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), sys.argv[7:])
+elif command == "line":
+    line(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), float(sys.argv[7]), sys.argv[8:])
 elif command == "calls":
     calls(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6]), sys.argv[7])
 elif command == "report-update":
