@@ -66,13 +66,13 @@ final class BatchStepsTests: XCTestCase {
             func confirmed() throws -> String {
                 try hub.sql("SELECT confirmed_limit || ' v' || confirmed_version || ' @' || confirmed_seq FROM door_grant WHERE device_id = '\(device)'")
             }
-            try await hub.database.withConnection { connection in
-                try await DoorShares.confirm(limit: 0, version: 18, seq: 33, store: "7", device: device, connection, HubFixture.logger)
+            try await hub.database.storeTransaction("7") { locked in
+                try await DoorShares.confirm(limit: 0, version: 18, seq: 33, device: device, locked)
             }
             XCTAssertEqual(try confirmed(), "0 v18 @32", "the same limit, in force since seq 32")
             _ = try hub.sql("UPDATE door_grant SET issued_limit = 1, issued_version = 19 WHERE device_id = '\(device)'")
-            try await hub.database.withConnection { connection in
-                try await DoorShares.confirm(limit: 1, version: 19, seq: 34, store: "7", device: device, connection, HubFixture.logger)
+            try await hub.database.storeTransaction("7") { locked in
+                try await DoorShares.confirm(limit: 1, version: 19, seq: 34, device: device, locked)
             }
             XCTAssertEqual(try confirmed(), "1 v19 @34", "a new limit is in force from its own confirmation")
         }

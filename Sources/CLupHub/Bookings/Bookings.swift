@@ -128,7 +128,7 @@ public struct Bookings: Sendable {
     public func slots(store: StoreID, day: String?, now: Date = Date()) async throws -> DaySlots {
         let logger = database.logger
         return try await database.transaction { connection in
-            let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: false)
+            let calendar = try await StoreCalendar.read(store: store, connection, logger)
             let day = day ?? calendar.day(of: now)
             guard CivilDay.number(day) != nil else { throw HubError.badRequest("day is a date, YYYY-MM-DD: not \"\(day.prefix(16))\"") }
             let starts = calendar.starts(of: day)
@@ -155,10 +155,11 @@ public struct Bookings: Sendable {
         try Self.checkReference(request.customerRef)
         guard let storeNumber = UInt32(store.rawValue) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(16))\"") }
         let logger = database.logger
-        return try await database.transaction(once: key) { connection in
+        return try await database.storeTransaction(store, once: key) { locked in
             // The store's row lock serves bookings of one store one at a time: the count
             // below is not changed by another hub process before this one commits.
-            let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: true)
+            let connection = locked.connection
+            let calendar = try await StoreCalendar.read(store: store, connection, logger)
             let start = request.slotStart
             let day = calendar.day(of: start)
             guard calendar.starts(of: day).contains(start) else {
@@ -199,7 +200,7 @@ public struct Bookings: Sendable {
                         \(request.forSomeoneElse ?? false), \(code))
                 """, logger: logger)
             // The doors keep its place while its window is open: they hear of it with the settings.
-            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
             return Made(store: store, number: number, slotStart: start, slotEnd: start.addingTimeInterval(calendar.slotSeconds),
                         windowOpens: start.addingTimeInterval(-calendar.early), windowCloses: start.addingTimeInterval(calendar.late),
                         code: code)
@@ -220,8 +221,9 @@ public struct Bookings: Sendable {
             throw HubError(.notFound, .unknownBooking, "store \(store) has no booking \(number): bookings are numbered up to ZB-\(TicketNumber.maximumSequence)")
         }
         let logger = database.logger
-        return try await database.transaction(once: key) { connection in
-            let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: true)
+        return try await database.storeTransaction(store, once: key) { locked in
+            let connection = locked.connection
+            let calendar = try await StoreCalendar.read(store: store, connection, logger)
             // The newest booking with that number (numbers restart each day).
             guard let (day, start, cancelledAt) = try await connection.rows("""
                 SELECT slot_day::text, slot_start, cancelled_at FROM booking
@@ -248,7 +250,7 @@ public struct Bookings: Sendable {
                 VALUES (\(store), \(reference), 'cancelled', \(parsed.description), \(start))
                 """, logger: logger)
             // The doors refuse it from their next settings on.
-            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
             return Cancelled(store: store, number: parsed.description, cancelledAt: now)
         }
     }
@@ -259,7 +261,8 @@ public struct Bookings: Sendable {
     /// it has been full for its `major_delay_minutes`, those bookings are cancelled and told
     /// so, and the doors refuse them from their next settings. A booking made at a totem has
     /// nobody to tell, and is left alone.
-    static func applyNoticeRules(store: StoreID, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    static func applyNoticeRules(now: Date, _ locked: StoreTransaction) async throws {
+        let (store, connection, logger) = (locked.store, locked.connection, locked.logger)
         guard let (fullSince, majorDelay) = try await connection.rows(BatchStatements.MarkFull(store: store, now: now), logger).first,
               let fullSince
         else { return }
@@ -269,7 +272,7 @@ public struct Bookings: Sendable {
         if !cancelled.isEmpty {
             logger.notice("bookings cancelled: the store has been full for its major delay", metadata: [
                 "store": "\(store)", "bookings": "\(cancelled.joined(separator: " "))", "full since": "\(fullSince.formatted(.iso8601))"])
-            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
         }
     }
 

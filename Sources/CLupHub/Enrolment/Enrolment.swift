@@ -71,7 +71,7 @@ public struct Enrolment: Sendable {
             }
             if let used { throw HubError(.forbidden, .enrolmentCodeUsed, "the code was used on \(used)") }
             guard expires > now else { throw HubError(.forbidden, .enrolmentCodeExpired, "the code expired on \(expires)") }
-            try await StoreLock.take(store, connection, logger)
+            let locked = try await StoreTransaction.locking(store, connection, logger)
             let suffix = HubWire.hex((0..<4).map { _ in UInt8.random(in: 0...255) })
             let deviceID = "store-\(store)-totem-\(letter)-\(suffix)"
             let holders = try await connection.all("""
@@ -94,7 +94,7 @@ public struct Enrolment: Sendable {
                 UPDATE enrolment_code SET used_at = \(now), used_by = \(deviceID) WHERE code_hash = \(Self.hash(code))
                 """, logger: logger)
             // The store's other totems learn its ticket key; the doors share the capacity anew.
-            try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
             var reply = EnrolmentReply(deviceID: deviceID, storeID: store.rawValue, letter: letter, door: door)
             if let key = releases?.publicKey() {
                 reply.releaseKey = key.base64EncodedString()
@@ -108,19 +108,18 @@ public struct Enrolment: Sendable {
     /// other totems no longer admit its tickets, and the places it held go to the other doors.
     public func revoke(deviceID: DeviceID, now: Date = Date()) async throws {
         try await database.transaction { connection in
-            // The store's row first (`StoreLock`), then the totem's.
+            // The store's row first (`StoreTransaction`), then the totem's.
+            var locked: [StoreTransaction] = []
             for store in try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: StoreID.self,
                                                   database.logger) {
-                try await StoreLock.take(store, connection, database.logger)
+                if let store = try await StoreTransaction.lock(store, connection, database.logger) { locked.append(store) }
             }
             let revoked = try await connection.all("""
                 UPDATE totem SET revoked_at = \(now) WHERE device_id = \(deviceID) AND revoked_at IS NULL RETURNING device_id
                 """, as: String.self, database.logger)
             guard !revoked.isEmpty else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(deviceID) (or revoked already)") }
             // Its ticket key is withdrawn from the store's other totems, and its places released.
-            let stores = try await connection.all("SELECT store_id FROM totem WHERE device_id = \(deviceID)", as: StoreID.self,
-                                                  database.logger)
-            for store in stores { try await DoorShares.replan(store: store, bump: .always, connection, database.logger) }
+            for store in locked { try await DoorShares.replan(store, bump: .always) }
         }
     }
 

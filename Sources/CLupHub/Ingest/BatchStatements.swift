@@ -7,17 +7,17 @@ import PostgresNIO
 /// batch. Under `scripts/bench-hub`, parsing and planning were about two fifths of
 /// PostgreSQL's CPU during ingest. The code that runs each says why it runs it.
 enum BatchStatements {
-    /// The store's row, locked (`StoreLock`): its settings version and capacity, which
-    /// nothing else changes while the lock is held (`DoorShares.replan` plans with them).
+    /// The store's row, locked (`StoreTransaction`): its settings version and capacity,
+    /// which `DoorShares.replan` plans with.
     struct LockStore: PostgresPreparedStatement {
         static let sql = "SELECT settings_version, capacity FROM store WHERE store_id = $1 FOR UPDATE"
-        typealias Row = StoreLock.Locked
+        typealias Row = StoreTransaction.Row
         let store: StoreID
 
         func makeBindings() -> PostgresBindings { bindings(store) }
         func decodeRow(_ row: PostgresRow) throws -> Row {
             let (version, capacity) = try row.decode((Int64, Int).self)
-            return StoreLock.Locked(settingsVersion: version, capacity: capacity)
+            return StoreTransaction.Row(settingsVersion: version, capacity: capacity)
         }
     }
 

@@ -49,17 +49,17 @@ struct BatchSteps: Sendable {
     func planDoorShares(_ report: DoorReport?, news: Bool, store: StoreID, device: DeviceID) async throws {
         try await database.transaction { [logger = database.logger] connection in
             // The store's row first, as every transaction that touches a store takes it.
-            guard let locked = try await StoreLock.take(store, connection, logger) else { return }
-            if let report { try await DoorShares.report(report, store: store, device: device, connection, logger) }
-            try await DoorShares.replan(store: store, bump: news ? .ifSeveralDoors : .no, locked: locked, connection, logger)
+            guard let locked = try await StoreTransaction.lock(store, connection, logger) else { return }
+            if let report { try await DoorShares.report(report, device: device, locked) }
+            try await DoorShares.replan(locked, bump: news ? .ifSeveralDoors : .no)
         }
     }
 
     /// The store's notice rules (the app's bookings told of delays, cancelled after a major one).
     func applyNoticeRules(store: StoreID, now: Date) async throws {
         try await database.transaction { [logger = database.logger] connection in
-            guard try await StoreLock.take(store, connection, logger) != nil else { return }
-            try await Bookings.applyNoticeRules(store: store, now: now, connection, logger)
+            guard let locked = try await StoreTransaction.lock(store, connection, logger) else { return }
+            try await Bookings.applyNoticeRules(now: now, locked)
         }
     }
 

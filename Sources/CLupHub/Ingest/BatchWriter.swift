@@ -3,14 +3,16 @@ import CLupProtocol
 import Foundation
 import PostgresNIO
 
-/// The writes of one totem's batch, inside its transaction: the connection, the store and
-/// the device it writes for are its own, so no function passes them along. `Ingest` decides
-/// what is applied and what is a dead letter; this stores it.
+/// The writes of one totem's batch, inside its transaction, under its store's lock: the
+/// transaction and the device it writes for are its own, so no function passes them along.
+/// `Ingest` decides what is applied and what is a dead letter; this stores it.
 struct BatchWriter {
-    let connection: PostgresConnection
-    let logger: Logger
-    let store: StoreID
+    let locked: StoreTransaction
     let device: DeviceID
+
+    var connection: PostgresConnection { locked.connection }
+    var logger: Logger { locked.logger }
+    var store: StoreID { locked.store }
 
     /// The content hashes the hub holds for each of `seqs`, as an event or as dead letters.
     func copies(of seqs: [Int64]) async throws -> [Int64: Set<String>] {

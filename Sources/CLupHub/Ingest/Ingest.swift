@@ -106,10 +106,9 @@ public struct Ingest: Sendable {
                             now: Date, oneByOne: Bool, _ logger: Logger) async throws -> (BatchReply, Int) {
         let (store, deviceID) = (device.storeID, device.deviceID)
         return try await database.transaction { connection in
-            let writer = BatchWriter(connection: connection, logger: logger, store: store, device: deviceID)
             // The store's row before anything else, as every transaction that touches a store
             // takes it: one order of locks, so two doors' batches wait for each other, never deadlock.
-            _ = try await StoreLock.take(store, connection, logger)
+            let writer = BatchWriter(locked: try await StoreTransaction.locking(store, connection, logger), device: deviceID)
             // One batch of a device at a time, whichever hub process holds it.
             guard var (acknowledged, highest) = try await connection.rows(BatchStatements.LockCursor(store: store, device: deviceID), logger)
                 .first

@@ -117,8 +117,7 @@ enum Projections {
                 WHERE device_id = \(device)
                 """, logger: logger)
             if let limit = settings.doorLimit {
-                try await DoorShares.confirm(limit: limit, version: settings.version, seq: seq, store: store, device: device,
-                                             connection, logger)
+                try await DoorShares.confirm(limit: limit, version: settings.version, seq: seq, device: device, writer.locked)
             }
         case .audited:
             // Staff's trail: kept in the event table as it came, nothing to project.

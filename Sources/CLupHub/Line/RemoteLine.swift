@@ -106,9 +106,10 @@ public struct RemoteLine: Sendable {
         let reference = customer.stored
         guard let storeNumber = UInt32(store.rawValue) else { throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(16))\"") }
         let logger = database.logger
-        let place = try await database.transaction(once: key) { connection -> Place in
+        let place = try await database.storeTransaction(store, once: key) { locked -> Place in
             // Under the store's lock: joins, leaves and the limits of one store one at a time.
-            let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: true)
+            let connection = locked.connection
+            let calendar = try await StoreCalendar.read(store: store, connection, logger)
             let minute = calendar.gregorian.dateComponents([.hour, .minute], from: now)
             let local = (minute.hour ?? 0) * 60 + (minute.minute ?? 0)
             guard (calendar.opensMinute..<calendar.closesMinute).contains(local) else {
@@ -178,7 +179,7 @@ public struct RemoteLine: Sendable {
                         \(network), \(language))
                 """, logger: logger)
             // The door's totem hears of it with its next settings, at once (its long poll).
-            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
             return try await Self.place(store: store, number: number.description, reference: reference, now: now, connection, logger)
         }
         HubMetrics.remoteJoined()
@@ -228,10 +229,8 @@ public struct RemoteLine: Sendable {
         let number = try Self.remoteNumber(number)
         let logger = database.logger
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        return try await database.transaction(once: key) { connection in
-            guard try await StoreLock.take(store, connection, logger) != nil else {
-                throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(16))\"")
-            }
+        return try await database.storeTransaction(store, once: key) { locked in
+            let connection = locked.connection
             let place = try await Self.place(store: store, number: number.description, reference: reference, now: now, connection, logger)
             if place.state == "left", let leftAt = try await connection.all("""
                 SELECT left_at FROM remote_ticket WHERE store_id = \(store) AND number = \(place.number) AND joined_at = \(place.joinedAt)
@@ -244,7 +243,7 @@ public struct RemoteLine: Sendable {
             try await connection.query("""
                 UPDATE remote_ticket SET left_at = \(now) WHERE store_id = \(store) AND number = \(place.number) AND joined_at = \(place.joinedAt)
                 """, logger: logger)
-            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
             return Left(store: store, number: place.number, leftAt: now)
         }
     }
@@ -274,7 +273,7 @@ public struct RemoteLine: Sendable {
     }
 
     static func view(store: StoreID, now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws -> StoreView {
-        let calendar = try await StoreCalendar.read(store: store, connection, logger, lock: false)
+        let calendar = try await StoreCalendar.read(store: store, connection, logger)
         let day = try await businessDay(store: store, connection, logger)
         guard let (name, inside, waiting, calls, heard) = try await connection.rows("""
             SELECT s.name,

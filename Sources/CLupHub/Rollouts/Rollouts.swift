@@ -366,8 +366,8 @@ public struct Rollouts: Sendable {
         }
         for store in stores {
             try await database.transaction { connection in
-                guard try await StoreLock.take(store, connection, logger) != nil else { return }
-                _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+                guard let locked = try await StoreTransaction.lock(store, connection, logger) else { return }
+                try await DoorShares.replan(locked, bump: .always)
             }
         }
     }

@@ -9,25 +9,23 @@ import PostgresNIO
 /// never hand out the same free place twice.
 enum DoorShares {
     /// Records the figures a door reported with its batch.
-    static func report(_ report: DoorReport, store: StoreID, device: DeviceID, _ connection: PostgresConnection,
-                       _ logger: Logger) async throws {
-        try await connection.query("""
+    static func report(_ report: DoorReport, device: DeviceID, _ locked: StoreTransaction) async throws {
+        try await locked.connection.query("""
             INSERT INTO door_grant (store_id, device_id, held, held_seq, waiting)
-            VALUES (\(store), \(device), \(report.held), \(report.seq), \(report.waiting))
+            VALUES (\(locked.store), \(device), \(report.held), \(report.seq), \(report.waiting))
             ON CONFLICT (store_id, device_id) DO UPDATE SET held = excluded.held, held_seq = excluded.held_seq,
                 waiting = excluded.waiting
             WHERE door_grant.held_seq <= excluded.held_seq
-            """, logger: logger)
+            """, logger: locked.logger)
     }
 
     /// A door's log says it put `limit` of `version` in force at `seq`. As
     /// `CapacityEscrow.Door.confirmed`: a newer version of the limit sent, which the door
     /// had already confirmed, keeps the seq of that first confirmation.
-    static func confirm(limit: Int, version: Int64, seq: Int64, store: StoreID, device: DeviceID,
-                        _ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await connection.query("""
+    static func confirm(limit: Int, version: Int64, seq: Int64, device: DeviceID, _ locked: StoreTransaction) async throws {
+        try await locked.connection.query("""
             INSERT INTO door_grant (store_id, device_id, confirmed_limit, confirmed_version, confirmed_seq)
-            VALUES (\(store), \(device), \(limit), \(version), \(seq))
+            VALUES (\(locked.store), \(device), \(limit), \(version), \(seq))
             ON CONFLICT (store_id, device_id) DO UPDATE SET confirmed_limit = excluded.confirmed_limit,
                 confirmed_version = excluded.confirmed_version,
                 confirmed_seq = CASE WHEN door_grant.confirmed_version > 0
@@ -36,7 +34,7 @@ enum DoorShares {
                         AND excluded.confirmed_limit = door_grant.issued_limit
                     THEN door_grant.confirmed_seq ELSE excluded.confirmed_seq END
             WHERE door_grant.confirmed_version < excluded.confirmed_version
-            """, logger: logger)
+            """, logger: locked.logger)
     }
 
     /// When the store's settings get a new version even if no limit changes.
@@ -50,15 +48,11 @@ enum DoorShares {
 
     /// Plans the doors' limits again; when any changes, or as `bump` says, the store's
     /// settings get a new version, which the totems' long polls pick up. Returns the
-    /// store's settings version (nil: no such store). `locked`: what the caller's
-    /// `StoreLock.take` read, if it has not changed the store's row since.
+    /// store's settings version.
     @discardableResult
-    static func replan(store: StoreID, bump: Bump, locked: StoreLock.Locked? = nil, _ connection: PostgresConnection,
-                       _ logger: Logger) async throws -> Int64? {
-        // Under the store's lock (taken first by the caller, or here if it did not touch the store before).
-        var row = locked
-        if row == nil { row = try await StoreLock.take(store, connection, logger) }
-        guard let row else { return nil }
+    static func replan(_ locked: StoreTransaction, bump: Bump) async throws -> Int64 {
+        let (store, connection, logger) = (locked.store, locked.connection, locked.logger)
+        let row = try await locked.row()
         let (version, capacity) = (row.settingsVersion, row.capacity)
         // Every door enrolled has its row; a revoked totem's places are released: revoke only
         // a totem that is switched off.

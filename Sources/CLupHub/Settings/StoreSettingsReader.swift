@@ -10,13 +10,13 @@ import PostgresNIO
 /// The store settings the hub sends down: one document per totem, at the store's version.
 enum StoreSettingsReader {
     /// The settings of `store` as `device` is to have them (nil device: the store's alone).
-    static func current(store: StoreID, device: DeviceID?, _ connection: PostgresConnection, _ logger: Logger,
-                        lock: Bool = false) async throws -> StoreSettingsDocument? {
-        let rows = try await connection.rows(PostgresQuery(unsafeSQL: """
+    static func current(store: StoreID, device: DeviceID?, _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> StoreSettingsDocument? {
+        let rows = try await connection.rows("""
             SELECT settings_version, capacity, priority_share, booking_share, presentation_minutes, booking_early_minutes,
                    booking_late_minutes, slot_minutes, totem_booking_places, opens_minute, closes_minute
-            FROM store WHERE store_id = $1\(lock ? " FOR UPDATE" : "")
-            """, binds: { var binds = PostgresBindings(); binds.append(store); return binds }()),
+            FROM store WHERE store_id = \(store)
+            """,
             as: (Int64, Int, Double, Double, Double, Double, Double, Double, Int, Int, Int).self, logger)
         guard var settings = rows.first.map({
             var settings = StoreSettingsDocument(version: $0.0, capacity: $0.1, priorityShare: $0.2, bookingShare: $0.3,

@@ -27,8 +27,9 @@ extension HubAdmin {
     public func putEmployee(store: StoreID, staffNumber: String, pin: PinHash, replacing: Bool, by who: String = "clup-hub (shell)")
         async throws {
         if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem { throw HubError.badRequest(problem) }
-        try await database.transaction { [logger = database.logger] connection in
-            let exists = try await Self.lockEmployee(store: store, staffNumber: staffNumber, connection, logger)
+        try await database.storeTransaction(store) { [logger = database.logger] locked in
+            let connection = locked.connection
+            let exists = try await Self.lockEmployee(staffNumber, locked)
             if replacing, !exists { throw HubError(.notFound, .unknownHubEmployee, "store \(store) has no employee \(staffNumber)") }
             if !replacing, exists { throw HubError(.conflict, .hubEmployeeExists, "store \(store) has employee \(staffNumber) already") }
             let count = try await connection.all("SELECT count(*) FROM employee WHERE store_id = \(store)", as: Int.self, logger).first ?? 0
@@ -41,32 +42,30 @@ extension HubAdmin {
                 ON CONFLICT (store_id, staff_number) DO UPDATE
                     SET kdf = excluded.kdf, salt = excluded.salt, pin_hash = excluded.pin_hash, changed_at = now()
                 """, logger: logger)
-            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
             try await Audit.record(who: who, store: store, action: replacing ? "employee PIN changed" : "employee added",
                                           before: nil, after: "staff number \(staffNumber)", connection, logger)
         }
     }
 
     public func removeEmployee(store: StoreID, staffNumber: String, by who: String = "clup-hub (shell)") async throws {
-        try await database.transaction { [logger = database.logger] connection in
-            guard try await Self.lockEmployee(store: store, staffNumber: staffNumber, connection, logger) else {
+        try await database.storeTransaction(store) { [logger = database.logger] locked in
+            let connection = locked.connection
+            guard try await Self.lockEmployee(staffNumber, locked) else {
                 throw HubError(.notFound, .unknownHubEmployee, "store \(store) has no employee \(staffNumber.prefix(20))")
             }
             try await connection.query("DELETE FROM employee WHERE store_id = \(store) AND staff_number = \(staffNumber)", logger: logger)
-            _ = try await DoorShares.replan(store: store, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
             try await Audit.record(who: who, store: store, action: "employee removed", before: "staff number \(staffNumber)",
                                           after: nil, connection, logger)
         }
     }
 
-    /// Whether `store` has the employee (locked for the change); a store that does not exist is refused.
-    private static func lockEmployee(store: StoreID, staffNumber: String, _ connection: PostgresConnection, _ logger: Logger)
-        async throws -> Bool {
-        guard try await !connection.all("SELECT store_id FROM store WHERE store_id = \(store) FOR UPDATE", as: String.self, logger)
-            .isEmpty else { throw HubError(.notFound, .unknownStore, "no store \"\(store.rawValue.prefix(40))\"") }
-        return try await !connection.all("""
-            SELECT staff_number FROM employee WHERE store_id = \(store) AND staff_number = \(staffNumber) FOR UPDATE
-            """, as: String.self, logger).isEmpty
+    /// Whether the locked store has the employee (locked for the change).
+    private static func lockEmployee(_ staffNumber: String, _ locked: StoreTransaction) async throws -> Bool {
+        try await !locked.connection.all("""
+            SELECT staff_number FROM employee WHERE store_id = \(locked.store) AND staff_number = \(staffNumber) FOR UPDATE
+            """, as: String.self, locked.logger).isEmpty
     }
 }
 

@@ -74,8 +74,9 @@ extension HubAdmin {
     public func setStore(id: StoreID, _ change: StoreSettingsChange, by who: String = "clup-hub (shell)") async throws
         -> StoreSettingsDocument {
         let logger = database.logger
-        return try await database.transaction { connection in
-            guard var settings = try await StoreSettingsReader.current(store: id, device: nil, connection, logger, lock: true),
+        return try await database.storeTransaction(id) { locked in
+            let connection = locked.connection
+            guard var settings = try await StoreSettingsReader.current(store: id, device: nil, connection, logger),
                   var windows = settings.windows
             else {
                 throw HubError(.notFound, .unknownStore, "no store \"\(id)\"")
@@ -101,7 +102,7 @@ extension HubAdmin {
                     slot_minutes = \(windows.slotMinutes), totem_booking_places = \(settings.totemBookingPlaces ?? 0)
                 WHERE store_id = \(id)
                 """, logger: logger)
-            settings.version = try await DoorShares.replan(store: id, bump: .always, connection, logger) ?? settings.version
+            settings.version = try await DoorShares.replan(locked, bump: .always)
             try await Audit.record(who: who, store: id, action: "store settings changed", before: before,
                                           after: Self.describe(settings), connection, logger)
             return settings
@@ -201,9 +202,10 @@ extension HubAdmin {
         guard TimeZone(identifier: timeZone) != nil else {
             throw HubError.badRequest("\"\(timeZone.prefix(40))\" is not a time zone this machine knows (e.g. Europe/Rome, UTC)")
         }
-        try await database.transaction { [logger = database.logger] connection in
+        try await database.storeTransaction(id) { [logger = database.logger] locked in
+            let connection = locked.connection
             guard let (before, zone) = try await connection.rows("""
-                SELECT opens_minute, closes_minute, time_zone FROM store WHERE store_id = \(id) FOR UPDATE
+                SELECT opens_minute, closes_minute, time_zone FROM store WHERE store_id = \(id)
                 """, as: (Int, Int, String).self, logger).first.map({ (StoreSettingsDocument.OpeningHours(opensMinute: $0.0, closesMinute: $0.1), $0.2) })
             else { throw HubError(.notFound, .unknownStore, "no store \"\(id)\"") }
             try await connection.query("""
@@ -211,7 +213,7 @@ extension HubAdmin {
                 WHERE store_id = \(id)
                 """, logger: logger)
             // The totems hear the new hours with the next settings version.
-            _ = try await DoorShares.replan(store: id, bump: .always, connection, logger)
+            try await DoorShares.replan(locked, bump: .always)
             let after = StoreSettingsDocument.OpeningHours(opensMinute: opensMinute, closesMinute: closesMinute)
             try await Audit.record(who: who, store: id, action: "opening hours changed", before: "\(before.description) \(zone)",
                                           after: "\(after.description) \(timeZone)", connection, logger)

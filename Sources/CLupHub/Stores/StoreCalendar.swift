@@ -49,10 +49,10 @@ struct StoreCalendar {
         return starts
     }
 
-    /// `store`'s calendar as its row and settings say now (`lock`: the store's row locked for
-    /// the rest of the transaction, as the settings reader takes it).
-    static func read(store: StoreID, _ connection: PostgresConnection, _ logger: Logger, lock: Bool) async throws -> StoreCalendar {
-        guard let settings = try await StoreSettingsReader.current(store: store, device: nil, connection, logger, lock: lock),
+    /// `store`'s calendar as its row and settings say now (in a `StoreTransaction`, where
+    /// nothing changes them meanwhile).
+    static func read(store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws -> StoreCalendar {
+        guard let settings = try await StoreSettingsReader.current(store: store, device: nil, connection, logger),
               let (opens, closes, zoneName) = try await connection.rows("""
                   SELECT opens_minute, closes_minute, time_zone FROM store WHERE store_id = \(store)
                   """, as: (Int, Int, String).self, logger).first
