@@ -58,6 +58,7 @@ public struct HubServer: Sendable {
         let totems = router.group().add(middleware: DeviceAuthenticator(database: database))
         IngestController(ingest: Ingest(database: database)).addRoutes(to: totems)
         SettingsController(database: database, signals: signals).addRoutes(to: totems)
+        LineController(database: database, signals: signals).addRoutes(to: totems)
         TotemBookingsController(bookings: bookings).addRoutes(to: totems)
         return router
     }

@@ -202,6 +202,41 @@ final class RemoteLineTests: XCTestCase {
         document.remoteTickets = [odd]
         XCTAssertEqual(document.problem, "remote ticket AR-003's language is not a language code")
     }
+
+    /// A door's line as the hub sends it (`GET /v1/line`) is input like any other: bounded,
+    /// places from phones only, the left ones parsed. Taken whole again (as after a restart)
+    /// it adds nothing.
+    func test_aDoorsLineIsCheckedAndTakingItAgainAddsNothing() throws {
+        let line = DoorLine(version: 3, remoteTickets: [join(1, minutes: 1), join(2, minutes: 2)], leftRemote: ["AR-002"])
+        XCTAssertNil(line.problem)
+        XCTAssertEqual(line.leftNumbers, [TicketNumber(totem: "A", lane: .remote, sequence: 2)])
+        var state = DayState(businessDay: day)
+        state.open(after: nil, at: at(0), ticketValidity: 4 * 3600)
+        let first = take(&state, line.remoteTickets, left: line.leftNumbers, minutes: 3)
+        XCTAssertEqual(first.map(\.type), ["ticket.issued"], "AR-002 left before it reached the door")
+        XCTAssertEqual(take(&state, line.remoteTickets, left: line.leftNumbers, minutes: 4), [], "the same line again")
+
+        var printed = line
+        printed.remoteTickets[0].number = TicketNumber(totem: "A", lane: .regular, sequence: 1)
+        XCTAssertEqual(printed.problem, "A-001 is not a place in a door's line taken from a phone")
+        var badLeft = line
+        badLeft.leftRemote = ["A-001"]
+        XCTAssertEqual(badLeft.problem, "\"A-001\" is not a place taken from a phone")
+        var crowded = line
+        crowded.leftRemote = Array(repeating: "AR-002", count: StoreSettingsDocument.maximumListCount + 1)
+        XCTAssertEqual(crowded.problem, "\(StoreSettingsDocument.maximumListCount + 1) tickets in a list of a door's line; at most "
+                       + "\(StoreSettingsDocument.maximumListCount)")
+        var called = line
+        called.calledAtOtherDoors = ["B-001", "B-0x1"]
+        XCTAssertEqual(called.problem, "\"B-0x1\" is not a ticket number")
+        called.calledAtOtherDoors = ["B-001"]
+        XCTAssertEqual(called.calledElsewhere, [TicketNumber(totem: "B", lane: .regular, sequence: 1)])
+        var negative = line
+        negative.version = -1
+        XCTAssertEqual(negative.problem, "line version -1 is below zero")
+        let decoded = try JSONDecoder().decode(DoorLine.self, from: JSONEncoder().encode(line))
+        XCTAssertEqual(decoded, line)
+    }
 }
 
 /// A small seeded generator, so a failing order can be run again.

@@ -49,6 +49,27 @@ final class BatchStepsTests: XCTestCase {
         }
     }
 
+    /// Where every door follows its line, a ticket called or used at one door is news on the
+    /// others' lines, and no settings version: the store's settings stay as they were.
+    func test_newsGoesOnTheOtherDoorsLinesWhenEveryDoorFollowsItsLine() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north"), b = try await hub.enrol("B", door: "south")
+            for totem in [a, b] {
+                _ = try await RemoteLine.nextLine(store: "7", device: totem.device.deviceID, after: 0, wait: 0, database: hub.database,
+                                                  signals: SettingsSignals())
+            }
+            func line(_ totem: TestTotem) throws -> String {
+                try hub.sql("SELECT line_version FROM totem WHERE device_id = '\(totem.device.deviceID)'")
+            }
+            let before = try version(hub)
+            let steps = BatchSteps(database: hub.database)
+            try await steps.planDoorShares(DoorReport(held: 1, waiting: 0, seq: 5), news: true, store: "7", device: a.device.deviceID)
+            XCTAssertEqual(try version(hub), before, "no settings version for a call")
+            XCTAssertEqual(try line(b), "1", "B hears of A's call on its line")
+            XCTAssertEqual(try line(a), "0")
+        }
+    }
+
     /// A door confirming a newer version of the limit it already confirmed stays settled:
     /// the seq of its first confirmation is kept (`CapacityEscrow.Door.confirmed`), so a
     /// report made between the two does not make its old, higher limit count again.

@@ -32,6 +32,74 @@ final class RemoteLineHubTests: XCTestCase {
         }
     }
 
+    /// The door's line as its long poll answers it (at once: `wait` 0); asking marks the
+    /// door as one that follows its line apart.
+    func line(_ hub: HubFixture, _ totem: TestTotem, after: Int64 = 0) async throws -> DoorLine {
+        try await RemoteLine.nextLine(store: HubFixture.store, device: totem.device.deviceID, after: after, wait: 0,
+                                      database: hub.database, signals: SettingsSignals())
+    }
+
+    func storeVersion(_ hub: HubFixture) throws -> Int64 {
+        try XCTUnwrap(Int64(try hub.sql("SELECT settings_version FROM store WHERE store_id = '7'")))
+    }
+
+    /// Doors that follow their line apart: a join or a leave makes a version of the line of
+    /// the door that takes the place, and none of the store's settings (no door is woken
+    /// for it but that one); their settings carry no places from phones.
+    func test_aJoinAndALeaveChangeOnlyTheLineOfTheDoorThatTakesThePlace() async throws {
+        try await withHub { hub in
+            let remote = RemoteLine(database: hub.database)
+            let a = try await hub.enrol("A", door: "north"), b = try await hub.enrol("B", door: "south")
+            try await heard(a, hub)
+            _ = try await line(hub, a)
+            _ = try await line(hub, b)
+            // The store's first place makes its booking key, which the doors must know: that
+            // is a new settings version.
+            let first = try storeVersion(hub)
+            _ = try await remote.join(store: "7", .init(customerRef: "customer-0000", door: "A"))
+            XCTAssertEqual(try storeVersion(hub), first + 1, "the store's booking key is news for the settings")
+            let (atA, atB) = (try await line(hub, a), try await line(hub, b))
+            XCTAssertEqual(atA.remoteTickets.count, 1)
+            let before = try storeVersion(hub)
+            let place = try await remote.join(store: "7", .init(customerRef: "customer-0001", door: "A"))
+            XCTAssertEqual(try storeVersion(hub), before, "no new settings version for a join")
+            let joined = try await line(hub, a, after: atA.version)
+            XCTAssertEqual(joined.version, atA.version + 1)
+            XCTAssertEqual(joined.remoteTickets.map(\.number.description), ["AR-001", place.number])
+            XCTAssertEqual(joined.remoteTickets.last?.code, place.code)
+            XCTAssertNil(joined.problem)
+            let atBNow = try await line(hub, b, after: atB.version)
+            XCTAssertEqual(atBNow, atB, "B's line is as it was")
+            let forA = try await settings(hub, a)
+            XCTAssertNil(forA.remoteTickets, "A follows its line apart")
+            _ = try await remote.leave(store: "7", number: place.number, reference: "customer-0001")
+            XCTAssertEqual(try storeVersion(hub), before, "no new settings version for a leave")
+            let left = try await line(hub, a, after: joined.version)
+            XCTAssertEqual(left.version, joined.version + 1)
+            XCTAssertEqual(left.remoteTickets.map(\.number.description), ["AR-001"])
+            XCTAssertEqual(left.leftRemote, [place.number])
+        }
+    }
+
+    /// A door that never asked for its line (a totem from before the line's own feed) hears
+    /// of a join at its store as before: a new settings version, its places in its settings.
+    func test_aStoreWithADoorThatDoesNotFollowItsLineStillGetsASettingsVersionPerJoin() async throws {
+        try await withHub { hub in
+            let remote = RemoteLine(database: hub.database)
+            let a = try await hub.enrol("A", door: "north"), b = try await hub.enrol("B", door: "south")
+            try await heard(a, hub)
+            try await heard(b, hub)
+            _ = try await line(hub, b)  // B follows its line; A does not
+            _ = try await remote.join(store: "7", .init(customerRef: "customer-0000", door: "A"))  // the booking key made
+            let before = try storeVersion(hub)
+            let place = try await remote.join(store: "7", .init(customerRef: "customer-0001", door: "A"))
+            XCTAssertEqual(try storeVersion(hub), before + 1)
+            let (forA, forB) = (try await settings(hub, a), try await settings(hub, b))
+            XCTAssertEqual(forA.remoteTickets?.map(\.number.description), ["AR-001", place.number])
+            XCTAssertNil(forB.remoteTickets)
+        }
+    }
+
     func test_aPlaceIsTakenAtADoorHeardLatelySignedByTheHubAndHandedToThatDoorOnly() async throws {
         try await withHub { hub in
             let line = RemoteLine(database: hub.database)

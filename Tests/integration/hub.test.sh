@@ -549,8 +549,10 @@ test_two_doors_share_one_capacity_through_an_outage_and_admit_each_others_ticket
   clupctl sim pass in >/dev/null
   wait_synced
   as_a
-  version=$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")
-  wait_until 30 "clupctl status | grep -q \"^settings   hub version $version:\""
+  # A hears of it on its line (the store's settings do not change for it).
+  device_a=$(clupctl status | sed -n 's/.* — \(store-7-totem-A-[0-9a-f]*\) — .*/\1/p')
+  line=$(hub_psql -c "SELECT line_version FROM totem WHERE device_id = '$device_a'")
+  wait_until 30 "clupctl status | grep -qE \"door's line version $line(,|\$)\""
   rc=0; out=$(clupctl sim scan "$code" 2>&1) || rc=$?
   assert_status $rc 1 "A-004 scanned at A after it was used at B"
   assert_contains "$out" "A-004 (at another door)"

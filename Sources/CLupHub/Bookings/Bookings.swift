@@ -189,7 +189,7 @@ public struct Bookings: Sendable {
             guard sequence <= TicketNumber.maximumSequence else {
                 throw HubError(.conflict, .bookingSlotFull, "store \(store) holds \(TicketNumber.maximumSequence) live bookings")
             }
-            let key = try await Self.bookingKey(store: store, connection, logger)
+            let key = try await Self.bookingKey(locked)
             let payload = TicketPayload(store: storeNumber, hubBooking: sequence, slotStart: start,
                                         slotMinutes: UInt16(clamping: Int(calendar.slotSeconds / 60)))
             let code = TicketCode.make(payload, signedWith: key)
@@ -294,10 +294,11 @@ public struct Bookings: Sendable {
         }
     }
 
-    /// The store's booking key, made the first time it is needed (its doors learn the public
-    /// half with the new settings version the booking makes).
-    static func bookingKey(store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws
-        -> Curve25519.Signing.PrivateKey {
+    /// The store's booking key, made the first time it is needed (a booking, a place taken
+    /// from a phone); its doors learn the public half with the new settings version that
+    /// making it makes, before any code it signed reaches them.
+    static func bookingKey(_ locked: StoreTransaction) async throws -> Curve25519.Signing.PrivateKey {
+        let (store, connection, logger) = (locked.store, locked.connection, locked.logger)
         if let raw = try await connection.all("SELECT booking_key FROM store WHERE store_id = \(store) AND booking_key IS NOT NULL",
                                               as: Data.self, logger).first {
             guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
@@ -307,6 +308,9 @@ public struct Bookings: Sendable {
         }
         let key = Curve25519.Signing.PrivateKey()
         try await connection.query("UPDATE store SET booking_key = \(key.rawRepresentation) WHERE store_id = \(store)", logger: logger)
+        // A new key the doors must know (with the totems' keys in the settings) before they
+        // see a code it signed.
+        try await DoorShares.replan(locked, bump: .always)
         return key
     }
 }

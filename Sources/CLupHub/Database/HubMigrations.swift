@@ -437,6 +437,14 @@ enum HubMigrations {
         (21, "the language a place taken from a phone was taken in, for the door's words to its holder", """
             ALTER TABLE remote_ticket ADD COLUMN language text CHECK (language ~ '^[a-z]{2}$');
             """),
+        (22, "each door's line on a version of its own, and which totems follow it apart from the store's settings", """
+            -- Goes up at each join or leave at the door (`RemoteLine.lineChanged`).
+            ALTER TABLE totem ADD COLUMN line_version bigint NOT NULL DEFAULT 0;
+            -- Set when the totem first asks for its line (GET /v1/line): from then on its
+            -- settings carry no places from phones, and a join at its store makes no new
+            -- settings version for it.
+            ALTER TABLE totem ADD COLUMN follows_line boolean NOT NULL DEFAULT false;
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

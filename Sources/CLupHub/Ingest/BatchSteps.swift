@@ -44,14 +44,17 @@ struct BatchSteps: Sendable {
     }
 
     /// The door's figures, if it sent them, and the doors' shares of the capacity planned
-    /// again; `news` (tickets called or used) gives the store a new settings version when
-    /// it has several doors, so that the others hear of it.
+    /// again; `news` (tickets called or used) is told to the store's other doors on their
+    /// lines, and with a new settings version where a door does not follow its line.
     func planDoorShares(_ report: DoorReport?, news: Bool, store: StoreID, device: DeviceID) async throws {
         try await database.transaction { [logger = database.logger] connection in
             // The store's row first, as every transaction that touches a store takes it.
             guard let locked = try await StoreTransaction.lock(store, connection, logger) else { return }
             if let report { try await DoorShares.report(report, device: device, locked) }
-            try await DoorShares.replan(locked, bump: news ? .ifSeveralDoors : .no)
+            // News for the other doors goes on their lines; the settings carry it only to a
+            // door that does not follow its line.
+            let told = news ? try await RemoteLine.otherDoorsHear(from: device, locked) : true
+            try await DoorShares.replan(locked, bump: told ? .no : .ifSeveralDoors)
         }
     }
 

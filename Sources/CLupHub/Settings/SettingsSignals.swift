@@ -107,6 +107,23 @@ public final class SettingsSignals: Sendable {
     static func notify(store: StoreID, _ connection: PostgresConnection, _ logger: Logger) async throws {
         _ = try await connection.all("SELECT pg_notify(\(channel), \(store))::text", as: String.self, logger)
     }
+
+    /// A totem's long poll on `store`: `answer()` once `ready()` says there is news, else
+    /// once `wait` seconds passed (or the hub is stopping: the totem asks again, of whichever
+    /// hub serves next). Woken by the store's signals, and looking every second by itself;
+    /// the hub holds no state between polls.
+    func longPoll<T: Sendable>(store: StoreID, wait: Double, ready: () async throws -> Bool, answer: () async throws -> T)
+        async throws -> T {
+        let until = ContinuousClock.now + .milliseconds(Int(wait * 1000))
+        while true {
+            // Registered before looking, so that a change committed meanwhile wakes it.
+            let waiter = waiter(for: store)
+            defer { waiter.done() }
+            if try await ready() || ContinuousClock.now >= until || Task.isShuttingDownGracefully { return try await answer() }
+            await waiter.wait(upTo: min(.seconds(1), until - ContinuousClock.now))
+            try Task.checkCancellation()
+        }
+    }
 }
 
 /// One attempt at listening, as its watcher sees it: over once it ended, or once its

@@ -55,34 +55,14 @@ enum StoreSettingsReader {
                                 AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
             ORDER BY b.slot_start, b.number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: (String, Double).self, logger).map { StoreSettingsDocument.HubBooking(number: $0.0, slotStart: $0.1) }
-        // Places in this door's line taken from a phone, live (not left, not over at the door), and those left.
-        settings.remoteTickets = try await connection.rows("""
-            SELECT r.number, extract(epoch FROM r.joined_at)::double precision, r.code, r.language FROM remote_ticket r
-            WHERE r.store_id = \(store) AND r.device_id = \(device) AND r.left_at IS NULL
-                AND r.joined_at > now() - interval '\(Int(RemoteLine.validMinutes)) minutes'
-                AND NOT EXISTS (SELECT 1 FROM ticket t WHERE t.store_id = r.store_id AND t.device_id = r.device_id AND t.number = r.number
-                                AND t.business_day >= r.business_day - 1 AND t.state IN ('entered', 'no-show', 'voided'))
-            ORDER BY r.joined_at, r.number LIMIT \(StoreSettingsDocument.maximumListCount)
-            """, as: (String, Double, String, String?).self, logger).compactMap { number, joinedAt, code, language in
-            TicketNumber(number).map { RemoteJoin(number: $0, joinedAt: joinedAt, code: code, language: language) }
+        // A door that follows its line apart (GET /v1/line) has none of it here.
+        if try await connection.all("SELECT follows_line FROM totem WHERE device_id = \(device)", as: Bool.self, logger).first != true {
+            let line = try await RemoteLine.line(store: store, device: device, connection, logger)
+            settings.remoteTickets = line.remoteTickets
+            settings.leftRemote = line.leftRemote
+            settings.calledAtOtherDoors = line.calledAtOtherDoors
+            settings.usedAtOtherDoors = line.usedAtOtherDoors
         }
-        settings.leftRemote = try await connection.all("""
-            SELECT r.number FROM remote_ticket r
-            WHERE r.store_id = \(store) AND r.device_id = \(device) AND r.left_at IS NOT NULL
-                AND r.joined_at > now() - interval '\(Int(RemoteLine.validMinutes)) minutes'
-            ORDER BY r.joined_at, r.number LIMIT \(StoreSettingsDocument.maximumListCount)
-            """, as: String.self, logger)
-        // Today's tickets and yesterday's (a store open across midnight), newest first.
-        settings.calledAtOtherDoors = try await connection.all("""
-            SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
-                AND state = \(TicketState.called.rawValue) AND device_id <> \(device)
-            ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
-            """, as: String.self, logger)
-        settings.usedAtOtherDoors = try await connection.all("""
-            SELECT number FROM ticket WHERE store_id = \(store) AND business_day >= current_date - 1
-                AND (device_id = \(device) OR number LIKE 'Z%') AND admitted_by IS NOT NULL AND admitted_by <> \(device)
-            ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
-            """, as: String.self, logger)
         return settings
     }
 
@@ -91,27 +71,19 @@ enum StoreSettingsReader {
     /// state); the current settings when nothing changed in that time.
     static func next(store: StoreID, device: DeviceID, after: Int64, wait: Double, database: HubDatabase,
                      signals: SettingsSignals) async throws -> StoreSettingsDocument {
-        let until = ContinuousClock.now + .milliseconds(Int(wait * 1000))
-        while true {
-            // Registered before looking, so that a change committed meanwhile wakes it.
-            let waiter = signals.waiter(for: store)
-            defer { waiter.done() }
+        try await signals.longPoll(store: store, wait: wait, ready: {
             let version = try await database.transaction { connection in
                 try await connection.all("SELECT settings_version FROM store WHERE store_id = \(store)", as: Int64.self,
                                          database.logger).first
             }
             guard let version else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
-            // A hub that is stopping answers at once with what it has: the totem asks again,
-            // of whichever hub serves next.
-            if version > after || ContinuousClock.now >= until || Task.isShuttingDownGracefully {
-                let found = try await database.transaction { connection in
-                    try await current(store: store, device: device, connection, database.logger)
-                }
-                guard let found else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
-                return found
+            return version > after
+        }, answer: {
+            let found = try await database.transaction { connection in
+                try await current(store: store, device: device, connection, database.logger)
             }
-            await waiter.wait(upTo: min(.seconds(1), until - ContinuousClock.now))
-            try Task.checkCancellation()
-        }
+            guard let found else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
+            return found
+        })
     }
 }

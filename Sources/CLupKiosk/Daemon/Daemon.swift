@@ -102,7 +102,7 @@ public final class Daemon {
                                        clock: clock, logger: logger)
             kiosk = Kiosk(config: config, devices: devices.devices, desk: desk, spooler: spooler,
                           key: try TotemKey.loadOrCreate(at: state.keyPath), runtime: runtime)
-            kiosk.authority.otherDoors = settings?.otherDoors ?? OtherDoors()
+            kiosk.authority.otherDoors = settings?.otherDoors(keeping: OtherDoors()) ?? OtherDoors()
             printerWatch = PrinterWatch(spooler: spooler, runtime: runtime)
         } catch {
             throw .data(error)

@@ -11,8 +11,8 @@ import NIOSSL
 /// HTTPS to the hub, trusting only the hub's own CA, with bounded time and answer sizes.
 ///
 /// All of clupd's hub traffic goes through one client and its one event loop thread, and
-/// nothing waits for the hub by holding a thread: the upload and the settings' long poll are
-/// async tasks (`upload`, `settings`, `time`; their pauses are `WakeUp`s on the same loop);
+/// nothing waits for the hub by holding a thread: the upload and the long polls are async
+/// tasks (`upload`, `settings`, `line`, `time`; their pauses are `WakeUp`s on the same loop);
 /// a customer's booking is answered on the loop (`slotOffers(signer:_:)`,
 /// `book(slotStart:signer:_:)`) and handed to the kiosk's. Only `clupd enrol`, a command
 /// with nothing else to do, waits for its answer (`enrol`).
@@ -85,6 +85,11 @@ final class HubClient: Sendable {
     /// `HubWire.settingsWait` seconds for a change).
     func settings(after: Int64, signer: Signer) async throws(CodedError) -> StoreSettingsDocument {
         try await call("GET", HubWire.settingsPath, query: "?after=\(after)", body: Data(), signer: signer)
+    }
+
+    /// This door's line once newer than `after` (a long poll, as the settings').
+    func line(after: Int64, signer: Signer) async throws(CodedError) -> DoorLine {
+        try await call("GET", HubWire.linePath, query: "?after=\(after)", body: Data(), signer: signer)
     }
 
     /// Today's slots the hub can still book, for a customer at the totem: `answer` is told

@@ -5,14 +5,18 @@ import Foundation
 import Logging
 
 /// The totem's link to its hub: who it is there (`TotemEnrolment`), the outbox's upload
-/// (`SyncClient`), and the store's settings that come down (`SettingsFollower`), with the
-/// ones in force. A totem that is not enrolled has none of them and runs on its file alone.
+/// (`SyncClient`), the store's settings that come down, with the ones in force, and the
+/// door's line (each followed by a `HubFollower`). A totem that is not enrolled has none of
+/// them and runs on its file alone.
 final class HubLink {
     let enrolment: TotemEnrolment?
     let sync: SyncClient?
     /// The store's settings from the hub in force (the last applied, kept in the event log).
     private(set) var settings: StoreSettingsDocument?
-    private var follower: SettingsFollower?
+    /// The version of the door's line last taken from the hub (since this start).
+    private(set) var lineVersion: Int64?
+    private var settingsFollower: HubFollower<StoreSettingsDocument>?
+    private var lineFollower: HubFollower<DoorLine>?
     private let runtime: KioskRuntime
 
     init(enrolment: TotemEnrolment?, settings: StoreSettingsDocument?, sync: SyncClient?, runtime: KioskRuntime) {
@@ -36,8 +40,8 @@ final class HubLink {
         return config
     }
 
-    /// Starts the upload and the settings' long poll, and tells the hub the door's figures
-    /// after every command the kiosk commits.
+    /// Starts the upload and the long polls of the settings and of the door's line, and
+    /// tells the hub the door's figures after every command the kiosk commits.
     func start(kiosk: Kiosk, deviceID: String) {
         let logger = runtime.logger
         // The audit trail is trimmed of what the hub holds; a totem not enrolled never uploads
@@ -51,18 +55,27 @@ final class HubLink {
         desk(kiosk.desk, committed: kiosk.desk.day)
         kiosk.hubBookings = sync.bookingDesk
         sync.start()
-        let mailbox = runtime.loop.mailbox { [unowned self, unowned kiosk] (settings: StoreSettingsDocument) in
-            apply(settings, to: kiosk)
-        }
-        follower = SettingsFollower(client: sync.client, deviceID: deviceID, deviceKey: sync.deviceKey,
-                                    knownVersion: settings?.version ?? 0, clockOffset: { [sync] in sync.clockOffset },
-                                    deliver: mailbox, logger: logger)
-        follower?.start()
+        let client = sync.client
+        settingsFollower = HubFollower(
+            "the store's settings", client: client, fetch: { try await client.settings(after: $0, signer: $1) }, version: \.version,
+            deviceID: deviceID, deviceKey: sync.deviceKey, knownVersion: settings?.version ?? 0, clockOffset: { [sync] in sync.clockOffset },
+            deliver: runtime.loop.mailbox { [unowned self, unowned kiosk] (settings: StoreSettingsDocument) in apply(settings, to: kiosk) },
+            logger: logger)
+        // From version 0 at each start: the line is whole each time, and what the door holds
+        // already is not taken twice.
+        lineFollower = HubFollower(
+            "the door's line", client: client, fetch: { try await client.line(after: $0, signer: $1) }, version: \.version,
+            deviceID: deviceID, deviceKey: sync.deviceKey, knownVersion: 0, clockOffset: { [sync] in sync.clockOffset },
+            deliver: runtime.loop.mailbox { [unowned self, unowned kiosk] (line: DoorLine) in take(line, to: kiosk) },
+            logger: logger)
+        settingsFollower?.start()
+        lineFollower?.start()
     }
 
     func stop() {
         sync?.stop()
-        follower?.stop()
+        settingsFollower?.stop()
+        lineFollower?.stop()
     }
 
     /// A totem not enrolled never uploads (nor can it be enrolled with this log): all of its
@@ -73,9 +86,10 @@ final class HubLink {
     }
 
     /// `sync now`: the upload tries at once (`answer` is called once that attempt ended), and
-    /// the settings' long poll too if it is pausing after a failure.
+    /// the long polls too if they are pausing after a failure.
     func syncNow(_ answer: @escaping @Sendable () -> Void) {
-        follower?.retryNow()
+        settingsFollower?.retryNow()
+        lineFollower?.retryNow()
         sync?.syncNow(answer)
     }
 
@@ -119,13 +133,39 @@ final class HubLink {
         }
         settings = next
         kiosk.adopt(kiosk.config.applying(next))
-        kiosk.authority.otherDoors = next.otherDoors
+        kiosk.authority.otherDoors = next.otherDoors(keeping: kiosk.authority.otherDoors)
         kiosk.desk.settle()
         logger.notice("store settings from the hub applied", metadata: [
             "version": "\(next.version)", "capacity": "\(next.capacity)",
             "priority share": "\(next.priorityShare)", "booking share": "\(next.bookingShare)",
             "door limit": "\(next.doorLimit.map(String.init) ?? "none")", "totem keys": "\(next.totemKeys?.count ?? 0)",
             "employees": "\(next.employees.map { "\($0.count)" } ?? "not sent")"])
+    }
+
+    /// Lines up the places taken from phones at this door that it does not hold yet, and
+    /// voids those their holders left, in one commit; nothing is written when the line
+    /// brings nothing new (as after a restart, when it comes whole again). What the other
+    /// doors called and used is kept for the door reader, in memory: after a restart it
+    /// comes again with the line's first answer.
+    func take(_ line: DoorLine, to kiosk: Kiosk) {
+        let logger = runtime.logger
+        if let problem = line.problem {
+            logger.error("the hub's line for this door is refused", metadata: ["version": "\(line.version)", "problem": "\(problem)"])
+            return
+        }
+        kiosk.authority.otherDoors.called = line.calledElsewhere
+        kiosk.authority.otherDoors.used = line.usedElsewhere
+        lineVersion = line.version
+        let totem = kiosk.config.totem.letter, validity = Double(kiosk.config.tickets.validMinutes) * 60
+        do {
+            let pending = try kiosk.desk.prepare { day, now in
+                day.takeRemote(line.remoteTickets, left: line.leftNumbers, totem: totem, validity: validity, at: now)
+            }
+            guard !pending.events.isEmpty else { return }
+            try kiosk.desk.commit(pending)
+        } catch {
+            logger.error("the places from phones were not recorded; the hub's line is asked again later", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The store settings last applied from the hub, from the event log; nil if none (or

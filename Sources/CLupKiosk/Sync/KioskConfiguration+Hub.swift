@@ -24,8 +24,11 @@ extension KioskConfiguration {
 }
 
 extension StoreSettingsDocument {
-    /// What the hub said of the store's other doors, for the door reader.
-    var otherDoors: OtherDoors {
-        OtherDoors(called: calledElsewhere, used: usedElsewhere, cancelled: cancelledBookingNumbers)
+    /// What the hub said of the store's other doors, for the door reader. A door that
+    /// follows its line hears of the tickets called and used elsewhere with it (`DoorLine`),
+    /// and its settings do not carry them: those of `current` are kept.
+    func otherDoors(keeping current: OtherDoors) -> OtherDoors {
+        OtherDoors(called: calledAtOtherDoors == nil ? current.called : calledElsewhere,
+                   used: usedAtOtherDoors == nil ? current.used : usedElsewhere, cancelled: cancelledBookingNumbers)
     }
 }

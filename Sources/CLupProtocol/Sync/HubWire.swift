@@ -27,6 +27,9 @@ public enum HubWire {
     /// (a long poll of at most `settingsWait` seconds; the current ones after that).
     public static let settingsPath = "/v1/settings"
     public static let settingsWait = 10.0
+    /// A door's line (`DoorLine`) once its version is past `after`: a long poll as the
+    /// settings' (a door of a hub without it takes its line from the settings).
+    public static let linePath = "/v1/line"
     /// `GET`: today's booking slots still bookable, with the places the hub can book in each.
     public static let totemSlotsPath = "/v1/totem/slots"
     /// `POST` a `TotemBookingRequest`: the hub books a place for a customer at the totem.

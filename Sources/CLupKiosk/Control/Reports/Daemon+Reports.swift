@@ -106,6 +106,7 @@ extension Daemon {
                 + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "")
                 + ($0.hours.map { ", open \($0.description)" } ?? "")
                 + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "")
+                + (hub.lineVersion.map { ", door's line version \($0)" } ?? "")
                 + ($0.targetVersion.map { target in
                     let window = updateWindow()
                     return ", clup-totem \(target) to install (running \(PackageVersion.current); \(window.idle ? "idle" : "not now"): \(window.why))"

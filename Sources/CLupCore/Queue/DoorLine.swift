@@ -1,0 +1,47 @@
+/// A door's line as the hub keeps it (`GET /v1/line`): the places taken from phones at this
+/// door that are still live, those their holders left, and what the store's other doors did
+/// with tickets this door may see (called there, so it may admit them; its own used there,
+/// so it must refuse them). Its version goes up at each join or leave at this door and at
+/// each call or use at another, and at nothing else: a door follows its line apart from
+/// the store's settings, and a join wakes only the door that takes the place. It is whole
+/// each time: a door that restarts asks from version 0 and takes what it does not hold yet.
+public struct DoorLine: Codable, Hashable, Sendable {
+    public var version: Int64
+    public var remoteTickets: [RemoteJoin]
+    public var leftRemote: [String]
+    /// Tickets called now at the store's other doors, and this door's own tickets (with the
+    /// store's bookings made through the hub) admitted at another door.
+    public var calledAtOtherDoors: [String]
+    public var usedAtOtherDoors: [String]
+
+    public init(version: Int64, remoteTickets: [RemoteJoin], leftRemote: [String], calledAtOtherDoors: [String] = [],
+                usedAtOtherDoors: [String] = []) {
+        self.version = version
+        self.remoteTickets = remoteTickets
+        self.leftRemote = leftRemote
+        self.calledAtOtherDoors = calledAtOtherDoors
+        self.usedAtOtherDoors = usedAtOtherDoors
+    }
+
+    /// What is wrong with it, if anything (the hub's answer is input like any other).
+    public var problem: String? {
+        guard version >= 0 else { return "line version \(version) is below zero" }
+        for list in [remoteTickets.map(\.number.description), leftRemote, calledAtOtherDoors, usedAtOtherDoors]
+        where list.count > StoreSettingsDocument.maximumListCount {
+            return "\(list.count) tickets in a list of a door's line; at most \(StoreSettingsDocument.maximumListCount)"
+        }
+        if let bad = (calledAtOtherDoors + usedAtOtherDoors).first(where: { TicketNumber($0) == nil }) {
+            return "\"\(bad.prefix(16))\" is not a ticket number"
+        }
+        if let problem = remoteTickets.lazy.compactMap(\.problem).first { return problem }
+        if let bad = leftRemote.first(where: { TicketNumber($0)?.lane != .remote }) {
+            return "\"\(bad.prefix(16))\" is not a place taken from a phone"
+        }
+        return nil
+    }
+
+    /// The lists parsed (`problem` refused any that do not parse).
+    public var leftNumbers: Set<TicketNumber> { Set(leftRemote.compactMap { TicketNumber($0) }) }
+    public var calledElsewhere: Set<TicketNumber> { Set(calledAtOtherDoors.compactMap { TicketNumber($0) }) }
+    public var usedElsewhere: Set<TicketNumber> { Set(usedAtOtherDoors.compactMap { TicketNumber($0) }) }
+}

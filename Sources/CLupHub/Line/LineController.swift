@@ -1,0 +1,19 @@
+import CLupProtocol
+import Hummingbird
+
+/// A door's long poll for its line (`DoorLine`): answered at once when its version is past
+/// `after`, else at a join or a leave at the door (`SettingsSignals`) or after
+/// `HubWire.settingsWait`.
+struct LineController {
+    let database: HubDatabase
+    let signals: SettingsSignals
+
+    func addRoutes(to totems: some RouterMethods<HubRequestContext>) {
+        totems.get(RouterPath(HubWire.linePath)) { [database, signals] request, context in
+            let device = try context.totem()
+            let after = request.uri.queryParameters.get("after").flatMap { Int64($0) } ?? 0
+            return HubMessage.json(try await RemoteLine.nextLine(store: device.storeID, device: device.deviceID, after: after,
+                                                                 wait: HubWire.settingsWait, database: database, signals: signals))
+        }
+    }
+}
