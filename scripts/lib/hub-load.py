@@ -349,8 +349,10 @@ def line(hub, ca, token, store, count, pause, databases):
         sys.exit(f"{len(asked) - len(taken)} of {len(asked)} places never reached a door's log")
     latencies = sorted(seconds * 1000 for seconds in taken.values())
     p = lambda q: latencies[min(len(latencies) - 1, int(len(latencies) * q))]
+    order = list(asked)
+    slowest = sorted(taken, key=taken.get, reverse=True)[:3]
     print(f"{count} places, one every {pause:g} s, at {len(databases)} doors: join → in its door's log median {p(0.5):.0f} ms, "
-          f"p99 {p(0.99):.0f} ms")
+          f"p99 {p(0.99):.0f} ms (slowest: " + ", ".join(f"{n}, join {order.index(n) + 1}, {taken[n] * 1000:.0f} ms" for n in slowest) + ")")
 
 
 def calls(hub, ca, token, keys_file, rate, gateway_log):

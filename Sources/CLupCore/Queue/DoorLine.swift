@@ -4,7 +4,8 @@
 /// so it must refuse them). Its version goes up at each join or leave at this door and at
 /// each call or use at another, and at nothing else: a door follows its line apart from
 /// the store's settings, and a join wakes only the door that takes the place. It is whole
-/// each time: a door that restarts asks from version 0 and takes what it does not hold yet.
+/// each time: a door that restarts asks from no version (-1) and takes what it does not
+/// hold yet.
 public struct DoorLine: Codable, Hashable, Sendable {
     public var version: Int64
     public var remoteTickets: [RemoteJoin]

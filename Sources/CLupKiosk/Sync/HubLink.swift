@@ -61,11 +61,11 @@ final class HubLink {
             deviceID: deviceID, deviceKey: sync.deviceKey, knownVersion: settings?.version ?? 0, clockOffset: { [sync] in sync.clockOffset },
             deliver: runtime.loop.mailbox { [unowned self, unowned kiosk] (settings: StoreSettingsDocument) in apply(settings, to: kiosk) },
             logger: logger)
-        // From version 0 at each start: the line is whole each time, and what the door holds
-        // already is not taken twice.
+        // Whole at each start (known: none, so that even a line at version 0 is taken, with the
+        // other doors' lists): what the door holds already is not taken twice.
         lineFollower = HubFollower(
             "the door's line", client: client, fetch: { try await client.line(after: $0, signer: $1) }, version: \.version,
-            deviceID: deviceID, deviceKey: sync.deviceKey, knownVersion: 0, clockOffset: { [sync] in sync.clockOffset },
+            deviceID: deviceID, deviceKey: sync.deviceKey, knownVersion: -1, clockOffset: { [sync] in sync.clockOffset },
             deliver: runtime.loop.mailbox { [unowned self, unowned kiosk] (line: DoorLine) in take(line, to: kiosk) },
             logger: logger)
         settingsFollower?.start()
