@@ -55,6 +55,13 @@ final class HubFollower<Document: Sendable>: Sendable {
         wakeUp.signal()
     }
 
+    /// Forgets the version delivered last, so that the next answer is delivered again
+    /// whatever its version (what was delivered could not be recorded). The long poll under
+    /// way still waits for a change, at most its `HubWire.settingsWait`.
+    func askAgain() {
+        state.withLock { $0.known = -1 }
+    }
+
     /// Ends the pause after a failure now (`sync now`): a link that came back is used at once.
     func retryNow() {
         guard state.withLock({ $0.failures > 0 }) else { return }

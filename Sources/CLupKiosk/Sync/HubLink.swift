@@ -164,7 +164,8 @@ final class HubLink {
             guard !pending.events.isEmpty else { return }
             try kiosk.desk.commit(pending)
         } catch {
-            logger.error("the places from phones were not recorded; the hub's line is asked again later", metadata: ["error": "\(error)"])
+            logger.error("the places from phones were not recorded; the hub's line is asked again", metadata: ["error": "\(error)"])
+            lineFollower?.askAgain()
         }
     }
 
