@@ -44,8 +44,9 @@ extension RemoteLine {
     }
 
     /// A door's line once its version is past `after`, waiting up to `wait` seconds for a
-    /// join or a leave there (a long poll, as the settings'). The door follows its line apart
-    /// from then on: its settings no longer carry it, nor does a join make a settings version.
+    /// change (a join or a leave there, a ticket called or used at another door: a long poll,
+    /// as the settings'). The door follows its line apart from then on: its settings no
+    /// longer carry it, nor does a join or a call make a settings version.
     static func nextLine(store: StoreID, device: DeviceID, after: Int64, wait: Double, database: HubDatabase,
                          signals: SettingsSignals) async throws -> DoorLine {
         let logger = database.logger
