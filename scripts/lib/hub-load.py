@@ -327,7 +327,7 @@ def line(hub, ca, token, store, count, pause, databases):
     connection = connection_to(hub, ca)
     asked = {}
     for index in range(count):
-        body = json.dumps({"customerRef": f"bench-line-{index:06d}"})
+        body = json.dumps({"customerRef": f"bench-line-{os.getpid()}-{index:06d}"})
         began = time.time()
         connection.request("POST", f"/v1/stores/{store}/line", body=body,
                            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
