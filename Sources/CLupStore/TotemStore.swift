@@ -69,7 +69,7 @@ public final class TotemStore: Sendable {
                     if direction == .exit { exits = true }
                 case let .occupancyCorrected(door, _, _, _, _, _):
                     doors.insert(door)
-                case .storeSettingsApplied, .audited:
+                case .storeSettingsApplied, .doorLimitApplied, .audited:
                     break
                 }
             }

@@ -92,6 +92,7 @@ final class EventSchemaTests: XCTestCase {
                                                                                      bookingShare: 0.2),
                                                                businessDay: day, at: later)),
             ("store.settings-applied.2", .storeSettingsApplied(settings, businessDay: day, at: later)),
+            ("store.door-limit-applied.1", .doorLimitApplied(DoorLimit(limit: 6, version: 42), businessDay: day, at: later)),
             ("ticket.from-other-door.1", .ticketFromOtherDoor(plainTicket, at: later)),
             ("ticket.left.1", .ticketLeft(number, businessDay: day, at: later)),
             ("staff.audit.1", .audited(AuditEntry(role: .employee, who: "104", action: .priorityTicket, result: "ticket A-P003"),
@@ -106,7 +107,7 @@ final class EventSchemaTests: XCTestCase {
     static func newestVersion(of event: DomainEvent) -> Int {
         switch event {
         case .dayOpened, .ticketSubmitted, .ticketPrinted, .ticketPrintFailed, .ticketNoShow, .admissionLapsed, .ticketReprinted,
-             .ticketSkipped, .ticketVoided, .occupancyCorrected, .ticketFromOtherDoor, .ticketLeft:
+             .ticketSkipped, .ticketVoided, .occupancyCorrected, .ticketFromOtherDoor, .ticketLeft, .doorLimitApplied:
             1
         case .ticketCalled, .ticketAdmitted, .passage, .storeSettingsApplied, .audited:
             2
@@ -145,8 +146,8 @@ final class EventSchemaTests: XCTestCase {
         for (_, event) in Self.goldens {
             XCTAssertTrue(names.contains("\(event.type).\(Self.newestVersion(of: event))"), "\(event.type) has no newest golden")
         }
-        // The 18 cases of DomainEvent (newestVersion(of:) names each); a case with no golden fails here.
-        XCTAssertEqual(Set(Self.goldens.map(\.event.type)).count, 18)
+        // The 19 cases of DomainEvent (newestVersion(of:) names each); a case with no golden fails here.
+        XCTAssertEqual(Set(Self.goldens.map(\.event.type)).count, 19)
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }
         XCTAssertEqual(Set(files.map { String($0.dropLast(5)) }), names, "a golden file no test reads, or one missing")
     }

@@ -237,6 +237,25 @@ final class RemoteLineTests: XCTestCase {
         let decoded = try JSONDecoder().decode(DoorLine.self, from: JSONEncoder().encode(line))
         XCTAssertEqual(decoded, line)
     }
+
+    /// The door's part of the capacity on its line is checked as the settings' is; of a part
+    /// from the line and one from the settings, the one given later is in force; a line from
+    /// a hub that sends none reads as none.
+    func test_aDoorsPartOnItsLineIsCheckedAndTheNewerPartIsInForce() throws {
+        var line = DoorLine(version: 3, remoteTickets: [], leftRemote: [], doorLimit: DoorLimit(limit: 4, version: 12))
+        XCTAssertNil(line.problem)
+        line.doorLimit = DoorLimit(limit: StoreSettingsDocument.maximumDoorLimit + 1, version: 12)
+        XCTAssertEqual(line.problem, "door limit \(StoreSettingsDocument.maximumDoorLimit + 1) is outside ±\(StoreSettingsDocument.maximumDoorLimit)")
+        line.doorLimit = DoorLimit(limit: 4, version: 0)
+        XCTAssertEqual(line.problem, "door limit version 0")
+        let older = DoorLimit(limit: 4, version: 12), newer = DoorLimit(limit: 2, version: 13)
+        XCTAssertEqual(DoorLimit.newer(older, newer), newer)
+        XCTAssertEqual(DoorLimit.newer(newer, older), newer)
+        XCTAssertEqual(DoorLimit.newer(nil, older), older)
+        XCTAssertNil(DoorLimit.newer(nil, nil))
+        let fromOldHub = try JSONDecoder().decode(DoorLine.self, from: Data(#"{"version":2,"remoteTickets":[],"leftRemote":[],"calledAtOtherDoors":[],"usedAtOtherDoors":[]}"#.utf8))
+        XCTAssertNil(fromOldHub.doorLimit)
+    }
 }
 
 /// A small seeded generator, so a failing order can be run again.

@@ -70,6 +70,64 @@ final class BatchStepsTests: XCTestCase {
         }
     }
 
+    /// A door that follows its line is given its part of the capacity there: a new part
+    /// moves its line's version and the store's settings version, not the configuration's,
+    /// which is all the door's settings wait on; a door that does not follow its line has its
+    /// part in its settings, as before. The part recorded at the door confirms it.
+    func test_aDoorThatFollowsItsLineIsGivenItsPartThereAndItsSettingsStayAsTheyWere() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north"), b = try await hub.enrol("B", door: "south")
+            _ = try await RemoteLine.nextLine(store: "7", device: a.device.deviceID, after: -1, wait: 0, database: hub.database,
+                                              signals: SettingsSignals())
+            func documents() async throws -> (a: StoreSettingsDocument, b: StoreSettingsDocument, line: DoorLine) {
+                try await hub.database.transaction { connection in
+                    let logger = hub.database.logger
+                    return (try await StoreSettingsReader.current(store: "7", device: a.device.deviceID, connection, logger)!,
+                            try await StoreSettingsReader.current(store: "7", device: b.device.deviceID, connection, logger)!,
+                            try await RemoteLine.line(store: "7", device: a.device.deviceID, connection, logger))
+                }
+            }
+            let first = try await documents()
+            XCTAssertNil(first.a.doorLimit, "A's part is not in its settings")
+            XCTAssertEqual(first.line.doorLimit?.limit, 30, "A, enrolled first, was given the whole capacity")
+            XCTAssertEqual(first.b.doorLimit, 0, "B's part, with its settings: none until A gives some back")
+            // A records its part, on its line: the hub knows A is held to it.
+            let ingest = Ingest(database: hub.database)
+            _ = try await ingest.apply(a.batch(a.upload([.doorLimitApplied(first.line.doorLimit!, businessDay: .today, at: Date())])),
+                                       from: a.device)
+            func confirmed(_ totem: TestTotem) throws -> String {
+                try hub.sql("SELECT confirmed_limit || ' v' || confirmed_version FROM door_grant WHERE device_id = '\(totem.device.deviceID)'")
+            }
+            XCTAssertEqual(try confirmed(a), "30 v\(first.line.doorLimit!.version)")
+            // B puts its settings in force, and customers wait there: the hub takes places back
+            // from A, on A's line alone.
+            _ = try await ingest.apply(b.batch(b.upload([.storeSettingsApplied(first.b, businessDay: .today, at: Date())]), waiting: 20),
+                                       from: b.device)
+            let lowered = try await documents()
+            let settingsVersion = Int64(try version(hub))!
+            XCTAssertLessThan(lowered.line.doorLimit!.limit, 30, "A's part shrank")
+            XCTAssertEqual(lowered.line.doorLimit?.version, settingsVersion, "given at the store's next settings version")
+            XCTAssertGreaterThan(lowered.line.version, first.line.version, "A is woken on its line")
+            XCTAssertEqual(lowered.a.version, first.a.version, "A's settings did not change: no document for A")
+            XCTAssertNil(lowered.a.doorLimit)
+            // A puts its smaller part in force: B, which does not follow its line, is given the
+            // places with its settings.
+            _ = try await ingest.apply(a.batch(a.upload([.doorLimitApplied(lowered.line.doorLimit!, businessDay: .today, at: Date())])),
+                                       from: a.device)
+            XCTAssertEqual(try confirmed(a), "\(lowered.line.doorLimit!.limit) v\(settingsVersion)")
+            let given = try await documents()
+            XCTAssertGreaterThan(given.b.doorLimit!, 0, "B was given places")
+            XCTAssertGreaterThan(given.b.version, lowered.b.version)
+            XCTAssertEqual(given.a.version, first.a.version, "and still no document for A")
+            XCTAssertEqual(given.line.doorLimit!.limit + given.b.doorLimit!, 30, "the doors' parts add up to the capacity")
+            // A change of configuration is every door's.
+            try await HubAdmin(database: hub.database).setStore(id: "7", .init(capacity: 12))
+            let changed = try await documents()
+            XCTAssertGreaterThan(changed.a.version, given.a.version)
+            XCTAssertEqual(changed.a.capacity, 12)
+        }
+    }
+
     /// A door confirming a newer version of the limit it already confirmed stays settled:
     /// the seq of its first confirmation is kept (`CapacityEscrow.Door.confirmed`), so a
     /// report made between the two does not make its old, higher limit count again.

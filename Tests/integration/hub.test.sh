@@ -359,7 +359,7 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   # Applied as an event, uploaded like any other; the door's part follows the capacity.
   wait_until 30 "clupctl status | grep -q \"this door's places 45 \""
   wait_synced
-  version=$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")
+  version=$(hub_psql -c "SELECT config_version FROM store WHERE store_id = '7'")
   wait_until 30 "[ \"\$(hub_psql -c 'SELECT applied_settings_version FROM totem')\" = $version ]"
   # Offline, and restarted: the hub's last settings stay in force.
   hub_kill hub KILL
@@ -368,6 +368,9 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   kiosk_start_daemon
   assert_contains "$(clupctl status)" "settings   hub version $version: capacity 45"
   assert_contains "$(clupctl status)" "inside of 45"
+  # The door's part, which came on its line, read back from its log.
+  assert_contains "$(clupctl status)" "this door's places 45 "
+  assert_eq "$(totem_sql "SELECT count(*) > 0 FROM event WHERE type = 'store.door-limit-applied'")" 1 "the part recorded as an event"
   # An enrolled totem's file may not set what the hub manages.
   kiosk_stop
   printf '[queue]\ncapacity = 10\n' >> "$WORK/clupd.toml"
@@ -432,24 +435,30 @@ fault_proxy() {
   wait_until 10 grep -q ready "$WORK/proxy-$name.log"
 }
 
-# The store's settings version at the hub.
-hub_settings_version() { hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'"; }
+# The store's configuration version at the hub: the settings version of a door that follows
+# its line (its part of the capacity comes on its line).
+hub_settings_version() { hub_psql -c "SELECT config_version FROM store WHERE store_id = '7'"; }
+# This door's line version at the hub, and the one it last took.
+hub_line_version() { hub_psql -c "SELECT line_version FROM totem WHERE device_id = '$(totem_device)'"; }
+totem_line_version() { clupctl status | sed -n "s/.*door's line version \([0-9]*\).*/\1/p"; }
 
-# Whether both doors hold the store's current settings version and the hub holds all their
-# events, with no new version meanwhile.
+# Whether both doors hold the store's current settings and their lines' last versions, and
+# the hub holds all their events, with no new version meanwhile.
 doors_settled_and_uploaded() {
   local version quiet=1 door
   version=$(hub_settings_version)
   for door in as_a as_b; do
     $door
     [ "$(totem_settings_version)" = "$version" ] || quiet=0
+    [ "$(totem_line_version)" = "$(hub_line_version)" ] || quiet=0
     [ "$(totem_last_seq)" = "$(hub_acknowledged)" ] || quiet=0
   done
   as_a
   [ $quiet = 1 ] && [ "$(hub_settings_version)" = "$version" ]
 }
 
-# Waits until the doors have settled on the store's settings with everything uploaded.
+# Waits until the doors have settled on the store's settings and their lines with everything
+# uploaded.
 wait_quiet() { wait_until 120 doors_settled_and_uploaded; }
 
 as_a() { WORK=$A_WORK CLUPD_PID=$A_PID; }
@@ -637,7 +646,7 @@ test_bookings_made_in_the_app_are_admitted_at_the_door_within_their_window_only(
   assert_contains "$out" "E-HUB-020"
 
   # The door hears the hub's booking key and the cancellation with the next settings.
-  version=$(hub_psql -c "SELECT settings_version FROM store WHERE store_id = '7'")
+  version=$(hub_psql -c "SELECT config_version FROM store WHERE store_id = '7'")
   wait_until 60 "clupctl status | grep -q \"^settings   hub version $version:.*keys of totems AZ\""
   rc=0; out=$(clupctl sim scan "$first_code" 2>&1) || rc=$?
   assert_status $rc 1 "the cancelled booking at the door"

@@ -36,6 +36,9 @@ public enum DomainEvent: Hashable, Codable, Sendable {
     case occupancyCorrected(door: String, businessDay: BusinessDay, delta: Int, by: String, reason: String, at: Date)
     /// The hub's store settings (capacity, shares) put in force at this totem.
     case storeSettingsApplied(StoreSettingsDocument, businessDay: BusinessDay, at: Date)
+    /// The door's part of the store's capacity from its line (`DoorLine.doorLimit`) put in
+    /// force at this totem.
+    case doorLimitApplied(DoorLimit, businessDay: BusinessDay, at: Date)
     /// A ticket another door of the store called was read at this door: it joins this
     /// door's day as called (and is admitted by the next event).
     case ticketFromOtherDoor(Ticket, at: Date)
@@ -62,6 +65,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
         case .passage: "occupancy.passage"
         case .occupancyCorrected: "occupancy.corrected"
         case .storeSettingsApplied: "store.settings-applied"
+        case .doorLimitApplied: "store.door-limit-applied"
         case .ticketFromOtherDoor: "ticket.from-other-door"
         case .ticketLeft: "ticket.left"
         case .audited: "staff.audit"
@@ -78,7 +82,7 @@ public enum DomainEvent: Hashable, Codable, Sendable {
              let .admissionLapsed(_, day, _), let .ticketReprinted(_, day, _), let .ticketLeft(_, day, _),
              let .ticketSkipped(_, day, _, _), let .ticketVoided(_, day, _, _, _),
              let .passage(_, _, day, _, _, _), let .occupancyCorrected(_, day, _, _, _, _),
-             let .storeSettingsApplied(_, day, _), let .audited(_, day, _):
+             let .storeSettingsApplied(_, day, _), let .doorLimitApplied(_, day, _), let .audited(_, day, _):
             day
         }
     }

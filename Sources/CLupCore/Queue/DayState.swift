@@ -149,7 +149,7 @@ public struct DayState: Hashable, Codable, Sendable {
             if direction == .exit { wait.recordExit(at: Moment(wall: at, steady: steady)) }
         case let .occupancyCorrected(door, _, delta, _, _, _):
             ledgers[door, default: OccupancyLedger(door: door)].apply(correction: delta)
-        case .storeSettingsApplied, .audited:
+        case .storeSettingsApplied, .doorLimitApplied, .audited:
             // The policy is the kiosk's configuration, and staff's doings are a trail, not
             // the day's state.
             break

@@ -1,8 +1,9 @@
 /// A door's line as the hub keeps it (`GET /v1/line`): the places taken from phones at this
 /// door that are still live, those their holders left, and what the store's other doors did
 /// with tickets this door may see (called there, so it may admit them; its own used there,
-/// so it must refuse them). Its version goes up at each join or leave at this door and at
-/// each call or use at another, and at nothing else: a door follows its line apart from
+/// so it must refuse them); and the door's part of the store's capacity. Its version goes
+/// up at each join or leave at this door, at each call or use at another, and when the hub
+/// gives this door another part, and at nothing else: a door follows its line apart from
 /// the store's settings, and a join wakes only the door that takes the place. It is whole
 /// each time: a door that restarts asks from no version (-1) and takes what it does not
 /// hold yet.
@@ -14,14 +15,19 @@ public struct DoorLine: Codable, Hashable, Sendable {
     /// store's bookings made through the hub) admitted at another door.
     public var calledAtOtherDoors: [String]
     public var usedAtOtherDoors: [String]
+    /// The places this door may fill where the hub shares the store's capacity among its
+    /// doors (`CapacityEscrow`); none where it shares nothing yet, or from a hub that sends
+    /// the door's part with the settings.
+    public var doorLimit: DoorLimit?
 
     public init(version: Int64, remoteTickets: [RemoteJoin], leftRemote: [String], calledAtOtherDoors: [String] = [],
-                usedAtOtherDoors: [String] = []) {
+                usedAtOtherDoors: [String] = [], doorLimit: DoorLimit? = nil) {
         self.version = version
         self.remoteTickets = remoteTickets
         self.leftRemote = leftRemote
         self.calledAtOtherDoors = calledAtOtherDoors
         self.usedAtOtherDoors = usedAtOtherDoors
+        self.doorLimit = doorLimit
     }
 
     /// What is wrong with it, if anything (the hub's answer is input like any other).
@@ -34,6 +40,7 @@ public struct DoorLine: Codable, Hashable, Sendable {
         if let bad = (calledAtOtherDoors + usedAtOtherDoors).first(where: { TicketNumber($0) == nil }) {
             return "\"\(bad.prefix(16))\" is not a ticket number"
         }
+        if let problem = doorLimit?.problem { return problem }
         if let problem = remoteTickets.lazy.compactMap(\.problem).first { return problem }
         if let bad = leftRemote.first(where: { TicketNumber($0)?.lane != .remote }) {
             return "\"\(bad.prefix(16))\" is not a place taken from a phone"
@@ -45,4 +52,34 @@ public struct DoorLine: Codable, Hashable, Sendable {
     public var leftNumbers: Set<TicketNumber> { Set(leftRemote.compactMap { TicketNumber($0) }) }
     public var calledElsewhere: Set<TicketNumber> { Set(calledAtOtherDoors.compactMap { TicketNumber($0) }) }
     public var usedElsewhere: Set<TicketNumber> { Set(usedAtOtherDoors.compactMap { TicketNumber($0) }) }
+}
+
+/// A door's part of the store's capacity as the hub gave it: the places, at the version it
+/// was given at. Versions come from one counter per store, the one the store's settings
+/// take theirs from, so a part sent on the line and one sent with the settings compare:
+/// the one of the higher version is in force. The door records each one it puts in force
+/// (`store.door-limit-applied`), which is how the hub knows its part is held to.
+public struct DoorLimit: Codable, Hashable, Sendable {
+    public var limit: Int
+    public var version: Int64
+
+    public init(limit: Int, version: Int64) {
+        self.limit = limit
+        self.version = version
+    }
+
+    /// What is wrong with it, if anything.
+    public var problem: String? {
+        if version < 1 { return "door limit version \(version)" }
+        if !(-StoreSettingsDocument.maximumDoorLimit...StoreSettingsDocument.maximumDoorLimit).contains(limit) {
+            return "door limit \(limit) is outside ±\(StoreSettingsDocument.maximumDoorLimit)"
+        }
+        return nil
+    }
+
+    /// The part in force of two: the one given later.
+    public static func newer(_ first: DoorLimit?, _ second: DoorLimit?) -> DoorLimit? {
+        guard let first, let second else { return first ?? second }
+        return second.version > first.version ? second : first
+    }
 }

@@ -200,7 +200,7 @@ public struct Bookings: Sendable {
                         \(request.forSomeoneElse ?? false), \(code))
                 """, logger: logger)
             // The doors keep its place while its window is open: they hear of it with the settings.
-            try await DoorShares.replan(locked, bump: .always)
+            try await DoorShares.replan(locked, bump: .configuration)
             return Made(store: store, number: number, slotStart: start, slotEnd: start.addingTimeInterval(calendar.slotSeconds),
                         windowOpens: start.addingTimeInterval(-calendar.early), windowCloses: start.addingTimeInterval(calendar.late),
                         code: code)
@@ -250,7 +250,7 @@ public struct Bookings: Sendable {
                 VALUES (\(store), \(reference), 'cancelled', \(parsed.description), \(start))
                 """, logger: logger)
             // The doors refuse it from their next settings on.
-            try await DoorShares.replan(locked, bump: .always)
+            try await DoorShares.replan(locked, bump: .configuration)
             return Cancelled(store: store, number: parsed.description, cancelledAt: now)
         }
     }
@@ -272,7 +272,7 @@ public struct Bookings: Sendable {
         if !cancelled.isEmpty {
             logger.notice("bookings cancelled: the store has been full for its major delay", metadata: [
                 "store": "\(store)", "bookings": "\(cancelled.joined(separator: " "))", "full since": "\(fullSince.formatted(.iso8601))"])
-            try await DoorShares.replan(locked, bump: .always)
+            try await DoorShares.replan(locked, bump: .configuration)
         }
     }
 
@@ -310,7 +310,7 @@ public struct Bookings: Sendable {
         try await connection.query("UPDATE store SET booking_key = \(key.rawRepresentation) WHERE store_id = \(store)", logger: logger)
         // A new key the doors must know (with the totems' keys in the settings) before they
         // see a code it signed.
-        try await DoorShares.replan(locked, bump: .always)
+        try await DoorShares.replan(locked, bump: .configuration)
         return key
     }
 }

@@ -94,7 +94,7 @@ public struct Enrolment: Sendable {
                 UPDATE enrolment_code SET used_at = \(now), used_by = \(deviceID) WHERE code_hash = \(Self.hash(code))
                 """, logger: logger)
             // The store's other totems learn its ticket key; the doors share the capacity anew.
-            try await DoorShares.replan(locked, bump: .always)
+            try await DoorShares.replan(locked, bump: .configuration)
             var reply = EnrolmentReply(deviceID: deviceID, storeID: store.rawValue, letter: letter, door: door)
             if let key = releases?.publicKey() {
                 reply.releaseKey = key.base64EncodedString()
@@ -119,7 +119,7 @@ public struct Enrolment: Sendable {
                 """, as: String.self, database.logger)
             guard !revoked.isEmpty else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(deviceID) (or revoked already)") }
             // Its ticket key is withdrawn from the store's other totems, and its places released.
-            for store in locked { try await DoorShares.replan(store, bump: .always) }
+            for store in locked { try await DoorShares.replan(store, bump: .configuration) }
         }
     }
 

@@ -70,6 +70,8 @@ struct EventAuthority {
         case let .ticketSubmitted(number, _, _), let .ticketPrinted(number, _, _), let .ticketPrintFailed(number, _, _),
              let .ticketCalled(number, _, _, _, _), let .ticketReprinted(number, _, _):
             return isOwn(number) ? .apply(event) : .refuse("\(event.type) for \(number): only its own door may do that")
+        case let .doorLimitApplied(limit, _, _):
+            return limit.problem.map { .refuse("\(event.type): \($0)") } ?? .apply(event)
         case .storeSettingsApplied, .audited:
             return .apply(event)
         }

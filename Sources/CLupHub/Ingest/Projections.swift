@@ -119,6 +119,8 @@ enum Projections {
             if let limit = settings.doorLimit {
                 try await DoorShares.confirm(limit: limit, version: settings.version, seq: seq, device: device, writer.locked)
             }
+        case let .doorLimitApplied(limit, _, _):
+            try await DoorShares.confirm(limit: limit.limit, version: limit.version, seq: seq, device: device, writer.locked)
         case .audited:
             // Staff's trail: kept in the event table as it came, nothing to project.
             break

@@ -3,13 +3,15 @@ import Foundation
 import PostgresNIO
 
 /// What a door is told of its line (`DoorLine`, `GET /v1/line`): its places taken from
-/// phones and those left, and what the store's other doors called and used, at a version
-/// of the door's own that joins, leaves and the other doors' calls move.
+/// phones and those left, what the store's other doors called and used, and its part of the
+/// store's capacity, at a version of the door's own that joins, leaves, the other doors'
+/// calls and a new part move.
 extension RemoteLine {
     /// The line of `device`'s door: its places taken from a phone, live (not left, not over
     /// at the door), and those left; tickets called now at the other doors, and its own
-    /// tickets (and the store's bookings made through the hub) admitted at another door; at
-    /// the door's line version.
+    /// tickets (and the store's bookings made through the hub) admitted at another door; the
+    /// door's part of the capacity as last given (`DoorShares.replan`); at the door's line
+    /// version.
     static func line(store: StoreID, device: DeviceID, _ connection: PostgresConnection, _ logger: Logger) async throws -> DoorLine {
         let version = try await connection.all("SELECT line_version FROM totem WHERE device_id = \(device)", as: Int64.self, logger)
             .first ?? 0
@@ -40,13 +42,19 @@ extension RemoteLine {
                 AND (device_id = \(device) OR number LIKE 'Z%') AND admitted_by IS NOT NULL AND admitted_by <> \(device)
             ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: String.self, logger)
-        return DoorLine(version: version, remoteTickets: live, leftRemote: left, calledAtOtherDoors: called, usedAtOtherDoors: used)
+        let limit = try await connection.rows("""
+            SELECT issued_limit, issued_version FROM door_grant
+            WHERE store_id = \(store) AND device_id = \(device) AND issued_version > 0
+            """, as: (Int, Int64).self, logger).first.map { DoorLimit(limit: $0.0, version: $0.1) }
+        return DoorLine(version: version, remoteTickets: live, leftRemote: left, calledAtOtherDoors: called, usedAtOtherDoors: used,
+                        doorLimit: limit)
     }
 
     /// A door's line once its version is past `after`, waiting up to `wait` seconds for a
     /// change (a join or a leave there, a ticket called or used at another door: a long poll,
     /// as the settings'). The door follows its line apart from then on: its settings no
-    /// longer carry it, nor does a join or a call make a settings version.
+    /// longer carry it nor its part of the capacity, and it waits only on the store's
+    /// configuration version (`StoreSettingsReader`).
     static func nextLine(store: StoreID, device: DeviceID, after: Int64, wait: Double, database: HubDatabase,
                          signals: SettingsSignals) async throws -> DoorLine {
         let logger = database.logger
@@ -74,7 +82,7 @@ extension RemoteLine {
         if try await everyDoorFollowsItsLine(locked) {
             try await SettingsSignals.notify(store: locked.store, locked.connection, locked.logger)
         } else {
-            try await DoorShares.replan(locked, bump: .always)
+            try await DoorShares.replan(locked, bump: .lineNews)
         }
     }
 

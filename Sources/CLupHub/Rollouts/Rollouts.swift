@@ -367,7 +367,7 @@ public struct Rollouts: Sendable {
         for store in stores {
             try await database.transaction { connection in
                 guard let locked = try await StoreTransaction.lock(store, connection, logger) else { return }
-                try await DoorShares.replan(locked, bump: .always)
+                try await DoorShares.replan(locked, bump: .configuration)
             }
         }
     }

@@ -37,17 +37,26 @@ enum DoorShares {
             """, logger: locked.logger)
     }
 
-    /// When the store's settings get a new version even if no limit changes.
+    /// What else than a door's new limit makes a new settings version.
     enum Bump {
         case no
-        /// Tickets were called or used: news for the other doors, if there are any.
+        /// Tickets were called or used: news for the other doors, if there are any (a door
+        /// that follows its line hears of it there; this is for those that do not).
         case ifSeveralDoors
-        /// The settings or the totems' keys changed.
-        case always
+        /// A door's line changed, and some door of the store hears of lines only with its
+        /// settings (a totem from before the line's own feed).
+        case lineNews
+        /// The store's configuration changed (its settings, employees, bookings, the totems'
+        /// keys, the release to install): every door's settings, followers of their lines too.
+        case configuration
     }
 
-    /// Plans the doors' limits again; when any changes, or as `bump` says, the store's
-    /// settings get a new version, which the totems' long polls pick up. Returns the
+    /// Plans the doors' limits again. A door given a new limit hears of it on its line (its
+    /// line version goes up) and, where it does not follow its line, with a new settings
+    /// version. Every change takes the store's next settings version (one counter, so that a
+    /// limit sent on a line and one sent with the settings compare); the configuration's
+    /// version, which the doors that follow their lines wait on, moves only with
+    /// `.configuration`. Long polls are woken when the transaction commits. Returns the
     /// store's settings version.
     @discardableResult
     static func replan(_ locked: StoreTransaction, bump: Bump) async throws -> Int64 {
@@ -65,10 +74,11 @@ enum DoorShares {
         let news = switch bump {
         case .no: false
         case .ifSeveralDoors: doors.count > 1
-        case .always: true
+        case .lineNews, .configuration: true
         }
         guard news || plan.contains(where: { $0 != nil }) else { return version }
         let next = version + 1
+        var given: [String] = []
         for (var door, limit) in zip(doors, plan) {
             guard let limit else { continue }
             door.issue(limit, version: next)
@@ -77,8 +87,19 @@ enum DoorShares {
                     outstanding_max = \(door.outstandingMax)
                 WHERE store_id = \(store) AND device_id = \(door.name)
                 """, logger: logger)
+            given.append(door.name)
         }
-        try await connection.query("UPDATE store SET settings_version = \(next) WHERE store_id = \(store)", logger: logger)
+        if !given.isEmpty {
+            try await connection.query("""
+                UPDATE totem SET line_version = line_version + 1 WHERE device_id = ANY(\(given)) AND follows_line
+                """, logger: logger)
+        }
+        let configuration = bump == .configuration
+        try await connection.query("""
+            UPDATE store SET settings_version = \(next),
+                config_version = CASE WHEN \(configuration) THEN \(next) ELSE config_version END
+            WHERE store_id = \(store)
+            """, logger: logger)
         try await SettingsSignals.notify(store: store, connection, logger)
         HubMetrics.settingsVersionMade()
         return next

@@ -7,14 +7,20 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The store settings the hub sends down: one document per totem, at the store's version.
+/// The store settings the hub sends down: one document per totem. A door that follows its
+/// line apart (`DoorLine`) has the store's configuration alone, at the configuration's
+/// version; one that does not has its line and its part of the capacity in it too, at the
+/// store's settings version, which both move.
 enum StoreSettingsReader {
     /// The settings of `store` as `device` is to have them (nil device: the store's alone).
     static func current(store: StoreID, device: DeviceID?, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> StoreSettingsDocument? {
+        var follower = false
+        if let device { follower = try await followsItsLine(device, connection, logger) }
         let rows = try await connection.rows("""
-            SELECT settings_version, capacity, priority_share, booking_share, presentation_minutes, booking_early_minutes,
-                   booking_late_minutes, slot_minutes, totem_booking_places, opens_minute, closes_minute
+            SELECT CASE WHEN \(follower) THEN config_version ELSE settings_version END, capacity, priority_share, booking_share,
+                   presentation_minutes, booking_early_minutes, booking_late_minutes, slot_minutes, totem_booking_places,
+                   opens_minute, closes_minute
             FROM store WHERE store_id = \(store)
             """,
             as: (Int64, Int, Double, Double, Double, Double, Double, Double, Int, Int, Int).self, logger)
@@ -29,9 +35,6 @@ enum StoreSettingsReader {
         settings.employees = try await employees(store: store, connection, logger)
         guard let device else { return settings }
         settings.targetVersion = try await Rollouts.targetVersion(device: device, connection, logger)
-        settings.doorLimit = try await connection.all("""
-            SELECT issued_limit FROM door_grant WHERE store_id = \(store) AND device_id = \(device) AND issued_version > 0
-            """, as: Int.self, logger).first
         let keys = try await connection.rows("""
             SELECT letter, ticket_key FROM totem WHERE store_id = \(store) AND revoked_at IS NULL ORDER BY letter
             """, as: (String, Data).self, logger)
@@ -56,8 +59,9 @@ enum StoreSettingsReader {
             ORDER BY b.slot_start, b.number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: (String, Double).self, logger).map { StoreSettingsDocument.HubBooking(number: $0.0, slotStart: $0.1) }
         // A door that follows its line apart (GET /v1/line) has none of it here.
-        if try await connection.all("SELECT follows_line FROM totem WHERE device_id = \(device)", as: Bool.self, logger).first != true {
+        if !follower {
             let line = try await RemoteLine.line(store: store, device: device, connection, logger)
+            settings.doorLimit = line.doorLimit?.limit
             settings.remoteTickets = line.remoteTickets
             settings.leftRemote = line.leftRemote
             settings.calledAtOtherDoors = line.calledAtOtherDoors
@@ -66,15 +70,23 @@ enum StoreSettingsReader {
         return settings
     }
 
-    /// The settings of `store` for `device` once their version is above `after`, waiting up
-    /// to `wait` seconds for a change (a long poll, woken by `signals`; the hub holds no
-    /// state); the current settings when nothing changed in that time.
+    /// Whether `device` follows its line apart from the settings (it asked for it once).
+    static func followsItsLine(_ device: DeviceID, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+        try await connection.all("SELECT follows_line FROM totem WHERE device_id = \(device)", as: Bool.self, logger).first == true
+    }
+
+    /// The settings of `store` for `device` once their version (the configuration's, for a
+    /// door that follows its line) is above `after`, waiting up to `wait` seconds for a
+    /// change (a long poll, woken by `signals`; the hub holds no state); the current
+    /// settings when nothing changed in that time.
     static func next(store: StoreID, device: DeviceID, after: Int64, wait: Double, database: HubDatabase,
                      signals: SettingsSignals) async throws -> StoreSettingsDocument {
         try await signals.longPoll(store: store, wait: wait, ready: {
             let version = try await database.transaction { connection in
-                try await connection.all("SELECT settings_version FROM store WHERE store_id = \(store)", as: Int64.self,
-                                         database.logger).first
+                try await connection.all("""
+                    SELECT CASE WHEN coalesce(t.follows_line, false) THEN s.config_version ELSE s.settings_version END
+                    FROM store s LEFT JOIN totem t ON t.device_id = \(device) WHERE s.store_id = \(store)
+                    """, as: Int64.self, database.logger).first
             }
             guard let version else { throw HubError(.notFound, .unknownStore, "no store \"\(store)\"") }
             return version > after

@@ -42,7 +42,7 @@ extension HubAdmin {
                 ON CONFLICT (store_id, staff_number) DO UPDATE
                     SET kdf = excluded.kdf, salt = excluded.salt, pin_hash = excluded.pin_hash, changed_at = now()
                 """, logger: logger)
-            try await DoorShares.replan(locked, bump: .always)
+            try await DoorShares.replan(locked, bump: .configuration)
             try await Audit.record(who: who, store: store, action: replacing ? "employee PIN changed" : "employee added",
                                           before: nil, after: "staff number \(staffNumber)", connection, logger)
         }
@@ -55,7 +55,7 @@ extension HubAdmin {
                 throw HubError(.notFound, .unknownHubEmployee, "store \(store) has no employee \(staffNumber.prefix(20))")
             }
             try await connection.query("DELETE FROM employee WHERE store_id = \(store) AND staff_number = \(staffNumber)", logger: logger)
-            try await DoorShares.replan(locked, bump: .always)
+            try await DoorShares.replan(locked, bump: .configuration)
             try await Audit.record(who: who, store: store, action: "employee removed", before: "staff number \(staffNumber)",
                                           after: nil, connection, logger)
         }

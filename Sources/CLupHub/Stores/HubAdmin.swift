@@ -102,7 +102,7 @@ extension HubAdmin {
                     slot_minutes = \(windows.slotMinutes), totem_booking_places = \(settings.totemBookingPlaces ?? 0)
                 WHERE store_id = \(id)
                 """, logger: logger)
-            settings.version = try await DoorShares.replan(locked, bump: .always)
+            settings.version = try await DoorShares.replan(locked, bump: .configuration)
             try await Audit.record(who: who, store: id, action: "store settings changed", before: before,
                                           after: Self.describe(settings), connection, logger)
             return settings
@@ -213,7 +213,7 @@ extension HubAdmin {
                 WHERE store_id = \(id)
                 """, logger: logger)
             // The totems hear the new hours with the next settings version.
-            try await DoorShares.replan(locked, bump: .always)
+            try await DoorShares.replan(locked, bump: .configuration)
             let after = StoreSettingsDocument.OpeningHours(opensMinute: opensMinute, closesMinute: closesMinute)
             try await Audit.record(who: who, store: id, action: "opening hours changed", before: "\(before.description) \(zone)",
                                           after: "\(after.description) \(timeZone)", connection, logger)

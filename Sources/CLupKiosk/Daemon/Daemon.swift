@@ -93,6 +93,7 @@ public final class Daemon {
             let store = try TotemStore(path: state.databasePath, deviceID: enrolment?.deviceID ?? config.deviceID)
             let settings = enrolment == nil ? nil : HubLink.lastSettings(in: store, logger: logger)
             hub = HubLink(enrolment: enrolment, settings: settings,
+                          lineLimit: enrolment == nil ? nil : HubLink.lastLineLimit(in: store, logger: logger),
                           sync: try SyncClient.make(stateDirectory: state.path, databasePath: state.databasePath, logger: logger),
                           runtime: runtime)
             config = hub.applied(to: config)

@@ -6,29 +6,35 @@ import Logging
 
 /// The totem's link to its hub: who it is there (`TotemEnrolment`), the outbox's upload
 /// (`SyncClient`), the store's settings that come down, with the ones in force, and the
-/// door's line (each followed by a `HubFollower`). A totem that is not enrolled has none of
-/// them and runs on its file alone.
+/// door's line with its part of the capacity (each followed by a `HubFollower`). A totem
+/// that is not enrolled has none of them and runs on its file alone.
 final class HubLink {
     let enrolment: TotemEnrolment?
     let sync: SyncClient?
     /// The store's settings from the hub in force (the last applied, kept in the event log).
     private(set) var settings: StoreSettingsDocument?
+    /// The door's part of the capacity last put in force from its line (kept in the event
+    /// log); a part sent with the settings, of a higher version, goes before it.
+    private(set) var lineLimit: DoorLimit?
     /// The version of the door's line last taken from the hub (since this start).
     private(set) var lineVersion: Int64?
     private var settingsFollower: HubFollower<StoreSettingsDocument>?
     private var lineFollower: HubFollower<DoorLine>?
     private let runtime: KioskRuntime
 
-    init(enrolment: TotemEnrolment?, settings: StoreSettingsDocument?, sync: SyncClient?, runtime: KioskRuntime) {
+    init(enrolment: TotemEnrolment?, settings: StoreSettingsDocument?, lineLimit: DoorLimit?, sync: SyncClient?,
+         runtime: KioskRuntime) {
         self.enrolment = enrolment
         self.settings = settings
+        self.lineLimit = lineLimit
         self.sync = sync
         self.runtime = runtime
     }
 
     /// The configuration as the hub has it: the enrolment's identity and the store's settings
-    /// over the file's. Until the first settings come, an enrolled door holds no place: the
-    /// store's other doors may hold every one.
+    /// over the file's, with the door's part of the capacity in force. Until the first
+    /// settings come, an enrolled door holds no place: the store's other doors may hold
+    /// every one.
     func applied(to file: KioskConfiguration) -> KioskConfiguration {
         guard let enrolment else { return file }
         var config = enrolment.apply(to: file)
@@ -37,6 +43,17 @@ final class HubLink {
         } else {
             config.queue.doorLimit = 0
         }
+        return withDoorLimit(config)
+    }
+
+    /// `config` with the door's part of the capacity in force: of the one its line gave and
+    /// the one its last settings carried (a hub from before the line's own feed, or a door
+    /// just moving to it), the newer.
+    func withDoorLimit(_ config: KioskConfiguration) -> KioskConfiguration {
+        let fromSettings = settings.flatMap { settings in settings.doorLimit.map { DoorLimit(limit: $0, version: settings.version) } }
+        guard let limit = DoorLimit.newer(fromSettings, lineLimit) else { return config }
+        var config = config
+        config.queue.doorLimit = limit.limit
         return config
     }
 
@@ -132,7 +149,7 @@ final class HubLink {
             return
         }
         settings = next
-        kiosk.adopt(kiosk.config.applying(next))
+        kiosk.adopt(withDoorLimit(kiosk.config.applying(next)))
         kiosk.authority.otherDoors = next.otherDoors(keeping: kiosk.authority.otherDoors)
         kiosk.desk.settle()
         logger.notice("store settings from the hub applied", metadata: [
@@ -142,8 +159,9 @@ final class HubLink {
             "employees": "\(next.employees.map { "\($0.count)" } ?? "not sent")"])
     }
 
-    /// Lines up the places taken from phones at this door that it does not hold yet, and
-    /// voids those their holders left, in one commit; nothing is written when the line
+    /// Lines up the places taken from phones at this door that it does not hold yet, voids
+    /// those their holders left, and puts a new part of the capacity in force (recorded, so
+    /// that the hub knows it is held to), in one commit; nothing is written when the line
     /// brings nothing new (as after a restart, when it comes whole again). What the other
     /// doors called and used is kept for the door reader, in memory: after a restart it
     /// comes again with the line's first answer.
@@ -157,15 +175,40 @@ final class HubLink {
         kiosk.authority.otherDoors.used = line.usedElsewhere
         lineVersion = line.version
         let totem = kiosk.config.totem.letter, validity = Double(kiosk.config.tickets.validMinutes) * 60
+        // A part the line gives that this door has not recorded yet (the first after it moved
+        // to its line is recorded even if the settings carried it: they will not again).
+        let limit = line.doorLimit.flatMap { limit in limit.version > (lineLimit?.version ?? 0) ? limit : nil }
         do {
             let pending = try kiosk.desk.prepare { day, now in
-                day.takeRemote(line.remoteTickets, left: line.leftNumbers, totem: totem, validity: validity, at: now)
+                (limit.map { [.doorLimitApplied($0, businessDay: day.businessDay, at: now.wall)] } ?? [])
+                    + day.takeRemote(line.remoteTickets, left: line.leftNumbers, totem: totem, validity: validity, at: now)
             }
             guard !pending.events.isEmpty else { return }
             try kiosk.desk.commit(pending)
         } catch {
-            logger.error("the places from phones were not recorded; the hub's line is asked again", metadata: ["error": "\(error)"])
+            logger.error("the hub's line was not recorded; it is asked again", metadata: ["error": "\(error)"])
             lineFollower?.askAgain()
+            return
+        }
+        guard let limit else { return }
+        lineLimit = limit
+        kiosk.adopt(withDoorLimit(kiosk.config))
+        kiosk.desk.settle()
+        logger.notice("the door's part of the capacity from the hub applied", metadata: [
+            "places": "\(limit.limit)", "version": "\(limit.version)"])
+    }
+
+    /// The door's part of the capacity last put in force from its line, from the event log;
+    /// nil if none (or unreadable: logged, and the settings' part is in force).
+    static func lastLineLimit(in store: TotemStore, logger: Logger) -> DoorLimit? {
+        do {
+            guard let stored = try store.lastEvents(ofTypes: ["store.door-limit-applied"], limit: 1).last else { return nil }
+            guard case let .doorLimitApplied(limit, _, _) = try stored.decoded(), limit.problem == nil else { return nil }
+            return limit
+        } catch {
+            logger.error("the door's last part of the capacity cannot be read; the settings' is in force",
+                         metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

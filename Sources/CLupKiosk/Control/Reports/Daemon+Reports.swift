@@ -102,7 +102,7 @@ extension Daemon {
             problems: kiosk.desk.dataProblems + (configuration.problem.map { [$0.description] } ?? []),
             settings: hub.settings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
                 + "booking share \($0.bookingShare)"
-                + ($0.doorLimit.map { ", this door's places \($0) (holding \(day.heldHere))" } ?? "")
+                + (config.queue.doorLimit.map { ", this door's places \($0) (holding \(day.heldHere))" } ?? "")
                 + ($0.totemKeys.map { ", keys of totems \($0.keys.sorted().joined())" } ?? "")
                 + ($0.hours.map { ", open \($0.description)" } ?? "")
                 + ($0.totemBookingPlaces.map { ", \($0) own bookings per slot" } ?? "")
