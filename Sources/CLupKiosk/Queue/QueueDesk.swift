@@ -5,12 +5,13 @@ import Logging
 
 /// The day's queue, door and occupancy ledger, kept in the store.
 ///
-/// A command runs on a copy of the day; its events and the rows they touch are committed in
-/// one transaction (an fsync of the WAL), and only then does the copy become the day, so
-/// nothing is acted on before it is committed. Commits run here, on the loop, inside the
-/// command that causes them: the order of the event log is the order of the commands, and
-/// the loop waits one fsync per command. Then the queue is settled (no-shows, calls) and
-/// its observers are told what that did.
+/// A command runs on a copy of the day, which is then settled on the copy (no-shows ended,
+/// tickets called while there is room); the command's events, the settling's and the rows
+/// they touch are committed in one transaction (an fsync of the WAL), and only then does the
+/// copy become the day, so nothing is acted on before it is committed. Commits run here, on
+/// the loop, inside the command that causes them: the order of the event log is the order
+/// of the commands, and the loop waits one fsync per command, calls included. Then the
+/// desk's observers are told what the settling did.
 final class QueueDesk {
     /// A command worked out on a copy of the day, not committed yet.
     struct Pending {
@@ -82,14 +83,23 @@ final class QueueDesk {
         return Pending(events: events, next: next, at: now)
     }
 
-    /// Commits what `prepare` worked out, adopts it, and settles the queue.
+    /// Commits what `prepare` worked out with the queue settled on it, in one transaction,
+    /// and adopts it; returns the command's events.
     @discardableResult
     func commit(_ pending: Pending, changing employees: StaffChange? = nil) throws -> [DomainEvent] {
-        try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
-        day = pending.next
-        KioskMetrics.recorded(pending.events)
-        if !pending.events.isEmpty { tellCommitted() }
-        if !pending.events.isEmpty { settle() }
+        guard !pending.events.isEmpty else {
+            try store.commit([], state: pending.next, at: pending.at.wall, employees: employees)
+            day = pending.next
+            return []
+        }
+        var next = pending.next
+        let now = clock.moment()
+        let settled = Self.settling(&next, at: now, policy: rules.policy)
+        try store.commit(pending.events + settled, state: next, at: pending.at.wall, employees: employees)
+        day = next
+        KioskMetrics.recorded(pending.events + settled)
+        tellCommitted()
+        afterSettling(settled)
         return pending.events
     }
 
@@ -114,10 +124,9 @@ final class QueueDesk {
     /// the expiry timer.
     func settle() {
         rollOverIfNeeded()
-        trimAuditTrail()
         let now = clock.moment()
         var next = day
-        let events = next.expireWindows(at: now, policy: rules.policy) + next.callWhileRoom(at: now, policy: rules.policy)
+        let events = Self.settling(&next, at: now, policy: rules.policy)
         do {
             try store.commit(events, state: next, at: now.wall)
             day = next
@@ -126,6 +135,19 @@ final class QueueDesk {
         } catch {
             logger.error("could not record calls or no-shows", metadata: ["error": "\(error)"])
         }
+        afterSettling(events)
+    }
+
+    /// What settling `day` at `now` does: admissions lapsed and no-shows ended, then tickets
+    /// called while there is room.
+    private static func settling(_ day: inout DayState, at now: Moment, policy: QueuePolicy) -> [DomainEvent] {
+        day.expireWindows(at: now, policy: policy) + day.callWhileRoom(at: now, policy: policy)
+    }
+
+    /// Once a settling's `events` are committed: the trail trimmed (once a day), the calls
+    /// logged, the next expiry armed, and the observers told.
+    private func afterSettling(_ events: [DomainEvent]) {
+        trimAuditTrail()
         log(events)
         armExpiryTimer()
         for observer in observers.compactMap(\.value) { observer.desk(self, settled: events) }
