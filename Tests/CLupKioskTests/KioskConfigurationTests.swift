@@ -162,6 +162,8 @@ final class KioskConfigurationTests: XCTestCase {
             ("[printer]\nqeue = \"x\"", "clupd.toml:2: printer.qeue: unknown key"),
             ("[hardware]\nmode = \"real\"", "hardware.mode: expected \"simulated\" or \"linux\""),
             ("[store\n", "clupd.toml:1: expected ']'"),
+            ("[printer]\npaper = \"90mm\"", "clupd.toml:2: printer.paper: expected \"80mm\" or \"58mm\", got \"90mm\""),
+            ("[tickets]\nlanguages = " + String(repeating: "[", count: 10_000), "clupd.toml:2: arrays nested more than 8 deep"),
         ]
         for (text, expected) in cases {
             XCTAssertThrowsError(try KioskConfiguration.parse(text, file: "clupd.toml"), text) { error in
@@ -175,6 +177,23 @@ final class KioskConfigurationTests: XCTestCase {
     func test_anUnreadableFileSaysWhy() {
         XCTAssertThrowsError(try KioskConfiguration.load(path: "/nonexistent/clupd.toml")) { error in
             XCTAssertTrue("\(error)".contains("/nonexistent/clupd.toml: cannot read the file"), "\(error)")
+        }
+    }
+
+    /// A file too large to be a configuration is refused before it is read, and one that is
+    /// not text is refused as such: each with the file named, as clupd prints it on its one line.
+    func test_aHugeFileOrOneNotTextIsRefusedWithItsSize() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let huge = folder.appendingPathComponent("huge.toml"), binary = folder.appendingPathComponent("binary.toml")
+        try Data(repeating: UInt8(ascii: "#"), count: 2_000_000).write(to: huge)
+        try Data([0x5B, 0xFF, 0xFE, 0x5D]).write(to: binary)
+        XCTAssertThrowsError(try KioskConfiguration.load(path: huge.path)) { error in
+            XCTAssertTrue("\(error)".contains("huge.toml: the file has 2000000 bytes; a configuration has at most 1048576"), "\(error)")
+        }
+        XCTAssertThrowsError(try KioskConfiguration.load(path: binary.path)) { error in
+            XCTAssertTrue("\(error)".contains("binary.toml: the file is not UTF-8 text"), "\(error)")
         }
     }
 

@@ -327,6 +327,8 @@ test_a_stale_socket_file_is_replaced() {
   clupctl status >/dev/null || fail "restarted daemon does not answer"
 }
 
+# What each bad value or file says is checked in KioskConfigurationTests; here, what only the
+# process shows: one line on stderr, naming the file and line, and exit 78 (EX_CONFIG).
 test_bad_config_gives_one_line_and_exit_78() {
   mkdir -p "$WORK"
   printf '[printer]\npaper = "90mm"\n' > "$WORK/bad.toml"
@@ -334,21 +336,9 @@ test_bad_config_gives_one_line_and_exit_78() {
   assert_status $rc 78
   assert_eq "$(echo "$out" | wc -l)" 1 "one line"
   assert_contains "$out" "$WORK/bad.toml:2: printer.paper: expected \"80mm\" or \"58mm\", got \"90mm\""
-  printf '[store\n' > "$WORK/broken.toml"
-  rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/broken.toml" 2>&1) || rc=$?
-  assert_status $rc 78
-  assert_contains "$out" "broken.toml:1:"
   rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/missing.toml" 2>&1) || rc=$?
   assert_status $rc 78
   assert_contains "$out" "missing.toml: cannot read the file"
-  { printf '[tickets]\nlanguages = '; head -c 10000 /dev/zero | tr '\0' '['; echo; } > "$WORK/deep.toml"
-  rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/deep.toml" 2>&1) || rc=$?
-  assert_status $rc 78 "10,000 nested [: $out"
-  assert_contains "$out" "deep.toml:2: arrays nested more than 8 deep"
-  head -c 2000000 /dev/zero | tr '\0' '#' > "$WORK/huge.toml"
-  rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/c.sock" --config "$WORK/huge.toml" 2>&1) || rc=$?
-  assert_status $rc 78 "a 2 MB file"
-  assert_contains "$out" "huge.toml: the file has 2000000 bytes; a configuration has at most 1048576"
 }
 
 test_the_example_configuration_is_valid() {
