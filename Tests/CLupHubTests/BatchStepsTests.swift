@@ -55,8 +55,8 @@ final class BatchStepsTests: XCTestCase {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north"), b = try await hub.enrol("B", door: "south")
             for totem in [a, b] {
-                _ = try await RemoteLine.nextLine(store: "7", device: totem.device.deviceID, after: 0, wait: 0, database: hub.database,
-                                                  signals: SettingsSignals())
+                _ = try await RemoteLine.nextLine(store: "7", device: totem.device.deviceID, after: 0, takesDoorLimit: true, wait: 0,
+                                                  database: hub.database, signals: SettingsSignals())
             }
             func line(_ totem: TestTotem) throws -> String {
                 try hub.sql("SELECT line_version FROM totem WHERE device_id = '\(totem.device.deviceID)'")
@@ -77,8 +77,8 @@ final class BatchStepsTests: XCTestCase {
     func test_aDoorThatFollowsItsLineIsGivenItsPartThereAndItsSettingsStayAsTheyWere() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north"), b = try await hub.enrol("B", door: "south")
-            _ = try await RemoteLine.nextLine(store: "7", device: a.device.deviceID, after: -1, wait: 0, database: hub.database,
-                                              signals: SettingsSignals())
+            _ = try await RemoteLine.nextLine(store: "7", device: a.device.deviceID, after: -1, takesDoorLimit: true, wait: 0,
+                                              database: hub.database, signals: SettingsSignals())
             func documents() async throws -> (a: StoreSettingsDocument, b: StoreSettingsDocument, line: DoorLine) {
                 try await hub.database.transaction { connection in
                     let logger = hub.database.logger
@@ -125,6 +125,15 @@ final class BatchStepsTests: XCTestCase {
             let changed = try await documents()
             XCTAssertGreaterThan(changed.a.version, given.a.version)
             XCTAssertEqual(changed.a.capacity, 12)
+            // A's update is undone to a clupd that follows its line but takes its part from its
+            // settings (it asks without `doorLimit=1`): its settings carry its part again, at
+            // the store's settings version, which is above any A knew.
+            _ = try await RemoteLine.nextLine(store: "7", device: a.device.deviceID, after: -1, takesDoorLimit: false, wait: 0,
+                                              database: hub.database, signals: SettingsSignals())
+            let undone = try await documents()
+            XCTAssertEqual(undone.a.doorLimit, undone.line.doorLimit?.limit)
+            XCTAssertEqual(undone.a.version, Int64(try version(hub))!)
+            XCTAssertNil(undone.a.remoteTickets, "its line is still its own")
         }
     }
 

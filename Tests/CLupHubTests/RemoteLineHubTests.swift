@@ -35,7 +35,7 @@ final class RemoteLineHubTests: XCTestCase {
     /// The door's line as its long poll answers it (at once: `wait` 0); asking marks the
     /// door as one that follows its line apart.
     func line(_ hub: HubFixture, _ totem: TestTotem, after: Int64 = 0) async throws -> DoorLine {
-        try await RemoteLine.nextLine(store: HubFixture.store, device: totem.device.deviceID, after: after, wait: 0,
+        try await RemoteLine.nextLine(store: HubFixture.store, device: totem.device.deviceID, after: after, takesDoorLimit: true, wait: 0,
                                       database: hub.database, signals: SettingsSignals())
     }
 

@@ -452,6 +452,9 @@ enum HubMigrations {
             -- settings_version too, reach it on its line.
             ALTER TABLE store ADD COLUMN config_version bigint NOT NULL DEFAULT 1;
             UPDATE store SET config_version = settings_version;
+            -- Whether the door said, when it last asked for its line, that it takes its part of
+            -- the capacity from there (a clupd from before takes it from its settings).
+            ALTER TABLE totem ADD COLUMN limit_on_line boolean NOT NULL DEFAULT false;
             """),
     ]
 

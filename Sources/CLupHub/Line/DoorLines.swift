@@ -53,14 +53,18 @@ extension RemoteLine {
     /// A door's line once its version is past `after`, waiting up to `wait` seconds for a
     /// change (a join or a leave there, a ticket called or used at another door: a long poll,
     /// as the settings'). The door follows its line apart from then on: its settings no
-    /// longer carry it nor its part of the capacity, and it waits only on the store's
-    /// configuration version (`StoreSettingsReader`).
-    static func nextLine(store: StoreID, device: DeviceID, after: Int64, wait: Double, database: HubDatabase,
+    /// longer carry it; and where it `takesDoorLimit`, nor its part of the capacity, and it
+    /// waits only on the store's configuration version (`StoreSettingsReader`).
+    static func nextLine(store: StoreID, device: DeviceID, after: Int64, takesDoorLimit: Bool, wait: Double, database: HubDatabase,
                          signals: SettingsSignals) async throws -> DoorLine {
         let logger = database.logger
+        // Each ask says whether the door takes its part from here: a totem whose update was
+        // undone to a clupd that does not gets it in its settings again.
         try await database.transaction { connection in
-            try await connection.query("UPDATE totem SET follows_line = true WHERE device_id = \(device) AND NOT follows_line",
-                                       logger: logger)
+            try await connection.query("""
+                UPDATE totem SET follows_line = true, limit_on_line = \(takesDoorLimit)
+                WHERE device_id = \(device) AND (NOT follows_line OR limit_on_line <> \(takesDoorLimit))
+                """, logger: logger)
         }
         return try await signals.longPoll(store: store, wait: wait, ready: {
             let version = try await database.transaction { connection in

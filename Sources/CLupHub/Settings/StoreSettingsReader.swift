@@ -7,18 +7,19 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The store settings the hub sends down: one document per totem. A door that follows its
-/// line apart (`DoorLine`) has the store's configuration alone, at the configuration's
-/// version; one that does not has its line and its part of the capacity in it too, at the
-/// store's settings version, which both move.
+/// The store settings the hub sends down: one document per totem. A door that takes its
+/// part of the capacity from its line (`DoorLine`) has the store's configuration alone, at
+/// the configuration's version; any other has its part in it too, at the store's settings
+/// version, which both move; and one that does not follow its line at all has its line in
+/// it as well.
 enum StoreSettingsReader {
     /// The settings of `store` as `device` is to have them (nil device: the store's alone).
     static func current(store: StoreID, device: DeviceID?, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> StoreSettingsDocument? {
-        var follower = false
-        if let device { follower = try await followsItsLine(device, connection, logger) }
+        var (follower, limitOnLine) = (false, false)
+        if let device { (follower, limitOnLine) = try await lineFollowing(device, connection, logger) }
         let rows = try await connection.rows("""
-            SELECT CASE WHEN \(follower) THEN config_version ELSE settings_version END, capacity, priority_share, booking_share,
+            SELECT CASE WHEN \(limitOnLine) THEN config_version ELSE settings_version END, capacity, priority_share, booking_share,
                    presentation_minutes, booking_early_minutes, booking_late_minutes, slot_minutes, totem_booking_places,
                    opens_minute, closes_minute
             FROM store WHERE store_id = \(store)
@@ -58,10 +59,12 @@ enum StoreSettingsReader {
                                 AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
             ORDER BY b.slot_start, b.number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: (String, Double).self, logger).map { StoreSettingsDocument.HubBooking(number: $0.0, slotStart: $0.1) }
-        // A door that follows its line apart (GET /v1/line) has none of it here.
+        // A door that follows its line apart (GET /v1/line) has none of it here, nor its part
+        // of the capacity if it takes that from its line too.
+        guard !follower || !limitOnLine else { return settings }
+        let line = try await RemoteLine.line(store: store, device: device, connection, logger)
+        if !limitOnLine { settings.doorLimit = line.doorLimit?.limit }
         if !follower {
-            let line = try await RemoteLine.line(store: store, device: device, connection, logger)
-            settings.doorLimit = line.doorLimit?.limit
             settings.remoteTickets = line.remoteTickets
             settings.leftRemote = line.leftRemote
             settings.calledAtOtherDoors = line.calledAtOtherDoors
@@ -70,13 +73,16 @@ enum StoreSettingsReader {
         return settings
     }
 
-    /// Whether `device` follows its line apart from the settings (it asked for it once).
-    static func followsItsLine(_ device: DeviceID, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
-        try await connection.all("SELECT follows_line FROM totem WHERE device_id = \(device)", as: Bool.self, logger).first == true
+    /// Whether `device` follows its line apart from the settings (it asked for it), and
+    /// whether it takes its part of the capacity from there too (it said so when it asked).
+    static func lineFollowing(_ device: DeviceID, _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> (follows: Bool, limitOnLine: Bool) {
+        try await connection.rows("SELECT follows_line, limit_on_line FROM totem WHERE device_id = \(device)",
+                                  as: (Bool, Bool).self, logger).first ?? (false, false)
     }
 
     /// The settings of `store` for `device` once their version (the configuration's, for a
-    /// door that follows its line) is above `after`, waiting up to `wait` seconds for a
+    /// door that takes its part of the capacity from its line) is above `after`, waiting up to `wait` seconds for a
     /// change (a long poll, woken by `signals`; the hub holds no state); the current
     /// settings when nothing changed in that time.
     static func next(store: StoreID, device: DeviceID, after: Int64, wait: Double, database: HubDatabase,
@@ -84,7 +90,7 @@ enum StoreSettingsReader {
         try await signals.longPoll(store: store, wait: wait, ready: {
             let version = try await database.transaction { connection in
                 try await connection.all("""
-                    SELECT CASE WHEN coalesce(t.follows_line, false) THEN s.config_version ELSE s.settings_version END
+                    SELECT CASE WHEN coalesce(t.limit_on_line, false) THEN s.config_version ELSE s.settings_version END
                     FROM store s LEFT JOIN totem t ON t.device_id = \(device) WHERE s.store_id = \(store)
                     """, as: Int64.self, database.logger).first
             }

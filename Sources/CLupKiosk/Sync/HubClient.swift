@@ -89,7 +89,7 @@ final class HubClient: Sendable {
 
     /// This door's line once newer than `after` (a long poll, as the settings').
     func line(after: Int64, signer: Signer) async throws(CodedError) -> DoorLine {
-        try await call("GET", HubWire.linePath, query: "?after=\(after)", body: Data(), signer: signer)
+        try await call("GET", HubWire.linePath, query: "?after=\(after)&\(HubWire.lineTakesDoorLimit)=1", body: Data(), signer: signer)
     }
 
     /// Today's slots the hub can still book, for a customer at the totem: `answer` is told

@@ -28,8 +28,11 @@ public enum HubWire {
     public static let settingsPath = "/v1/settings"
     public static let settingsWait = 10.0
     /// A door's line (`DoorLine`) once its version is past `after`: a long poll as the
-    /// settings' (a door of a hub without it takes its line from the settings).
+    /// settings' (a door of a hub without it takes its line from the settings). A door that
+    /// takes its part of the capacity from its line says so with `lineTakesDoorLimit=1` in
+    /// the query; the hub then leaves it out of that door's settings.
     public static let linePath = "/v1/line"
+    public static let lineTakesDoorLimit = "doorLimit"
     /// `GET`: today's booking slots still bookable, with the places the hub can book in each.
     public static let totemSlotsPath = "/v1/totem/slots"
     /// `POST` a `TotemBookingRequest`: the hub books a place for a customer at the totem.
