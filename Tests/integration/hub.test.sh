@@ -435,9 +435,12 @@ fault_proxy() {
   wait_until 10 grep -q ready "$WORK/proxy-$name.log"
 }
 
-# The store's configuration version at the hub: the settings version of a door that follows
-# its line (its part of the capacity comes on its line).
-hub_settings_version() { hub_psql -c "SELECT config_version FROM store WHERE store_id = '7'"; }
+# The settings version this door is to hold: the store's configuration version where the
+# door takes its part of the capacity from its line, else the store's settings version.
+hub_settings_version() {
+  hub_psql -c "SELECT CASE WHEN t.limit_on_line THEN s.config_version ELSE s.settings_version END
+    FROM store s JOIN totem t ON t.store_id = s.store_id WHERE t.device_id = '$(totem_device)'"
+}
 # This door's line version at the hub, and the one it last took.
 hub_line_version() { hub_psql -c "SELECT line_version FROM totem WHERE device_id = '$(totem_device)'"; }
 totem_line_version() { clupctl status | sed -n "s/.*door's line version \([0-9]*\).*/\1/p"; }
@@ -445,16 +448,15 @@ totem_line_version() { clupctl status | sed -n "s/.*door's line version \([0-9]*
 # Whether both doors hold the store's current settings and their lines' last versions, and
 # the hub holds all their events, with no new version meanwhile.
 doors_settled_and_uploaded() {
-  local version quiet=1 door
-  version=$(hub_settings_version)
+  local versions=() quiet=1 door
   for door in as_a as_b; do
     $door
-    [ "$(totem_settings_version)" = "$version" ] || quiet=0
-    [ "$(totem_line_version)" = "$(hub_line_version)" ] || quiet=0
+    versions+=("$(hub_settings_version) $(hub_line_version)")
+    [ "$(totem_settings_version) $(totem_line_version)" = "${versions[-1]}" ] || quiet=0
     [ "$(totem_last_seq)" = "$(hub_acknowledged)" ] || quiet=0
   done
   as_a
-  [ $quiet = 1 ] && [ "$(hub_settings_version)" = "$version" ]
+  [ $quiet = 1 ] && [ "$(hub_settings_version) $(hub_line_version)" = "${versions[0]}" ]
 }
 
 # Waits until the doors have settled on the store's settings and their lines with everything
