@@ -30,8 +30,8 @@ final class ControlAuditTests: XCTestCase {
         let daemon = try Daemon(options: DaemonOptions(stateDirectory: directory + "/state", configPath: directory + "/clupd.toml",
                                                        socketPath: directory + "/control.sock", simulate: true))
         if let technician {
-            _ = try daemon.putTechnician(technician.name, secret: try PinHash.make(pin: technician.secret), replacing: false,
-                                         by: "root", uid: 0)
+            _ = try StaffController(kiosk: daemon.kiosk, technicians: daemon.technicians)
+                .putTechnician(technician.name, secret: try PinHash.make(pin: technician.secret), replacing: false, by: "root", uid: 0)
         }
         defer { daemon.server.stopListening() }
         let router = daemon.controlRouter()

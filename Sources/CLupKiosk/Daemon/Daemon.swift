@@ -27,7 +27,8 @@ public struct DaemonOptions: Sendable {
 /// `clupd`: opens the state, brings up the devices and the control socket, tells systemd
 /// it is ready, and runs the kiosk on its event loop until SIGTERM. Wiring only: what each
 /// part does lives in its own folder (the queue and the door in `Queue/`, printing in
-/// `Printing/`, the hub in `Sync/`, technicians' commands in `Control/Routes/` …).
+/// `Printing/`, the hub in `Sync/`, the staff and their commands in `Staff/`, the other
+/// commands of the control socket in `Control/Routes/` …).
 public final class Daemon {
     let state: StateDirectory
     let runtime: KioskRuntime

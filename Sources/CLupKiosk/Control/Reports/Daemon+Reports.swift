@@ -20,7 +20,7 @@ extension Daemon {
             }), logger: logger)
         routeState(router)
         routeQueue(router)
-        routeStaff(router)
+        StaffController(kiosk: kiosk, technicians: technicians).addRoutes(to: router)
         routeMaintenance(router)
         routeSimulation(router)
         return router
@@ -60,20 +60,6 @@ extension Daemon {
         }
         return HelloReply(storeID: UInt32(config.store.id), letter: String(config.totem.letter), state: state, technician: technician,
                           clupdVersion: PackageVersion.current)
-    }
-
-    static func managedAtTheHub(_ staffNumber: String) -> CodedError {
-        CodedError(.employeeExists, "staff number \(staffNumber) is one of the store's employees managed at the hub: "
-            + "change them there (clup-hub employee)")
-    }
-
-    func employeesReport() throws -> EmployeesReport {
-        let now = clock.now()
-        return EmployeesReport(employees: try kiosk.desk.store.employees().map {
-                                   .init(staffNumber: $0.staffNumber, changedAt: $0.changedAt, managedBy: $0.source == .hub ? "hub" : "totem")
-                               },
-                               padLockedUntil: kiosk.padLock.isLocked(at: now) ? kiosk.padLock.lockedUntil : nil,
-                               failures: kiosk.padLock.failures)
     }
 
     func realDevice(_ role: String) -> CodedError {

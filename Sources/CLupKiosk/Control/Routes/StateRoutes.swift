@@ -6,6 +6,7 @@ import Foundation
 /// The totem's state: status, configuration, metrics and the sync with the hub.
 extension Daemon {
     func routeState(_ router: ControlRouter) {
+        router.on(Control.Hello.self) { [unowned self] _, context in hello(technician: context.technician) }
         router.on(Control.Status.self) { [unowned self] _, _ in try statusReport() }
         router.on(Control.Configuration.self) { [unowned self] _, _ in
             ConfigurationReport(source: configuration.source, toml: config.toml(comments: true))
