@@ -76,6 +76,7 @@ if let directory = ProcessInfo.processInfo.environment["CLUP_FUZZ_WRITE_SEED"] {
     events += state.callWhileRoom(at: Fixture.now, policy: Fixture.policy)
     var tomorrow = DayState(businessDay: BusinessDay("2026-11-22"))
     events += tomorrow.open(after: Fixture.busy, at: Fixture.now, ticketValidity: 14_400)
+    events.append(.doorLimitApplied(DoorLimit(limit: 3, version: 7), businessDay: Fixture.day, at: Fixture.now.wall))
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     for (index, event) in events.enumerated() {
