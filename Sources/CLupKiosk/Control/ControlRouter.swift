@@ -131,3 +131,12 @@ final class RefusedCallers {
         return true
     }
 }
+
+extension KioskOutcome {
+    /// As the control socket answers it: the refusal thrown, else what it did, the ticket,
+    /// and the screen now showing.
+    func reply(screen: String) throws -> SimulationReply {
+        if let refusal { throw refusal }
+        return SimulationReply(outcome: sentence, screen: screen, ticket: ticket?.description)
+    }
+}

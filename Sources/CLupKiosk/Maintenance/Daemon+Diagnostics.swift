@@ -21,7 +21,7 @@ extension Daemon {
         parts.append(.init(name: "devices.json", text: json(devicesReport())))
         parts.append(.init(name: "printer.json", text: json(printerWatch.report())))
         parts.append(.init(name: "sync.json", text: json(syncReport())))
-        parts.append(.init(name: "queue.json", text: json(queueReport())))
+        parts.append(.init(name: "queue.json", text: json(QueueController(kiosk: kiosk).queueReport())))
         let last = Int((try? kiosk.desk.store.lastSeq()) ?? 0)
         let events = (try? kiosk.desk.store.events(after: max(0, last - 100))) ?? []
         parts.append(.init(name: "events.jsonl", text: events.map {

@@ -19,7 +19,7 @@ extension Daemon {
                 audit(summary, technician: technician, peer: peer, outcome: outcome)
             }), logger: logger)
         routeState(router)
-        routeQueue(router)
+        QueueController(kiosk: kiosk).addRoutes(to: router)
         StaffController(kiosk: kiosk, technicians: technicians).addRoutes(to: router)
         routeMaintenance(router)
         routeSimulation(router)
@@ -66,9 +66,6 @@ extension Daemon {
         CodedError(.realDevice, "the \(role) is a real one (see [hardware]); sim needs the simulated one")
     }
 
-    func issueOrder(_ a: Ticket, _ b: Ticket) -> Bool {
-        (a.issuedAt, a.lane.rawValue, a.number.sequence) < (b.issuedAt, b.lane.rawValue, b.number.sequence)
-    }
 
     func syncReport() -> SyncReport { hub.report(deviceID: deviceID) }
 
@@ -103,51 +100,6 @@ extension Daemon {
                 return "\(report.state.rawValue), \(report.outboxDepth.map { "\($0) events waiting" } ?? "outbox not known yet")"
                     + (report.lastError.map { ", last error \($0.code)" } ?? "")
             })
-    }
-
-    func queueReport() -> QueueReport {
-        let day = kiosk.desk.day
-        let now = clock.moment()
-        let policy = config.queue
-        func line(_ ticket: Ticket) -> QueueLine {
-            // The window runs on the monotonic clock; the deadline is shown on the wall clock.
-            let left = ticket.state == .called ? ticket.secondsSinceCall(at: now).map { policy.presentationWindow - $0 } : nil
-            return QueueLine(number: ticket.number.description, lane: ticket.lane.rawValue, state: ticket.state.rawValue,
-                             issuedAt: ticket.issuedAt, calledAt: ticket.calledAt,
-                             deadline: left.map { now.wall.addingTimeInterval($0) }, reason: ticket.callReason)
-        }
-        let waiting = (day.waiting(in: .priority) + day.line + day.waiting(in: .booking)).map(line)
-        let called = day.tickets.values.filter(\.state.holdsAPlace)
-            .sorted { ($0.calledAt ?? $0.issuedAt) < ($1.calledAt ?? $1.issuedAt) }.map(line)
-        let next = day.nextCall(at: now, policy: policy).map { "\($0.ticket.number): \($0.reason)" }
-        return QueueReport(businessDay: day.businessDay.date, capacity: policy.capacity, inside: day.inside,
-                           promised: day.promised, priorityReserve: day.priorityReserve(policy), waiting: waiting,
-                           called: called, nextCall: next,
-                           estimatedWait: kiosk.desk.estimatedWait(for: .regular, defaultMinutes: config.tickets.defaultWaitMinutes).description)
-    }
-
-    func ledgerReport() throws -> LedgerReport {
-        let day = kiosk.desk.day
-        // The ledgers depend on what the day carried over, passages and corrections alone: the
-        // day's, read by the log's index. An event that cannot be read is left out (and named
-        // in `status`, from `openDay`).
-        let events = try kiosk.desk.store.events(ofTypes: ["day.opened", "occupancy.passage", "occupancy.corrected"],
-                                                 openedOn: day.businessDay)
-            .compactMap { try? $0.decoded() }
-        let corrections = events.compactMap { event -> CorrectionLine? in
-            guard case let .occupancyCorrected(door, eventDay, delta, by, reason, at) = event,
-                  eventDay == day.businessDay else { return nil }
-            // Bounded as a correction is now: one stored by an older clupd may be long.
-            return CorrectionLine(at: at, door: door, delta: delta, by: String(by.prefix(DayState.maximumStaffName)),
-                                  reason: String(reason.prefix(DayState.maximumReason)))
-        }
-        let replayed = DayState.replaying(events, businessDay: day.businessDay)
-        let doors = day.ledgers.values.sorted { $0.door < $1.door }.map {
-            DoorLedger(door: $0.door, carried: $0.carried, entries: $0.entries, exits: $0.exits, corrections: $0.corrections,
-                       inside: $0.inside)
-        }
-        return LedgerReport(businessDay: day.businessDay.date, inside: day.inside, doors: doors,
-                            corrections: corrections, matchesEventLog: replayed.ledgers == day.ledgers)
     }
 
     /// The devices and the printer in the hub's words, for its fleet view.

@@ -9,7 +9,7 @@ extension Daemon {
     func routeMaintenance(_ router: ControlRouter) {
         let selfTests = SelfTests(kiosk: kiosk, printerWatch: printerWatch, spoolPath: state.spoolPath, runtime: runtime)
         router.on(Control.Printer.self) { [unowned self] _, _ in
-            let failures = kiosk.desk.day.tickets.values.filter { $0.state == .printFailed }.sorted(by: issueOrder).map {
+            let failures = kiosk.desk.day.tickets.values.filter { $0.state == .printFailed }.sorted(by: QueueController.issueOrder).map {
                 PrintFailure(number: $0.number.description, issuedAt: $0.issuedAt, reason: $0.failureReason ?? "")
             }
             return PrinterDetails(printer: printerWatch.report(), profile: config.printer.model.name, failures: failures)

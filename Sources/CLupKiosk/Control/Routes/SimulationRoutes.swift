@@ -10,7 +10,7 @@ extension Daemon {
         router.on(Control.SimLeave.self) { [unowned self] _, _ in try simPresence(false) }
         router.on(Control.SimTap.self) { [unowned self] command, _ in
             guard let touchscreen = devices.simulatedTouchscreen else { throw realDevice("touchscreen") }
-            return try reply(kiosk.receive(.touch(try touchscreen.tap(x: command.x, y: command.y))))
+            return try kioskReply(kiosk.receive(.touch(try touchscreen.tap(x: command.x, y: command.y))))
         }
         router.on(Control.SimPress.self) { [unowned self] command, _ in try simTouch(command.name, milliseconds: 80) }
         router.on(Control.SimHold.self) { [unowned self] command, _ in
@@ -22,27 +22,27 @@ extension Daemon {
         router.on(Control.SimHeadset.self) { [unowned self] command, _ in
             guard let jack = devices.simulatedHeadset else { throw realDevice("headphone jack") }
             guard jack.set(plugged: command.plugged) else {
-                return try reply(KioskOutcome("nothing changed: \(command.plugged ? "a headset is" : "no headset is") in the jack already"))
+                return try kioskReply(KioskOutcome("nothing changed: \(command.plugged ? "a headset is" : "no headset is") in the jack already"))
             }
-            return try reply(kiosk.receive(.headset(command.plugged)))
+            return try kioskReply(kiosk.receive(.headset(command.plugged)))
         }
         router.on(Control.SimPass.self) { [unowned self] command, _ in
             guard devices.simulatedTurnstile != nil else { throw realDevice("turnstile") }
-            return try reply(kiosk.receive(.passage(command.direction)))
+            return try kioskReply(kiosk.receive(.passage(command.direction)))
         }
         router.on(Control.SimScan.self) { [unowned self] command, _ in
             guard let reader = devices.simulatedReader else { throw realDevice("door reader") }
             let outcomes = reader.scan(command.code).map { kiosk.receive(.read($0)) }
-            return try reply(outcomes.last ?? KioskOutcome("the reader read nothing"))
+            return try kioskReply(outcomes.last ?? KioskOutcome("the reader read nothing"))
         }
     }
 
     private func simPresence(_ present: Bool) throws -> SimulationReply {
         guard let presence = devices.simulatedPresence else { throw realDevice("presence sensor") }
         guard presence.set(present: present) else {
-            return try reply(KioskOutcome("nothing changed: \(present ? "someone is" : "nobody is") there already"))
+            return try kioskReply(KioskOutcome("nothing changed: \(present ? "someone is" : "nobody is") there already"))
         }
-        return try reply(kiosk.receive(.presence(present)))
+        return try kioskReply(kiosk.receive(.presence(present)))
     }
 
     /// A simulated touch held `milliseconds` in the middle of the button (or staff corner) named `name`.
@@ -57,6 +57,11 @@ extension Daemon {
         }
         let gesture = try touchscreen.touch(x: Int(button.x + button.width / 2), y: Int(button.y + button.height / 2),
                                             milliseconds: milliseconds)
-        return try reply(kiosk.receive(.touch(gesture)))
+        return try kioskReply(kiosk.receive(.touch(gesture)))
+    }
+
+    /// What a simulated device's event did, or why it was refused.
+    private func kioskReply(_ outcome: KioskOutcome) throws -> SimulationReply {
+        try outcome.reply(screen: kiosk.screens.flow.screen.name)
     }
 }
