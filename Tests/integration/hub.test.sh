@@ -368,9 +368,12 @@ test_store_settings_changed_at_the_hub_reach_the_totem_and_stay_in_force_offline
   kiosk_start_daemon
   assert_contains "$(clupctl status)" "settings   hub version $version: capacity 45"
   assert_contains "$(clupctl status)" "inside of 45"
-  # The door's part, which came on its line, read back from its log.
+  # The door's part, which came on its line, read back from its log; its last settings carry
+  # it too, for the release before this one, which reads only them (an update undone).
   assert_contains "$(clupctl status)" "this door's places 45 "
   assert_eq "$(totem_sql "SELECT count(*) > 0 FROM event WHERE type = 'store.door-limit-applied'")" 1 "the part recorded as an event"
+  assert_eq "$(totem_sql "SELECT json_extract(payload, '$.storeSettingsApplied._0.doorLimit') FROM event
+                          WHERE type = 'store.settings-applied' ORDER BY seq DESC LIMIT 1")" 45 "the part in the last settings"
   # An enrolled totem's file may not set what the hub manages.
   kiosk_stop
   printf '[queue]\ncapacity = 10\n' >> "$WORK/clupd.toml"

@@ -42,12 +42,18 @@ extension RemoteLine {
                 AND (device_id = \(device) OR number LIKE 'Z%') AND admitted_by IS NOT NULL AND admitted_by <> \(device)
             ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: String.self, logger)
-        let limit = try await connection.rows("""
+        return DoorLine(version: version, remoteTickets: live, leftRemote: left, calledAtOtherDoors: called, usedAtOtherDoors: used,
+                        doorLimit: try await doorLimit(store: store, device: device, connection, logger))
+    }
+
+    /// The part of the store's capacity last given to `device`'s door (`DoorShares.replan`),
+    /// with the version it was given at; none before the first plan.
+    static func doorLimit(store: StoreID, device: DeviceID, _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> DoorLimit? {
+        try await connection.rows("""
             SELECT issued_limit, issued_version FROM door_grant
             WHERE store_id = \(store) AND device_id = \(device) AND issued_version > 0
             """, as: (Int, Int64).self, logger).first.map { DoorLimit(limit: $0.0, version: $0.1) }
-        return DoorLine(version: version, remoteTickets: live, leftRemote: left, calledAtOtherDoors: called, usedAtOtherDoors: used,
-                        doorLimit: limit)
     }
 
     /// A door's line once its version is past `after`, waiting up to `wait` seconds for a

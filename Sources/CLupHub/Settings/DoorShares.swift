@@ -22,7 +22,14 @@ enum DoorShares {
     /// A door's log says it put `limit` of `version` in force at `seq`. As
     /// `CapacityEscrow.Door.confirmed`: a newer version of the limit sent, which the door
     /// had already confirmed, keeps the seq of that first confirmation.
+    /// A version the store has not reached (a door's log is input like any other) confirms
+    /// nothing.
     static func confirm(limit: Int, version: Int64, seq: Int64, device: DeviceID, _ locked: StoreTransaction) async throws {
+        guard version <= (try await locked.row().settingsVersion) else {
+            locked.logger.warning("a door confirmed a limit of a version the store has not reached; not taken",
+                                  metadata: ["device": "\(device)", "version": "\(version)"])
+            return
+        }
         try await locked.connection.query("""
             INSERT INTO door_grant (store_id, device_id, confirmed_limit, confirmed_version, confirmed_seq)
             VALUES (\(locked.store), \(device), \(limit), \(version), \(seq))

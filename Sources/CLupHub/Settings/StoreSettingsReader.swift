@@ -7,11 +7,17 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The store settings the hub sends down: one document per totem. A door that takes its
-/// part of the capacity from its line (`DoorLine`) has the store's configuration alone, at
-/// the configuration's version; any other has its part in it too, at the store's settings
-/// version, which both move; and one that does not follow its line at all has its line in
-/// it as well.
+/// The store settings the hub sends down: one document per totem, with the door's part of
+/// the capacity as it is when the document is read. A door that takes its part from its
+/// line (`DoorLine`) gets its settings at the configuration's version, which a new part does
+/// not move (the part comes on its line); any other at the store's settings version, which
+/// a new part moves; one that does not follow its line at all has its line in them too.
+///
+/// The part is in every door's document, so that a totem never holds settings without one:
+/// its clupd, or the release before it (an update undone), reads the last settings it kept
+/// at start. Labelled with the configuration's version, a part read after it is the newest
+/// given up to that version, so the door, which puts the newer of this and its line's part in
+/// force, never takes it for newer than one its line gave later.
 enum StoreSettingsReader {
     /// The settings of `store` as `device` is to have them (nil device: the store's alone).
     static func current(store: StoreID, device: DeviceID?, _ connection: PostgresConnection, _ logger: Logger) async throws
@@ -59,17 +65,14 @@ enum StoreSettingsReader {
                                 AND t.business_day >= b.slot_day - 1 AND t.admitted_at IS NOT NULL)
             ORDER BY b.slot_start, b.number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: (String, Double).self, logger).map { StoreSettingsDocument.HubBooking(number: $0.0, slotStart: $0.1) }
-        // A door that follows its line apart (GET /v1/line) has none of it here, nor its part
-        // of the capacity if it takes that from its line too.
-        guard !follower || !limitOnLine else { return settings }
+        settings.doorLimit = try await RemoteLine.doorLimit(store: store, device: device, connection, logger)?.limit
+        // A door that follows its line apart (GET /v1/line) has none of it here.
+        guard !follower else { return settings }
         let line = try await RemoteLine.line(store: store, device: device, connection, logger)
-        if !limitOnLine { settings.doorLimit = line.doorLimit?.limit }
-        if !follower {
-            settings.remoteTickets = line.remoteTickets
-            settings.leftRemote = line.leftRemote
-            settings.calledAtOtherDoors = line.calledAtOtherDoors
-            settings.usedAtOtherDoors = line.usedAtOtherDoors
-        }
+        settings.remoteTickets = line.remoteTickets
+        settings.leftRemote = line.leftRemote
+        settings.calledAtOtherDoors = line.calledAtOtherDoors
+        settings.usedAtOtherDoors = line.usedAtOtherDoors
         return settings
     }
 

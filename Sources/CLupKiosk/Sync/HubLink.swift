@@ -38,22 +38,22 @@ final class HubLink {
     func applied(to file: KioskConfiguration) -> KioskConfiguration {
         guard let enrolment else { return file }
         var config = enrolment.apply(to: file)
-        if let settings {
-            config = config.applying(settings)
-        } else {
-            config.queue.doorLimit = 0
-        }
+        if let settings { config = config.applying(settings) }
         return withDoorLimit(config)
     }
 
     /// `config` with the door's part of the capacity in force: of the one its line gave and
-    /// the one its last settings carried (a hub from before the line's own feed, or a door
-    /// just moving to it), the newer.
+    /// the one its last settings carried, the newer. None (no place) until the hub's first
+    /// settings, even if the line came first, and none if neither gave one: an enrolled door
+    /// never counts the whole store's capacity as its own.
     func withDoorLimit(_ config: KioskConfiguration) -> KioskConfiguration {
-        let fromSettings = settings.flatMap { settings in settings.doorLimit.map { DoorLimit(limit: $0, version: settings.version) } }
-        guard let limit = DoorLimit.newer(fromSettings, lineLimit) else { return config }
         var config = config
-        config.queue.doorLimit = limit.limit
+        guard let settings else {
+            config.queue.doorLimit = 0
+            return config
+        }
+        let fromSettings = settings.doorLimit.map { DoorLimit(limit: $0, version: settings.version) }
+        config.queue.doorLimit = DoorLimit.newer(fromSettings, lineLimit)?.limit ?? 0
         return config
     }
 
@@ -155,7 +155,7 @@ final class HubLink {
         logger.notice("store settings from the hub applied", metadata: [
             "version": "\(next.version)", "capacity": "\(next.capacity)",
             "priority share": "\(next.priorityShare)", "booking share": "\(next.bookingShare)",
-            "door limit": "\(next.doorLimit.map(String.init) ?? "none")", "totem keys": "\(next.totemKeys?.count ?? 0)",
+            "door limit": "\(kiosk.config.queue.doorLimit.map(String.init) ?? "none")", "totem keys": "\(next.totemKeys?.count ?? 0)",
             "employees": "\(next.employees.map { "\($0.count)" } ?? "not sent")"])
     }
 
