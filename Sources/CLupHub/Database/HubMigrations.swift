@@ -447,8 +447,8 @@ enum HubMigrations {
             """),
         (23, "the store's configuration on a version of its own, the one the doors that follow their lines wait on", """
             -- The settings version at the store's last change of configuration (settings,
-            -- employees, bookings, keys, the release to install). A door that follows its line
-            -- apart waits on it alone: the doors' parts of the capacity, which move
+            -- employees, bookings, keys, the release to install). A door that takes its part of
+            -- the capacity from its line waits on it alone: the doors' parts, which move
             -- settings_version too, reach it on its line.
             ALTER TABLE store ADD COLUMN config_version bigint NOT NULL DEFAULT 1;
             UPDATE store SET config_version = settings_version;

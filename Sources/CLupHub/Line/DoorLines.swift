@@ -59,8 +59,9 @@ extension RemoteLine {
     /// A door's line once its version is past `after`, waiting up to `wait` seconds for a
     /// change (a join or a leave there, a ticket called or used at another door: a long poll,
     /// as the settings'). The door follows its line apart from then on: its settings no
-    /// longer carry it; and where it `takesDoorLimit`, nor its part of the capacity, and it
-    /// waits only on the store's configuration version (`StoreSettingsReader`).
+    /// longer carry it; and where it `takesDoorLimit`, its settings are at the store's
+    /// configuration version, which a new part of the capacity does not move
+    /// (`StoreSettingsReader`).
     static func nextLine(store: StoreID, device: DeviceID, after: Int64, takesDoorLimit: Bool, wait: Double, database: HubDatabase,
                          signals: SettingsSignals) async throws -> DoorLine {
         let logger = database.logger

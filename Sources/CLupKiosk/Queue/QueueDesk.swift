@@ -88,7 +88,6 @@ final class QueueDesk {
     @discardableResult
     func commit(_ pending: Pending, changing employees: StaffChange? = nil) throws -> [DomainEvent] {
         guard !pending.events.isEmpty else {
-            try store.commit([], state: pending.next, at: pending.at.wall, employees: employees)
             day = pending.next
             return []
         }

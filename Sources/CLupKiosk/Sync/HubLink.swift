@@ -176,7 +176,7 @@ final class HubLink {
         lineVersion = line.version
         let totem = kiosk.config.totem.letter, validity = Double(kiosk.config.tickets.validMinutes) * 60
         // A part the line gives that this door has not recorded yet (the first after it moved
-        // to its line is recorded even if the settings carried it: they will not again).
+        // to its line too: recorded, it tells the hub the door holds to its line's part).
         let limit = line.doorLimit.flatMap { limit in limit.version > (lineLimit?.version ?? 0) ? limit : nil }
         do {
             let pending = try kiosk.desk.prepare { day, now in
@@ -192,8 +192,7 @@ final class HubLink {
         }
         guard let limit else { return }
         lineLimit = limit
-        kiosk.adopt(withDoorLimit(kiosk.config))
-        kiosk.desk.settle()
+        kiosk.adopt(withDoorLimit(kiosk.config))  // and settles the queue under the new part
         logger.notice("the door's part of the capacity from the hub applied", metadata: [
             "places": "\(limit.limit)", "version": "\(limit.version)"])
     }
@@ -201,26 +200,32 @@ final class HubLink {
     /// The door's part of the capacity last put in force from its line, from the event log;
     /// nil if none (or unreadable: logged, and the settings' part is in force).
     static func lastLineLimit(in store: TotemStore, logger: Logger) -> DoorLimit? {
-        do {
-            guard let stored = try store.lastEvents(ofTypes: ["store.door-limit-applied"], limit: 1).last else { return nil }
-            guard case let .doorLimitApplied(limit, _, _) = try stored.decoded(), limit.problem == nil else { return nil }
+        lastApplied("store.door-limit-applied", in: store, logger: logger,
+                    unreadable: "the door's last part of the capacity cannot be read; the settings' is in force") {
+            guard case let .doorLimitApplied(limit, _, _) = $0, limit.problem == nil else { return nil }
             return limit
-        } catch {
-            logger.error("the door's last part of the capacity cannot be read; the settings' is in force",
-                         metadata: ["error": "\(error)"])
-            return nil
         }
     }
 
     /// The store settings last applied from the hub, from the event log; nil if none (or
     /// unreadable: logged, and the file's settings stay in force).
     static func lastSettings(in store: TotemStore, logger: Logger) -> StoreSettingsDocument? {
-        do {
-            guard let stored = try store.lastEvents(ofTypes: ["store.settings-applied"], limit: 1).last else { return nil }
-            guard case let .storeSettingsApplied(settings, _, _) = try stored.decoded(), settings.problem == nil else { return nil }
+        lastApplied("store.settings-applied", in: store, logger: logger,
+                    unreadable: "the hub's last store settings cannot be read; the file's are in force") {
+            guard case let .storeSettingsApplied(settings, _, _) = $0, settings.problem == nil else { return nil }
             return settings
+        }
+    }
+
+    /// What `read` takes from the last event of `type` in the log (by its index); nil if
+    /// there is none, or it does not hold what it should, or the log cannot be read (logged).
+    private static func lastApplied<T>(_ type: String, in store: TotemStore, logger: Logger, unreadable: Logger.Message,
+                                       _ read: (DomainEvent) -> T?) -> T? {
+        do {
+            guard let stored = try store.lastEvents(ofTypes: [type], limit: 1).last else { return nil }
+            return read(try stored.decoded())
         } catch {
-            logger.error("the hub's last store settings cannot be read; the file's are in force", metadata: ["error": "\(error)"])
+            logger.error(unreadable, metadata: ["error": "\(error)"])
             return nil
         }
     }

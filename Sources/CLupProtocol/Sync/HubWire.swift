@@ -30,7 +30,8 @@ public enum HubWire {
     /// A door's line (`DoorLine`) once its version is past `after`: a long poll as the
     /// settings' (a door of a hub without it takes its line from the settings). A door that
     /// takes its part of the capacity from its line says so with `lineTakesDoorLimit=1` in
-    /// the query; the hub then leaves it out of that door's settings.
+    /// the query; the hub then gives it that door's settings at the store's configuration
+    /// version, which a new part does not move (the part comes on the line).
     public static let linePath = "/v1/line"
     public static let lineTakesDoorLimit = "doorLimit"
     /// `GET`: today's booking slots still bookable, with the places the hub can book in each.
