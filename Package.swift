@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "clupd", targets: ["clupd"]),
         .executable(name: "clupctl", targets: ["clupctl"]),
         .executable(name: "clup-hub", targets: ["clup-hub"]),
+        .executable(name: "clup-release", targets: ["clup-release"]),
         // For the libFuzzer targets in Fuzz/, which build against these modules.
         .library(name: "CLupCore", targets: ["CLupCore"]),
         .library(name: "CLupHardware", targets: ["CLupHardware"]),
@@ -133,6 +134,11 @@ let package = Package(
         .executableTarget(name: "clupd", dependencies: [
             "CLupKiosk", "CLupProtocol", "CLupHardware", "CLupStore", "CLupCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The release manager's signing tool (release manifests), run away from the hub.
+        .executableTarget(name: "clup-release", dependencies: [
+            "CLupProtocol", "CLupCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         .executableTarget(name: "clup-bench", dependencies: [
             "CLupCore", "CLupStore", "CLupPrinting", "CLupQR", .product(name: "Crypto", package: "swift-crypto"),

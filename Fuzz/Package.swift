@@ -1,8 +1,8 @@
 // swift-tools-version: 6.1
 // libFuzzer targets for the parsers that read what devices and people send us: a touch
 // panel's event stream, the door reader's keys and serial lines, a scanned ticket code, and
-// an event row read back from the totem's own database, and a batch of events as the hub
-// reads it.
+// an event row read back from the totem's own database, a batch of events as the hub
+// reads it, and a release manifest as a hub sends it to the totem's update helper.
 // Built with the fuzzer and AddressSanitizer by `scripts/fuzz`, which also runs them:
 //   swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address
 // Each target's main.swift hands its input function to libFuzzer's driver (CFuzzDriver).
@@ -27,6 +27,12 @@ let package = Package(
             "CFuzzDriver",
             .product(name: "CLupCore", package: "clup-totem"),
             .product(name: "CLupProtocol", package: "clup-totem"),
+        ]),
+        .executableTarget(name: "FuzzReleaseManifest", dependencies: [
+            "CFuzzDriver",
+            .product(name: "CLupCore", package: "clup-totem"),
+            .product(name: "CLupProtocol", package: "clup-totem"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "FuzzTicketCode", dependencies: [
             "CFuzzDriver",

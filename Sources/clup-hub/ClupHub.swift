@@ -417,10 +417,12 @@ struct Totems: AsyncParsableCommand {
                 print(String(decoding: try encoder.encode(rows), as: UTF8.self))
                 return
             }
+            let now = Date()
             for row in rows {
                 let state = row.revokedAt == nil ? "enrolled" : "revoked"
+                let support = row.outOfSupport(at: now) ? " OUT OF SUPPORT since \(row.supportEnds?.formatted(.iso8601.year().month().day()) ?? "")" : ""
                 print("\(row.deviceID)  store \(row.store) totem \(row.letter) door \(row.door)  \(state)  acknowledged \(row.acknowledged)"
-                    + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced") + "  version \(row.softwareVersion)"
+                    + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced") + "  version \(row.softwareVersion)\(support)"
                     + (row.lastUpdate.map { "  last update \($0)" } ?? ""))
             }
         }

@@ -1,13 +1,14 @@
 import ArgumentParser
 import CLupCore
 import CLupHub
+import CLupProtocol
 import Foundation
 
 /// `clup-hub release`: the chain's apt repository of totem software.
 struct ReleaseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "release", abstract: "The chain's signed apt repository of clup-totem packages, served at /repo.",
-        subcommands: [Add.self, List.self])
+        subcommands: [Add.self, Trust.self, Vouch.self, List.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -24,16 +25,69 @@ struct ReleaseCommand: AsyncParsableCommand {
         }
     }
 
+    struct Trust: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Trust the chain's public release key (from clup-release keygen) for checking release manifests.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The public key file (release-key.pub: a line `clup-release-ed25519 BASE64`).") var file: String
+
+        func run() async throws {
+            try await refusing {
+                let config = try options.load()
+                guard let data = FileManager.default.contents(atPath: file), data.count <= 16_384 else {
+                    throw CommandFailure(CodedError(.releaseSigningKeyUnusable, "cannot read \(file)"))
+                }
+                let keys = try ReleaseKey.list(String(decoding: data, as: UTF8.self))
+                guard !keys.isEmpty else { throw CommandFailure(CodedError(.releaseSigningKeyUnusable, "\(file) holds no release key")) }
+                for key in keys {
+                    let new = try await withDatabase(config) { try await ReleaseManifests(database: $0).trust(key, by: RolloutCommand.who) }
+                    print("release: \(key) \(new ? "trusted" : "was trusted already")")
+                }
+            }
+        }
+    }
+
+    struct Vouch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a release manifest signed by the release manager (clup-release sign): rollouts may then name its version.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The signed manifest (a .manifest.json file).") var file: String
+
+        func run() async throws {
+            try await refusing {
+                let config = try options.load()
+                guard let data = FileManager.default.contents(atPath: file), data.count <= SignedReleaseManifest.maximumBytes else {
+                    throw CommandFailure(CodedError(.releaseNotVouched, "cannot read \(file), or it is over \(SignedReleaseManifest.maximumBytes / 1024) KiB"))
+                }
+                let repository = ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath)
+                let manifest = try await withDatabase(config) {
+                    try await ReleaseManifests(database: $0).vouch(data, repository: repository, by: RolloutCommand.who)
+                }
+                print("release: \(manifest.release) vouched for, \(manifest.packages.count) package(s), expires \(manifest.expires.formatted(.iso8601))")
+            }
+        }
+    }
+
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The packages of the repository, oldest version first.")
+        static let configuration = CommandConfiguration(
+            abstract: "The packages of the repository, oldest version first, each with the manifest that vouches for it.")
         @OptionGroup var options: ConfigOption
 
         func run() async throws {
             try await refusing {
-                let repository = ReleaseRepository(stateDirectory: try options.load().hub.stateDirectoryPath)
+                let config = try options.load()
+                let repository = ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath)
                 let releases = try repository.releases()
+                let manifests = try await withDatabase(config) { try await ReleaseManifests(database: $0).held() }
                 if releases.isEmpty { print("release: the repository is empty") }
-                for release in releases { print("\(release.package)\t\(release.version)\t\(release.architecture)") }
+                let now = Date()
+                for release in releases {
+                    let vouched = manifests.first { $0.version == release.version }.map { held in
+                        (held.expires > now ? "vouched, expires " : "manifest EXPIRED ") + held.expires.formatted(.iso8601)
+                            + " (key \(held.keyID))"
+                    } ?? "no signed manifest"
+                    print("\(release.package)\t\(release.version)\t\(release.architecture)\t\(vouched)")
+                }
             }
         }
     }

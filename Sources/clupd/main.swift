@@ -112,6 +112,8 @@ struct UpdateCommand: ParsableCommand {
     @Option(help: "clupd's control socket.") var socket = ControlClient.defaultSocketPath
     @Option(help: "apt's configuration directory.") var aptDirectory = "/etc/apt"
     @Option(help: "Seconds the new clupd has to come up healthy before it is undone.") var deadline = 180.0
+    @Option(help: "The release keys the package ships, trusted at the first update (kept in --work-dir from then on).")
+    var releaseKeys = TotemUpdater.shippedKeysPath
 
     func validate() throws {
         guard deadline.isFinite, (10...3600).contains(deadline) else { throw ValidationError("--deadline takes 10 to 3600 seconds") }
@@ -137,7 +139,8 @@ struct UpdateCommand: ParsableCommand {
             }
         }
         let system = DebianUpdateSystem(socketPath: socket, aptDirectory: aptDirectory, workDirectory: workDir)
-        let outcome = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline).run()
+        let outcome = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline,
+                                   shippedKeys: releaseKeys).run()
         switch outcome {
         case let .nothingToDo(why): print("update: nothing to do: \(why)")
         case let .waiting(why): print("update: waiting: \(why)")
@@ -147,6 +150,9 @@ struct UpdateCommand: ParsableCommand {
             throw ExitCode(1)
         case let .failed(version, because):
             print("update: clup-totem \(version) failed: \(because)")
+            throw ExitCode(1)
+        case let .refused(version, because):
+            print("update: clup-totem \(version) not installed, \(because)")
             throw ExitCode(1)
         }
     }

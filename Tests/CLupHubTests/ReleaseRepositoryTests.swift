@@ -52,9 +52,15 @@ final class ReleaseRepositoryTests: XCTestCase {
             Package: clup-totem
             Version: 0.99.0
             Architecture: amd64
+            SHA256: 0d3b5a6f0e0a3f3f5f2a6a1f7b1e0c4a2b9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f
 
             Package: clup-totem
             Version: 0.100.0
+            Architecture: amd64
+            SHA256: 1d3b5a6f0e0a3f3f5f2a6a1f7b1e0c4a2b9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f
+
+            Package: clup-totem
+            Version: 0.101.0
             Architecture: amd64
 
             Package: clup-hub
@@ -64,6 +70,6 @@ final class ReleaseRepositoryTests: XCTestCase {
             Version: 1.0;rm -rf /
 
             """.utf8).write(to: URL(fileURLWithPath: folder + "/Packages"))
-        XCTAssertEqual(repository.publishedVersions(), ["0.100.0", "0.99.0"], "numbers compared as numbers; other packages and nonsense left out")
+        XCTAssertEqual(repository.publishedVersions(), ["0.100.0", "0.99.0"], "numbers compared as numbers; other packages, a file without its SHA-256 and nonsense left out")
     }
 }

@@ -1,6 +1,7 @@
 @testable import CLupHub
 import CLupCore
 import CLupProtocol
+import Crypto
 import Foundation
 import XCTest
 
@@ -40,6 +41,44 @@ final class RolloutTests: XCTestCase {
         _ = try await Ingest(database: hub.database).apply(batch, from: totem.device, now: now)
     }
 
+    /// The release manager's key, and a key of the hub's own.
+    nonisolated(unsafe) static let releaseKey = Curve25519.Signing.PrivateKey()
+    nonisolated(unsafe) static let hubsOwnKey = Curve25519.Signing.PrivateKey()
+
+    /// A repository whose published lists offer clup-totem `versions` (amd64), each file's
+    /// SHA-256 that of the text "package V".
+    func repository(_ versions: [String]) throws -> ReleaseRepository {
+        let repository = ReleaseRepository(stateDirectory: NSTemporaryDirectory() + "releases-\(UUID().uuidString)")
+        let folder = repository.publishedDirectory + "/dists/stable/main/binary-amd64"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let stanzas = versions.map { "Package: clup-totem\nVersion: \($0)\nArchitecture: amd64\nSHA256: \(Self.sha256(of: $0))\n" }
+        try Data(stanzas.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: folder + "/Packages"))
+        return repository
+    }
+
+    static func sha256(of version: String, contents: String? = nil) -> String {
+        SHA256.hash(data: Data((contents ?? "package \(version)").utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The manifest of `version` signed by `key`, issued at `issued`.
+    static func manifest(_ version: String, key: Curve25519.Signing.PrivateKey = releaseKey, issued: Date = Date(), days: Double = 30,
+                         contents: String? = nil, supportEnds: Date? = nil) throws -> SignedReleaseManifest {
+        let manifest = ReleaseManifest(release: version, packages: [.init(name: "clup-totem", version: version, architecture: "amd64",
+                                                                          sha256: sha256(of: version, contents: contents), size: 20)],
+                                       issued: Date(timeIntervalSince1970: issued.timeIntervalSince1970.rounded(.down)),
+                                       expires: issued.addingTimeInterval(days * 86_400), supportEnds: supportEnds)
+        return try SignedReleaseManifest.sign(manifest, with: key)
+    }
+
+    /// The release key trusted at the hub and a manifest of each of `versions` added, as
+    /// `clup-hub release trust` and `vouch` do.
+    func vouch(_ hub: HubFixture, _ versions: [String] = [RolloutTests.version]) async throws {
+        let manifests = ReleaseManifests(database: hub.database)
+        try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: "test")
+        let repository = try repository(versions)
+        for version in versions { _ = try await manifests.vouch(try Self.manifest(version).json, repository: repository, by: "test") }
+    }
+
     func settingsVersion(_ hub: HubFixture, _ store: String) throws -> Int64 {
         Int64(try hub.sql("SELECT settings_version FROM store WHERE store_id = '\(store)'").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
@@ -47,6 +86,7 @@ final class RolloutTests: XCTestCase {
     func test_aRolloutTakesInTheCanariesThenAShareOfEachStoreThenEveryTotem() async throws {
         try await withHub { hub in
             let stores = try await fleet(hub)
+            try await vouch(hub)
             let all = stores.values.flatMap { $0 }
             let canaries = [stores["7"]![0], stores["8"]![0]]
             let rollouts = Rollouts(database: hub.database)
@@ -101,6 +141,7 @@ final class RolloutTests: XCTestCase {
     func test_aCanaryThatRolledBackPausesTheRolloutForEveryTotem() async throws {
         try await withHub { hub in
             let stores = try await fleet(hub)
+            try await vouch(hub)
             let canaries = [stores["7"]![0], stores["8"]![0]]
             let rollouts = Rollouts(database: hub.database)
             _ = try await rollouts.start(.init(version: Self.version, canaries: canaries.map(\.device.deviceID.rawValue), shares: [50],
@@ -140,6 +181,7 @@ final class RolloutTests: XCTestCase {
     func test_aRolloutIsRefusedUnlessItsVersionCanariesAndStagesMakeSense() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")
+            try await vouch(hub)
             let rollouts = Rollouts(database: hub.database)
             func refused(_ plan: Rollouts.Plan, _ expected: String, file: StaticString = #filePath, line: UInt = #line) async {
                 do {
@@ -162,6 +204,94 @@ final class RolloutTests: XCTestCase {
             _ = try await rollouts.start(.init(version: Self.version, canaries: [id], shares: [], healthySeconds: 60),
                                          available: [Self.version], by: "test")
             await refused(.init(version: Self.version, canaries: [id], shares: [], healthySeconds: 60), "is live: abort it first")
+        }
+    }
+
+    func test_onlyAVersionASignedManifestVouchesForIsRolledOutAndItsManifestGoesWithIt() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let manifests = ReleaseManifests(database: hub.database)
+            let rollouts = Rollouts(database: hub.database)
+            let repository = try repository(["0.13.0", "0.14.0"])
+            func refused(_ json: Data, now: Date = Date(), _ expected: String, file: StaticString = #filePath, line: UInt = #line) async {
+                do {
+                    _ = try await manifests.vouch(json, repository: repository, by: "test", now: now)
+                    XCTFail("vouched for", file: file, line: line)
+                } catch let error as HubError {
+                    XCTAssertTrue(error.coded.message.contains(expected), error.coded.message, file: file, line: line)
+                } catch {
+                    XCTFail("\(error)", file: file, line: line)
+                }
+            }
+            await refused(try Self.manifest("0.13.0").json, "the hub trusts no release key yet")
+            try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: "test")
+            await refused(try Self.manifest("0.13.0", key: Self.hubsOwnKey).json, "not by a release key trusted here")
+            await refused(try Self.manifest("0.13.0", contents: "another build").json, "is not the package the manifest vouches for")
+            await refused(try Self.manifest("0.15.0").json, "clup-hub release add the package first")
+            await refused(Data("{\"payloadType\": 1}".utf8), "not a signed manifest")
+            let plan = Rollouts.Plan(version: "0.13.0", canaries: [a.device.deviceID.rawValue], shares: [], healthySeconds: 0)
+            do {
+                _ = try await rollouts.start(plan, available: ["0.13.0", "0.14.0"], by: "test")
+                XCTFail("a version no manifest vouches for was rolled out")
+            } catch let error as HubError {
+                XCTAssertEqual(error.coded.code, "E-UPD-005")
+                XCTAssertTrue(error.coded.message.contains("no signed release manifest vouches for clup-totem 0.13.0"), error.coded.message)
+            }
+            // A manifest added 31 days ago, with 30 days to run: expired now.
+            let month = Date().addingTimeInterval(-31 * 86_400)
+            _ = try await manifests.vouch(try Self.manifest("0.14.0", issued: month).json, repository: repository, by: "test", now: month)
+            do {
+                _ = try await rollouts.start(.init(version: "0.14.0", canaries: plan.canaries, shares: [], healthySeconds: 0),
+                                             available: ["0.13.0", "0.14.0"], by: "test")
+                XCTFail("a version whose manifest expired was rolled out")
+            } catch let error as HubError {
+                XCTAssertEqual(error.coded.code, "E-UPD-006")
+            }
+            let signed = try Self.manifest("0.13.0")
+            let vouched = try await manifests.vouch(signed.json, repository: repository, by: "test")
+            XCTAssertEqual(vouched.release, "0.13.0")
+            await refused(try Self.manifest("0.13.0", issued: Date().addingTimeInterval(-3600)).json, "issued later")
+            _ = try await rollouts.start(plan, available: ["0.13.0", "0.14.0"], by: "test")
+            // The canary's settings carry the manifest as it was signed: the totem checks it itself.
+            let settings = try await hub.database.transaction { connection in
+                try await StoreSettingsReader.current(store: a.device.storeID, device: a.device.deviceID, connection, HubFixture.logger)
+            }
+            XCTAssertEqual(settings?.targetVersion, "0.13.0")
+            let sent = try SignedReleaseManifest(json: Data(try XCTUnwrap(settings?.targetManifest).utf8))
+            XCTAssertEqual(sent, signed)
+            let key = try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation)
+            XCTAssertEqual(try sent.verify(trusting: [key], now: Date()).release, "0.13.0")
+            // The totem refuses (say its package was altered on the way): the rollout pauses with the reason.
+            try await report(hub, a, runs: "0.12.0", update: UpdateReport(
+                version: "0.13.0", outcome: .failed, detail: "refused: E-UPD-005 the clup-totem 0.13.0 the hub served is not a package its signed manifest lists",
+                at: Date().timeIntervalSince1970))
+            let status = try await now(rollouts)
+            XCTAssertEqual(status.state, .paused)
+            XCTAssertEqual(status.reason, "paused: \(a.device.deviceID) refused: E-UPD-005 the clup-totem 0.13.0 the hub served is not a package its signed manifest lists")
+            let audit = try hub.sql("SELECT action FROM audit WHERE action LIKE 'release%' ORDER BY at, action")
+            XCTAssertTrue(audit.contains("trusted") && audit.contains("release 0.13.0 vouched for"), audit)
+        }
+    }
+
+    /// A totem on a release line whose support ended (its signed manifest says when) is
+    /// flagged in `clup-hub totems` and on the fleet page; one on a supported line is not.
+    func test_aTotemOnAReleaseLineOutOfSupportIsFlagged() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let b = try await hub.enrol("B", door: "south")
+            let manifests = ReleaseManifests(database: hub.database)
+            try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: "test")
+            let repository = try repository(["0.11.0", "0.13.0"])
+            let ended = Date().addingTimeInterval(-86_400), later = Date().addingTimeInterval(5 * 365 * 86_400)
+            _ = try await manifests.vouch(try Self.manifest("0.11.0", supportEnds: ended).json, repository: repository, by: "test")
+            _ = try await manifests.vouch(try Self.manifest("0.13.0", supportEnds: later).json, repository: repository, by: "test")
+            try await report(hub, a, runs: "0.11.0")
+            try await report(hub, b, runs: "0.13.0")
+            let rows = try await HubAdmin(database: hub.database).totems(store: nil)
+            let flagged = rows.filter { $0.outOfSupport(at: Date()) }.map(\.deviceID)
+            XCTAssertEqual(flagged, [a.device.deviceID])
+            XCTAssertEqual(rows.first { $0.deviceID == b.device.deviceID }?.supportEnds.map { Int($0.timeIntervalSince1970) },
+                           Int(later.timeIntervalSince1970), "the day the manifest says, as signed")
         }
     }
 }

@@ -2,6 +2,7 @@
 import CLupCore
 import CLupProtocol
 import CLupStore
+import Crypto
 import Foundation
 import GRDB
 import XCTest
@@ -24,10 +25,15 @@ final class TotemUpdaterTests: XCTestCase {
         var clock = Date(timeIntervalSince1970: 1_800_000_000)
         var steps: [String] = []
         var active = true
+        /// The manifest the hub sends with a target when `answer` names none: by default one
+        /// the release key signed, of the package `fetch` makes.
+        var vouch: ((String, Date) -> String?)? = { version, now in TotemUpdaterTests.manifest(version, at: now) }
 
         func installedVersion() throws -> String? { installed }
         func window() throws -> UpdateWindowReport {
             guard active else { throw CodedError(.daemonNotRunning, "clupd is stopped") }
+            var answer = answer
+            if answer.manifest == nil, let target = answer.target { answer.manifest = vouch?(target, clock) }
             return answer
         }
         func fetch(_ version: String, into cache: String) throws -> String {
@@ -57,16 +63,40 @@ final class TotemUpdaterTests: XCTestCase {
     var root = ""
     var state: String { root + "/state" }
     var work: String { root + "/work" }
+    /// What the package ships: the release key's public half.
+    var shipped: String { root + "/release-keys.pub" }
+
+    /// The chain's release key (the release manager's), and one the hub made for itself.
+    nonisolated(unsafe) static let releaseKey = Curve25519.Signing.PrivateKey()
+    nonisolated(unsafe) static let hubsOwnKey = Curve25519.Signing.PrivateKey()
+
+    /// A manifest of `version` (the package `Machine.fetch` makes, unless `contents`) signed
+    /// by `key`, issued at `now`, holding `days` days.
+    static func manifest(_ version: String, at now: Date, contents: String? = nil, key: Curve25519.Signing.PrivateKey = releaseKey,
+                         days: Double = 30, downgradeFrom: [String]? = nil, nextKeys: [String]? = nil) -> String {
+        let bytes = Data((contents ?? "package \(version)").utf8)
+        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let manifest = ReleaseManifest(release: version, packages: [.init(name: "clup-totem", version: version, architecture: "amd64",
+                                                                          sha256: sha256, size: Int64(bytes.count))],
+                                       issued: now, expires: now.addingTimeInterval(days * 86_400), downgradeFrom: downgradeFrom,
+                                       nextKeys: nextKeys)
+        return (try? SignedReleaseManifest.sign(manifest, with: key).text) ?? ""
+    }
+
+    static func line(_ key: Curve25519.Signing.PrivateKey) -> String {
+        (try? ReleaseKey(rawRepresentation: key.publicKey.rawRepresentation).line) ?? ""
+    }
 
     override func setUp() {
         root = NSTemporaryDirectory() + "updater-\(UUID().uuidString)"
         try? FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: shipped, contents: Data("# the chain's\n\(Self.line(Self.releaseKey)) release key\n".utf8))
     }
 
     override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
 
     func updater(_ machine: Machine) -> TotemUpdater {
-        TotemUpdater(system: machine, stateDirectory: state, workDirectory: work, deadline: 60)
+        TotemUpdater(system: machine, stateDirectory: state, workDirectory: work, deadline: 60, shippedKeys: shipped)
     }
 
     func report() throws -> UpdateReport {
@@ -184,5 +214,137 @@ final class TotemUpdaterTests: XCTestCase {
         machine.answer.running = "0.14.0"
         XCTAssertEqual(updater(machine).run(), .installed("0.14.0"))
         XCTAssertEqual(try report().detail, "healthy after a run cut short")
+    }
+
+    // MARK: The release manager's word
+
+    func refusal(_ outcome: TotemUpdater.Outcome) -> String {
+        guard case let .refused(_, because) = outcome else { XCTFail("not refused: \(outcome)"); return "" }
+        return because
+    }
+
+    func test_aReleaseTheHubSignedAloneOrThatWasAlteredIsRefusedAndNothingChanges() throws {
+        let machine = Machine()
+        // Signed by a key of the hub's own: nothing fetched, nothing installed, and the hub hears why.
+        machine.answer.manifest = Self.manifest("0.13.0", at: machine.clock, key: Self.hubsOwnKey)
+        let signedAlone = refusal(updater(machine).run())
+        XCTAssertTrue(signedAlone.hasPrefix("refused: E-UPD-005 the release manifest is signed by "), signedAlone)
+        XCTAssertTrue(signedAlone.contains("not by a release key trusted here"), signedAlone)
+        XCTAssertEqual(machine.steps, [])
+        XCTAssertEqual(machine.installed, "0.12.0")
+        let said = try report()
+        XCTAssertEqual(said.outcome, .failed, "a refusal reaches every hub as a failure, which pauses the rollout")
+        XCTAssertTrue(said.isRefusal)
+        XCTAssertEqual(updater(machine).run(), .nothingToDo("clup-totem 0.13.0 failed here before (\(said.detail)); it is not tried again by itself"),
+                       "the same manifest is not tried again")
+
+        // A manifest the release key signed, then edited (another SHA-256 put in).
+        let signed = Self.manifest("0.13.0", at: machine.clock)
+        var envelope = try JSONDecoder().decode([String: AnyCodable].self, from: Data(signed.utf8))
+        let payload = String(decoding: Data(base64Encoded: try XCTUnwrap(envelope["payload"]?.text))!, as: UTF8.self)
+        let edited = payload.replacingOccurrences(of: "\"size\" : 14", with: "\"size\" : 15")
+        XCTAssertNotEqual(edited, payload)
+        envelope["payload"] = AnyCodable(text: Data(edited.utf8).base64EncodedString())
+        machine.answer.manifest = String(decoding: try JSONEncoder().encode(envelope), as: UTF8.self)
+        let tampered = refusal(updater(machine).run())
+        XCTAssertTrue(tampered.contains("does not verify: the manifest was altered after signing"), tampered)
+
+        // A package altered after signing: fetched, found not to be the one listed, thrown away.
+        machine.answer.manifest = Self.manifest("0.13.0", at: machine.clock, contents: "package 0.13.0 as the release manager built it")
+        let altered = refusal(updater(machine).run())
+        XCTAssertTrue(altered.hasPrefix("refused: E-UPD-005 the clup-totem 0.13.0 the hub served (SHA-256 "), altered)
+        XCTAssertEqual(machine.steps, ["fetch 0.12.0", "fetch 0.13.0"], "fetched and checked, never installed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/cache/clup-totem_0.13.0.deb"), "the altered package is not kept")
+        XCTAssertEqual(machine.installed, "0.12.0")
+
+        // No manifest at all (a hub from before manifests).
+        machine.answer.manifest = nil
+        machine.vouch = nil
+        machine.answer.target = "0.13.1"
+        XCTAssertEqual(refusal(updater(machine).run()),
+                       "refused: E-UPD-005 the hub sent no signed release manifest with clup-totem 0.13.1")
+    }
+
+    func test_anExpiredManifestIsRefusedAndAFreshOneIsTaken() throws {
+        let machine = Machine()
+        machine.answer.manifest = Self.manifest("0.13.0", at: machine.clock.addingTimeInterval(-31 * 86_400))
+        let expired = refusal(updater(machine).run())
+        XCTAssertTrue(expired.hasPrefix("refused: E-UPD-006 the release manifest of 0.13.0 expired at "), expired)
+        XCTAssertEqual(machine.steps, [])
+        // The release manager signs it again; the hub sends the fresh one: it is tried.
+        machine.answer.manifest = Self.manifest("0.13.0", at: machine.clock)
+        XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
+    }
+
+    func test_aDowngradeIsRefusedUnlessItsSignedManifestAllowsIt() throws {
+        let machine = Machine()
+        machine.answer.target = "0.11.2"
+        let down = refusal(updater(machine).run())
+        XCTAssertEqual(down, "refused: E-UPD-007 clup-totem 0.11.2 is older than 0.12.0, installed, and its signed manifest does not allow going down from it")
+        machine.answer.manifest = Self.manifest("0.11.2", at: machine.clock, downgradeFrom: ["0.12.0"])
+        XCTAssertEqual(updater(machine).run(), .installed("0.11.2"))
+    }
+
+    func test_theShippedKeyIsTrustedAndOnlyAManifestItSignedHandsOverToANewOne() throws {
+        let next = Curve25519.Signing.PrivateKey()
+        let machine = Machine()
+        machine.answer.manifest = Self.manifest("0.13.0", at: machine.clock, nextKeys: [Self.line(next)])
+        XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
+        // The package the totem now runs may ship any key: the one trusted is the one handed over.
+        FileManager.default.createFile(atPath: shipped, contents: Data("\(Self.line(Self.hubsOwnKey))\n".utf8))
+        machine.answer.target = "0.14.0"
+        machine.answer.manifest = Self.manifest("0.14.0", at: machine.clock)
+        XCTAssertTrue(refusal(updater(machine).run()).contains("not by a release key trusted here"), "the old key no longer vouches")
+        machine.answer.manifest = Self.manifest("0.14.0", at: machine.clock, key: Self.hubsOwnKey)
+        XCTAssertTrue(refusal(updater(machine).run()).contains("not by a release key trusted here"), "nor does what the package ships")
+        machine.answer.manifest = Self.manifest("0.14.0", at: machine.clock, key: next)
+        XCTAssertEqual(updater(machine).run(), .installed("0.14.0"))
+    }
+}
+
+/// A JSON value of an envelope's string fields, for editing one in a test.
+struct AnyCodable: Codable {
+    var text: String?
+    var items: [[String: String]]?
+
+    init(text: String) { self.text = text }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        text = try? container.decode(String.self)
+        items = text == nil ? try container.decode([[String: String]].self) : nil
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let text { try container.encode(text) } else { try container.encode(items) }
+    }
+}
+
+/// Debian's order of versions, as the helper decides a downgrade with it: the same as dpkg's.
+final class DebianVersionTests: XCTestCase {
+    func test_versionsAreOrderedAsDpkgOrdersThem() throws {
+        let versions = ["0.12.0", "0.12.0+update1", "0.12.0~rc1", "0.13.0", "0.100.0", "0.99.0", "1.0", "1.0-1", "1.0-1.1", "1.0-2",
+                        "1:0.1", "2:0.1", "1.0a", "1.0~", "1.0~~", "1.0+b1", "01.0", "1.00", "1.0.0", "0.12.0+update2", "1.0-0",
+                        "9", "10", "1.0-a", "1.0-~"]
+        // One shell asks dpkg of every pair (the versions hold no quote).
+        let pairs = versions.flatMap { a in versions.map { b in (a, b) } }
+        let script = pairs.map { "dpkg --compare-versions '\($0.0)' lt '\($0.1)' && echo 1 || echo 0" }.joined(separator: "\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let said = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let answers = String(decoding: said, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(answers.count, pairs.count)
+        var checked = 0
+        for ((a, b), answer) in zip(pairs, answers) {
+            XCTAssertEqual(DebianVersion.isOlder(a, than: b), answer == "1", "\(a) < \(b)")
+            checked += 1
+        }
+        XCTAssertEqual(checked, versions.count * versions.count, "every pair checked")
     }
 }

@@ -46,10 +46,15 @@ no_candidate() {
   case "$(apt_private apt-cache policy clup-totem)" in *"Candidate: 0"*|*"Candidate: 9"*) fail "apt offers clup-totem: $1" ;; esac
 }
 
-# A clup-totem package of VERSION built here (a file of its own inside, WORDS in it).
+# A clup-totem package of VERSION built here (a file of its own inside, WORDS in it; with
+# SBOM set, an SBOM where scripts/package puts it).
 build_package() {
   local version=$1 words=${2:-release $1} dir="$WORK/pkg-$1-$RANDOM"
   mkdir -p "$dir/DEBIAN" "$dir/usr/share/clup-totem-test"
+  if [ -n "${SBOM:-}" ]; then
+    mkdir -p "$dir/usr/share/doc/clup-totem"
+    printf '{"spdxVersion": "SPDX-2.3", "name": "clup-totem_%s_amd64"}\n' "$version" > "$dir/usr/share/doc/clup-totem/clup-totem.spdx.json"
+  fi
   printf 'Package: clup-totem\nVersion: %s\nArchitecture: amd64\nMaintainer: CLup <dev@clup.example>\nDescription: test release %s\n' \
     "$version" "$version" > "$dir/DEBIAN/control"
   printf '%s\n' "$words" > "$dir/usr/share/clup-totem-test/marker"
@@ -60,10 +65,13 @@ test_a_release_added_at_the_hub_is_fetched_by_apt_on_the_enrolled_totem() {
   updates_up
   python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); assert e["releaseKey"] and e["repository"].endswith("/repo"), e' \
     "$WORK/state/enrolment.json" || fail "the enrolment holds the chain's release key and repository"
-  deb=$(build_package 0.99.0)
+  deb=$(SBOM=1 build_package 0.99.0)
   out=$(clup_hub release add "$deb") || fail "release add: $out"
   assert_contains "$out" "clup-totem 0.99.0 (amd64) published at /repo"
-  assert_eq "$(clup_hub release list)" "$(printf 'clup-totem\t0.99.0\tamd64')" "the repository's packages"
+  # Its SBOM, published beside it.
+  sbom=$(curl -sf --cacert "$WORK/hub/ca.pem" "$HUB_URL/repo/sbom/clup-totem_0.99.0_amd64.spdx.json") || fail "no SBOM at /repo/sbom"
+  assert_eq "$sbom" '{"spdxVersion": "SPDX-2.3", "name": "clup-totem_0.99.0_amd64"}' "the SBOM the hub serves"
+  assert_eq "$(clup_hub release list)" "$(printf 'clup-totem\t0.99.0\tamd64\tno signed manifest')" "the repository's packages"
   out=$("$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt") || fail "apt-source: $out"
   assert_contains "$(cat "$WORK/apt/etc/apt/sources.list.d/clup.sources")" "Signed-By: $WORK/apt/etc/apt/keyrings/clup-chain.gpg"
   out=$(apt_private apt-get update 2>&1) || fail "apt-get update: $out"
@@ -171,9 +179,18 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   kiosk_start
   # clupd reports the version it runs with every upload.
   wait_until 60 "clup_hub totems | grep -q 'version $(clupd_version)'"
-  clup_hub release add "$(build_package 0.99.0)" >/dev/null || fail "release add"
+  deb=$(build_package 0.99.0)
+  clup_hub release add "$deb" >/dev/null || fail "release add"
   rc=0; out=$(clup_hub rollout start 0.98.0 --canary "$device" 2>&1) || rc=$?
   assert_status $rc 1 "$out"; assert_contains "$out" "clup-hub release add it first"
+  # Published, but no manifest signed by the release manager vouches for it yet.
+  rc=0; out=$(clup_hub rollout start 0.99.0 --canary "$device" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "E-UPD-005 no signed release manifest vouches for clup-totem 0.99.0"
+  release_key
+  sign_release "$WORK/0.99.0.manifest.json" "$deb" >/dev/null || fail "clup-release sign"
+  out=$(clup_hub release vouch "$WORK/0.99.0.manifest.json") || fail "release vouch: $out"
+  assert_contains "$out" "release: 0.99.0 vouched for, 1 package(s), expires"
+  assert_contains "$(clup_hub release list)" "$(printf 'clup-totem\t0.99.0\tamd64\tvouched, expires ')"
   out=$(clup_hub rollout start 0.99.0 --canary "$device" --stages 50 --healthy-minutes 1) || fail "rollout start: $out"
   assert_contains "$out" "running, stage 0 canaries ($device); 0 of 1 taken in run it"
   # The totem learns it with its settings (the long poll answers within a second or so).
@@ -244,6 +261,78 @@ test_the_update_helpers_units_verify_and_are_hardened() {
   systemd-analyze security --offline=true --threshold=35 "$WORK/unit/clup-update.service" >"$WORK/security.txt" 2>&1 \
     || fail "exposure above 3.5: $(tail -n 1 "$WORK/security.txt")"
   echo "report: $(tail -n 1 "$WORK/security.txt" | sed 's/→ //')"
+}
+
+# The release manager's key, made on "their machine" ($WORK/release-key, sealed with a
+# passphrase), its public half trusted at the hub.
+release_key() {
+  printf 'the release manager keeps this passphrase\n' > "$WORK/passphrase"
+  "$BIN/clup-release" keygen --out "$WORK/release-key" --passphrase-file "$WORK/passphrase" >/dev/null || fail "clup-release keygen"
+  clup_hub release trust "$WORK/release-key/release-key.pub" >/dev/null || fail "release trust"
+}
+# sign_release OUT DEB [options]: the release manager signs a manifest of DEB.
+sign_release() {
+  local out=$1 deb=$2; shift 2
+  "$BIN/clup-release" sign --key "$WORK/release-key/release-key.sealed" --passphrase-file "$WORK/passphrase" --out "$out" "$@" "$deb"
+}
+
+# The release manager's tool and the hub's checks of what it signs: a key sealed with a
+# passphrase (the wrong one opens nothing, and the file holds no key in clear), a manifest
+# the hub refuses when the hub does not trust its key, when its package is not the one the
+# repository holds, or when it has expired.
+test_release_manifests_are_signed_away_from_the_hub_and_checked_there() {
+  updates_up
+  release_key
+  sealed="$WORK/release-key/release-key.sealed"
+  [ "$(stat -c %a "$sealed")" = 600 ] || fail "the sealed key is not 0600"
+  # The private key is not in the file in clear: its 32 bytes are sealed (ChaChaPoly under scrypt).
+  python3 - "$sealed" <<'PY' || fail "the sealed key file is not sealed"
+import json, sys, base64
+f = json.load(open(sys.argv[1]))
+assert f["kdf"] == "scrypt" and f["logN"] >= 17, f
+assert len(base64.b64decode(f["sealed"])) == 12 + 32 + 16, "nonce, sealed key, tag"
+PY
+  rc=0; out=$("$BIN/clup-release" keygen --out "$WORK/release-key" --passphrase-file "$WORK/passphrase" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "a release key is made once, and kept"
+  deb=$(build_package 0.99.0)
+  printf 'not the passphrase\n' > "$WORK/wrong"
+  rc=0; out=$("$BIN/clup-release" sign --key "$sealed" --passphrase-file "$WORK/wrong" --out "$WORK/m.json" "$deb" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "E-UPD-008 the passphrase does not open the sealed release key"
+  [ ! -e "$WORK/m.json" ] || fail "a manifest was written with the wrong passphrase"
+  sign_release "$WORK/m.json" "$deb" --days 30 >/dev/null || fail "sign"
+  out=$("$BIN/clup-release" show --key "$WORK/release-key/release-key.pub" "$WORK/m.json") || fail "show: $out"
+  assert_contains "$out" "clup-totem 0.99.0 amd64 $(sha256sum < "$deb" | cut -d' ' -f1)"
+  # The hub: the package is not in its repository yet.
+  rc=0; out=$(clup_hub release vouch "$WORK/m.json" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "clup-hub release add the package first"
+  # Another build of 0.99.0 in the repository than the one signed.
+  clup_hub release add "$(build_package 0.99.0 "a build the release manager never saw")" >/dev/null || fail "release add"
+  rc=0; out=$(clup_hub release vouch "$WORK/m.json" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "is not the package the manifest vouches for"
+  echo "report: another build: $(tail -n 1 <<<"$out")"
+  # Signed by a key the hub was never given (the hub's operator's own).
+  deb2=$(build_package 0.100.0)
+  clup_hub release add "$deb2" >/dev/null || fail "release add 0.100.0"
+  "$BIN/clup-release" keygen --out "$WORK/operator-key" --passphrase-file "$WORK/passphrase" >/dev/null || fail "keygen"
+  "$BIN/clup-release" sign --key "$WORK/operator-key/release-key.sealed" --passphrase-file "$WORK/passphrase" --out "$WORK/op.json" "$deb2" \
+    >/dev/null || fail "sign with the operator's key"
+  rc=0; out=$(clup_hub release vouch "$WORK/op.json" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "not by a release key trusted here"
+  # A manifest altered after signing (its expiry pushed out): the signature no longer holds.
+  sign_release "$WORK/good.json" "$deb2" >/dev/null || fail "sign 0.100.0"
+  python3 - "$WORK/good.json" "$WORK/altered.json" <<'PY' || fail "altering the manifest"
+import json, sys, base64
+e = json.load(open(sys.argv[1]))
+m = base64.b64decode(e["payload"]).decode().replace('"expires" : "20', '"expires" : "21')
+e["payload"] = base64.b64encode(m.encode()).decode()
+json.dump(e, open(sys.argv[2], "w"))
+PY
+  rc=0; out=$(clup_hub release vouch "$WORK/altered.json" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "does not verify: the manifest was altered after signing"
+  out=$(clup_hub release vouch "$WORK/good.json") || fail "vouch: $out"
+  assert_contains "$(hub_psql -c "SELECT who || ': ' || action FROM audit WHERE action LIKE 'release%' ORDER BY at, action")" \
+    "clup-hub (shell): release 0.100.0 vouched for"
+  echo "report: $out"
 }
 
 # The version clupd says it runs (ClupVersion.current).

@@ -11,13 +11,19 @@
 # hub pauses the rollout. Figures: publish to installed on an idle totem, and how long clupd
 # did not answer during the good update and during the rollback.
 #
+# Then the hub turned against its totems: its operator rolls out a package they signed with
+# a key of their own (the hub's checks skipped, as whoever owns the hub can), a release whose
+# signed manifest expired, and the old release again (a downgrade). The helper refuses each,
+# the totem keeps running N+1, and each refusal pauses the rollout with its reason.
+#
 # Reads $CLUP_SHARE/out/vm/update.env (written by scripts/test-packages): NEW_DIR,
-# UPDATES_DIR (relative to the share), NEW_VERSION, GOOD_VERSION, BAD_VERSION.
+# OLD_DIR, UPDATES_DIR, ATTACKS_DIR (relative to the share), NEW_VERSION, OLD_VERSION,
+# GOOD_VERSION, BAD_VERSION, HUBSIGNED_VERSION, EXPIRED_VERSION.
 set -euo pipefail
 SHARE=${CLUP_SHARE:?the checkout as the guest sees it}
 # shellcheck source=/dev/null # written by scripts/test-packages at run time
 source "$SHARE/out/vm/update.env"
-NEW=$SHARE/$NEW_DIR UPDATES=$SHARE/$UPDATES_DIR
+NEW=$SHARE/$NEW_DIR OLD=$SHARE/$OLD_DIR UPDATES=$SHARE/$UPDATES_DIR ATTACKS=$SHARE/$ATTACKS_DIR
 source "$SHARE/Tests/packaging/vm-lib.sh"
 KIOSK_SECRET=correct-horse-2026
 
@@ -54,6 +60,13 @@ vm_hub "$NEW"
 [ -s /var/lib/clup-hub/releases/chain-release-key.gpg ] || fail "clup-hub init made no release key"
 for deb in "$NEW"/clup-totem_*.deb "$UPDATES"/clup-totem_*.deb; do
   hub release add "$deb" | sed 's/^/      /'
+done
+# The release manager's public key (made on their machine: the host), and their manifests.
+cp "$SHARE/out/release-key/release-key.pub" /tmp/release-key.pub
+hub release trust /tmp/release-key.pub | sed 's/^/      /'
+for manifest in "$UPDATES"/clup-totem_*.manifest.json; do
+  cp "$manifest" /tmp/manifest.json
+  hub release vouch /tmp/manifest.json | sed 's/^/      /'
 done
 assert_eq "$(hub release list | cut -f2 | paste -sd' ')" "$NEW_VERSION $GOOD_VERSION $BAD_VERSION" "the repository, oldest first"
 index=$(curl -sf --cacert /var/lib/clup-hub/ca.pem "https://127.0.0.1:$HUB_PORT/repo/dists/stable/InRelease") \
@@ -157,6 +170,64 @@ within 120 has "paused: $device rolled-back" hub rollout status
 within 60 '! has "to install" clupctl status'
 assert_contains "$(hub totems)" "last update $BAD_VERSION rolled-back"
 report "$(hub rollout status | cut -c1-160)"
+
+# refused VERSION WHAT: a rollout of VERSION to the totem, which its helper refuses with WHAT;
+# the totem keeps $GOOD_VERSION and answers, the rollout pauses with the reason.
+refused() {
+  local version=$1 what=$2
+  hub rollout abort >/dev/null 2>&1 || true
+  helper_mark
+  hub rollout start "$version" --canary "$device" --stages "" --healthy-minutes 0 | sed 's/^/      /'
+  within 60 has "clup-totem $version to install" clupctl status
+  within 150 'has "not installed, refused" helper_said'
+  helper_said | sed 's/^/      /'
+  assert_contains "$(helper_said)" "$what"
+  assert_eq "$(installed)" "$GOOD_VERSION" "the version after the refusal of $version"
+  within 30 answers
+  is_active clupd || fail "clupd is not running after the refusal of $version"
+  within 120 has "paused: $device refused: " hub rollout status
+  assert_contains "$(hub rollout status)" "$what"
+  report "$(helper_said | grep -o 'refused: .*' | head -n 1 | cut -c1-200)"
+}
+# as_attacker SQL: what whoever owns the hub can do behind its own checks.
+as_attacker() { hub_sql "$1" >/dev/null || fail "the attacker's statement failed: $1"; }
+vouched_by_sql() {
+  local version=$1 manifest=$2
+  as_attacker "INSERT INTO release_manifest (version, envelope, key_id, issued, expires, added_by)
+    VALUES ('$version', \$m\$$(cat "$manifest")\$m\$, 'attacker', now(), now() + interval '30 days', 'attacker')"
+}
+
+step "The hub turned against the totem (1): a package its operator signed with a key of their own"
+hubsigned=$(ls "$ATTACKS"/clup-totem_"$HUBSIGNED_VERSION"_*.deb)
+hub release add "$hubsigned" | sed 's/^/      /'
+cp "$hubsigned.manifest.json" /tmp/manifest.json
+rc=0; out=$(hub release vouch /tmp/manifest.json 2>&1) || rc=$?
+assert_eq "$rc" 1 "the hub's own check of the operator's manifest"
+assert_contains "$out" "not by a release key trusted here"
+rc=0; out=$(hub rollout abort >/dev/null 2>&1; hub rollout start "$HUBSIGNED_VERSION" --canary "$device" 2>&1) || rc=$?
+assert_contains "$out" "E-UPD-005 no signed release manifest vouches for clup-totem $HUBSIGNED_VERSION"
+report "the hub refuses to roll it out: $(tail -n 1 <<<"$out" | cut -c1-120)"
+vouched_by_sql "$HUBSIGNED_VERSION" "$hubsigned.manifest.json"
+refused "$HUBSIGNED_VERSION" "E-UPD-005 the release manifest is signed by"
+
+step "The hub turned against the totem (2): a release whose signed manifest expired (a frozen hub)"
+expired=$(ls "$ATTACKS"/clup-totem_"$EXPIRED_VERSION"_*.deb)
+hub release add "$expired" | sed 's/^/      /'
+cp "$expired.manifest.json" /tmp/manifest.json
+rc=0; out=$(hub release vouch /tmp/manifest.json 2>&1) || rc=$?
+assert_contains "$out" "E-UPD-006 the release manifest of $EXPIRED_VERSION expired at"
+vouched_by_sql "$EXPIRED_VERSION" "$expired.manifest.json"
+refused "$EXPIRED_VERSION" "E-UPD-006 the release manifest of $EXPIRED_VERSION expired at"
+
+step "The hub turned against the totem (3): the old release $OLD_VERSION again, a downgrade its manifest does not allow"
+hub release add "$(ls "$OLD"/clup-totem_*.deb)" | sed 's/^/      /'
+cp "$ATTACKS/old.manifest.json" /tmp/manifest.json
+hub release vouch /tmp/manifest.json | sed 's/^/      /'
+refused "$OLD_VERSION" "E-UPD-007 clup-totem $OLD_VERSION is older than $GOOD_VERSION, installed"
+hub rollout abort >/dev/null
+printf '%s\n' "$KIOSK_SECRET" | clupctl login tess >/dev/null
+after=$(take_ticket)
+report "ticket $after printed after the three refusals; the totem still runs $(installed); $(hub totems | grep -o 'last update.*' | head -n 1 | cut -c1-120)"
 
 step "The helper's unit, as systemd sees it"
 report "$(systemd-analyze security clup-update.service --no-pager | tail -n 1 | sed 's/→ //'); next run $(systemctl show -p NextElapseUSecMonotonic --value clup-update.timer)"

@@ -190,6 +190,10 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case releaseKeyChanged = "E-UPD-002"
     case updateSourceUnwritable = "E-UPD-003"
     case updateStepFailed = "E-UPD-004"
+    case releaseNotVouched = "E-UPD-005"
+    case releaseManifestExpired = "E-UPD-006"
+    case releaseDowngrade = "E-UPD-007"
+    case releaseSigningKeyUnusable = "E-UPD-008"
 
     /// What the code means, in a sentence, and what a person should do.
     public var entry: (meaning: String, action: String) {
@@ -374,6 +378,14 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .updateSourceUnwritable: ("The apt source for the chain's repository could not be written.", "Run it as root; the message says which file.")
         case .updateStepFailed: ("A step of the totem's software update failed (apt, dpkg or systemctl).",
                                  "The message says which and what it printed; `journalctl -u clup-update` has the run.")
+        case .releaseNotVouched: ("No release manifest signed by a release key this totem trusts vouches for the package: it was signed by the hub alone, altered after signing, or the manifest is missing or damaged. Nothing was installed.",
+                                  "The totem keeps its version. The release manager signs a manifest of the release (`clup-release sign`) and the hub adds it (`clup-hub release vouch`); if the package was altered, find out how.")
+        case .releaseManifestExpired: ("The release manifest's expiry has passed: a hub serving an old manifest is frozen, and nothing is installed on its word.",
+                                       "The release manager signs a fresh manifest of the release (`clup-release sign`) and the hub adds it (`clup-hub release vouch`).")
+        case .releaseDowngrade: ("The release is older than the one installed, and its signed manifest does not allow going down from it (a rollback to a known-vulnerable release).",
+                                 "Roll out a newer release; if going down is really wanted, the release manager signs a manifest with `--allow-downgrade-from`.")
+        case .releaseSigningKeyUnusable: ("The release signing key or its public half cannot be used: a missing or damaged file, or the wrong passphrase.",
+                                          "Check the file and the passphrase; `clup-release keygen` makes a new key (totems trust a new key only through a manifest signed by the old one).")
         }
     }
 

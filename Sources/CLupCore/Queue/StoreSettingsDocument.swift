@@ -48,6 +48,12 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// The clup-totem version this totem is to run, while a rollout takes it in; nil: keep
     /// what runs. Its update helper installs it when the entrance is idle.
     public var targetVersion: String?
+    /// The signed release manifest that vouches for `targetVersion` (a DSSE envelope, JSON),
+    /// as the hub holds it: the update helper installs nothing without one it can check.
+    public var targetManifest: String?
+
+    /// The largest `targetManifest` taken (`SignedReleaseManifest.maximumBytes`).
+    public static let maximumManifestBytes = 64 * 1024
 
     /// An employee's staff number and PIN hash (`PinHash`: scrypt, salted), base64.
     public struct EmployeePin: Codable, Hashable, Sendable {
@@ -166,6 +172,9 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
         if let targetVersion, targetVersion.utf8.count > 64
             || targetVersion.range(of: "^[0-9][A-Za-z0-9.+~-]*\\z", options: .regularExpression) == nil {
             return "target version \"\(targetVersion.prefix(16))\" is not a Debian version"
+        }
+        if let targetManifest, targetManifest.utf8.count > Self.maximumManifestBytes {
+            return "target manifest of \(targetManifest.utf8.count) bytes is over \(Self.maximumManifestBytes)"
         }
         if let doorLimit, !(-Self.maximumDoorLimit...Self.maximumDoorLimit).contains(doorLimit) {
             return "door limit \(doorLimit) is outside ±\(Self.maximumDoorLimit)"

@@ -456,6 +456,27 @@ enum HubMigrations {
             -- the capacity from there (a clupd from before takes it from its settings).
             ALTER TABLE totem ADD COLUMN limit_on_line boolean NOT NULL DEFAULT false;
             """),
+        (24, "release keys and the signed release manifests that vouch for the versions a rollout may name", """
+            -- The public halves of the chain's release keys (Ed25519): the hub checks manifests
+            -- against them. The private halves are never here: the release manager keeps them.
+            CREATE TABLE release_key (
+                key_id text PRIMARY KEY CHECK (key_id ~ '^[0-9a-f]{16}$'),
+                key_line text NOT NULL CHECK (length(key_line) <= 200),
+                added_at timestamptz NOT NULL DEFAULT now(),
+                added_by text NOT NULL
+            );
+            -- One signed manifest per clup-totem version (the latest issued), as it was signed.
+            CREATE TABLE release_manifest (
+                version text PRIMARY KEY,
+                envelope text NOT NULL CHECK (length(envelope) <= 65536),
+                key_id text NOT NULL,
+                issued timestamptz NOT NULL,
+                expires timestamptz NOT NULL,
+                support_ends timestamptz,
+                added_at timestamptz NOT NULL DEFAULT now(),
+                added_by text NOT NULL
+            );
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

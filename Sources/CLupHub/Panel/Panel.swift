@@ -245,15 +245,21 @@ struct Panel: Sendable {
                 let reported = health(row.deviceID.rawValue)
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
                 let devices = reported.map { faults.isEmpty ? words.allDevicesOK($0.devices.count) : faults.joined(separator: "; ") } ?? words.unknown
+                let unsupported = row.outOfSupport(at: now)
+                let software = unsupported
+                    ? words.outOfSupport(row.softwareVersion, since: row.supportEnds?.formatted(.iso8601.year().month().day()) ?? "")
+                    : row.softwareVersion
                 let figures: [String] = [
-                    row.deviceID.rawValue, row.store.rawValue, row.door.rawValue, words.utcTime(row.lastContact), row.softwareVersion,
+                    row.deviceID.rawValue, row.store.rawValue, row.door.rawValue, words.utcTime(row.lastContact), software,
                     row.lastUpdate ?? words.none,
                     "\(applied[row.deviceID.rawValue]?.0 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
                     row.clockSkew.map { words.decimal($0, digits: 2) } ?? words.unknown, devices, reported?.printer ?? words.unknown,
                 ]
                 let state = PanelPages.totemState(revoked: row.revokedAt != nil, lastContact: row.lastContact, now: now, words: words)
                 let updateStyle: PanelPages.Cell.Style? = row.lastUpdate.map { $0.contains(" installed") ? .ok : .flag }
-                return figures.enumerated().map { index, text in PanelPages.Cell(text, index == 5 ? updateStyle : nil) } + [state]
+                return figures.enumerated().map { index, text in
+                    PanelPages.Cell(text, index == 5 ? updateStyle : index == 4 && unsupported ? .flag : nil)
+                } + [state]
             }, words: words)
         let rollout = try await Rollouts(database: database).status()
         let live = rollout.map { $0.state == .running || $0.state == .paused } ?? false

@@ -58,6 +58,11 @@ extension PanelWords {
     func allDevicesOK(_ count: Int) -> String {
         pick("all \(count) ok", "tutti e \(count) a posto", "alle \(count) in Ordnung", "les \(count) fonctionnent", "los \(count) funcionan")
     }
+    /// A version whose release line's support ended (its signed manifest says when).
+    func outOfSupport(_ version: String, since day: String) -> String {
+        pick("\(version): OUT OF SUPPORT since \(day)", "\(version): SENZA SUPPORTO dal \(day)", "\(version): OHNE SUPPORT seit \(day)",
+             "\(version) : HORS SUPPORT depuis le \(day)", "\(version): SIN SOPORTE desde el \(day)")
+    }
     var revoked: String { pick("revoked", "revocato", "widerrufen", "révoqué", "revocado") }
     /// The flag of a totem not heard from, named the same in `fleetNote`.
     func silent(for seconds: Int) -> String {

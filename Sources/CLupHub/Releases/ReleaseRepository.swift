@@ -1,5 +1,6 @@
 import HTTPTypes
 import CLupCore
+import CLupProtocol
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -107,8 +108,33 @@ public struct ReleaseRepository: Sendable {
                 throw HubError(.conflict, .releaseRefused, "aptly did not add \(release): \(Self.oneLine(said))")
             }
             try publish()
+            try publishSBOM(of: release, from: path)
             return release
         }
+    }
+
+    /// Where the hub serves a release's SBOM: `/repo/sbom/clup-totem_VERSION_ARCH.spdx.json`.
+    public func sbomPath(of release: Release) -> String {
+        publishedDirectory + "/sbom/\(release.package)_\(release.version)_\(release.architecture).spdx.json"
+    }
+
+    /// Publishes beside the release the SBOM its package carries
+    /// (`/usr/share/doc/clup-totem/clup-totem.spdx.json`, written by `scripts/package`); a
+    /// package without one (built before SBOMs) publishes none.
+    func publishSBOM(of release: Release, from path: String) throws(HubError) {
+        let member = "./usr/share/doc/\(release.package)/\(release.package).spdx.json"
+        let listing = String(decoding: try ReleaseTool.run("dpkg-deb", ["--contents", path]), as: UTF8.self)
+        guard listing.split(separator: "\n").contains(where: { $0.hasSuffix(" " + member) }) else { return }
+        let sbom = try ReleaseTool.run("sh", ["-c", "dpkg-deb --fsys-tarfile \"$1\" | tar -xO \"$2\"", "sh", path, member])
+        guard (try? JSONSerialization.jsonObject(with: sbom)) != nil else {
+            throw HubError(.badRequest, .releaseRefused, "the SBOM in \(release) is not JSON")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: publishedDirectory + "/sbom", withIntermediateDirectories: true)
+        } catch {
+            throw HubError(.internalServerError, .releaseToolFailed, "cannot make \(publishedDirectory)/sbom: \(error)")
+        }
+        try write(sbom, to: sbomPath(of: release))
     }
 
     /// The packages of the repository, oldest version first.
@@ -128,19 +154,34 @@ public struct ReleaseRepository: Sendable {
     /// newest first, read from its `Packages` lists: no tool is run, so the serving hub
     /// reads it too.
     public func publishedVersions() -> [String] {
-        var versions: Set<String> = []
+        Set(publishedPackages().map(\.version)).sorted { DebianVersion.isOlder($1, than: $0) }
+    }
+
+    /// One clup-totem file the published repository offers, as its `Packages` list gives it.
+    public struct PublishedPackage: Sendable, Equatable {
+        public let version: String
+        public let architecture: String
+        public let sha256: String
+    }
+
+    /// Every clup-totem file the published repository offers, read from its `Packages` lists.
+    public func publishedPackages() -> [PublishedPackage] {
+        var found: [PublishedPackage] = []
         for architecture in Self.architectures {
             let path = publishedDirectory + "/dists/\(Self.suite)/\(Self.component)/binary-\(architecture)/Packages"
             guard let data = FileManager.default.contents(atPath: path), data.count <= 16 * 1024 * 1024 else { continue }
             for stanza in String(decoding: data, as: UTF8.self).components(separatedBy: "\n\n") {
                 let fields = stanza.split(separator: "\n")
-                guard fields.contains("Package: \(Self.package)"),
-                      let version = fields.first(where: { $0.hasPrefix("Version: ") })?.dropFirst(9), Self.isVersion(String(version))
+                func field(_ name: String) -> String? {
+                    fields.first(where: { $0.hasPrefix("\(name): ") }).map { String($0.dropFirst(name.count + 2)) }
+                }
+                guard fields.contains("Package: \(Self.package)"), let version = field("Version"), Self.isVersion(version),
+                      let sha256 = field("SHA256")
                 else { continue }
-                versions.insert(String(version))
+                found.append(PublishedPackage(version: version, architecture: field("Architecture") ?? architecture, sha256: sha256))
             }
         }
-        return versions.sorted { $0.compare($1, options: .numeric) == .orderedDescending }
+        return found
     }
 
     /// What the package at `path` is, from its control fields; refused if it is not a
@@ -189,10 +230,8 @@ public struct ReleaseRepository: Sendable {
         text.utf8.count <= 64 && text.range(of: "^[0-9][A-Za-z0-9.+~-]*\\z", options: .regularExpression) != nil
     }
 
-    /// `a` before `b` as dpkg orders versions (`dpkg --compare-versions`).
-    public static func versionOrder(_ a: String, _ b: String) -> Bool {
-        (try? ReleaseTool.run("dpkg", ["--compare-versions", a, "lt", b])) != nil
-    }
+    /// `a` before `b` as dpkg orders versions.
+    public static func versionOrder(_ a: String, _ b: String) -> Bool { DebianVersion.isOlder(a, than: b) }
 
     // MARK: aptly
 

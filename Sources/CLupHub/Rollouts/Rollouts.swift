@@ -114,6 +114,7 @@ public struct Rollouts: Sendable {
                 """, as: (Int64, String).self, logger).first {
                 throw HubError(.conflict, .badHubRequest, "rollout \(live.0) of \(live.1) is live: abort it first")
             }
+            if let refusal = try await ReleaseManifests.refusal(of: plan.version, now: now, connection, logger) { throw refusal }
             let id: Int64
             do {
                 guard let made = try await connection.all("""
@@ -339,7 +340,7 @@ public struct Rollouts: Sendable {
                 """, as: (Int64, Date).self, logger).first,
               at >= started
         else { return nil }
-        let reason = "paused: \(device) \(report.outcome.rawValue): \(detail)"
+        let reason = report.isRefusal ? "paused: \(device) \(detail)" : "paused: \(device) \(report.outcome.rawValue): \(detail)"
         try await connection.query("""
             UPDATE rollout SET state = 'paused', reason = \(reason), healthy_since = NULL WHERE rollout_id = \(id)
             """, logger: logger)

@@ -42,6 +42,9 @@ enum StoreSettingsReader {
         settings.employees = try await employees(store: store, connection, logger)
         guard let device else { return settings }
         settings.targetVersion = try await Rollouts.targetVersion(device: device, connection, logger)
+        if let target = settings.targetVersion {
+            settings.targetManifest = try await ReleaseManifests.envelope(of: target, connection, logger)
+        }
         let keys = try await connection.rows("""
             SELECT letter, ticket_key FROM totem WHERE store_id = \(store) AND revoked_at IS NULL ORDER BY letter
             """, as: (String, Data).self, logger)

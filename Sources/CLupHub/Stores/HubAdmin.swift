@@ -43,6 +43,12 @@ public struct HubAdmin: Sendable {
         /// The version it runs (as it last reported), and how its last update went.
         public let softwareVersion: String
         public let lastUpdate: String?
+        /// When the release line of `softwareVersion` stops getting fixes, as its signed
+        /// manifest says; nil when no manifest the hub holds says it.
+        public let supportEnds: Date?
+
+        /// Whether the version it runs is out of support at `now`.
+        public func outOfSupport(at now: Date) -> Bool { supportEnds.map { $0 <= now } ?? false }
     }
 
     public func totems(store: StoreID?) async throws -> [TotemRow] {
@@ -52,15 +58,17 @@ public struct HubAdmin: Sendable {
                     SELECT t.device_id, t.store_id, t.letter, t.door, t.enrolled_at, t.revoked_at, t.last_contact,
                            coalesce(c.acknowledged, 0), t.last_outbox_depth, t.last_clock_skew, t.software_version,
                            u.version || ' ' || u.outcome || to_char(u.at AT TIME ZONE 'UTC', ' "at" YYYY-MM-DD HH24:MI "UTC"')
-                               || CASE WHEN u.detail = '' THEN '' ELSE ': ' || u.detail END
+                               || CASE WHEN u.detail = '' THEN '' ELSE ': ' || u.detail END,
+                           m.support_ends
                     FROM totem t LEFT JOIN device_cursor c ON c.device_id = t.device_id
                         LEFT JOIN totem_update u ON u.device_id = t.device_id
+                        LEFT JOIN release_manifest m ON m.version = t.software_version
                     WHERE \(store?.rawValue)::text IS NULL OR t.store_id = \(store?.rawValue) ORDER BY t.store_id, t.letter, t.enrolled_at
-                    """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?, String, String?).self, logger)
-            }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew, version, update in
+                    """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?, String, String?, Date?).self, logger)
+            }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew, version, update, supportEnds in
                 TotemRow(deviceID: DeviceID(device), store: StoreID(store), letter: letter, door: DoorName(door), enrolledAt: enrolled, revokedAt: revoked,
                          lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew,
-                         softwareVersion: version, lastUpdate: update)
+                         softwareVersion: version, lastUpdate: update, supportEnds: supportEnds)
             }
         } catch {
             throw HubDatabase.hubError(error)

@@ -1,6 +1,7 @@
 import CLupCore
 import CLupProtocol
 import CLupStore
+import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,14 @@ import Glibc
 /// and starts clupd again. Either way it leaves its report (`update-report.json` in clupd's
 /// state folder), which clupd sends to the hub with its next upload: a failure there pauses
 /// the rollout for every totem.
+///
+/// Nothing is installed on the hub's word alone: the hub sends, with the version, the
+/// release manifest the release manager signed (`clup-release`), and the helper checks it
+/// against the release keys it trusts (those the package shipped, kept at the first update,
+/// replaced only by a manifest signed by them): the signature, the expiry, that the version
+/// is not older than the one installed unless the manifest allows it, and, once fetched,
+/// that the package's SHA-256 is the one the manifest lists. A refusal changes nothing here
+/// and is reported like a failure ("refused: …"), which pauses the rollout.
 public struct TotemUpdater {
     /// What the updater does to the machine, so that its decisions are tested without apt.
     public protocol System {
@@ -52,12 +61,22 @@ public struct TotemUpdater {
     /// How long the new clupd has to come up healthy.
     public let deadline: Double
 
-    public init(system: any System, stateDirectory: String, workDirectory: String, deadline: Double = 180) {
+    /// The release keys the installed package ships: trusted at the first update.
+    public let shippedKeys: String
+
+    public init(system: any System, stateDirectory: String, workDirectory: String, deadline: Double = 180,
+                shippedKeys: String = TotemUpdater.shippedKeysPath) {
         self.system = system
         self.stateDirectory = stateDirectory
         self.workDirectory = workDirectory
         self.deadline = deadline
+        self.shippedKeys = shippedKeys
     }
+
+    public static let shippedKeysPath = "/usr/share/clup-totem/release-keys.pub"
+    /// The release keys trusted here, root's (a copy of the shipped ones at first, then
+    /// whatever a manifest signed by them handed over to).
+    var trustPath: String { workDirectory + "/trusted-release-keys.pub" }
 
     public static let package = "clup-totem"
     public static func reportPath(in stateDirectory: String) -> String { stateDirectory + "/update-report.json" }
@@ -71,6 +90,8 @@ public struct TotemUpdater {
         case installed(String)
         case rolledBack(String, because: String)
         case failed(String, because: String)
+        /// Not installed: no signed manifest vouches for it (or an expired one, or a downgrade).
+        case refused(String, because: String)
     }
 
     /// What an update is about to do, written before it starts.
@@ -86,6 +107,8 @@ public struct TotemUpdater {
         /// the new version is not blamed for what was wrong already.
         var problemsBefore: [String]
         var printerReadyBefore: Bool
+        /// The keys the installed release's manifest hands over to, trusted once it is healthy.
+        var nextKeys: [String]?
 
         /// Whether `window` shows the new clupd as healthy as the old one was: no device newly
         /// not ok, the printer ready if it was, and an upload to the hub since it started.
@@ -120,19 +143,34 @@ public struct TotemUpdater {
         }
         guard let previous = installed else { return .nothingToDo("clup-totem is not installed from a package") }
         if previous == target { return .nothingToDo("clup-totem \(target) is installed") }
-        if let last = lastReport(), last.version == target, last.outcome != .installed {
+        // A refusal is tried again only with another manifest (a fresh one, or a new signature).
+        if let last = lastReport(), last.version == target, last.outcome != .installed,
+           !(last.isRefusal && last.manifest != Self.digest(window.manifest)) {
             return .nothingToDo("clup-totem \(target) \(last.outcome.rawValue) here before (\(last.detail)); it is not tried again by itself")
         }
+        // What can be checked without fetching anything is, before anyone's turn is waited for.
+        let manifest: ReleaseManifest
+        do {
+            manifest = try vouched(target, installed: previous, manifest: window.manifest)
+        } catch {
+            return refuse(target, error, manifest: window.manifest)
+        }
         guard window.idle else { return .waiting(window.why) }
-        return update(to: target, from: previous, before: window)
+        return update(to: target, from: previous, before: window, manifest: manifest)
     }
 
-    func update(to target: String, from previous: String, before: UpdateWindowReport) -> Outcome {
+    func update(to target: String, from previous: String, before: UpdateWindowReport, manifest: ReleaseManifest) -> Outcome {
         let previousPackage: String, targetPackage: String, copy: TotemBackup.Copy?
         do {
             try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             previousPackage = try system.fetch(previous, into: cache)
             targetPackage = try system.fetch(target, into: cache)
+            do throws(CodedError) {
+                try Self.check(targetPackage, listedIn: manifest)
+            } catch {
+                try? FileManager.default.removeItem(atPath: targetPackage)
+                return refuse(target, error, manifest: before.manifest)
+            }
             copy = FileManager.default.fileExists(atPath: database)
                 ? try TotemBackup.copy(database: database, to: workDirectory + "/before-\(target).sqlite") : nil
         } catch {
@@ -143,7 +181,8 @@ public struct TotemUpdater {
         }
         let pending = Pending(target: target, previous: previous, previousPackage: previousPackage, targetPackage: targetPackage,
                               databaseCopy: copy?.path, schema: copy?.schema, startedAt: system.now(),
-                              problemsBefore: before.deviceProblems.map(Self.role(of:)), printerReadyBefore: before.printerReady)
+                              problemsBefore: before.deviceProblems.map(Self.role(of:)), printerReadyBefore: before.printerReady,
+                              nextKeys: manifest.nextKeys)
         do {
             try write(pending)
             try system.install(targetPackage)
@@ -165,6 +204,7 @@ public struct TotemUpdater {
                     if window.running != pending.target {
                         last = "clupd runs \(window.running), not \(pending.target)"
                     } else if healthy {
+                        if let next = pending.nextKeys { trust(next, handedOverBy: pending.target) }
                         report(pending.target, .installed, interrupted ? "healthy after a run cut short" : "healthy")
                         clearPending(keeping: [pending.previousPackage, pending.targetPackage])
                         return .installed(pending.target)
@@ -217,6 +257,75 @@ public struct TotemUpdater {
         if stat(stateDirectory, &folder) == 0 { _ = chown(database, folder.st_uid, folder.st_gid) }
     }
 
+    // MARK: The release manager's word
+
+    /// The manifest the hub sent for `target`, checked: signed by a key trusted here, not
+    /// expired, of that version, and not going down from `installed` unless it allows it.
+    func vouched(_ target: String, installed: String, manifest text: String?) throws(CodedError) -> ReleaseManifest {
+        guard let text else {
+            throw CodedError(.releaseNotVouched, "the hub sent no signed release manifest with clup-totem \(target)")
+        }
+        let manifest = try SignedReleaseManifest(json: Data(text.utf8)).verify(trusting: try trustedKeys(), now: system.now())
+        guard manifest.release == target else {
+            throw CodedError(.releaseNotVouched, "the signed manifest the hub sent is of \(manifest.release), not \(target)")
+        }
+        if DebianVersion.isOlder(target, than: installed), !(manifest.downgradeFrom ?? []).contains(installed) {
+            throw CodedError(.releaseDowngrade,
+                             "clup-totem \(target) is older than \(installed), installed, and its signed manifest does not allow going down from it")
+        }
+        return manifest
+    }
+
+    /// Whether the package file at `path` is one `manifest` lists (its SHA-256 and size).
+    static func check(_ path: String, listedIn manifest: ReleaseManifest) throws(CodedError) {
+        let (sha256, size) = try ReleaseFiles.digest(path)
+        guard manifest.packages.contains(where: {
+            $0.name == package && $0.version == manifest.release && $0.sha256 == sha256 && $0.size == size
+        }) else {
+            throw CodedError(.releaseNotVouched,
+                             "the clup-totem \(manifest.release) the hub served (SHA-256 \(sha256.prefix(16))…) is not a package its signed manifest lists: altered after signing, or another build")
+        }
+    }
+
+    /// The release keys trusted here: the kept ones, or (the first time) those the package shipped, kept from then on.
+    func trustedKeys() throws(CodedError) -> [ReleaseKey] {
+        if let kept = FileManager.default.contents(atPath: trustPath) {
+            let keys = try ReleaseKey.list(String(decoding: kept.prefix(16_384), as: UTF8.self))
+            guard !keys.isEmpty else { throw CodedError(.releaseNotVouched, "\(trustPath) holds no release key") }
+            return keys
+        }
+        guard let shipped = FileManager.default.contents(atPath: shippedKeys), shipped.count <= 16_384 else {
+            throw CodedError(.releaseNotVouched, "no release key is trusted here: neither \(trustPath) nor \(shippedKeys) exists")
+        }
+        let keys = try ReleaseKey.list(String(decoding: shipped, as: UTF8.self))
+        guard !keys.isEmpty else { throw CodedError(.releaseNotVouched, "\(shippedKeys) holds no release key") }
+        try? FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            try DurableFile.write(shipped, to: trustPath, mode: 0o644)
+        } catch {
+            throw CodedError(.releaseNotVouched, "cannot keep the trusted release keys in \(trustPath): \(error)")
+        }
+        return keys
+    }
+
+    /// Trusts `lines` from now on: a manifest signed by the keys trusted handed over to them.
+    func trust(_ lines: [String], handedOverBy version: String) {
+        let text = "# Handed over by the signed manifest of clup-totem \(version)\n" + lines.joined(separator: "\n") + "\n"
+        try? DurableFile.write(Data(text.utf8), to: trustPath, mode: 0o644)
+    }
+
+    /// A refusal: nothing changed here; the hub hears why (as a failure, "refused: …").
+    func refuse(_ target: String, _ error: CodedError, manifest: String?) -> Outcome {
+        let because = UpdateReport.refusedPrefix + error.description
+        report(target, .failed, because, manifest: Self.digest(manifest))
+        return .refused(target, because: because)
+    }
+
+    /// Which manifest a refusal was about: the SHA-256 of its text, nil when there was none.
+    static func digest(_ manifest: String?) -> String? {
+        manifest.map { SHA256.hash(data: Data($0.utf8)).map { String(format: "%02x", $0) }.joined() }
+    }
+
     // MARK: Files
 
     /// Where the cache keeps the package of `version`.
@@ -250,9 +359,9 @@ public struct TotemUpdater {
     }
 
     /// Leaves the report clupd sends the hub (readable by clupd's user).
-    func report(_ version: String, _ outcome: UpdateReport.Outcome, _ detail: String) {
+    func report(_ version: String, _ outcome: UpdateReport.Outcome, _ detail: String, manifest: String? = nil) {
         let report = UpdateReport(version: version, outcome: outcome, detail: String(detail.prefix(300)),
-                                  at: system.now().timeIntervalSince1970)
+                                  at: system.now().timeIntervalSince1970, manifest: manifest)
         guard let data = try? JSONEncoder().encode(report) else { return }
         try? DurableFile.write(data, to: Self.reportPath(in: stateDirectory), mode: 0o644)
     }

@@ -16,9 +16,13 @@ public struct UpdateWindowReport: Codable, Sendable, Equatable {
     public var printerReady: Bool
     /// When this clupd last uploaded to the hub with success (nil: not since it started).
     public var lastSync: Date?
+    /// The signed release manifest the hub sent with `target` (a DSSE envelope, JSON); nil:
+    /// none, and the helper installs nothing.
+    public var manifest: String?
 
     public init(target: String?, running: String, idle: Bool, why: String, deviceProblems: [String], printerReady: Bool,
-                lastSync: Date?) {
+                lastSync: Date?, manifest: String? = nil) {
+        self.manifest = manifest
         self.target = target
         self.running = running
         self.idle = idle

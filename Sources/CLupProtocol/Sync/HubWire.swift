@@ -186,8 +186,17 @@ public struct UpdateReport: Codable, Sendable, Equatable {
     public var detail: String
     /// When (seconds since 1970).
     public var at: Double
+    /// The SHA-256 of the release manifest a refusal was about (the helper tries the same
+    /// version again only with another manifest). A refusal goes to the hub as `failed`, its
+    /// detail starting "refused:": hubs that predate refusals read it as a failure.
+    public var manifest: String?
 
-    public init(version: String, outcome: Outcome, detail: String, at: Double) {
+    /// The detail's start of a refusal (no signed manifest, expired, a downgrade).
+    public static let refusedPrefix = "refused: "
+    public var isRefusal: Bool { outcome == .failed && detail.hasPrefix(Self.refusedPrefix) }
+
+    public init(version: String, outcome: Outcome, detail: String, at: Double, manifest: String? = nil) {
+        self.manifest = manifest
         self.version = version
         self.outcome = outcome
         self.detail = detail
