@@ -138,6 +138,11 @@ struct UpdateCommand: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        // A source written before pins gets its pin (nothing from the hub installed by apt on its own).
+        if let enrolment = try? TotemEnrolment.load(from: stateDir), let source = try? AptSource(enrolment: enrolment, stateDirectory: stateDir),
+           (try? source.writePreferencesIfMissing(apt: aptDirectory)) == true {
+            print("update: apt's pin of the chain's hub written into \(aptDirectory)")
+        }
         let system = DebianUpdateSystem(socketPath: socket, aptDirectory: aptDirectory, workDirectory: workDir)
         let outcome = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline,
                                    shippedKeys: releaseKeys).run()

@@ -34,6 +34,7 @@ final class TotemUpdaterTests: XCTestCase {
             guard active else { throw CodedError(.daemonNotRunning, "clupd is stopped") }
             var answer = answer
             if answer.manifest == nil, let target = answer.target { answer.manifest = vouch?(target, clock) }
+            if answer.runningManifest == nil, let installed { answer.runningManifest = vouch?(installed, clock) }
             return answer
         }
         func fetch(_ version: String, into cache: String) throws -> String {
@@ -120,7 +121,7 @@ final class TotemUpdaterTests: XCTestCase {
     func test_aVersionThatComesUpHealthyIsKeptAndReported() throws {
         let machine = Machine()
         XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
-        XCTAssertEqual(machine.steps, ["fetch 0.12.0", "fetch 0.13.0", "install 0.13.0"])
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0"])
         let said = try report()
         XCTAssertEqual(said.version, "0.13.0")
         XCTAssertEqual(said.outcome, .installed)
@@ -136,7 +137,7 @@ final class TotemUpdaterTests: XCTestCase {
         let began = machine.clock
         XCTAssertEqual(updater(machine).run(),
                        .rolledBack("0.13.0", because: "not healthy within 60 s: clupd is not active (no READY)"))
-        XCTAssertEqual(machine.steps, ["fetch 0.12.0", "fetch 0.13.0", "install 0.13.0", "stop", "install 0.12.0", "start"])
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0", "stop", "install 0.12.0", "start"])
         XCTAssertEqual(machine.installed, "0.12.0")
         XCTAssertLessThanOrEqual(machine.clock.timeIntervalSince(began), 62, "undone when the deadline is up, not later")
         XCTAssertEqual(try report().outcome, .rolledBack)
@@ -237,6 +238,8 @@ final class TotemUpdaterTests: XCTestCase {
         XCTAssertTrue(said.isRefusal)
         XCTAssertEqual(updater(machine).run(), .nothingToDo("clup-totem 0.13.0 failed here before (\(said.detail)); it is not tried again by itself"),
                        "the same manifest is not tried again")
+        machine.answer.manifest = machine.answer.manifest.map { "  " + $0.replacingOccurrences(of: ",", with: " , ") + "\n" }
+        guard case .nothingToDo = updater(machine).run() else { return XCTFail("the same manifest, its text reformatted, was tried again") }
 
         // A manifest the release key signed, then edited (another SHA-256 put in).
         let signed = Self.manifest("0.13.0", at: machine.clock)
@@ -253,7 +256,7 @@ final class TotemUpdaterTests: XCTestCase {
         machine.answer.manifest = Self.manifest("0.13.0", at: machine.clock, contents: "package 0.13.0 as the release manager built it")
         let altered = refusal(updater(machine).run())
         XCTAssertTrue(altered.hasPrefix("refused: E-UPD-005 the clup-totem 0.13.0 the hub served (SHA-256 "), altered)
-        XCTAssertEqual(machine.steps, ["fetch 0.12.0", "fetch 0.13.0"], "fetched and checked, never installed")
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0"], "fetched and checked, never installed")
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/cache/clup-totem_0.13.0.deb"), "the altered package is not kept")
         XCTAssertEqual(machine.installed, "0.12.0")
 
@@ -295,9 +298,39 @@ final class TotemUpdaterTests: XCTestCase {
         machine.answer.target = "0.14.0"
         machine.answer.manifest = Self.manifest("0.14.0", at: machine.clock)
         XCTAssertTrue(refusal(updater(machine).run()).contains("not by a release key trusted here"), "the old key no longer vouches")
-        machine.answer.manifest = Self.manifest("0.14.0", at: machine.clock, key: Self.hubsOwnKey)
+        // (A manifest of its own, not the same one signed again: a refusal is tried again only for another manifest.)
+        machine.answer.manifest = Self.manifest("0.14.0", at: machine.clock.addingTimeInterval(1), key: Self.hubsOwnKey)
         XCTAssertTrue(refusal(updater(machine).run()).contains("not by a release key trusted here"), "nor does what the package ships")
         machine.answer.manifest = Self.manifest("0.14.0", at: machine.clock, key: next)
+        XCTAssertEqual(updater(machine).run(), .installed("0.14.0"))
+    }
+
+    func test_theCopyToGoBackToIsCheckedTooAndAManifestOfItIsKept() throws {
+        let machine = Machine()
+        // The hub sends no manifest of the version running, and none is kept: no update.
+        machine.answer.runningManifest = nil
+        let vouch = machine.vouch
+        machine.vouch = { version, now in version == "0.12.0" ? nil : vouch?(version, now) }
+        let none = refusal(updater(machine).run())
+        XCTAssertTrue(none.hasPrefix("refused: E-UPD-005 no signed manifest vouches for clup-totem 0.12.0, the version running"), none)
+        XCTAssertEqual(machine.steps, [])
+        // On another totem, the hub serves as the version running a package of its own: found
+        // before any install (the release manager's manifest lists another file).
+        let other = TotemUpdater(system: machine, stateDirectory: state, workDirectory: root + "/other", deadline: 60, shippedKeys: shipped)
+        machine.answer.runningManifest = Self.manifest("0.12.0", at: machine.clock, contents: "package 0.12.0 as the release manager built it")
+        let altered = refusal(other.run())
+        XCTAssertTrue(altered.hasPrefix("refused: E-UPD-005 the way back: the clup-totem 0.12.0 the hub served"), altered)
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/other/cache/clup-totem_0.12.0.deb"), "the altered way back is not kept")
+        XCTAssertEqual(machine.installed, "0.12.0")
+        try FileManager.default.removeItem(atPath: TotemUpdater.reportPath(in: state))
+        // A manifest of the version running, even expired, vouches for its files: the update goes on.
+        machine.answer.runningManifest = Self.manifest("0.12.0", at: machine.clock.addingTimeInterval(-400 * 86_400))
+        XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
+        // Next, the hub withholds the manifest of 0.13.0: the one kept when it was installed does.
+        machine.answer.target = "0.14.0"
+        machine.answer.runningManifest = nil
+        machine.vouch = { version, now in version == "0.13.0" ? nil : vouch?(version, now) }
         XCTAssertEqual(updater(machine).run(), .installed("0.14.0"))
     }
 }

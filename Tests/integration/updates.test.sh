@@ -41,9 +41,15 @@ EOF
   chmod -R a+rX "$WORK/apt"
 }
 apt_private() { APT_CONFIG="$WORK/apt/etc/apt/apt.conf" "$@"; }
+# apt as the update helper runs it: without the pin that keeps apt from installing anything
+# from the hub by itself (its own empty preferences).
+apt_helper() {
+  mkdir -p "$WORK/no-preferences"
+  APT_CONFIG="$WORK/apt/etc/apt/apt.conf" "$1" -o Dir::Etc::Preferences=/dev/null -o "Dir::Etc::PreferencesParts=$WORK/no-preferences" "${@:2}"
+}
 # Fails if apt would install any clup-totem (a package it does not know has no candidate).
 no_candidate() {
-  case "$(apt_private apt-cache policy clup-totem)" in *"Candidate: 0"*|*"Candidate: 9"*) fail "apt offers clup-totem: $1" ;; esac
+  case "$(apt_helper apt-cache policy clup-totem)" in *"Candidate: 0"*|*"Candidate: 9"*) fail "apt offers clup-totem: $1" ;; esac
 }
 
 # A clup-totem package of VERSION built here (a file of its own inside, WORDS in it; with
@@ -75,18 +81,23 @@ test_a_release_added_at_the_hub_is_fetched_by_apt_on_the_enrolled_totem() {
   out=$("$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt") || fail "apt-source: $out"
   assert_contains "$(cat "$WORK/apt/etc/apt/sources.list.d/clup.sources")" "Signed-By: $WORK/apt/etc/apt/keyrings/clup-chain.gpg"
   out=$(apt_private apt-get update 2>&1) || fail "apt-get update: $out"
+  # apt by itself takes nothing from the hub (the pin apt-source wrote): no upgrade, no dependency.
+  assert_contains "$(cat "$WORK/apt/etc/apt/preferences.d/clup-hub.pref")" "Pin-Priority: -1"
   policy=$(apt_private apt-cache policy clup-totem)
+  assert_contains "$policy" "Candidate: (none)"
+  assert_contains "$policy" "-1 $HUB_URL/repo stable/main amd64 Packages"
+  policy=$(apt_helper apt-cache policy clup-totem)
   assert_contains "$policy" "Candidate: 0.99.0"
   assert_contains "$policy" "$HUB_URL/repo stable/main amd64 Packages"
-  (cd "$WORK/download" && apt_private apt-get download clup-totem=0.99.0 >/dev/null 2>&1) || fail "apt-get download"
+  (cd "$WORK/download" && apt_helper apt-get download clup-totem=0.99.0 >/dev/null 2>&1) || fail "apt-get download"
   assert_eq "$(sha256sum < "$WORK/download/clup-totem_0.99.0_amd64.deb")" "$(sha256sum < "$deb")" "the package apt fetched"
   # A second release: apt offers the newer one, and the repository keeps the first.
   clup_hub release add "$(build_package 0.100.0)" >/dev/null || fail "the second release"
   apt_private apt-get update >/dev/null 2>&1 || fail "apt-get update after the second release"
-  policy=$(apt_private apt-cache policy clup-totem)
+  policy=$(apt_helper apt-cache policy clup-totem)
   assert_contains "$policy" "Candidate: 0.100.0"
   assert_contains "$policy" "0.99.0 500"
-  echo "report: apt on the totem's tree: $(apt_private apt-cache policy clup-totem | sed -n 's/^ *Candidate: /candidate /p'), 0.99.0 still offered"
+  echo "report: apt on the totem's tree, as the helper runs it: $(apt_helper apt-cache policy clup-totem | sed -n 's/^ *Candidate: /candidate /p'), 0.99.0 still offered; by itself: $(apt_private apt-cache policy clup-totem | sed -n 's/^ *Candidate: /candidate /p')"
 }
 
 test_apt_refuses_a_repository_signed_by_another_key_or_altered_on_the_way() {

@@ -97,6 +97,7 @@ helper_mark
 systemctl start clup-update.service
 assert_contains "$(helper_said)" "nothing to do: the hub wants no update here"
 assert_contains "$(cat /etc/apt/sources.list.d/clup.sources)" "Signed-By: /etc/apt/keyrings/clup-chain.gpg"
+assert_contains "$(cat /etc/apt/preferences.d/clup-hub.pref)" "Pin-Priority: -1" "apt's pin of the hub"
 cmp -s /etc/apt/keyrings/clup-chain.gpg /var/lib/clup-hub/releases/chain-release-key.gpg || fail "apt trusts another key than the chain's"
 report "$(grep -h '^URIs' /etc/apt/sources.list.d/clup.sources), signed by the chain's key"
 

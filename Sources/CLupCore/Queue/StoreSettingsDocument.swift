@@ -51,6 +51,9 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
     /// The signed release manifest that vouches for `targetVersion` (a DSSE envelope, JSON),
     /// as the hub holds it: the update helper installs nothing without one it can check.
     public var targetManifest: String?
+    /// The signed release manifest of the version this totem last said it runs, sent with a
+    /// target: the helper checks the copy it would go back to against it.
+    public var runningManifest: String?
 
     /// The largest `targetManifest` taken (`SignedReleaseManifest.maximumBytes`).
     public static let maximumManifestBytes = 64 * 1024
@@ -173,8 +176,8 @@ public struct StoreSettingsDocument: Codable, Hashable, Sendable {
             || targetVersion.range(of: "^[0-9][A-Za-z0-9.+~-]*\\z", options: .regularExpression) == nil {
             return "target version \"\(targetVersion.prefix(16))\" is not a Debian version"
         }
-        if let targetManifest, targetManifest.utf8.count > Self.maximumManifestBytes {
-            return "target manifest of \(targetManifest.utf8.count) bytes is over \(Self.maximumManifestBytes)"
+        for manifest in [targetManifest, runningManifest].compactMap({ $0 }) where manifest.utf8.count > Self.maximumManifestBytes {
+            return "a release manifest of \(manifest.utf8.count) bytes is over \(Self.maximumManifestBytes)"
         }
         if let doorLimit, !(-Self.maximumDoorLimit...Self.maximumDoorLimit).contains(doorLimit) {
             return "door limit \(doorLimit) is outside ±\(Self.maximumDoorLimit)"

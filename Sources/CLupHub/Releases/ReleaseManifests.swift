@@ -159,6 +159,13 @@ public struct ReleaseManifests: Sendable {
         return nil
     }
 
+    /// The signed manifest of the version `device` last said it runs, if the hub holds one.
+    static func envelopeOfRunningVersion(device: DeviceID, _ connection: PostgresConnection, _ logger: Logger) async throws -> String? {
+        try await connection.all("""
+            SELECT m.envelope FROM release_manifest m JOIN totem t ON t.software_version = m.version WHERE t.device_id = \(device)
+            """, as: String.self, logger).first
+    }
+
     /// The signed manifest of `version` as it was signed, for the totems it goes to.
     static func envelope(of version: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> String? {
         try await connection.all("SELECT envelope FROM release_manifest WHERE version = \(version)", as: String.self, logger).first

@@ -44,6 +44,7 @@ enum StoreSettingsReader {
         settings.targetVersion = try await Rollouts.targetVersion(device: device, connection, logger)
         if let target = settings.targetVersion {
             settings.targetManifest = try await ReleaseManifests.envelope(of: target, connection, logger)
+            settings.runningManifest = try await ReleaseManifests.envelopeOfRunningVersion(device: device, connection, logger)
         }
         let keys = try await connection.rows("""
             SELECT letter, ticket_key FROM totem WHERE store_id = \(store) AND revoked_at IS NULL ORDER BY letter

@@ -9,8 +9,11 @@ import Foundation
 /// `Signed-By` (apt then trusts no other key for it, and this key for nothing else); the
 /// hub's CA as `keyrings/clup-hub-ca.pem`, which apt uses for the hub's HTTPS only; the
 /// deb822 source `sources.list.d/clup.sources`; and `apt.conf.d/60clup-hub`, pointing apt at
-/// that CA for the hub's host. The key and the CA are kept once written: the enrolment file
-/// is clupd's, so a changed key there is refused, never taken.
+/// that CA for the hub's host; and `preferences.d/clup-hub.pref`, which pins everything from
+/// the hub's host to -1: apt installs nothing from there by itself (no dependency, no
+/// upgrade), only the update helper takes clup-totem from it, once a release manifest signed
+/// by the chain's release key vouches for the file. The key and the CA are kept once
+/// written: the enrolment file is clupd's, so a changed key there is refused, never taken.
 public struct AptSource: Sendable, Equatable {
     public let repository: URL
     public let releaseKey: Data
@@ -48,6 +51,28 @@ public struct AptSource: Sendable, Equatable {
     public static func caPath(in apt: String) -> String { apt + "/keyrings/clup-hub-ca.pem" }
     public static func sourcePath(in apt: String) -> String { apt + "/sources.list.d/clup.sources" }
     public static func configPath(in apt: String) -> String { apt + "/apt.conf.d/60clup-hub" }
+    public static func preferencesPath(in apt: String) -> String { apt + "/preferences.d/clup-hub.pref" }
+
+    /// apt's pin: nothing from the hub's host is installed by apt on its own.
+    public var preferences: String {
+        """
+        # Nothing from the chain's hub is installed by apt on its own (written by clupd
+        # apt-source): the update helper fetches clup-totem from there itself, and installs it
+        # only when a release manifest signed by the chain's release key lists the file.
+        Package: *
+        Pin: origin "\(repository.host ?? "")"
+        Pin-Priority: -1
+
+        """
+    }
+
+    /// Writes the pin alone (a totem whose source was written before pins); says whether it did.
+    @discardableResult
+    public func writePreferencesIfMissing(apt: String) throws(CodedError) -> Bool {
+        guard !FileManager.default.fileExists(atPath: Self.preferencesPath(in: apt)) else { return false }
+        try DurableFile.write(Data(preferences.utf8), to: Self.preferencesPath(in: apt), mode: 0o644)
+        return true
+    }
 
     /// The deb822 source, its key named by an absolute path.
     public func source(apt: String) -> String {
@@ -72,7 +97,7 @@ public struct AptSource: Sendable, Equatable {
         """
     }
 
-    /// Writes the four files into `apt` (`/etc/apt`) and says which. A key or CA already
+    /// Writes the five files into `apt` (`/etc/apt`) and says which. A key or CA already
     /// there and different is refused, and nothing is written.
     @discardableResult
     public func write(apt: String) throws(CodedError) -> [String] {
@@ -84,6 +109,7 @@ public struct AptSource: Sendable, Equatable {
         let files: [(String, Data)] = [
             (Self.keyPath(in: apt), releaseKey), (Self.caPath(in: apt), hubCA),
             (Self.configPath(in: apt), Data(config(apt: apt).utf8)),
+            (Self.preferencesPath(in: apt), Data(preferences.utf8)),
             // The source last: apt never reads it before its key and CA are in place.
             (Self.sourcePath(in: apt), Data(source(apt: apt).utf8)),
         ]

@@ -43,18 +43,24 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         let source = AptSource.sourcePath(in: aptDirectory)
         try? FileManager.default.removeItem(atPath: sources + "/clup.sources")
         try FileManager.default.createSymbolicLink(atPath: sources + "/clup.sources", withDestinationPath: source)
-        try Command.check("apt-get", ["-q", "update", "-o", "Dir::Etc::SourceList=/dev/null", "-o", "Dir::Etc::SourceParts=\(sources)",
-                                      "-o", "APT::Get::List-Cleanup=0"], environment: Self.environment)
-        // Into apt's own archive (its sandboxed download), then into the helper's cache.
-        try Command.check("apt-get", ["-q", "-y", "--download-only", "--allow-downgrades", "--reinstall", "install",
-                                      "\(TotemUpdater.package)=\(version)"], environment: Self.environment)
-        let archive = "/var/cache/apt/archives"
-        let quoted = version.replacingOccurrences(of: ":", with: "%3a")
-        guard let name = try FileManager.default.contentsOfDirectory(atPath: archive)
-            .first(where: { $0.hasPrefix("\(TotemUpdater.package)_\(quoted)_") && $0.hasSuffix(".deb") })
-        else { throw CodedError(.updateStepFailed, "apt fetched no \(TotemUpdater.package) \(version) into \(archive)") }
-        try FileManager.default.copyItem(atPath: archive + "/" + name, toPath: path + ".part")
-        guard rename(path + ".part", path) == 0 else { throw CodedError(.updateStepFailed, "cannot keep \(path)") }
+        // The helper's own, empty, preferences: the pin that keeps apt from installing anything
+        // from the hub by itself does not stop this one download.
+        let preferences = workDirectory + "/preferences.d"
+        try FileManager.default.createDirectory(atPath: preferences, withIntermediateDirectories: true)
+        let options = ["-o", "Dir::Etc::SourceList=/dev/null", "-o", "Dir::Etc::SourceParts=\(sources)",
+                       "-o", "Dir::Etc::Preferences=/dev/null", "-o", "Dir::Etc::PreferencesParts=\(preferences)"]
+        try Command.check("apt-get", ["-q", "update", "-o", "APT::Get::List-Cleanup=0"] + options, environment: Self.environment)
+        // The package alone (no dependency: those come from Debian's own sources at the
+        // install), checked by apt against the signed index, into a folder of its own.
+        let download = workDirectory + "/download"
+        try? FileManager.default.removeItem(atPath: download)
+        try FileManager.default.createDirectory(atPath: download, withIntermediateDirectories: true)
+        try Command.check("apt-get", ["-q", "download", "\(TotemUpdater.package)=\(version)"] + options,
+                          environment: Self.environment, directory: download)
+        guard let name = try FileManager.default.contentsOfDirectory(atPath: download)
+            .first(where: { $0.hasPrefix("\(TotemUpdater.package)_") && $0.hasSuffix(".deb") })
+        else { throw CodedError(.updateStepFailed, "apt fetched no \(TotemUpdater.package) \(version) into \(download)") }
+        guard rename(download + "/" + name, path) == 0 else { throw CodedError(.updateStepFailed, "cannot keep \(path)") }
         return path
     }
 
@@ -77,7 +83,8 @@ public struct DebianUpdateSystem: TotemUpdater.System {
 /// A program run to its end: its exit status and what it printed (both streams, the last
 /// 64 KiB).
 enum Command {
-    static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:],
+                    directory: String? = nil) throws -> (status: Int32, output: String) {
         let directories = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
         guard let executable = directories.map({ "\($0)/\(tool)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw CodedError(.updateStepFailed, "\(tool) is not installed")
@@ -86,6 +93,7 @@ enum Command {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -97,8 +105,8 @@ enum Command {
     }
 
     /// Runs `tool`; a non-zero exit is an error with the last of what it said.
-    static func check(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        let (status, output) = try run(tool, arguments, environment: environment)
+    static func check(_ tool: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws {
+        let (status, output) = try run(tool, arguments, environment: environment, directory: directory)
         guard status == 0 else {
             let said = output.split(separator: "\n").suffix(3).joined(separator: " | ")
             throw CodedError(.updateStepFailed, "\(tool) \(arguments.first { !$0.hasPrefix("-") } ?? "") exited \(status): \(said.prefix(400))")

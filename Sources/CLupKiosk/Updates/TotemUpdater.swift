@@ -31,8 +31,11 @@ import Glibc
 /// against the release keys it trusts (those the package shipped, kept at the first update,
 /// replaced only by a manifest signed by them): the signature, the expiry, that the version
 /// is not older than the one installed unless the manifest allows it, and, once fetched,
-/// that the package's SHA-256 is the one the manifest lists. A refusal changes nothing here
-/// and is reported like a failure ("refused: …"), which pauses the rollout.
+/// that the package's SHA-256 is the one the manifest lists. The copy of the version running,
+/// which it would go back to, is checked the same way (against the manifest it kept when it
+/// installed that version, or the one the hub sends; its expiry does not matter): a hub
+/// cannot slip its own package in as the way back. A refusal changes nothing here and is
+/// reported like a failure ("refused: …"), which pauses the rollout.
 public struct TotemUpdater {
     /// What the updater does to the machine, so that its decisions are tested without apt.
     public protocol System {
@@ -77,6 +80,12 @@ public struct TotemUpdater {
     /// The release keys trusted here, root's (a copy of the shipped ones at first, then
     /// whatever a manifest signed by them handed over to).
     var trustPath: String { workDirectory + "/trusted-release-keys.pub" }
+    /// The signed manifests of the versions the helper checked, by version: the way back
+    /// stays checkable when the hub no longer sends its manifest.
+    var keptManifests: String { workDirectory + "/manifests" }
+    /// The keys a hand-over retired: they still vouch for the manifests kept here (checked
+    /// when they were trusted), never for one the hub sends.
+    var retiredPath: String { workDirectory + "/retired-release-keys.pub" }
 
     public static let package = "clup-totem"
     public static func reportPath(in stateDirectory: String) -> String { stateDirectory + "/update-report.json" }
@@ -145,31 +154,40 @@ public struct TotemUpdater {
         if previous == target { return .nothingToDo("clup-totem \(target) is installed") }
         // A refusal is tried again only with another manifest (a fresh one, or a new signature).
         if let last = lastReport(), last.version == target, last.outcome != .installed,
-           !(last.isRefusal && last.manifest != Self.digest(window.manifest)) {
+           !(last.isRefusal && last.manifest != Self.digest(window.manifest, window.runningManifest)) {
             return .nothingToDo("clup-totem \(target) \(last.outcome.rawValue) here before (\(last.detail)); it is not tried again by itself")
         }
         // What can be checked without fetching anything is, before anyone's turn is waited for.
-        let manifest: ReleaseManifest
+        let manifest: ReleaseManifest, wayBack: ReleaseManifest
         do {
             manifest = try vouched(target, installed: previous, manifest: window.manifest)
+            wayBack = try wayBackVouched(previous, hubSent: window.runningManifest)
         } catch {
-            return refuse(target, error, manifest: window.manifest)
+            return refuse(target, error, window)
         }
         guard window.idle else { return .waiting(window.why) }
-        return update(to: target, from: previous, before: window, manifest: manifest)
+        return update(to: target, from: previous, before: window, manifest: manifest, wayBack: wayBack)
     }
 
-    func update(to target: String, from previous: String, before: UpdateWindowReport, manifest: ReleaseManifest) -> Outcome {
+    func update(to target: String, from previous: String, before: UpdateWindowReport, manifest: ReleaseManifest,
+                wayBack: ReleaseManifest) -> Outcome {
         let previousPackage: String, targetPackage: String, copy: TotemBackup.Copy?
         do {
             try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            previousPackage = try system.fetch(previous, into: cache)
+            // The target first: a package the hub altered is found before anything else is fetched.
             targetPackage = try system.fetch(target, into: cache)
             do throws(CodedError) {
                 try Self.check(targetPackage, listedIn: manifest)
             } catch {
                 try? FileManager.default.removeItem(atPath: targetPackage)
-                return refuse(target, error, manifest: before.manifest)
+                return refuse(target, error, before)
+            }
+            previousPackage = try system.fetch(previous, into: cache)
+            do throws(CodedError) {
+                try Self.check(previousPackage, listedIn: wayBack)
+            } catch {
+                try? FileManager.default.removeItem(atPath: previousPackage)
+                return refuse(target, CodedError(.releaseNotVouched, "the way back: \(error.message)"), before)
             }
             copy = FileManager.default.fileExists(atPath: database)
                 ? try TotemBackup.copy(database: database, to: workDirectory + "/before-\(target).sqlite") : nil
@@ -246,10 +264,11 @@ public struct TotemUpdater {
 
     /// Moves the migrated database aside (never deleted: what it recorded stays for a
     /// technician) and puts the copy in its place, as clupd's user owns the folder.
+    /// A second time the same version is undone, its copy gets the time in its name.
     func restore(_ copy: String, migratedBy version: String) throws {
-        let aside = database + ".from-\(version)"
+        var aside = database + ".from-\(version)"
+        if FileManager.default.fileExists(atPath: aside) { aside += "-\(Int(system.now().timeIntervalSince1970))" }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database + suffix) {
-            try? FileManager.default.removeItem(atPath: aside + suffix)
             try FileManager.default.moveItem(atPath: database + suffix, toPath: aside + suffix)
         }
         try FileManager.default.copyItem(atPath: copy, toPath: database)
@@ -269,11 +288,37 @@ public struct TotemUpdater {
         guard manifest.release == target else {
             throw CodedError(.releaseNotVouched, "the signed manifest the hub sent is of \(manifest.release), not \(target)")
         }
+        keep(text, of: target)
         if DebianVersion.isOlder(target, than: installed), !(manifest.downgradeFrom ?? []).contains(installed) {
             throw CodedError(.releaseDowngrade,
                              "clup-totem \(target) is older than \(installed), installed, and its signed manifest does not allow going down from it")
         }
         return manifest
+    }
+
+    /// The manifest that vouches for `previous`, the version running, which an update that
+    /// fails goes back to: the one kept when it was installed, else the one the hub sent with
+    /// the target (signed by a key trusted here; its expiry does not matter). Without one,
+    /// nothing is updated: the way back would be a package no one checked.
+    func wayBackVouched(_ previous: String, hubSent: String?) throws(CodedError) -> ReleaseManifest {
+        let keys = try trustedKeys()
+        let retired = FileManager.default.contents(atPath: retiredPath).flatMap { try? ReleaseKey.list(String(decoding: $0.prefix(16_384), as: UTF8.self)) } ?? []
+        let kept = FileManager.default.contents(atPath: keptManifests + "/\(previous).json").map { String(decoding: $0, as: UTF8.self) }
+        for (text, trusting) in [(kept, keys + retired), (hubSent, keys)] {
+            guard let text, let manifest = try? SignedReleaseManifest(json: Data(text.utf8)).verify(trusting: trusting, now: system.now(), expiryMatters: false),
+                  manifest.release == previous else { continue }
+            keep(text, of: previous)
+            return manifest
+        }
+        throw CodedError(.releaseNotVouched,
+                         "no signed manifest vouches for clup-totem \(previous), the version running: the way back if the update fails would be a package no one checked")
+    }
+
+    /// Keeps a manifest checked here, for when its version is the way back.
+    func keep(_ text: String, of version: String) {
+        guard ReleaseManifest.isVersion(version) else { return }
+        try? FileManager.default.createDirectory(atPath: keptManifests, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? DurableFile.write(Data(text.utf8), to: keptManifests + "/\(version).json", mode: 0o600)
     }
 
     /// Whether the package file at `path` is one `manifest` lists (its SHA-256 and size).
@@ -310,20 +355,28 @@ public struct TotemUpdater {
 
     /// Trusts `lines` from now on: a manifest signed by the keys trusted handed over to them.
     func trust(_ lines: [String], handedOverBy version: String) {
+        if let old = FileManager.default.contents(atPath: trustPath) {
+            let retired = (FileManager.default.contents(atPath: retiredPath) ?? Data()) + old
+            try? DurableFile.write(retired.suffix(16_384), to: retiredPath, mode: 0o600)
+        }
         let text = "# Handed over by the signed manifest of clup-totem \(version)\n" + lines.joined(separator: "\n") + "\n"
         try? DurableFile.write(Data(text.utf8), to: trustPath, mode: 0o644)
     }
 
     /// A refusal: nothing changed here; the hub hears why (as a failure, "refused: …").
-    func refuse(_ target: String, _ error: CodedError, manifest: String?) -> Outcome {
+    func refuse(_ target: String, _ error: CodedError, _ window: UpdateWindowReport) -> Outcome {
         let because = UpdateReport.refusedPrefix + error.description
-        report(target, .failed, because, manifest: Self.digest(manifest))
+        report(target, .failed, because, manifest: Self.digest(window.manifest, window.runningManifest))
         return .refused(target, because: because)
     }
 
-    /// Which manifest a refusal was about: the SHA-256 of its text, nil when there was none.
-    static func digest(_ manifest: String?) -> String? {
-        manifest.map { SHA256.hash(data: Data($0.utf8)).map { String(format: "%02x", $0) }.joined() }
+    /// Which manifests a refusal was about: the SHA-256 of what they sign (the payloads, not
+    /// the envelopes' text, which a hub could reformat at will to be tried again).
+    static func digest(_ manifests: String?...) -> String? {
+        let payloads = manifests.map { text in
+            text.flatMap { try? SignedReleaseManifest(json: Data($0.utf8)).payload } ?? (text == nil ? "-" : "unreadable")
+        }
+        return SHA256.hash(data: Data(payloads.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     // MARK: Files

@@ -206,8 +206,10 @@ public struct SignedReleaseManifest: Codable, Sendable, Equatable {
     }
 
     /// The manifest, checked: a signature by one of `keys` over its bytes, the manifest
-    /// usable, and not expired at `now`. Each refusal says which.
-    public func verify(trusting keys: [ReleaseKey], now: Date) throws(CodedError) -> ReleaseManifest {
+    /// usable, and not expired at `now` (unless `expiryMatters` is false: what a manifest of
+    /// the version already running says of its files holds after its expiry). Each refusal
+    /// says which.
+    public func verify(trusting keys: [ReleaseKey], now: Date, expiryMatters: Bool = true) throws(CodedError) -> ReleaseManifest {
         // Canonical base64 only: one signed manifest has one text (the padding bits of a
         // last character could otherwise vary and the same bytes read the same).
         guard let body = Data(base64Encoded: payload), body.base64EncodedString() == payload else {
@@ -233,7 +235,7 @@ public struct SignedReleaseManifest: Codable, Sendable, Equatable {
             throw CodedError(.releaseNotVouched, "the signed release manifest is not a manifest this version reads")
         }
         if let problem = manifest.problem() { throw CodedError(.releaseNotVouched, "the signed release manifest is unusable: \(problem)") }
-        guard now < manifest.expires else {
+        guard now < manifest.expires || !expiryMatters else {
             throw CodedError(.releaseManifestExpired, "the release manifest of \(manifest.release) expired at \(manifest.expires.formatted(.iso8601))")
         }
         return manifest

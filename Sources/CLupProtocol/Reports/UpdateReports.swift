@@ -19,10 +19,14 @@ public struct UpdateWindowReport: Codable, Sendable, Equatable {
     /// The signed release manifest the hub sent with `target` (a DSSE envelope, JSON); nil:
     /// none, and the helper installs nothing.
     public var manifest: String?
+    /// The signed manifest of the version running, as the hub sent it: what the copy to go
+    /// back to is checked against.
+    public var runningManifest: String?
 
     public init(target: String?, running: String, idle: Bool, why: String, deviceProblems: [String], printerReady: Bool,
-                lastSync: Date?, manifest: String? = nil) {
+                lastSync: Date?, manifest: String? = nil, runningManifest: String? = nil) {
         self.manifest = manifest
+        self.runningManifest = runningManifest
         self.target = target
         self.running = running
         self.idle = idle

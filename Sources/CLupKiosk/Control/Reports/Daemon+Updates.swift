@@ -29,7 +29,8 @@ extension Daemon {
         return UpdateWindowReport(
             target: hub.settings?.targetVersion, running: PackageVersion.current, idle: idle, why: why,
             deviceProblems: kiosk.deviceHealth.filter { $0.state != .ok }.map { "\($0.role) \($0.state.rawValue): \($0.detail)" },
-            printerReady: printer.ready, lastSync: hub.sync?.report().lastSuccess, manifest: hub.settings?.targetManifest)
+            printerReady: printer.ready, lastSync: hub.sync?.report().lastSuccess, manifest: hub.settings?.targetManifest,
+            runningManifest: hub.settings?.runningManifest)
     }
 
     /// The update helper's report of its last update (`TotemUpdater.reportPath`), for the
