@@ -152,7 +152,8 @@ public struct TotemUpdater {
         }
         guard let previous = installed else { return .nothingToDo("clup-totem is not installed from a package") }
         if previous == target { return .nothingToDo("clup-totem \(target) is installed") }
-        // A refusal is tried again only with another manifest (a fresh one, or a new signature).
+        // A refusal is tried again only for other signed manifests (another payload: a fresh
+        // one; the same one reformatted or signed again is not tried again).
         if let last = lastReport(), last.version == target, last.outcome != .installed,
            !(last.isRefusal && last.manifest != Self.digest(window.manifest, window.runningManifest)) {
             return .nothingToDo("clup-totem \(target) \(last.outcome.rawValue) here before (\(last.detail)); it is not tried again by itself")
@@ -314,11 +315,13 @@ public struct TotemUpdater {
                          "no signed manifest vouches for clup-totem \(previous), the version running: the way back if the update fails would be a package no one checked")
     }
 
-    /// Keeps a manifest checked here, for when its version is the way back.
+    /// Keeps a manifest checked here, for when its version is the way back (written only
+    /// when it changes: runs come every minute).
     func keep(_ text: String, of version: String) {
-        guard ReleaseManifest.isVersion(version) else { return }
+        let path = keptManifests + "/\(version).json"
+        guard ReleaseManifest.isVersion(version), FileManager.default.contents(atPath: path) != Data(text.utf8) else { return }
         try? FileManager.default.createDirectory(atPath: keptManifests, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try? DurableFile.write(Data(text.utf8), to: keptManifests + "/\(version).json", mode: 0o600)
+        try? DurableFile.write(Data(text.utf8), to: path, mode: 0o600)
     }
 
     /// Whether the package file at `path` is one `manifest` lists (its SHA-256 and size).
