@@ -13,7 +13,7 @@ struct ClupHub: AsyncParsableCommand {
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
         subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
-                      ReleaseCommand.self, RolloutCommand.self, RetentionCommand.self, Notices.self, ExampleConfig.self])
+                      ReleaseCommand.self, RolloutCommand.self, RetentionCommand.self, Notices.self, Seal.self, ExampleConfig.self])
 }
 
 struct ConfigOption: ParsableArguments {
@@ -119,6 +119,23 @@ struct Init: AsyncParsableCommand {
             }
             let applied = try await withDatabase(config) { try await $0.migrate() }
             print(applied.isEmpty ? "init: database schema up to date" : applied.map { "init: migrated \($0)" }.joined(separator: "\n"))
+        }
+    }
+}
+
+/// `clup-hub seal`: the hub's secrets sealed to its machine (as root).
+struct Seal: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Seal the hub's secrets to this machine (systemd credentials in /etc/credstore.encrypted, as root); each plain file is erased.",
+        discussion: "The TLS key, the CA's key, the Web Push key, the database password file and the webhook secret file. "
+            + "Restart the hub after: its unit loads them. Commands run by hand cannot read a sealed database password: "
+            + "they use PostgreSQL's peer authentication on its socket, as clup-hub's user.")
+    @OptionGroup var options: ConfigOption
+    @Option(help: "The folder of encrypted credentials the hub's unit loads from.") var credentialStore = HubSecret.store
+
+    func run() async throws {
+        try await refusing {
+            for line in try HubSecret.sealAll(try options.load(), store: credentialStore) { print("seal: " + line) }
         }
     }
 }

@@ -10,11 +10,13 @@ import Foundation
 struct Clupd: ParsableCommand {
     /// Sent to the hub at enrolment.
     static let version = ClupVersion.current
+    /// The state folder the package gives clupd (systemd's StateDirectory=clup).
+    static let packageStateDirectory = "/var/lib/clup"
 
     static let configuration = CommandConfiguration(
         commandName: "clupd",
         abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
-        subcommands: [Run.self, Enrol.self, AptSourceCommand.self, UpdateCommand.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
+        subcommands: [Run.self, Enrol.self, Keys.self, AptSourceCommand.self, UpdateCommand.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
         defaultSubcommand: Run.self)
 }
 
@@ -59,20 +61,70 @@ struct Enrol: ParsableCommand {
     @Option(help: "The hub's address, https://HOST:PORT.") var hub: String
     @Option(help: "The one-time enrolment code (`clup-hub enrolment-code`).") var code: String
     @Option(help: "The hub's CA certificate (ca.pem, from `clup-hub init`).") var ca: String
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = Clupd.packageStateDirectory
+    @Option(help: ArgumentHelp("How the keys are kept: sealed (to this machine, as root) or plain (files).",
+                               discussion: "Default: sealed in the package's state folder, plain elsewhere."))
+    var keys: TotemEnrolment.KeyStorage?
+    @Flag(help: "Enrol anew a totem that was enrolled: its enrolment, keys and database are set aside in replaced-TIME/.")
+    var again = false
 
     func run() throws {
         // Run as root, what it writes goes to the state folder's owner (clupd's user).
         defer { TotemEnrolment.handOver(directory: stateDir) }
         do {
+            let storage = keys ?? (URL(fileURLWithPath: stateDir).resolvingSymlinksInPath().path == Clupd.packageStateDirectory ? .sealed : .plain)
             let enrolment = try TotemEnrolment.enrol(hub: hub, code: code, caFile: ca, directory: stateDir,
-                                                     softwareVersion: Clupd.version)
+                                                     softwareVersion: Clupd.version, keys: storage, again: again)
             print("enrolled as \(enrolment.deviceID): store \(enrolment.storeID), totem \(enrolment.letter), door \(enrolment.door)")
             print("clupd numbers its events under that id and uploads them to \(enrolment.hub)")
+            print("its keys are \(storage == .sealed ? "sealed to this machine (systemd credentials, \(SystemdCredentials.sealingKey))" : "files of mode 0600") in \(stateDir)")
         } catch {
             FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
             throw ExitCode(1)
         }
+    }
+}
+
+extension TotemEnrolment.KeyStorage: ExpressibleByArgument {}
+
+/// `clupd keys`: the totem's keys sealed to this machine (root only).
+struct Keys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Seal the totem's keys to this machine, or check that it opens them (as root).",
+        subcommands: [Seal.self, Check.self, Unseal.self])
+
+    /// Prints the lines `work` returns; an error goes to standard error with its code, and exit 1.
+    static func say(_ work: () throws(CodedError) -> [String]) throws {
+        do throws(CodedError) {
+            for line in try work() { print(line) }
+        } catch {
+            FileHandle.standardError.write(Data("clupd: \(error.code) \(error.message) (\(error.action))\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    struct Seal: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Seal the keys as systemd credentials and check they open: a plain key file is sealed and erased; a ticket key is made if none (clup-keys.service runs this before clupd starts).")
+        @Option(help: "Directory for the database, keys and spool.") var stateDir = Clupd.packageStateDirectory
+
+        func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.sealAll(in: stateDir) } }
+    }
+
+    struct Unseal: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the sealed keys back as plain files, for a downgrade to a release from before sealed keys (the package's prerm runs this).")
+        @Option(help: "Directory for the database, keys and spool.") var stateDir = Clupd.packageStateDirectory
+
+        func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.unsealAll(in: stateDir) } }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check that this machine opens the sealed keys, changing nothing.")
+        @Option(help: "Directory for the database, keys and spool.") var stateDir = Clupd.packageStateDirectory
+
+        func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.checkAll(in: stateDir) } }
     }
 }
 

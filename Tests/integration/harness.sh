@@ -63,7 +63,10 @@ wait_until_prints() {
 assert_unit_hardened() {
   local name=$1 max=$2 out rc=0
   mkdir -p "$WORK/unit"
-  sed "s|/usr/bin/$name|$BIN/$name|" "$ROOT/systemd/$name.service" > "$WORK/unit/$name.service"
+  # Beside it, the units it requires (clupd's clup-keys.service), pointed at $BIN too.
+  for unit in "$ROOT"/systemd/*.service; do
+    sed "s|/usr/bin/clup|$BIN/clup|" "$unit" > "$WORK/unit/${unit##*/}"
+  done
   # --man=no: the man pages the unit names are installed by the package, not here.
   out=$(systemd-analyze verify --man=no "$WORK/unit/$name.service" 2>&1) || rc=$?
   assert_status $rc 0 "systemd-analyze verify: $out"

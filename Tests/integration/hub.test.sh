@@ -152,6 +152,117 @@ test_what_root_enrols_belongs_to_the_state_folders_owner() {
   done
 }
 
+# What systemd does for clupd's unit (LoadCredentialEncrypted=): the sealed keys opened
+# into a folder only clupd reads; clupd then runs with CREDENTIALS_DIRECTORY pointing there.
+open_credentials() {
+  rm -rf "$WORK/credentials"; install -d -m 700 "$WORK/credentials"
+  for key in totem.key device.key; do
+    systemd-creds decrypt --name="$key" "$WORK/state/$key.cred" "$WORK/credentials/$key" || return 1
+  done
+}
+
+# The installed totem's keys are sealed to its machine (systemd credentials; here the
+# "machine" is the host secret SYSTEMD_CREDENTIAL_SECRET names, as a TPM would be in the
+# VM walk): no key in clear in the state folder, clupd signs with what systemd opens, a
+# copy on another machine is refused naming the key, and re-enrolment recovers it.
+test_sealed_keys_work_and_a_copy_elsewhere_is_refused_until_the_totem_is_enrolled_again() {
+  hub_up
+  export SYSTEMD_CREDENTIAL_SECRET=$WORK/first-machine.secret
+  code=$(clup_hub enrolment-code --store 7 --letter A --door north)
+  out=$("$BIN/clupd" enrol --keys sealed --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state")
+  assert_contains "$out" "sealed to this machine"
+  [ -e "$WORK/state/totem.key" ] || [ -e "$WORK/state/device.key" ] && fail "a key in clear in the state folder: $(ls "$WORK/state")"
+  assert_eq "$(stat -c %a "$WORK/state/device.key.cred")" 600 "the sealed device key's mode"
+  assert_contains "$("$BIN/clupd" keys check --state-dir "$WORK/state")" "device.key: sealed, opens on this machine"
+  # Started by hand on the state folder, without systemd's credentials, clupd refuses:
+  # a new plain key beside the sealed one would void it.
+  kiosk_write_config; kiosk_start_cups
+  rc=0; out=$("$BIN/clupd" --simulate --state-dir "$WORK/state" --socket "$WORK/control.sock" --config "$WORK/clupd.toml" 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] || fail "clupd started without its sealed keys"
+  assert_contains "$out" "E-KEY-007 device.key is sealed in $WORK/state/device.key.cred but systemd did not open it"
+  open_credentials
+  KIOSK_WRAP="env CREDENTIALS_DIRECTORY=$WORK/credentials" kiosk_start_daemon
+  take_ticket A-001
+  wait_synced
+  first_device=$(totem_device)
+  # The ticket is signed with the sealed ticket key: the door admits it.
+  clupctl sim scan "$(printed_qr_text A-001)" >/dev/null || fail "the ticket signed by the sealed key is refused"
+  kiosk_stop
+
+  # The same disk on another machine: the keys do not open, named in the error.
+  export SYSTEMD_CREDENTIAL_SECRET=$WORK/second-machine.secret
+  "$BIN/clupd" keys seal --state-dir "$WORK/elsewhere" >/dev/null  # makes the second machine's secret
+  rc=0; out=$("$BIN/clupd" keys check --state-dir "$WORK/state" 2>&1) || rc=$?
+  assert_eq "$rc" 1 "clupd keys check on another machine"
+  assert_contains "$out" "E-KEY-006 the sealed key totem.key ($WORK/state/totem.key.cred) cannot be opened on this machine"
+  assert_contains "$out" "clupd enrol --again"
+  open_credentials 2>/dev/null && fail "systemd-creds opened the first machine's keys on the second"
+
+  # A technician enrols it again: the old device is revoked at the hub (its keys are
+  # lost with the other machine), the old enrolment, keys and database are set aside, and
+  # the totem becomes a new device whose events reach the hub.
+  clup_hub revoke "$first_device" >/dev/null
+  code=$(clup_hub enrolment-code --store 7 --letter A --door north)
+  rc=0; out=$("$BIN/clupd" enrol --keys sealed --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" 2>&1) || rc=$?
+  assert_eq "$rc" 1 "enrol without --again on an enrolled totem"
+  assert_contains "$out" "clupd enrol --again"
+  out=$("$BIN/clupd" enrol --again --keys sealed --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state")
+  assert_contains "$out" "store 7, totem A, door north"
+  aside=$(ls -d "$WORK"/state/replaced-*)
+  for file in enrolment.json totem.key.cred device.key.cred clup.sqlite; do
+    [ -e "$aside/$file" ] || fail "$file was not set aside in $aside: $(ls "$aside")"
+  done
+  assert_contains "$("$BIN/clupd" keys check --state-dir "$WORK/state")" "totem.key: sealed, opens on this machine"
+  open_credentials
+  KIOSK_WRAP="env CREDENTIALS_DIRECTORY=$WORK/credentials" kiosk_start_daemon
+  take_ticket A-001
+  wait_synced
+  [ "$(totem_device)" != "$first_device" ] || fail "the totem enrolled again under its old device id"
+  unset SYSTEMD_CREDENTIAL_SECRET
+}
+
+# The hub's secrets sealed to its machine (clup-hub seal, as root): the TLS key, the CA's
+# key, the Web Push key, the database password and the webhook secret leave the disk in
+# clear, and the hub reads them from the credentials systemd opens for its unit (here, as
+# its unit would have them: opened into a folder named by CREDENTIALS_DIRECTORY).
+test_the_hubs_secrets_sealed_are_read_from_systemds_credentials_and_none_is_left_in_clear() {
+  hub_up
+  gateway_up
+  echo "not-used-on-the-socket" > "$WORK/db.password"
+  sed -i "s|^\[database\]$|[database]\npassword_file = \"$WORK/db.password\"|" "$WORK/hub.toml"
+  export SYSTEMD_CREDENTIAL_SECRET=$WORK/hub-machine.secret
+  grep -rlq "PRIVATE KEY" "$WORK/hub" || fail "the hub's state holds no private key to seal"
+  out=$("$BIN/clup-hub" seal --config "$WORK/hub.toml" --credential-store "$WORK/credstore")
+  for secret in server-key ca-key push-key db-password webhook-secret; do
+    assert_contains "$out" "seal: clup-hub.$secret: sealed in $WORK/credstore/clup-hub.$secret, the file"
+  done
+  for file in "$WORK/hub/server.key" "$WORK/hub/ca.key" "$WORK/hub/push-key.pem" "$WORK/db.password" "$WORK/webhook.key"; do
+    [ -e "$file" ] && fail "$file is still there after clup-hub seal"
+  done
+  if grep -rl "PRIVATE KEY" "$WORK/hub" "$WORK/credstore"; then fail "a private key in clear after clup-hub seal"; fi
+  # Without its credentials the hub cannot start; with them (systemd's part) it serves.
+  hub_kill hub
+  rc=0; out=$(timeout 60 "$BIN/clup-hub" serve --config "$WORK/hub.toml" 2>&1) || rc=$?
+  if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then fail "the hub served without its secrets (exit $rc): $out"; fi
+  assert_contains "$out" "$WORK/webhook.key cannot be read"
+  install -d -m 700 "$WORK/hub-credentials"
+  for secret in server-key push-key db-password webhook-secret; do
+    systemd-creds decrypt --name="clup-hub.$secret" "$WORK/credstore/clup-hub.$secret" "$WORK/hub-credentials/clup-hub.$secret"
+  done
+  HUB_WRAP="env CREDENTIALS_DIRECTORY=$WORK/hub-credentials" hub_serve hub "$HUB_PORT"
+  # An administrator's command reads the sealed password as the unit does (README:
+  # systemd-run -p LoadCredentialEncrypted=clup-hub.db-password …); a totem enrols over TLS.
+  rc=0; out=$(clup_hub enrolment-code --store 7 --letter A --door north 2>&1) || rc=$?
+  assert_contains "$out" "cannot read the password file $WORK/db.password"
+  code=$(CREDENTIALS_DIRECTORY=$WORK/hub-credentials clup_hub enrolment-code --store 7 --letter A --door north)
+  out=$("$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state")
+  assert_contains "$out" "store 7, totem A, door north"
+  # Sealing again finds nothing in clear and opens what is sealed.
+  out=$("$BIN/clup-hub" seal --config "$WORK/hub.toml" --credential-store "$WORK/credstore")
+  assert_contains "$out" "seal: clup-hub.server-key: sealed in $WORK/credstore/clup-hub.server-key, opens on this machine"
+  unset SYSTEMD_CREDENTIAL_SECRET
+}
+
 test_enrolment_codes_are_single_use_expire_and_unknown_ones_are_refused() {
   HUB_CODE_HOURS=0.0005 hub_up   # codes last 1.8 s
   code=$(clup_hub enrolment-code --store 7 --letter A --door main)

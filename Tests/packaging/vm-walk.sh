@@ -44,7 +44,7 @@ apt-get install -y "$OLD"/clup-totem_*.deb >/tmp/apt.log 2>&1 || { cat /tmp/apt.
 # Enabled, not started: a totem is enrolled before clupd first runs.
 assert_eq "$(systemctl is-enabled clupd) $(systemctl is-active clupd || true)" "enabled inactive" "clupd after the first install"
 # As clupd's user: $OLD_VERSION's enrol leaves what it writes to whoever runs it.
-vm_enrol
+vm_enrol --as-clup
 systemctl start clupd
 is_active clupd || fail "systemctl start returned with clupd $(systemctl is-active clupd)"
 within 60 answers
@@ -110,6 +110,19 @@ second=$(take_ticket)
 clupctl sync now >/dev/null
 within 120 synced
 report "after the upgrade: ticket $first entered then out, the correction kept, events 1-$events_before unchanged, now $(totem_last_seq) events, all at the hub; ticket $second printed"
+
+step "The keys $OLD_VERSION left in clear are sealed to this machine by the upgrade, and still the same keys"
+# The ticket printed before the upgrade opened the door above (the ticket key), and the
+# events after it reached the hub (the device key): the keys did not change, only where
+# they are.
+for key in totem.key device.key; do
+  [ -e "/var/lib/clup/$key" ] && fail "/var/lib/clup/$key is still in clear after the upgrade"
+  assert_eq "$(stat -c '%U %a' "/var/lib/clup/$key.cred")" "root 600" "the sealed $key"
+done
+assert_eq "$(systemctl is-active clup-keys)" active "clup-keys.service"
+journalctl -u clup-keys --no-pager -o cat | grep "overwritten and removed" | sed 's/^/      /'
+assert_contains "$(journalctl -u clup-keys --no-pager -o cat)" "device.key: sealed in /var/lib/clup/device.key.cred, the file /var/lib/clup/device.key overwritten and removed"
+report "$(systemd-creds has-tpm2 2>/dev/null | head -n 1 || true) TPM; both keys sealed (systemd $(systemctl --version | sed -n '1s/systemd \([0-9]*\).*/\1/p') credentials)"
 
 step "A technician in the group clup (a supplementary group) uses clupctl, under ProtectProc=invisible"
 useradd --create-home --groups clup tessa

@@ -72,7 +72,8 @@ hub_init() {
 hub_serve() {
   local name=$1 port=$2
   [ -f "$WORK/$name.toml" ] || hub_write_config "$name" "$port"
-  "$BIN/clup-hub" serve --config "$WORK/$name.toml" >>"$WORK/$name.log" 2>&1 &
+  # HUB_WRAP: a command the hub runs under (env with systemd's CREDENTIALS_DIRECTORY, say).
+  ${HUB_WRAP:-} "$BIN/clup-hub" serve --config "$WORK/$name.toml" >>"$WORK/$name.log" 2>&1 &
   local pid=$!
   eval "HUB_PID_$name=$pid"
   echo "$pid" >> "$WORK/hub-pids"

@@ -116,6 +116,9 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case notAKey = "E-KEY-003"
     case keyUncreatable = "E-KEY-004"
     case keyUnwritable = "E-KEY-005"
+    case keySealedElsewhere = "E-KEY-006"
+    case keyNotSealed = "E-KEY-007"
+    case keySealingFailed = "E-KEY-008"
 
     // MARK: Devices (E-HW, E-USB, E-GFX, E-SIM)
     case badRecording = "E-HW-010"
@@ -303,6 +306,12 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
                         "Restore it from backup: a new key voids every printed ticket.")
         case .keyUncreatable: ("The totem's key file cannot be created.", "Check the state directory's permissions.")
         case .keyUnwritable: ("The totem's key file cannot be written.", "Check the disk.")
+        case .keySealedElsewhere: ("A sealed key cannot be opened on this machine: it was sealed to another TPM or host key.",
+                                   "Restart clupd once (a TPM not ready at boot); if the disk was moved or the TPM cleared or replaced, "
+                                   + "a technician re-enrols the totem: clupd enrol --again.")
+        case .keyNotSealed: ("The totem's key is not where it should be: not sealed, or not opened by systemd for clupd.",
+                             "Start clupd with systemctl (clup-keys.service seals and checks the keys first); the message says which key.")
+        case .keySealingFailed: ("systemd-creds cannot seal or open the totem's key.", "Run it as root; the message says why it failed.")
         case .badRecording: ("An evemu recording cannot be read.", "Check the file named.")
         case .noReleaseOutput: ("The turnstile has no release output configured.", "Set hardware.turnstile_release.")
         case .releaseOutputFailed: ("The turnstile's release output cannot be driven.", "Check the GPIO line or value file named.")

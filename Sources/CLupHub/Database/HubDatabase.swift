@@ -41,7 +41,7 @@ public final class HubDatabase: Service, Sendable {
 
     public init(settings: DatabaseSettings, logger: Logger, deadline: Duration = HubDatabase.standardDeadline) throws(HubError) {
         var password: String? = nil
-        if let file = settings.passwordFile {
+        if let file = HubSecret.databasePassword.path(else: settings.passwordFile) {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 throw HubError(.internalServerError, .hubDatabaseUnavailable, "cannot read the password file \(file)")
             }

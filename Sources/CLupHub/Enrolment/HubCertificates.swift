@@ -80,7 +80,7 @@ public struct HubCertificates: Sendable {
     public func serverTLS() throws(HubError) -> TLSConfiguration {
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(certificatePath) + NIOSSLCertificate.fromPEMFile(caPath)
-            let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+            let key = try NIOSSLPrivateKey(file: HubSecret.serverKey.path(else: keyPath) ?? keyPath, format: .pem)
             var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
             tls.minimumTLSVersion = .tlsv12
             return tls

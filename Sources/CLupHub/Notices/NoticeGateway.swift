@@ -29,7 +29,7 @@ public struct NoticeGateway: Sendable {
             throw ConfigurationError(file: file, line: nil, key: "notices.webhook_url",
                                      problem: "\(url.prefix(200)) is not an https URL (http is taken on loopback only)")
         }
-        guard let secretFile = settings.webhookSecretFile else {
+        guard let secretFile = HubSecret.webhookSecret.path(else: settings.webhookSecretFile) else {
             throw ConfigurationError(file: file, line: nil, key: "notices.webhook_secret_file",
                                      problem: "a webhook needs the file of the key its notices are signed with")
         }

@@ -25,7 +25,7 @@ public struct PushService: Sendable {
     /// Makes the VAPID key if there is none yet (readable by the hub alone); whether it made one.
     public static func makeKeyIfNeeded(stateDirectory: String) throws(HubError) -> Bool {
         let path = keyPath(stateDirectory: stateDirectory)
-        guard !FileManager.default.fileExists(atPath: path) else { return false }
+        guard !FileManager.default.fileExists(atPath: path), !HubSecret.pushKey.isSealed() else { return false }
         try HubCertificates.write(P256.Signing.PrivateKey().pemRepresentation, to: path, mode: 0o600)
         return true
     }
@@ -37,7 +37,7 @@ public struct PushService: Sendable {
             throw ConfigurationError(file: file, line: nil, key: "notices.push_subject",
                                      problem: "\(subject.prefix(64)) is not a mailto: or https: contact (RFC 8292)")
         }
-        let path = Self.keyPath(stateDirectory: stateDirectory)
+        let path = HubSecret.pushKey.path(else: Self.keyPath(stateDirectory: stateDirectory)) ?? ""
         guard let pem = try? String(contentsOfFile: path, encoding: .utf8), let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) else {
             throw ConfigurationError(file: file, line: nil, key: "notices.push_subject",
                                      problem: "Web Push needs the hub's key \(path), which clup-hub init makes")

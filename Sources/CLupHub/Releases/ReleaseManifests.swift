@@ -112,6 +112,8 @@ public struct ReleaseManifests: Sendable {
                 VALUES (\(manifest.release), \(envelope.text), \(signer), \(manifest.issued), \(manifest.expires), \(manifest.supportEnds), \(who))
                 ON CONFLICT (version) DO UPDATE SET envelope = excluded.envelope, key_id = excluded.key_id, issued = excluded.issued,
                     expires = excluded.expires, support_ends = excluded.support_ends, added_at = now(), added_by = excluded.added_by
+                -- Two first vouches at once both find no row to lock: the later manifest wins.
+                WHERE release_manifest.issued < excluded.issued
                 """, logger: logger)
             try await Audit.record(who: who, store: nil, action: "release \(manifest.release) vouched for",
                                    before: held.map { "manifest issued \($0.formatted(.iso8601))" },

@@ -224,11 +224,8 @@ public struct ReleaseRepository: Sendable {
         return Release(package: package, version: version, architecture: architecture)
     }
 
-    /// A Debian version as a rollout may name it: a digit first, then letters, digits and
-    /// `.+~-`, at most 64 bytes (no epoch: totem versions never need one).
-    public static func isVersion(_ text: String) -> Bool {
-        text.utf8.count <= 64 && text.range(of: "^[0-9][A-Za-z0-9.+~-]*\\z", options: .regularExpression) != nil
-    }
+    /// A Debian version as a rollout may name it (`ReleaseManifest.isVersion`).
+    public static func isVersion(_ text: String) -> Bool { ReleaseManifest.isVersion(text) }
 
     /// `a` before `b` as dpkg orders versions.
     public static func versionOrder(_ a: String, _ b: String) -> Bool { DebianVersion.isOlder(a, than: b) }

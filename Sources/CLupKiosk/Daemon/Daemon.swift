@@ -103,7 +103,7 @@ public final class Daemon {
                                        timeout: config.printer.timeoutSeconds, spool: state.spoolPath, loop: runtime.loop,
                                        clock: clock, logger: logger)
             kiosk = Kiosk(config: config, devices: devices.devices, desk: desk, spooler: spooler,
-                          key: try TotemKey.loadOrCreate(at: state.keyPath), runtime: runtime)
+                          key: try TotemKey.load(SealedKey.ticketKey, in: state.path, create: true), runtime: runtime)
             kiosk.authority.otherDoors = settings?.otherDoors(keeping: OtherDoors()) ?? OtherDoors()
             printerWatch = PrinterWatch(spooler: spooler, runtime: runtime)
         } catch {

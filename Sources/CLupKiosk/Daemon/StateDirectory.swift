@@ -10,7 +10,6 @@ struct StateDirectory {
     var spoolPath: String { path + "/spool" }
     /// The touch panel's calibration `clupctl calibrate` saved.
     var calibrationPath: String { path + "/calibration.json" }
-    var keyPath: String { path + "/totem.key" }
 
     /// Creates the directory if needed (mode 0700) and takes its lock.
     init(path: String) throws(DaemonError) {

@@ -76,7 +76,7 @@ public final class SyncClient: Sendable {
         else { throw CodedError(.hubCertificateUnusable, "cannot read \(TotemEnrolment.caPath(in: stateDirectory))") }
         let key: Curve25519.Signing.PrivateKey
         do {
-            key = try TotemKey.loadOrCreate(at: TotemEnrolment.deviceKeyPath(in: stateDirectory))
+            key = try TotemKey.load(SealedKey.deviceKey, in: stateDirectory, create: false)
         } catch {
             throw error.coded
         }

@@ -18,9 +18,10 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
     public var releaseKey: String?
     public var repository: String?
 
-    static func path(in directory: String) -> String { directory + "/enrolment.json" }
+    /// The enrolment's file in the state directory.
+    static let file = "enrolment.json"
+    static func path(in directory: String) -> String { directory + "/" + file }
     static func caPath(in directory: String) -> String { directory + "/hub-ca.pem" }
-    static func deviceKeyPath(in directory: String) -> String { directory + "/device.key" }
 
     /// The enrolment in `directory`, nil when the totem is not enrolled.
     public static func load(from directory: String) throws(CodedError) -> TotemEnrolment? {
@@ -46,17 +47,36 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
         return config
     }
 
+    /// Where enrolment keeps the totem's keys: sealed to the machine (`SealedKey`, root
+    /// only: the installed totem) or plain files of mode 0600 (a checkout's tests).
+    public enum KeyStorage: String, Sendable, CaseIterable {
+        case sealed, plain
+    }
+
     /// Enrols this totem at `hub` with `code`, trusting the CA in `caFile`; writes the
     /// enrolment, the CA and the device key into `directory` (the daemon's state directory,
     /// with no clupd running on it).
-    public static func enrol(hub: String, code: String, caFile: String, directory: String, softwareVersion: String)
-        throws(CodedError) -> TotemEnrolment {
-        if FileManager.default.fileExists(atPath: path(in: directory)) {
-            throw CodedError(.alreadyEnrolled, "\(path(in: directory)) exists: this totem is enrolled already")
-        }
+    ///
+    /// `again` re-enrols a totem that was enrolled (its keys sealed to a TPM it no longer
+    /// has, or a technician's fresh start): the enrolment, the keys and the database are set
+    /// aside in `replaced-TIME/` of `directory` (kept, never deleted), and the totem enrols
+    /// with new keys as a new device.
+    public static func enrol(hub: String, code: String, caFile: String, directory: String, softwareVersion: String,
+                             keys storage: KeyStorage = .plain, again: Bool = false) throws(CodedError) -> TotemEnrolment {
+        let lock = try lockAgainstClupd(directory)
+        defer { if lock >= 0 { close(lock) } }
         guard let caData = FileManager.default.contents(atPath: caFile), caData.count < 64 * 1024,
               let caPEM = String(data: caData, encoding: .utf8)
         else { throw CodedError(.hubCertificateUnusable, "cannot read \(caFile)") }
+        if storage == .sealed, getuid() != 0 {
+            throw CodedError(.keySealingFailed, "only root can seal the totem's keys: run clupd enrol as root")
+        }
+        if again {
+            try setAside(directory)
+        } else if FileManager.default.fileExists(atPath: path(in: directory)) {
+            throw CodedError(.alreadyEnrolled, "\(path(in: directory)) exists: this totem is enrolled already "
+                + "(clupd enrol --again enrols it anew, setting the old enrolment aside)")
+        }
         let database = directory + "/clup.sqlite"
         do {
             let devices = try OutboxReader.deviceIDs(inDatabaseAt: database)
@@ -75,14 +95,10 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
         } catch {
             throw CodedError(.stateDirectoryUncreatable, "cannot create \(directory): \(error)")
         }
-        let deviceKey: Curve25519.Signing.PrivateKey
-        let ticketKey: Curve25519.Signing.PrivateKey
-        do {
-            deviceKey = try TotemKey.loadOrCreate(at: deviceKeyPath(in: directory))
-            ticketKey = try TotemKey.loadOrCreate(at: directory + "/totem.key")
-        } catch {
-            throw error.coded
-        }
+        // The keys are made (or found, from an attempt that did not finish) before the hub
+        // is asked: a second try sends the same keys.
+        let deviceKey = try key(SealedKey.deviceKey, in: directory, storage)
+        let ticketKey = try key(SealedKey.ticketKey, in: directory, storage)
         let client = try HubClient(hub: hub, caPEM: caPEM)
         let reply = try client.enrol(EnrolmentRequest(
             code: code, deviceKey: deviceKey.publicKey.rawRepresentation.base64EncodedString(),
@@ -105,13 +121,90 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
         return enrolment
     }
 
+    /// Key `name` in `directory`, kept as `storage` says: the one there, else a new one.
+    private static func key(_ name: String, in directory: String, _ storage: KeyStorage) throws(CodedError)
+        -> Curve25519.Signing.PrivateKey {
+        switch storage {
+        case .plain:
+            do {
+                return try TotemKey.loadOrCreate(at: directory + "/" + name)
+            } catch {
+                throw error.coded
+            }
+        case .sealed:
+            if FileManager.default.fileExists(atPath: SealedKey.path(of: name, in: directory)) {
+                return try SealedKey.open(name, in: directory)
+            }
+            let key = Curve25519.Signing.PrivateKey()
+            try SealedKey.seal(key, as: name, in: directory)
+            return key
+        }
+    }
+
+    /// The files of an enrolment, its keys and its database.
+    private static let enrolmentFiles = ["enrolment.json", "hub-ca.pem", "device.key", "totem.key", "device.key.cred", "totem.key.cred",
+                                         "clup.sqlite", "clup.sqlite-wal", "clup.sqlite-shm"]
+
+    /// Moves the enrolment, the sealed keys and the database of `directory` into a new
+    /// `replaced-TIME/` beside them; a key in clear is erased, not kept (its device is
+    /// revoked). Nothing to set aside, nothing done. Root may run this in a folder clupd's
+    /// user owns: it works through the folders' descriptors and never follows a link.
+    private static func setAside(_ directory: String) throws(CodedError) {
+        let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return }
+        defer { close(folder) }
+        func exists(_ name: String) -> Bool {
+            var info = stat()
+            return fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+        }
+        let present = enrolmentFiles.filter(exists)
+        guard !present.isEmpty else { return }
+        for name in [SealedKey.ticketKey, SealedKey.deviceKey] where present.contains(name) {
+            do {
+                try SystemdCredentials.erase(directory + "/" + name)
+            } catch {
+                throw CodedError(.keyUnwritable, error.message)
+            }
+        }
+        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!,
+                                                formatOptions: [.withYear, .withMonth, .withDay, .withTime])
+        let aside = "replaced-" + stamp
+        guard mkdirat(folder, aside, 0o700) == 0 else {
+            throw CodedError(.stateDirectoryUncreatable, "cannot create \(directory)/\(aside): \(systemError())")
+        }
+        let asideFolder = openat(folder, aside, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard asideFolder >= 0 else { throw CodedError(.stateDirectoryUncreatable, "cannot open \(directory)/\(aside): \(systemError())") }
+        defer { close(asideFolder) }
+        for name in present where ![SealedKey.ticketKey, SealedKey.deviceKey].contains(name) {
+            guard renameat(folder, name, asideFolder, name) == 0 else {
+                throw CodedError(.stateDirectoryUncreatable, "cannot move \(name) into \(directory)/\(aside): \(systemError())")
+            }
+        }
+        fsync(asideFolder)
+        fsync(folder)
+    }
+
+    /// Takes clupd's lock on `directory` for the enrolment (-1 when the folder does not
+    /// exist yet); a running clupd is an error.
+    static func lockAgainstClupd(_ directory: String) throws(CodedError) -> Int32 {
+        guard FileManager.default.fileExists(atPath: directory) else { return -1 }
+        let lock = Glibc.open(directory + "/clupd.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw CodedError(.lockUnopenable, "cannot open \(directory)/clupd.lock: \(systemError())") }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            close(lock)
+            throw CodedError(.stateDirectoryInUse, "clupd runs on \(directory): stop it first (systemctl stop clupd)")
+        }
+        return lock
+    }
+
     /// Gives the files enrolment wrote to whoever owns `directory`: root enrols (the
     /// package makes /var/lib/clup the clup user's), clupd then runs as that user and must
     /// read its keys. Only files that are root's are changed; a symbolic link is never followed.
     public static func handOver(directory: String) {
         var folder = stat()
         guard getuid() == 0, lstat(directory, &folder) == 0, folder.st_uid != 0 else { return }
-        for name in ["enrolment.json", "hub-ca.pem", "device.key", "totem.key", "clup.sqlite", "clup.sqlite-wal", "clup.sqlite-shm"] {
+        // The sealed keys stay root's: systemd opens them for clupd, which never reads them.
+        for name in enrolmentFiles + ["clupd.lock"] where !name.hasSuffix(".cred") {
             var file = stat()
             let path = directory + "/" + name
             if lstat(path, &file) == 0, file.st_mode & S_IFMT == S_IFREG, file.st_uid == 0 {
@@ -123,7 +216,9 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
     /// Writes `data` to a temporary file, syncs it, renames it over `path` and syncs the folder.
     static func writeDurably(_ data: Data, to path: String) throws(CodedError) {
         let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // Root writes here in a folder clupd's user owns: a new file, never through a link.
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw CodedError(.enrolmentUnreadable, "cannot create \(temporary): \(systemError())") }
         let bytes = Array(data)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

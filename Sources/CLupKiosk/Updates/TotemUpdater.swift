@@ -379,7 +379,7 @@ public struct TotemUpdater {
         let payloads = manifests.map { text in
             text.flatMap { try? SignedReleaseManifest(json: Data($0.utf8)).payload } ?? (text == nil ? "-" : "unreadable")
         }
-        return SHA256.hash(data: Data(payloads.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()
+        return HubWire.hex(SHA256.hash(data: Data(payloads.joined(separator: "\n").utf8)))
     }
 
     // MARK: Files

@@ -36,7 +36,7 @@ public struct ReleaseKey: Sendable, Hashable, CustomStringConvertible {
         return try lines.map { (line) throws(CodedError) in try ReleaseKey(line: line) }
     }
 
-    public var id: String { SHA256.hash(data: rawRepresentation).prefix(8).map { String(format: "%02x", $0) }.joined() }
+    public var id: String { HubWire.hex(SHA256.hash(data: rawRepresentation).prefix(8)) }
     public var line: String { "\(Self.prefix) \(rawRepresentation.base64EncodedString())" }
     public var description: String { "release key \(id)" }
 
@@ -127,7 +127,8 @@ public struct ReleaseManifest: Codable, Sendable, Equatable {
         return nil
     }
 
-    /// A Debian version as a rollout may name it (`ReleaseRepository.isVersion`).
+    /// A Debian version as a rollout may name it: a digit first, then letters, digits and
+    /// `.+~-`, at most 64 bytes (no epoch: totem versions never need one).
     public static func isVersion(_ text: String) -> Bool {
         text.utf8.count <= 64 && text.range(of: "^[0-9][A-Za-z0-9.+~-]*\\z", options: .regularExpression) != nil
     }
@@ -202,7 +203,7 @@ public struct SignedReleaseManifest: Codable, Sendable, Equatable {
 
     /// SHA-256 of the signed manifest's bytes, in hex: which manifest a decision was about.
     public var digest: String {
-        SHA256.hash(data: Data(base64Encoded: payload) ?? Data()).map { String(format: "%02x", $0) }.joined()
+        HubWire.hex(SHA256.hash(data: Data(base64Encoded: payload) ?? Data()))
     }
 
     /// The manifest, checked: a signature by one of `keys` over its bytes, the manifest
@@ -272,6 +273,6 @@ public enum ReleaseFiles {
             guard size <= maximumBytes else { throw CodedError(.releaseNotVouched, "\(path) is over \(maximumBytes) bytes") }
             hash.update(data: chunk)
         }
-        return (hash.finalize().map { String(format: "%02x", $0) }.joined(), size)
+        return (HubWire.hex(hash.finalize()), size)
     }
 }
