@@ -96,4 +96,18 @@ final class SealedKeyTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: state + "/totem.key.cred"), "a new ticket key on an enrolled totem")
     }
+
+    /// clup-keys seals as root in the folder clupd's user owns before clupd first starts: the
+    /// lock it takes there must be that user's, or clupd, as that user, could not open it.
+    func test_theLockRootTakesBeforeClupdsFirstStartIsTheFoldersOwners() throws {
+        guard getuid() == 0 else { return XCTAssertThrowsError(try SealedKey.sealAll(in: folder)) }
+        let state = folder + "/state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        XCTAssertEqual(chown(state, 65534, 65534), 0)
+        _ = try SealedKey.sealAll(in: state)
+        let lock = try FileManager.default.attributesOfItem(atPath: state + "/clupd.lock")
+        XCTAssertEqual(lock[.ownerAccountID] as? Int, 65534, "clupd.lock is not the folder owner's")
+        let sealed = try FileManager.default.attributesOfItem(atPath: state + "/totem.key.cred")
+        XCTAssertEqual(sealed[.ownerAccountID] as? Int, 0, "the sealed key is not root's")
+    }
 }

@@ -60,7 +60,8 @@ public enum SystemdCredentials {
             unlinkat(folder, temporary, 0)
             throw Failure(message: "cannot write \(file): \(reason)")
         }
-        fsync(folder)
+        // The caller erases the plain secret next: the credential's name must be on disk first.
+        guard fsync(folder) == 0 else { throw Failure(message: "cannot sync the folder of \(file): \(String(cString: strerror(errno)))") }
     }
 
     /// What a secret is sealed to on this machine: `host+tpm2` where the kernel has a TPM2
@@ -112,29 +113,25 @@ public enum SystemdCredentials {
         return try readPlain((path as NSString).lastPathComponent, in: folder)
     }
 
-    /// Overwrites a plain secret's file with zeros, syncs and removes it, so that its blocks
-    /// are not left readable on the disk's free space (on a file system that writes in place).
-    /// Never through a link.
+    /// Removes a plain secret's file, then overwrites its blocks with zeros through the
+    /// descriptor still open and syncs, so that they are not left readable on the disk's free
+    /// space (on a file system that writes in place). Removed first, so that no zeroed file
+    /// is ever left to pass for the secret. Never through a link, nor a file with other names.
     public static func erase(_ path: String) throws(Failure) {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw Failure(message: "\(path) is not a regular file")
-        }
         let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { throw Failure(message: "cannot open \(path) to erase it: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
         var opened = stat()
-        guard fstat(fd, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw Failure(message: "\(path) is not a regular file")
+        guard fstat(fd, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG, opened.st_nlink == 1 else {
+            throw Failure(message: "\(path) is not a regular file with one name")
         }
+        guard unlink(path) == 0 else { throw Failure(message: "cannot remove \(path): \(String(cString: strerror(errno)))") }
+        syncFolder(of: path)
         let zeros = [UInt8](repeating: 0, count: Int(min(opened.st_size, 1 << 20)))
         let written = zeros.isEmpty ? 0 : write(fd, zeros, zeros.count)
-        let synced = fsync(fd)
-        close(fd)
-        guard written == zeros.count, synced == 0, unlink(path) == 0 else {
-            throw Failure(message: "cannot erase \(path): \(String(cString: strerror(errno)))")
+        guard written == zeros.count, fsync(fd) == 0 else {
+            throw Failure(message: "\(path) is removed but its blocks were not overwritten: \(String(cString: strerror(errno)))")
         }
-        syncFolder(of: path)
     }
 
     private static func syncFolder(of path: String) {

@@ -43,7 +43,10 @@ public final class HubDatabase: Service, Sendable {
         var password: String? = nil
         if let file = HubSecret.databasePassword.path(else: settings.passwordFile) {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw HubError(.internalServerError, .hubDatabaseUnavailable, "cannot read the password file \(file)")
+                let sealed = HubSecret.databasePassword.isSealed() && !FileManager.default.fileExists(atPath: file)
+                throw HubError(.internalServerError, .hubDatabaseUnavailable, "cannot read the password file \(file)"
+                    + (sealed ? " (sealed by clup-hub seal: run the command with systemd-run --pipe --wait -p User=clup-hub "
+                        + "-p LoadCredentialEncrypted=\(HubSecret.databasePassword.rawValue) /usr/bin/clup-hub …)" : ""))
             }
             password = text.split(separator: "\n").first.map(String.init)
         }

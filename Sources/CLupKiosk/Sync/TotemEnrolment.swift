@@ -184,12 +184,17 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
         fsync(folder)
     }
 
-    /// Takes clupd's lock on `directory` for the enrolment (-1 when the folder does not
-    /// exist yet); a running clupd is an error.
+    /// Takes clupd's lock on `directory` for the enrolment or the sealing (-1 when the folder
+    /// does not exist yet); a running clupd is an error. A lock file root makes here is given
+    /// to the folder's owner at once: clupd, as that user, opens it at every start.
     static func lockAgainstClupd(_ directory: String) throws(CodedError) -> Int32 {
         guard FileManager.default.fileExists(atPath: directory) else { return -1 }
         let lock = Glibc.open(directory + "/clupd.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw CodedError(.lockUnopenable, "cannot open \(directory)/clupd.lock: \(systemError())") }
+        var folder = stat(), file = stat()
+        if getuid() == 0, lstat(directory, &folder) == 0, folder.st_uid != 0, fstat(lock, &file) == 0, file.st_uid == 0 {
+            _ = fchown(lock, folder.st_uid, folder.st_gid)
+        }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             close(lock)
             throw CodedError(.stateDirectoryInUse, "clupd runs on \(directory): stop it first (systemctl stop clupd)")
@@ -199,17 +204,23 @@ public struct TotemEnrolment: Codable, Sendable, Equatable {
 
     /// Gives the files enrolment wrote to whoever owns `directory`: root enrols (the
     /// package makes /var/lib/clup the clup user's), clupd then runs as that user and must
-    /// read its keys. Only files that are root's are changed; a symbolic link is never followed.
+    /// read its keys. Only regular files that are root's are changed, through their own
+    /// descriptor (never a link).
     public static func handOver(directory: String) {
-        var folder = stat()
-        guard getuid() == 0, lstat(directory, &folder) == 0, folder.st_uid != 0 else { return }
+        var owner = stat()
+        guard getuid() == 0, lstat(directory, &owner) == 0, owner.st_uid != 0 else { return }
+        let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return }
+        defer { close(folder) }
         // The sealed keys stay root's: systemd opens them for clupd, which never reads them.
         for name in enrolmentFiles + ["clupd.lock"] where !name.hasSuffix(".cred") {
+            let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { continue }
             var file = stat()
-            let path = directory + "/" + name
-            if lstat(path, &file) == 0, file.st_mode & S_IFMT == S_IFREG, file.st_uid == 0 {
-                _ = lchown(path, folder.st_uid, folder.st_gid)
+            if fstat(fd, &file) == 0, file.st_mode & S_IFMT == S_IFREG, file.st_uid == 0 {
+                _ = fchown(fd, owner.st_uid, owner.st_gid)
             }
+            close(fd)
         }
     }
 
