@@ -10,8 +10,6 @@ import Foundation
 struct Clupd: ParsableCommand {
     /// Sent to the hub at enrolment.
     static let version = ClupVersion.current
-    /// The state folder the package gives clupd (systemd's StateDirectory=clup).
-    static let packageStateDirectory = "/var/lib/clup"
 
     static let configuration = CommandConfiguration(
         commandName: "clupd",
@@ -28,7 +26,7 @@ struct Run: ParsableCommand {
     var simulate = false
 
     @Option(help: "Directory for the database, keys and spool.")
-    var stateDir = "/var/lib/clup"
+    var stateDir = StateDirectory.package
 
     @Option(help: "Configuration file (default: /etc/clup/clupd.toml if present).")
     var config: String?
@@ -61,7 +59,7 @@ struct Enrol: ParsableCommand {
     @Option(help: "The hub's address, https://HOST:PORT.") var hub: String
     @Option(help: "The one-time enrolment code (`clup-hub enrolment-code`).") var code: String
     @Option(help: "The hub's CA certificate (ca.pem, from `clup-hub init`).") var ca: String
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = Clupd.packageStateDirectory
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
     @Option(help: ArgumentHelp("How the keys are kept: sealed (to this machine, as root) or plain (files).",
                                discussion: "Default: sealed in the package's state folder, plain elsewhere."))
     var keys: TotemEnrolment.KeyStorage?
@@ -72,7 +70,7 @@ struct Enrol: ParsableCommand {
         // Run as root, what it writes goes to the state folder's owner (clupd's user).
         defer { TotemEnrolment.handOver(directory: stateDir) }
         do {
-            let storage = keys ?? (URL(fileURLWithPath: stateDir).resolvingSymlinksInPath().path == Clupd.packageStateDirectory ? .sealed : .plain)
+            let storage = keys ?? (StateDirectory.isPackage(stateDir) ? .sealed : .plain)
             let enrolment = try TotemEnrolment.enrol(hub: hub, code: code, caFile: ca, directory: stateDir,
                                                      softwareVersion: Clupd.version, keys: storage, again: again)
             print("enrolled as \(enrolment.deviceID): store \(enrolment.storeID), totem \(enrolment.letter), door \(enrolment.door)")
@@ -106,7 +104,7 @@ struct Keys: ParsableCommand {
     struct Seal: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Seal the keys as systemd credentials and check they open: a plain key file is sealed and erased; a ticket key is made if none (clup-keys.service runs this before clupd starts).")
-        @Option(help: "Directory for the database, keys and spool.") var stateDir = Clupd.packageStateDirectory
+        @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
 
         func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.sealAll(in: stateDir) } }
     }
@@ -114,7 +112,7 @@ struct Keys: ParsableCommand {
     struct Unseal: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the sealed keys back as plain files, for a downgrade to a release from before sealed keys (the package's prerm runs this).")
-        @Option(help: "Directory for the database, keys and spool.") var stateDir = Clupd.packageStateDirectory
+        @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
 
         func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.unsealAll(in: stateDir) } }
     }
@@ -122,7 +120,7 @@ struct Keys: ParsableCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check that this machine opens the sealed keys, changing nothing.")
-        @Option(help: "Directory for the database, keys and spool.") var stateDir = Clupd.packageStateDirectory
+        @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
 
         func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.checkAll(in: stateDir) } }
     }
@@ -135,7 +133,7 @@ struct AptSourceCommand: ParsableCommand {
         commandName: "apt-source",
         abstract: "Write the apt source of the chain's repository, with its release key, from this totem's enrolment (as root).")
 
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
     @Option(help: "apt's configuration directory.") var aptDirectory = "/etc/apt"
 
     func run() throws {
@@ -159,7 +157,7 @@ struct UpdateCommand: ParsableCommand {
         commandName: "update",
         abstract: "Install the clup-totem version the hub's rollout wants, when the entrance is idle; undo it if clupd does not come up healthy (as root).")
 
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
     @Option(help: "The helper's own directory (package cache, database copy).") var workDir = "/var/lib/clup-update"
     @Option(help: "clupd's control socket.") var socket = ControlClient.defaultSocketPath
     @Option(help: "apt's configuration directory.") var aptDirectory = "/etc/apt"
@@ -222,7 +220,7 @@ struct Backup: ParsableCommand {
         abstract: "Copy the database with SQLite's backup API (consistent while clupd runs; nothing is migrated).",
         discussion: "Without --to the copy goes to STATE_DIR/backups/, where only the newest --keep copies are kept.")
 
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = "/var/lib/clup"
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
     @Option(help: "Where to write the copy (default: STATE_DIR/backups/clupd-TIME-SCHEMA.sqlite).") var to: String?
     @Option(help: "How many copies to keep in STATE_DIR/backups, the new one among them (1 to 100; not used with --to).")
     var keep = 3

@@ -2,7 +2,16 @@ import CLupCore
 import Foundation
 
 /// The directory holding the totem's database, key and spool, locked for one daemon.
-struct StateDirectory {
+public struct StateDirectory {
+    /// The state folder the package gives clupd (systemd's `StateDirectory=clup`): its
+    /// keys are sealed there, and kept as files anywhere else (a checkout, the tests).
+    public static let package = "/var/lib/clup"
+
+    /// Whether `directory` is the package's state folder, reached by whatever path.
+    public static func isPackage(_ directory: String) -> Bool {
+        URL(fileURLWithPath: directory).resolvingSymlinksInPath().path == package
+    }
+
     let path: String
     private let lockFD: Int32
 

@@ -11,9 +11,6 @@ import Foundation
 /// silently: every ticket printed so far was signed with it, so a key that cannot be read
 /// stops the daemon instead.
 enum TotemKey {
-    /// The state folder the package gives clupd (systemd's StateDirectory=clup).
-    static let packageStateDirectory = "/var/lib/clup"
-
     /// Why the key could not be loaded or created.
     struct KeyError: Error, CodedErrorConvertible {
         let coded: CodedError
@@ -49,8 +46,8 @@ enum TotemKey {
         }
         // The package's folder holds sealed keys only: clupd started there by hand never
         // leaves a key in clear.
-        if URL(fileURLWithPath: directory).resolvingSymlinksInPath().path == packageStateDirectory {
-            throw KeyError(.keyNotSealed, "\(name) is not sealed in \(packageStateDirectory) yet: start clupd as its unit does "
+        if StateDirectory.isPackage(directory) {
+            throw KeyError(.keyNotSealed, "\(name) is not sealed in \(StateDirectory.package) yet: start clupd as its unit does "
                 + "(systemctl start clupd), which seals a new key first")
         }
         return try loadOrCreate(at: path)
