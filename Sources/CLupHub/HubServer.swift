@@ -47,7 +47,7 @@ public struct HubServer: Sendable {
             .addRoutes(to: router)
         RepositoryFiles(releases: releases).addRoutes(to: router)
         EnrolmentController(enrolment: Enrolment(database: database, releases: releases), logger: logger).addRoutes(to: router)
-        Panel(database: database, releases: releases, origins: origins).addRoutes(to: router)
+        Panel(database: database, releases: releases, origins: origins, proxies: proxies).addRoutes(to: router)
         LineSite(line: line, nearby: nearby, proxies: proxies, origins: origins, push: push).addRoutes(to: router)
 
         let app = router.group("/v1/stores/:store").add(middleware: BearerToken.app(settings.appToken, what: "the bookings API"))

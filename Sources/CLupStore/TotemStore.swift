@@ -254,6 +254,13 @@ public final class TotemStore: Sendable {
         }
     }
 
+    /// How many audit entries (`staff.audit` events) the totem keeps now.
+    public func auditTrailCount() throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE device_id = ? AND type = 'staff.audit'", arguments: [deviceID]) ?? 0
+        }
+    }
+
     /// Deletes the audit trail's entries (`staff.audit` events) the totem need not keep any
     /// more: those kept before `before`, and those beyond the newest `keeping`, of the events
     /// up to seq `held` only (what the hub holds: nothing it has not uploaded goes). An audit

@@ -13,7 +13,7 @@ struct ClupHub: AsyncParsableCommand {
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
         subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
-                      ReleaseCommand.self, RolloutCommand.self, RetentionCommand.self, Notices.self, Seal.self, ExampleConfig.self])
+                      ReleaseCommand.self, RolloutCommand.self, RetentionCommand.self, Notices.self, AuditCommand.self, Seal.self, ExampleConfig.self])
 }
 
 struct ConfigOption: ParsableArguments {
@@ -440,7 +440,9 @@ struct Totems: AsyncParsableCommand {
                 let support = row.outOfSupport(at: now) ? " OUT OF SUPPORT since \(row.supportEnds?.formatted(.iso8601.year().month().day()) ?? "")" : ""
                 print("\(row.deviceID)  store \(row.store) totem \(row.letter) door \(row.door)  \(state)  acknowledged \(row.acknowledged)"
                     + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced") + "  version \(row.softwareVersion)\(support)"
-                    + (row.lastUpdate.map { "  last update \($0)" } ?? ""))
+                    + (row.lastUpdate.map { "  last update \($0)" } ?? "")
+                    + (row.integrity.flatMap { $0.isClean ? nil : "  ALERT integrity check \(TypedText.escaped($0.summary))" } ?? "")
+                    + (row.auditTrail.flatMap { $0.isNearlyFull ? "  audit trail \(Int(($0.share * 100).rounded(.down))) % full" : nil } ?? ""))
             }
         }
     }
@@ -460,6 +462,40 @@ struct Notices: AsyncParsableCommand {
                 print("notice \(letter.id)  store \(letter.store)  \(letter.kind)  \(letter.kind == "called" ? "place" : "booking") \(letter.bookingNumber)"
                     + "  \(letter.attempts) attempt(s)  given up \(letter.deadAt.formatted(.iso8601))  \(letter.reason)")
             }
+        }
+    }
+}
+
+/// `clup-hub audit`: the chain's audit trail, newest last.
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Print the audit trail: when, who and from where, which store, what, and how it ended.")
+    @OptionGroup var options: ConfigOption
+    @Option(help: "Only this store's.") var store: StoreID?
+    @Option(help: "Only records since this day (YYYY-MM-DD, UTC).") var since: String?
+    @Option(help: "At most this many, the newest (1 to 100000).") var limit = 200
+    @Flag(help: "As JSON.") var json = false
+
+    func run() async throws {
+        try await refusing {
+            guard (1...100_000).contains(limit) else { throw CommandFailure(CodedError(.badHubRequest, "--limit is 1 to 100000, not \(limit)")) }
+            let day = try since.map { text in
+                guard let day = try? Date(text + "T00:00:00Z", strategy: .iso8601) else {
+                    throw CommandFailure(CodedError(.badHubRequest, "--since is a day, YYYY-MM-DD, not \"\(TypedText.escaped(String(text.prefix(20))))\""))
+                }
+                return day
+            }
+            let entries = try await withDatabase(try options.load()) { try await Audit.entries(store: store, since: day, limit: limit, database: $0) }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                encoder.dateEncodingStrategy = .iso8601
+                print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                return
+            }
+            if entries.isEmpty { print("no audit record") }
+            for entry in entries { print(entry.line) }
         }
     }
 }

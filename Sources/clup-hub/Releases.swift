@@ -40,7 +40,7 @@ struct ReleaseCommand: AsyncParsableCommand {
                 let keys = try ReleaseKey.list(String(decoding: data, as: UTF8.self))
                 guard !keys.isEmpty else { throw CommandFailure(CodedError(.releaseSigningKeyUnusable, "\(file) holds no release key")) }
                 for key in keys {
-                    let new = try await withDatabase(config) { try await ReleaseManifests(database: $0).trust(key, by: RolloutCommand.who) }
+                    let new = try await withDatabase(config) { try await ReleaseManifests(database: $0).trust(key, by: .shell) }
                     print("release: \(key) \(new ? "trusted" : "was trusted already")")
                 }
             }
@@ -61,7 +61,7 @@ struct ReleaseCommand: AsyncParsableCommand {
                 }
                 let repository = ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath)
                 let manifest = try await withDatabase(config) {
-                    try await ReleaseManifests(database: $0).vouch(data, repository: repository, by: RolloutCommand.who)
+                    try await ReleaseManifests(database: $0).vouch(data, repository: repository, by: .shell)
                 }
                 print("release: \(manifest.release) vouched for, \(manifest.packages.count) package(s), expires \(manifest.expires.formatted(.iso8601))")
             }
@@ -99,8 +99,6 @@ struct RolloutCommand: AsyncParsableCommand {
         commandName: "rollout", abstract: "Roll a version of the repository out to the totems: canaries, shares of each store, all.",
         subcommands: [Start.self, Pause.self, Resume.self, Abort.self, Status.self])
 
-    static let who = "clup-hub (shell)"
-
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Start a rollout (one is live at a time).")
         @OptionGroup var options: ConfigOption
@@ -122,7 +120,7 @@ struct RolloutCommand: AsyncParsableCommand {
                 }
                 let available = ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath).publishedVersions()
                 let plan = Rollouts.Plan(version: version, canaries: canaries, shares: shares, healthySeconds: healthyMinutes * 60)
-                let status = try await withDatabase(config) { try await Rollouts(database: $0).start(plan, available: available, by: RolloutCommand.who) }
+                let status = try await withDatabase(config) { try await Rollouts(database: $0).start(plan, available: available, by: .shell) }
                 print(status.summary)
             }
         }
@@ -135,7 +133,7 @@ struct RolloutCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await refusing {
-                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).pause(reason: reason, by: RolloutCommand.who) }.summary)
+                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).pause(reason: reason, by: .shell) }.summary)
             }
         }
     }
@@ -146,7 +144,7 @@ struct RolloutCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await refusing {
-                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).resume(by: RolloutCommand.who) }.summary)
+                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).resume(by: .shell) }.summary)
             }
         }
     }
@@ -157,7 +155,7 @@ struct RolloutCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await refusing {
-                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).abort(by: RolloutCommand.who) }.summary)
+                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).abort(by: .shell) }.summary)
             }
         }
     }

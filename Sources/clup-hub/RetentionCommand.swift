@@ -31,7 +31,7 @@ struct RetentionCommand: AsyncParsableCommand {
         func run() async throws {
             try await refusing {
                 let before = try await withDatabase(try options.load()) {
-                    try await Retention(database: $0).setEventDays(days, by: "clup-hub (shell)")
+                    try await Retention(database: $0).setEventDays(days, by: .shell)
                 }
                 print("retention: events kept \(days) days (before: \(before))")
             }

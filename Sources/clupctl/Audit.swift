@@ -22,11 +22,18 @@ struct Audit: ParsableCommand {
         for line in Self.lines(report) { print(line) }
     }
 
-    /// One line per entry. Every field is escaped: a name or a reason typed with a newline
-    /// in it cannot pass for an entry of its own, nor act on the terminal.
+    /// One line per entry: when, role, who, what, how it ended, and where it came from
+    /// (with the command as typed). Every field is escaped: a name or a reason typed with a
+    /// newline in it cannot pass for an entry of its own, nor act on the terminal.
     static func lines(_ report: AuditReport) -> [String] {
         report.entries.map { entry in
-            let command = entry.what.map { "  uid \(entry.uid.map(String.init) ?? "?"): \(shown($0))" } ?? ""
+            let command: String
+            if let from = entry.from {
+                command = "  from \(shown(from))" + (entry.what.map { ": \(shown($0))" } ?? "")
+            } else {
+                // An entry from before 0.12 knows the caller's uid only.
+                command = entry.what.map { "  uid \(entry.uid.map(String.init) ?? "?"): \(shown($0))" } ?? ""
+            }
             return "\(entry.at.formatted(.iso8601))  \(column(shown(entry.role), 10)) \(column(shown(entry.who), 10)) "
                 + "\(column(shown(entry.action), 16)) \(shown(entry.result))\(command)"
         }

@@ -14,7 +14,7 @@ struct Clupd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clupd",
         abstract: "The CLup totem daemon: drives the kiosk's devices, keeps the queue and the occupancy ledger.",
-        subcommands: [Run.self, Enrol.self, Keys.self, AptSourceCommand.self, UpdateCommand.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
+        subcommands: [Run.self, Enrol.self, Keys.self, AptSourceCommand.self, UpdateCommand.self, Verify.self, Backup.self, ExampleConfig.self, ReplayTouch.self, EncodeEvents.self, ScannerKeys.self],
         defaultSubcommand: Run.self)
 }
 
@@ -194,8 +194,14 @@ struct UpdateCommand: ParsableCommand {
             print("update: apt's pin of the chain's hub written into \(aptDirectory)")
         }
         let system = DebianUpdateSystem(socketPath: socket, aptDirectory: aptDirectory, workDirectory: workDir)
-        let outcome = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline,
-                                   shippedKeys: releaseKeys).run()
+        let updater = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline,
+                                   shippedKeys: releaseKeys)
+        // The daily check of the installed files, never in the middle of an update (a run
+        // cut short finishes it first).
+        if !updater.isPending, let report = IntegrityCheck.dpkg(stateDirectory: stateDir, workDirectory: workDir).runIfDue(now: Date()) {
+            print("update: integrity check: \(report.summary)")
+        }
+        let outcome = updater.run()
         switch outcome {
         case let .nothingToDo(why): print("update: nothing to do: \(why)")
         case let .waiting(why): print("update: waiting: \(why)")
@@ -210,6 +216,25 @@ struct UpdateCommand: ParsableCommand {
             print("update: clup-totem \(version) not installed, \(because)")
             throw ExitCode(1)
         }
+    }
+}
+
+/// `clupd verify`: the integrity check of the installed package, now (the update helper
+/// runs it once a day).
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the installed clup-totem's files against the package (dpkg --verify), leave the report clupd sends to the hub.",
+        discussion: "Exits 1 when a file changed or is missing (configuration files are not counted), 2 when the check could not run.")
+
+    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+    @Option(help: "The update helper's own directory (the time of the last check).") var workDir = "/var/lib/clup-update"
+    @Option(help: "The root the package is installed under (its dpkg database under ROOT/var/lib/dpkg).") var root = "/"
+
+    func run() throws {
+        let report = IntegrityCheck.dpkg(root: root, stateDirectory: stateDir, workDirectory: workDir).run(now: Date())
+        print("verify: \(report.summary)")
+        if report.problem != nil { throw ExitCode(2) }
+        if !report.isClean { throw ExitCode(1) }
     }
 }
 

@@ -36,15 +36,17 @@ final class AuditEntryTests: XCTestCase {
     func test_aNewlineAnEscapeOrANulIsKeptEscaped() throws {
         let forged = "x\n1999-01-01T00:00:00Z  technician tess  login  ok"
         let entry = AuditEntry(role: .technician, who: forged, action: .loginRefused,
-                               result: "E-CTL-009 A-1\u{1B}]0;pwned\u{07} is not a ticket number", uid: 0, what: "void A-001 \"a\u{0}b\"")
-        for field in [entry.who, entry.result, entry.what ?? ""] {
+                               result: "E-CTL-009 A-1\u{1B}]0;pwned\u{07} is not a ticket number", uid: 0, what: "void A-001 \"a\u{0}b\"",
+                               from: "clupctl\nforged")
+        for field in [entry.who, entry.result, entry.what ?? "", entry.from ?? ""] {
             XCTAssertFalse(TypedText.hasControls(field), field)
             XCTAssertLessThanOrEqual(field.count, AuditEntry.maximumCommand)
         }
         XCTAssertTrue(entry.who.hasPrefix(#"x\n1999-01-01"#), entry.who)
         XCTAssertTrue(entry.result.contains(#"\u{1B}]0;pwned\u{7}"#), entry.result)
         XCTAssertEqual(entry.what, #"void A-001 "a\u{0}b""#)
-        let long = AuditEntry(role: .technician, who: String(repeating: "\n", count: 100), action: .loginRefused, result: "")
+        XCTAssertEqual(entry.from, #"clupctl\nforged"#)
+        let long = AuditEntry(role: .technician, who: String(repeating: "\n", count: 100), action: .loginRefused, result: "", from: nil)
         XCTAssertEqual(long.who, String(repeating: #"\n"#, count: AuditEntry.maximumText / 2), "bounded once escaped")
         // Read back (by clupd, then by clupctl), it stays as kept: nothing is escaped twice.
         let again = try JSONDecoder().decode(AuditEntry.self, from: JSONEncoder().encode(entry))

@@ -95,10 +95,14 @@ final class EventSchemaTests: XCTestCase {
             ("store.door-limit-applied.1", .doorLimitApplied(DoorLimit(limit: 6, version: 42), businessDay: day, at: later)),
             ("ticket.from-other-door.1", .ticketFromOtherDoor(plainTicket, at: later)),
             ("ticket.left.1", .ticketLeft(number, businessDay: day, at: later)),
-            ("staff.audit.1", .audited(AuditEntry(role: .employee, who: "104", action: .priorityTicket, result: "ticket A-P003"),
+            ("staff.audit.1", .audited(AuditEntry(role: .employee, who: "104", action: .priorityTicket, result: "ticket A-P003", from: nil),
                                        businessDay: day, at: later)),
             ("staff.audit.2", .audited(AuditEntry(role: .technician, who: "tess", action: .command, result: "ok", uid: 1000,
-                                                  what: "void A-R017 --reason \"printed twice\""), businessDay: day, at: later)),
+                                                  what: "void A-R017 --reason \"printed twice\"", from: nil), businessDay: day, at: later)),
+            // 0.12: where it came from.
+            ("staff.audit.3", .audited(AuditEntry(role: .technician, who: "tess", action: .command, result: "ok", uid: 1000,
+                                                  what: "void A-R017 --reason \"printed twice\"",
+                                                  from: "clupctl, pid 4711, uid 1000 (tess), pts/1"), businessDay: day, at: later)),
         ]
     }
 
@@ -109,9 +113,9 @@ final class EventSchemaTests: XCTestCase {
         case .dayOpened, .ticketSubmitted, .ticketPrinted, .ticketPrintFailed, .ticketNoShow, .admissionLapsed, .ticketReprinted,
              .ticketSkipped, .ticketVoided, .occupancyCorrected, .ticketFromOtherDoor, .ticketLeft, .doorLimitApplied:
             1
-        case .ticketCalled, .ticketAdmitted, .passage, .storeSettingsApplied, .audited:
+        case .ticketCalled, .ticketAdmitted, .passage, .storeSettingsApplied:
             2
-        case .ticketIssued:
+        case .ticketIssued, .audited:
             3
         }
     }

@@ -30,6 +30,32 @@ final class BatchStepsTests: XCTestCase {
         }
     }
 
+    /// A totem's daily integrity check that found its files changed raises the alert once:
+    /// an audit record of its store naming the totem as the source, and the metric; the same
+    /// report sent again with every upload adds nothing, a clean one clears the metric.
+    func test_filesChangedAtATotemAreAuditedOnceAndShownInTheMetrics() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let steps = BatchSteps(database: hub.database)
+            let changed = IntegrityReport(at: 1_800_000_000, version: "0.12.0", files: 40, changed: ["/usr/bin/clupd changed"])
+            let health = TotemHealth(devices: [], printer: "ready", softwareVersion: "0.12.0", integrity: changed)
+            for _ in 0..<3 { _ = try await steps.recordHealth(health, device: a.device.deviceID) }
+            XCTAssertEqual(try hub.sql("SELECT who || ' | ' || source || ' | ' || store_id || ' | ' || action || ' | ' || result FROM audit WHERE action = 'integrity check'"),
+                           "clup-hub | report of totem \(a.device.deviceID) | 7 | integrity check | "
+                               + "changed: 1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupd changed")
+            var text = try await HubMetrics().scrape(hub.database)
+            XCTAssertTrue(text.contains("clup_hub_totem_files_changed{device=\"\(a.device.deviceID)\",store=\"7\"} 1\n"), text)
+            // The next day's check finds them as installed again.
+            let clean = IntegrityReport(at: 1_800_086_400, version: "0.12.0", files: 40, changed: [])
+            _ = try await steps.recordHealth(TotemHealth(devices: [], printer: "ready", softwareVersion: "0.12.0", integrity: clean),
+                                             device: a.device.deviceID)
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM audit WHERE action = 'integrity check'"), "1")
+            text = try await HubMetrics().scrape(hub.database)
+            XCTAssertTrue(text.contains("clup_hub_totem_files_changed{device=\"\(a.device.deviceID)\",store=\"7\"} 0\n"), text)
+            XCTAssertTrue(text.contains("clup_hub_totem_integrity_check_timestamp_seconds{device=\"\(a.device.deviceID)\",store=\"7\"} 1800086400"), text)
+        }
+    }
+
     func test_theDoorSharesStepKeepsTheDoorsFiguresAndTellsTheOtherDoorsOnlyOfNews() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")

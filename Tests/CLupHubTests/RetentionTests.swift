@@ -81,12 +81,12 @@ final class RetentionTests: XCTestCase {
             let none = try await retention.retire()
             XCTAssertEqual(none, [])
             do {
-                _ = try await retention.setEventDays(10, by: "test")
+                _ = try await retention.setEventDays(10, by: .test)
                 XCTFail("10 days were taken")
             } catch let error as HubError {
                 XCTAssertEqual(error.coded.message, "the chain keeps between 30 and 3660 days of events, not 10")
             }
-            let before = try await retention.setEventDays(30, by: "test")
+            let before = try await retention.setEventDays(30, by: .test)
             XCTAssertEqual(before, 400)
             let retired = try await retention.retire()
             XCTAssertEqual(retired, [old.1.date, lessOld.1.date], "the days retired, oldest first")

@@ -74,9 +74,9 @@ final class RolloutTests: XCTestCase {
     /// `clup-hub release trust` and `vouch` do.
     func vouch(_ hub: HubFixture, _ versions: [String] = [RolloutTests.version]) async throws {
         let manifests = ReleaseManifests(database: hub.database)
-        try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: "test")
+        try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: .test)
         let repository = try repository(versions)
-        for version in versions { _ = try await manifests.vouch(try Self.manifest(version).json, repository: repository, by: "test") }
+        for version in versions { _ = try await manifests.vouch(try Self.manifest(version).json, repository: repository, by: .test) }
     }
 
     func settingsVersion(_ hub: HubFixture, _ store: String) throws -> Int64 {
@@ -93,7 +93,7 @@ final class RolloutTests: XCTestCase {
             let versionOf9 = try settingsVersion(hub, "9")
             var status = try await rollouts.start(.init(version: Self.version, canaries: canaries.map(\.device.deviceID.rawValue), shares: [25],
                                                         healthySeconds: 60),
-                                                  available: ["0.12.0", Self.version], by: "test")
+                                                  available: ["0.12.0", Self.version], by: .test)
             XCTAssertEqual(status.state, .running)
             XCTAssertEqual(status.targeted, 2)
             for totem in all {
@@ -145,7 +145,7 @@ final class RolloutTests: XCTestCase {
             let canaries = [stores["7"]![0], stores["8"]![0]]
             let rollouts = Rollouts(database: hub.database)
             _ = try await rollouts.start(.init(version: Self.version, canaries: canaries.map(\.device.deviceID.rawValue), shares: [50],
-                                               healthySeconds: 0), available: [Self.version], by: "test")
+                                               healthySeconds: 0), available: [Self.version], by: .test)
             try await report(hub, canaries[1], runs: Self.version)
             // The first canary's helper undid the update: it runs the version before again.
             try await report(hub, canaries[0], runs: "0.12.0",
@@ -165,11 +165,11 @@ final class RolloutTests: XCTestCase {
             let row = try hub.sql("SELECT version || ' ' || outcome FROM totem_update WHERE device_id = '\(canaries[0].device.deviceID)'")
             XCTAssertEqual(row.trimmingCharacters(in: .whitespacesAndNewlines), "\(Self.version) rolled-back")
             // An administrator resumes it (the failure stays in the past), then aborts it.
-            status = try await rollouts.resume(by: "test")
+            status = try await rollouts.resume(by: .test)
             XCTAssertEqual(status.state, .running)
             let told = try await target(hub, canaries[1])
             XCTAssertEqual(told, Self.version)
-            status = try await rollouts.abort(by: "test")
+            status = try await rollouts.abort(by: .test)
             XCTAssertEqual(status.state, .aborted)
             let after = try await target(hub, canaries[1])
             XCTAssertNil(after)
@@ -185,7 +185,7 @@ final class RolloutTests: XCTestCase {
             let rollouts = Rollouts(database: hub.database)
             func refused(_ plan: Rollouts.Plan, _ expected: String, file: StaticString = #filePath, line: UInt = #line) async {
                 do {
-                    _ = try await rollouts.start(plan, available: [Self.version], by: "test")
+                    _ = try await rollouts.start(plan, available: [Self.version], by: .test)
                     XCTFail("started: \(plan)", file: file, line: line)
                 } catch let error as HubError {
                     XCTAssertTrue(error.coded.message.contains(expected), error.coded.message, file: file, line: line)
@@ -202,7 +202,7 @@ final class RolloutTests: XCTestCase {
             await refused(.init(version: Self.version, canaries: [id], shares: [100], healthySeconds: 60), "1 to 99 %")
             await refused(.init(version: Self.version, canaries: [id], shares: [], healthySeconds: .infinity), "7 days")
             _ = try await rollouts.start(.init(version: Self.version, canaries: [id], shares: [], healthySeconds: 60),
-                                         available: [Self.version], by: "test")
+                                         available: [Self.version], by: .test)
             await refused(.init(version: Self.version, canaries: [id], shares: [], healthySeconds: 60), "is live: abort it first")
         }
     }
@@ -215,7 +215,7 @@ final class RolloutTests: XCTestCase {
             let repository = try repository(["0.13.0", "0.14.0"])
             func refused(_ json: Data, now: Date = Date(), _ expected: String, file: StaticString = #filePath, line: UInt = #line) async {
                 do {
-                    _ = try await manifests.vouch(json, repository: repository, by: "test", now: now)
+                    _ = try await manifests.vouch(json, repository: repository, by: .test, now: now)
                     XCTFail("vouched for", file: file, line: line)
                 } catch let error as HubError {
                     XCTAssertTrue(error.coded.message.contains(expected), error.coded.message, file: file, line: line)
@@ -224,14 +224,14 @@ final class RolloutTests: XCTestCase {
                 }
             }
             await refused(try Self.manifest("0.13.0").json, "the hub trusts no release key yet")
-            try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: "test")
+            try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: .test)
             await refused(try Self.manifest("0.13.0", key: Self.hubsOwnKey).json, "not by a release key trusted here")
             await refused(try Self.manifest("0.13.0", contents: "another build").json, "is not the package the manifest vouches for")
             await refused(try Self.manifest("0.15.0").json, "clup-hub release add the package first")
             await refused(Data("{\"payloadType\": 1}".utf8), "not a signed manifest")
             let plan = Rollouts.Plan(version: "0.13.0", canaries: [a.device.deviceID.rawValue], shares: [], healthySeconds: 0)
             do {
-                _ = try await rollouts.start(plan, available: ["0.13.0", "0.14.0"], by: "test")
+                _ = try await rollouts.start(plan, available: ["0.13.0", "0.14.0"], by: .test)
                 XCTFail("a version no manifest vouches for was rolled out")
             } catch let error as HubError {
                 XCTAssertEqual(error.coded.code, "E-UPD-005")
@@ -239,19 +239,19 @@ final class RolloutTests: XCTestCase {
             }
             // A manifest added 31 days ago, with 30 days to run: expired now.
             let month = Date().addingTimeInterval(-31 * 86_400)
-            _ = try await manifests.vouch(try Self.manifest("0.14.0", issued: month).json, repository: repository, by: "test", now: month)
+            _ = try await manifests.vouch(try Self.manifest("0.14.0", issued: month).json, repository: repository, by: .test, now: month)
             do {
                 _ = try await rollouts.start(.init(version: "0.14.0", canaries: plan.canaries, shares: [], healthySeconds: 0),
-                                             available: ["0.13.0", "0.14.0"], by: "test")
+                                             available: ["0.13.0", "0.14.0"], by: .test)
                 XCTFail("a version whose manifest expired was rolled out")
             } catch let error as HubError {
                 XCTAssertEqual(error.coded.code, "E-UPD-006")
             }
             let signed = try Self.manifest("0.13.0")
-            let vouched = try await manifests.vouch(signed.json, repository: repository, by: "test")
+            let vouched = try await manifests.vouch(signed.json, repository: repository, by: .test)
             XCTAssertEqual(vouched.release, "0.13.0")
             await refused(try Self.manifest("0.13.0", issued: Date().addingTimeInterval(-3600)).json, "issued later")
-            _ = try await rollouts.start(plan, available: ["0.13.0", "0.14.0"], by: "test")
+            _ = try await rollouts.start(plan, available: ["0.13.0", "0.14.0"], by: .test)
             // The canary's settings carry the manifest as it was signed: the totem checks it itself.
             let settings = try await hub.database.transaction { connection in
                 try await StoreSettingsReader.current(store: a.device.storeID, device: a.device.deviceID, connection, HubFixture.logger)
@@ -280,11 +280,11 @@ final class RolloutTests: XCTestCase {
             let a = try await hub.enrol("A", door: "north")
             let b = try await hub.enrol("B", door: "south")
             let manifests = ReleaseManifests(database: hub.database)
-            try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: "test")
+            try await manifests.trust(try ReleaseKey(rawRepresentation: Self.releaseKey.publicKey.rawRepresentation), by: .test)
             let repository = try repository(["0.11.0", "0.13.0"])
             let ended = Date().addingTimeInterval(-86_400), later = Date().addingTimeInterval(5 * 365 * 86_400)
-            _ = try await manifests.vouch(try Self.manifest("0.11.0", supportEnds: ended).json, repository: repository, by: "test")
-            _ = try await manifests.vouch(try Self.manifest("0.13.0", supportEnds: later).json, repository: repository, by: "test")
+            _ = try await manifests.vouch(try Self.manifest("0.11.0", supportEnds: ended).json, repository: repository, by: .test)
+            _ = try await manifests.vouch(try Self.manifest("0.13.0", supportEnds: later).json, repository: repository, by: .test)
             try await report(hub, a, runs: "0.11.0")
             try await report(hub, b, runs: "0.13.0")
             let rows = try await HubAdmin(database: hub.database).totems(store: nil)

@@ -31,7 +31,7 @@ final class ControlAuditTests: XCTestCase {
                                                        socketPath: directory + "/control.sock", simulate: true))
         if let technician {
             _ = try StaffController(kiosk: daemon.kiosk, technicians: daemon.technicians)
-                .putTechnician(technician.name, secret: try PinHash.make(pin: technician.secret), replacing: false, by: "root", uid: 0)
+                .putTechnician(technician.name, secret: try PinHash.make(pin: technician.secret), replacing: false, by: "root", uid: 0, from: "a test")
         }
         defer { daemon.server.stopListening() }
         let router = daemon.controlRouter()

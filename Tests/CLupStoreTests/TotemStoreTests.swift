@@ -109,7 +109,7 @@ final class TotemStoreTests: XCTestCase {
         let old = start.addingTimeInterval(-100 * 86_400)
         func audit(_ result: String, at instant: Date) throws {
             try run(store, &state, at: instant) { day in
-                day.audit(AuditEntry(role: .technician, who: "tess", action: .command, result: result), at: Moment(wall: instant))
+                day.audit(AuditEntry(role: .technician, who: "tess", action: .command, result: result, from: "a test"), at: Moment(wall: instant))
             }
         }
         for index in 0..<3 { try audit("old \(index)", at: old) }

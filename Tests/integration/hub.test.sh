@@ -263,6 +263,81 @@ test_the_hubs_secrets_sealed_are_read_from_systemds_credentials_and_none_is_left
   unset SYSTEMD_CREDENTIAL_SECRET
 }
 
+# A dpkg database of its own under $1, holding clup-totem 0.12.0 as installed there: the
+# totem's two binaries and its configuration file (a conffile), with their MD5 sums.
+make_installed_root() {
+  local root=$1
+  mkdir -p "$root/usr/bin" "$root/etc/clup" "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+  cp "$BIN/clupd" "$BIN/clupctl" "$root/usr/bin/"
+  cp "$WORK/clupd.toml" "$root/etc/clup/clupd.toml"
+  (cd "$root" && md5sum usr/bin/clupd usr/bin/clupctl) >"$root/var/lib/dpkg/info/clup-totem.md5sums"
+  printf '/usr\n/usr/bin\n/usr/bin/clupd\n/usr/bin/clupctl\n/etc/clup\n/etc/clup/clupd.toml\n' >"$root/var/lib/dpkg/info/clup-totem.list"
+  cat >"$root/var/lib/dpkg/status" <<STATUS
+Package: clup-totem
+Status: install ok installed
+Architecture: amd64
+Version: 0.12.0
+Maintainer: CLup <clup@example.org>
+Description: the totem
+Conffiles:
+ /etc/clup/clupd.toml $(md5sum <"$root/etc/clup/clupd.toml" | cut -c1-32)
+
+STATUS
+}
+
+# The hub's audit records of integrity checks; its metric of this totem's changed files.
+integrity_audits() { hub_psql -c "SELECT count(*) FROM audit WHERE action = 'integrity check'"; }
+hub_files_changed() {
+  curl -sf --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_METRICS_TOKEN" "$HUB_URL/metrics" \
+    | sed -n "s/^clup_hub_totem_files_changed{device=\"$(totem_device)\",store=\"7\"} //p"
+}
+
+test_a_binary_changed_outside_an_update_raises_an_alert_at_the_hub() {
+  hub_up
+  enrol A north >/dev/null
+  kiosk_start
+  make_installed_root "$WORK/root"
+  verify() { "$BIN/clupd" verify --root "$WORK/root" --state-dir "$WORK/state" --work-dir "$WORK/update"; }
+  mkdir -p "$WORK/update"
+  # A technician's edit of the configuration is not a change of the software.
+  echo "# edited on site" >>"$WORK/root/etc/clup/clupd.toml"
+  assert_eq "$(verify)" "verify: ok: 3 files of clup-totem 0.12.0 as installed"
+  clupctl sync now >/dev/null
+  wait_synced
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM audit WHERE action = 'integrity check'")" 0 "a clean check raises nothing"
+  # clupctl replaced by hand.
+  printf 'patched' >>"$WORK/root/usr/bin/clupctl"
+  rc=0; out=$(verify) || rc=$?
+  assert_eq "$rc" 1 "clupd verify with a file changed"
+  assert_eq "$out" "verify: 1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupctl changed"
+  # The totem says so: status, metrics, its log.
+  assert_contains "$(clupctl status)" "1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupctl changed"
+  assert_contains "$(clupctl metrics)" "clup_totem_files_changed 1"
+  # The hub raises it once, however many uploads carry the same report.
+  # (The health a batch carries is the totem's as of its last look at the printer: a sync
+  # asked for sends a new batch until one carries the report.)
+  # shellcheck disable=SC2016 # run again at each try
+  wait_until 60 'clupctl sync now >/dev/null; wait_synced; [ "$(integrity_audits)" = 1 ]'
+  for _ in 1 2 3; do clupctl sync now >/dev/null; wait_synced; done
+  assert_eq "$(integrity_audits)" 1 "audit records of the same report sent with four batches"
+  assert_eq "$(hub_psql -c "SELECT who, source, store_id, result FROM audit WHERE action = 'integrity check'")" \
+    "clup-hub|report of totem $(totem_device)|7|changed: 1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupctl changed"
+  assert_contains "$(clup_hub totems --store 7)" "ALERT integrity check 1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupctl changed"
+  assert_contains "$(clup_hub audit --store 7)" "clup-hub (report of totem $(totem_device))  store 7  integrity check  changed: 1 file"
+  metrics=$(curl -sf --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_METRICS_TOKEN" "$HUB_URL/metrics")
+  assert_contains "$metrics" "clup_hub_totem_files_changed{device=\"$(totem_device)\",store=\"7\"} 1"
+  assert_promtool_clean "$metrics" "the hub's metrics"
+  grep -q "integrity check: 1 file of clup-totem 0.12.0 changed outside an update" "$WORK/clupd.log" || fail "clupd did not log the change"
+  echo "report: $(clup_hub audit --store 7 | grep 'integrity check')"
+  # Put back, the next check clears the alert (and adds no record).
+  cp "$BIN/clupctl" "$WORK/root/usr/bin/clupctl"
+  assert_eq "$(verify)" "verify: ok: 3 files of clup-totem 0.12.0 as installed"
+  case $(clupctl status) in *"changed outside an update"*) fail "the status still shows the change after a clean check" ;; esac
+  # shellcheck disable=SC2016 # run again at each try
+  wait_until 60 'clupctl sync now >/dev/null; wait_synced; [ "$(hub_files_changed)" = 0 ]'
+  assert_eq "$(integrity_audits)" 1 "audit records after the clean check"
+}
+
 test_enrolment_codes_are_single_use_expire_and_unknown_ones_are_refused() {
   HUB_CODE_HOURS=0.0005 hub_up   # codes last 1.8 s
   code=$(clup_hub enrolment-code --store 7 --letter A --door main)

@@ -98,9 +98,12 @@ test_a_manager_changes_the_split_in_a_browser_and_the_totem_shows_it() {
   [ "$after" != None ] || fail "the totem did not show the new split within 60 s of the save"
   echo "report: the totem's clupctl status showed the new split $after s after the click on Save"
   echo "report: $(clupctl status | grep '^settings')"
-  assert_contains "$(hub_psql -c "SELECT who, action, before, after FROM audit WHERE store_id = '7' AND who = 'ada'")" \
-    "ada|store settings changed|capacity 30, walk-in 21, booking 9"
-  echo "report: audit: $(hub_psql -c "SELECT who, action, before, after FROM audit WHERE who = 'ada' AND store_id = '7'")"
+  # Audited with where it came from and how it ended, as `clup-hub audit` lists it.
+  assert_contains "$(hub_psql -c "SELECT who, source, action, result, before, after FROM audit WHERE store_id = '7' AND who = 'ada'")" \
+    "ada|panel from 127.0.0.1|store settings changed|ok|capacity 30, walk-in 21, booking 9"
+  trail=$(clup_hub audit --store 7)
+  assert_contains "$trail" "ada (panel from 127.0.0.1)  store 7  store settings changed  ok  [capacity 30, walk-in 21, booking 9"
+  echo "report: clup-hub audit --store 7: $(grep -m1 'ada (panel' <<<"$trail")"
   for png in "$SHOTS"/*.png; do
     [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] || fail "$png is not a PNG"
   done
@@ -117,6 +120,9 @@ test_a_store_manager_cannot_see_or_change_another_store() {
   [ -n "$csrf" ] || fail "no CSRF token on Ada's page"
   assert_eq "$(status_of ada --data "csrf=$csrf&capacity=99" "$HUB_URL/panel/stores/8/settings")" 403 "changing another store"
   assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '8'")" 12 "store 8's capacity"
+  # The attempt is audited as refused, with who and from where.
+  assert_eq "$(hub_psql -c "SELECT who, source, store_id, action, result FROM audit WHERE store_id = '8'")" \
+    "ada|panel from 127.0.0.1|8|store settings changed|refused: ada manages store 7 only"
   # The chain's administrator sees both.
   assert_eq "$(login_as root root "$ROOT_PASSWORD")" 303 "the administrator's login"
   assert_eq "$(status_of root "$HUB_URL/panel/stores/8")" 200 "the administrator at store 8"
@@ -161,7 +167,8 @@ test_wrong_passwords_lock_the_name_and_no_password_is_stored_or_logged() {
   out=$(panel_curl x --data-urlencode "name=ada" --data-urlencode "password=$ADA_PASSWORD" "$HUB_URL/panel/login")
   assert_contains "$out" "this name is locked for 15 minutes."
   assert_eq "$(status_of x "$HUB_URL/panel")" 303 "the panel after a refused login"
-  assert_contains "$(hub_psql -c "SELECT action FROM audit WHERE who = 'ada'")" "locked after 5 wrong passwords"
+  assert_contains "$(hub_psql -c "SELECT source, action, result FROM audit WHERE who = 'ada'")" \
+    "panel from 127.0.0.1|log in|refused: locked after 5 wrong passwords"
   # The right password of the other manager still works: the lock is per name.
   assert_eq "$(login_as y root "$ROOT_PASSWORD")" 303 "the administrator during Ada's lockout"
   # Only bcrypt hashes are kept; no password is in the database or the hub's log.

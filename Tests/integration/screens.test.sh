@@ -126,7 +126,7 @@ test_an_employee_mistypes_the_pin_five_times_is_locked_out_then_issues_a_priorit
   report_lines "$trail" "audit: "
   assert_eq "$(echo "$trail" | grep -c 'employee   104        pin-refused')" 5 "five wrong PINs, each audited"
   assert_contains "$trail" "pad-locked       5 wrong PINs; locked until"
-  assert_contains "$trail" "employee   104        login            ok"
+  assert_contains "$trail" "employee   104        login            ok  from touchscreen"
   assert_contains "$trail" "priority-ticket  AP-001 (elderly)"
   assert_contains "$trail" "logout           ticket issued"
   assert_contains "$trail" "employee-added   staff number 104"

@@ -223,7 +223,9 @@ test_a_change_asks_for_a_login_and_the_audit_names_the_technician_and_the_uid() 
   pane | grep -q -- "$KIOSK_TECHNICIAN_SECRET" && fail "the secret was echoed"
   out=$(shell_run audit)
   assert_contains "$out" 'technician tess       login            ok'
-  assert_contains "$out" 'technician tess       command          ok  uid 0: void A-001 --reason "printed twice"'
+  # Where it came from: the shell's own process, its user and its terminal in tmux.
+  grep -Eq 'technician tess       command          ok  from clupctl, pid [0-9]+, uid 0 \(root\), pts/[0-9]+: void A-001 --reason "printed twice"' <<<"$out" \
+    || fail "the command's entry does not say where it came from: $(grep 'void A-001' <<<"$out")"
   assert_contains "$out" 'technician -          command          E-CTL-020'
   # The secret is nowhere: not in the event log, not in clupd's log.
   sqlite3 "$WORK/state/clup.sqlite" "SELECT payload FROM event" | grep -q -- "$KIOSK_TECHNICIAN_SECRET" && fail "secret in the event log"

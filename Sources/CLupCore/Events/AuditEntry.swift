@@ -1,6 +1,7 @@
 /// Something a member of staff did, or tried, at the totem, kept in the event log (and
 /// synced to the hub) so that every priority ticket, every use of the PIN pad and every
-/// maintenance command can be traced to a name: who, in which role, what, and how it ended.
+/// maintenance command can be traced to a name: who, in which role, from where, what, and
+/// how it ended (with the event's time, IEC 62443-4-2's audit record).
 public struct AuditEntry: Hashable, Codable, Sendable {
     public enum Role: String, Codable, Sendable {
         /// A store employee at the totem's PIN pad.
@@ -58,6 +59,12 @@ public struct AuditEntry: Hashable, Codable, Sendable {
     public let uid: UInt32?
     /// The command, as it would be typed, secrets left out ("void A-017 \"duplicate\"").
     public let what: String?
+    /// Where it came from: `touchscreen` (the totem's own PIN pad), or the control socket's
+    /// caller ("clupctl, pid 4711, uid 1000 (tess), pts/1"); nil in entries from before 0.12.
+    public let from: String?
+
+    /// The source of what was done at the totem's own screen.
+    public static let touchscreen = "touchscreen"
 
     /// The longest `who` and `result` kept: what comes from outside is bounded.
     public static let maximumText = 64
@@ -66,22 +73,24 @@ public struct AuditEntry: Hashable, Codable, Sendable {
 
     /// Every field from outside is kept escaped (`TypedText`) and bounded, so that no entry
     /// can start a line of `clupctl audit`, the log or the hub's trail, nor act on a terminal.
-    public init(role: Role, who: String, action: Action, result: String, uid: UInt32? = nil, what: String? = nil) {
+    public init(role: Role, who: String, action: Action, result: String, uid: UInt32? = nil, what: String? = nil, from: String?) {
         self.init(role: role, who: Self.kept(who, maximum: Self.maximumText), action: action,
                   result: Self.kept(result, maximum: Self.maximumText), uid: uid,
-                  what: what.map { Self.kept($0, maximum: Self.maximumCommand) }, checked: ())
+                  what: what.map { Self.kept($0, maximum: Self.maximumCommand) },
+                  from: from.map { Self.kept($0, maximum: Self.maximumText) }, checked: ())
     }
 
-    private init(role: Role, who: String, action: Action, result: String, uid: UInt32?, what: String?, checked: Void) {
+    private init(role: Role, who: String, action: Action, result: String, uid: UInt32?, what: String?, from: String?, checked: Void) {
         self.role = role
         self.who = who
         self.action = action
         self.result = result
         self.uid = uid
         self.what = what
+        self.from = from
     }
 
-    private enum CodingKeys: String, CodingKey { case role, who, action, result, uid, what }
+    private enum CodingKeys: String, CodingKey { case role, who, action, result, uid, what, from }
 
     /// Bounds and escapes what was stored too: an event is read back as hostile as it came
     /// (one a release before this one kept raw), yet an entry this release kept reads back
@@ -94,6 +103,7 @@ public struct AuditEntry: Hashable, Codable, Sendable {
                   result: Self.readBack(try container.decode(String.self, forKey: .result), maximum: Self.maximumText),
                   uid: try container.decodeIfPresent(UInt32.self, forKey: .uid),
                   what: try container.decodeIfPresent(String.self, forKey: .what).map { Self.readBack($0, maximum: Self.maximumCommand) },
+                  from: try container.decodeIfPresent(String.self, forKey: .from).map { Self.readBack($0, maximum: Self.maximumText) },
                   checked: ())
     }
 

@@ -477,6 +477,15 @@ enum HubMigrations {
                 added_by text NOT NULL
             );
             """),
+        (25, "an audit record says where it came from and how it ended", """
+            -- Where: the panel and the client's address, the shell and its user, the hub itself,
+            -- or a totem's report. Records from before are marked as such; new ones say it.
+            ALTER TABLE audit ADD COLUMN source text NOT NULL DEFAULT 'not recorded (before 0.12)';
+            ALTER TABLE audit ALTER COLUMN source DROP DEFAULT;
+            -- "ok", or "refused: why" for what the hub turned down.
+            ALTER TABLE audit ADD COLUMN result text NOT NULL DEFAULT 'ok';
+            CREATE INDEX audit_at ON audit (at);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

@@ -1,3 +1,4 @@
+import CLupProtocol
 import Foundation
 import PostgresNIO
 import Prometheus
@@ -75,11 +76,12 @@ public final class HubMetrics: Sendable {
                 SELECT t.device_id, t.store_id, coalesce(extract(epoch FROM t.last_contact)::float8, 0),
                        coalesce(t.last_outbox_depth, 0), coalesce(t.last_clock_skew, 0),
                        coalesce(g.issued_limit, 0), coalesce(g.held, 0), coalesce(g.waiting, 0), t.software_version,
-                       u.version, u.outcome, coalesce(extract(epoch FROM u.at)::float8, 0)
+                       u.version, u.outcome, coalesce(extract(epoch FROM u.at)::float8, 0), t.last_health
                 FROM totem t LEFT JOIN door_grant g ON g.device_id = t.device_id LEFT JOIN totem_update u ON u.device_id = t.device_id
                 WHERE t.revoked_at IS NULL ORDER BY t.device_id
-                """, as: (String, String, Double, Int64, Double, Int, Int, Int, String, String?, String?, Double).self, database.logger)
+                """, as: (String, String, Double, Int64, Double, Int, Int, Int, String, String?, String?, Double, String?).self, database.logger)
         }
+        let health = totems.map { totem in totem.12.flatMap { try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) } }
         let stores = try await database.transaction { connection in
             try await connection.rows("""
                 SELECT o.store_id, sum(o.carried + o.entries - o.exits + o.corrections)::int8 FROM occupancy o
@@ -110,6 +112,14 @@ public final class HubMetrics: Sendable {
                    guard let version = totem.9, let outcome = totem.10 else { return nil }
                    return ("\(labels),version=\"\(Self.labelValue(version))\",outcome=\"\(Self.labelValue(outcome))\"", "\(totem.11)")
                })
+        let checked = zip(labels, health).compactMap { labels, health in health?.integrity.map { (labels, $0) } }
+        family("clup_hub_totem_files_changed",
+               "Files of clup-totem the totem's last daily check found changed or missing outside an update (-1: the check could not run).",
+               checked.map { ($0, $1.problem == nil ? "\($1.changedCount)" : "-1") })
+        family("clup_hub_totem_integrity_check_timestamp_seconds", "When the totem last checked its installed files, in Unix seconds.",
+               checked.map { ($0, "\($1.at)") })
+        family("clup_hub_totem_audit_trail_fill_ratio", "The share of its bound the totem's audit trail holds (it warns from 0.8).",
+               zip(labels, health).compactMap { labels, health in health?.auditTrail.map { (labels, "\($0.share)") } })
         if let rollout = try await Rollouts(database: database).status() {
             let labels = "version=\"\(Self.labelValue(rollout.version))\",state=\"\(rollout.state.rawValue)\""
             family("clup_hub_rollout_stage", "The stage of the live (or last) rollout: 0 the canaries, then each share, then every totem.",

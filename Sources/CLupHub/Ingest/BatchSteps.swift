@@ -29,12 +29,26 @@ struct BatchSteps: Sendable {
     }
 
     /// The totem's last health, the version it runs (for the fleet and the rollouts) and how
-    /// its last update went; returns the rollout that report paused, if it did.
+    /// its last update went; returns the rollout that report paused, if it did. A new
+    /// integrity check that found files changed outside an update raises the alert: an
+    /// audit record of the totem's store, an error in the hub's log (and the fleet page and
+    /// `clup_hub_totem_files_changed` show it for as long as it is the last check).
     func recordHealth(_ health: TotemHealth, device: DeviceID) async throws -> Int64? {
         let health = health.bounded()
         let text = String(decoding: try JSONEncoder().encode(health), as: UTF8.self)
         return try await database.transaction { [logger = database.logger] connection in
+            let before = try await connection.rows("""
+                SELECT store_id, last_health FROM totem WHERE device_id = \(device) FOR UPDATE
+                """, as: (String, String?).self, logger).first
             try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(device)", logger: logger)
+            if let integrity = health.integrity, !integrity.isClean, let (store, last) = before,
+               last.flatMap({ try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) })?.integrity?.at != integrity.at {
+                try await Audit.record(by: .totem(device), store: StoreID(store), action: "integrity check",
+                                       result: integrity.problem == nil ? "changed: \(integrity.summary)" : "not run: \(integrity.summary)",
+                                       before: nil, after: nil, connection, logger)
+                logger.error("a totem's integrity check found its files changed outside an update",
+                             metadata: ["device": "\(device)", "check": "\(integrity.summary)"])
+            }
             if let version = health.softwareVersion, ReleaseRepository.isVersion(version) {
                 try await connection.query("UPDATE totem SET software_version = \(version) WHERE device_id = \(device)", logger: logger)
             }

@@ -8,8 +8,8 @@ import PostgresNIO
 
 /// The managers' web panel under /panel: log in, a store's settings and statistics, the
 /// fleet of totems. A store manager sees and changes their own store only; a chain
-/// administrator every store. Every change goes through `HubAdmin.setStore` with the
-/// manager's name, which audits it.
+/// administrator every store. Every change, and every change refused, is audited with the
+/// manager's name and the address the request came from (`AuditActor.panel`).
 struct Panel: Sendable {
     let database: HubDatabase
     let accounts: PanelAccounts
@@ -17,6 +17,8 @@ struct Panel: Sendable {
     let releases: ReleaseRepository?
     /// The origins the panel is reached by behind a proxy that rewrites Host (`[hub] origins`).
     let origins: [WebOrigin]
+    /// The chain's reverse proxies, whose `X-Forwarded-For` names the address audited.
+    let proxies: TrustedProxies
 
     static let cookie = "clup_panel"
     /// The language the manager chose, for a year (not a secret: no session in it).
@@ -25,8 +27,9 @@ struct Panel: Sendable {
     /// A totem not heard from for longer is flagged in the fleet.
     static let silentAfter: Double = 120
 
-    init(database: HubDatabase, releases: ReleaseRepository? = nil, origins: [WebOrigin] = []) {
+    init(database: HubDatabase, releases: ReleaseRepository? = nil, origins: [WebOrigin] = [], proxies: TrustedProxies = .none) {
         self.database = database
+        self.proxies = proxies
         self.releases = releases
         self.origins = origins
         accounts = PanelAccounts(database: database)
@@ -55,12 +58,15 @@ struct Panel: Sendable {
         }
         panel.post("stores/:store/settings") { request, context in
             let session = try Self.session(context)
-            let store = try Self.store(context, session)
+            let actor = AuditActor.panel(session.manager.name, from: address(request, context))
+            let store = try await audited(try Self.store(context, session), by: actor, store: context.parameters.get("store"),
+                                          action: "store settings changed")
             var request = request
             let form = try await Self.form(&request, session: session, words: context.panelWords)
             do {
-                try await change(store, form: form, by: session.manager.name, words: context.panelWords)
+                try await change(store, form: form, by: actor, words: context.panelWords)
             } catch let error as HubError {
+                await Audit.refused(by: actor, store: store, action: "store settings changed", error: error, database: database)
                 // The page with the error keeps what the manager typed, to be corrected.
                 return try await storePage(store, session, context.panelWords, day: Day(nil)!, error: context.panelWords.refusal(error),
                                            typed: form, status: .unprocessableContent)
@@ -84,11 +90,17 @@ struct Panel: Sendable {
             let words = context.panelWords
             var request = request
             let form = try await Self.form(&request, session: session, words: words)
-            guard session.manager.role == .chainAdmin else { throw HubError(.forbidden, .panelForbidden, words.rolloutsAreTheChains) }
+            let who = AuditActor.panel(session.manager.name, from: address(request, context))
+            let asked = "rollout \(String(TypedText.escaped(context.parameters.get("action") ?? "").prefix(16)))"
+            guard session.manager.role == .chainAdmin else {
+                let error = HubError(.forbidden, .panelForbidden, words.rolloutsAreTheChains)
+                await Audit.refused(by: who, store: nil, action: asked, error: error, database: database)
+                throw error
+            }
             guard let action = context.parameters.get("action").flatMap(RolloutAction.init) else {
                 throw HubError(.notFound, .badHubRequest, words.rolloutActions)
             }
-            let rollouts = Rollouts(database: database), who = session.manager.name
+            let rollouts = Rollouts(database: database)
             do {
                 switch action {
                 case .start: _ = try await rollouts.start(try Self.plan(form, words: words), available: releases?.publishedVersions() ?? [], by: who)
@@ -97,6 +109,7 @@ struct Panel: Sendable {
                 case .abort: _ = try await rollouts.abort(by: who)
                 }
             } catch let error as HubError {
+                await Audit.refused(by: who, store: nil, action: asked, error: error, database: database)
                 throw words.rolloutRefusal(error, action: action)
             }
             return Response(status: .seeOther, headers: [.location: "/panel/fleet"])
@@ -121,7 +134,7 @@ struct Panel: Sendable {
         guard PanelAccounts.isManagerName(name) else {
             return Self.page(PanelPages.login(message: words.nameRule, words: words), status: .badRequest)
         }
-        switch try await accounts.login(name: name, password: password) {
+        switch try await accounts.login(name: name, password: password, from: address(request, context)) {
         case let .loggedIn(token, _):
             // A new token at every login: one a visitor was given before is never the session.
             return Response(status: .seeOther, headers: [
@@ -133,6 +146,25 @@ struct Panel: Sendable {
         case let .locked(until):
             let message = words.lockedOut(after: PanelAccounts.failuresBeforeLockout, until: until, now: Date())
             return Self.page(PanelPages.login(message: message, words: words), status: .tooManyRequests)
+        }
+    }
+
+    /// The address a request came from, as the audit keeps it: the client's, behind the
+    /// chain's proxies (an IPv6 client's /64).
+    func address(_ request: Request, _ context: HubRequestContext) -> String {
+        ClientAddress.of(peer: context.remoteAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!],
+                         trusting: proxies)?.description ?? "an unknown address"
+    }
+
+    /// `value`, or the refusal it threw audited (`action` on `store`, as the path named it)
+    /// and thrown again: a manager reaching for another store's settings is recorded.
+    func audited<T>(_ value: @autoclosure () throws -> T, by actor: AuditActor, store: String?, action: String) async throws -> T {
+        do {
+            return try value()
+        } catch {
+            await Audit.refused(by: actor, store: store.map { StoreID(String(TypedText.escaped($0).prefix(64))) }, action: action, error: error,
+                                database: database)
+            throw error
         }
     }
 
@@ -245,6 +277,13 @@ struct Panel: Sendable {
                 let reported = health(row.deviceID.rawValue)
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
                 let devices = reported.map { faults.isEmpty ? words.allDevicesOK($0.devices.count) : faults.joined(separator: "; ") } ?? words.unknown
+                // What the totem warns of: its files changed (the daily integrity check), its audit trail filling.
+                var alerts: [String] = []
+                if let integrity = reported?.integrity, !integrity.isClean {
+                    alerts.append(integrity.problem.map { words.integrityNotRun($0) }
+                                  ?? words.filesChanged(integrity.changedCount, integrity.changed.joined(separator: ", ")))
+                }
+                if let trail = reported?.auditTrail, trail.isNearlyFull { alerts.append(words.auditTrailFull(Int((trail.share * 100).rounded(.down)))) }
                 let unsupported = row.outOfSupport(at: now)
                 let software = unsupported
                     ? words.outOfSupport(row.softwareVersion, since: row.supportEnds?.formatted(.iso8601.year().month().day()) ?? "")
@@ -254,12 +293,13 @@ struct Panel: Sendable {
                     row.lastUpdate ?? words.none,
                     "\(applied[row.deviceID.rawValue]?.0 ?? 0)", row.outboxDepth.map { words.number(Int($0)) } ?? words.unknown,
                     row.clockSkew.map { words.decimal($0, digits: 2) } ?? words.unknown, devices, reported?.printer ?? words.unknown,
+                    alerts.joined(separator: "; "),
                 ]
                 let state = PanelPages.totemState(revoked: row.revokedAt != nil, lastContact: row.lastContact, now: now, words: words)
                 let updateStyle: PanelPages.Cell.Style? = row.lastUpdate.map { $0.contains(" installed") ? .ok : .flag }
-                return figures.enumerated().map { index, text in
-                    PanelPages.Cell(text, index == 5 ? updateStyle : index == 4 && unsupported ? .flag : nil)
-                } + [state]
+                // Flagged: the software out of support (4), an update that did not install (5), an alert (11).
+                let styles: [Int: PanelPages.Cell.Style?] = [4: unsupported ? .flag : nil, 5: updateStyle, 11: alerts.isEmpty ? nil : .flag]
+                return figures.enumerated().map { index, text in PanelPages.Cell(text, styles[index] ?? nil) } + [state]
             }, words: words)
         let rollout = try await Rollouts(database: database).status()
         let live = rollout.map { $0.state == .running || $0.state == .paused } ?? false
@@ -458,7 +498,7 @@ struct Panel: Sendable {
     /// Checks the form of a store's settings and saves it (`HubAdmin.setStore`, which audits
     /// the change). What the form can get wrong is told in the manager's language; a field
     /// left empty keeps its saved value.
-    func change(_ store: StoreID, form: [String: String], by manager: String, words: PanelWords) async throws {
+    func change(_ store: StoreID, form: [String: String], by manager: AuditActor, words: PanelWords) async throws {
         func number(_ key: String, _ label: String, _ range: ClosedRange<Int>) throws -> Int? {
             guard let text = form[key], !text.isEmpty else { return nil }
             guard text.utf8.count <= 7, let value = Int(text) else {

@@ -72,8 +72,8 @@ public struct PanelAccounts: Sendable {
                     store_id = excluded.store_id
                 """, logger: logger)
             try await connection.query("DELETE FROM login_throttle WHERE name = \(name)", logger: logger)
-            try await Audit.record(who: "clup-hub (shell)", store: store, action: "manager \(name) set as \(role.rawValue)",
-                                 before: nil, after: nil, connection, logger)
+            try await Audit.record(by: .shell, store: store, action: "manager \(name) set as \(role.rawValue)",
+                                   before: nil, after: nil, connection, logger)
         }
     }
 
@@ -98,7 +98,7 @@ public struct PanelAccounts: Sendable {
     /// `failuresBeforeLockout` of them are ever checked before the lock, and the last of them
     /// sets it. A name nobody has is counted and locked the same way, and checked against a
     /// decoy hash, so that its answers (and their time) are those of a real name.
-    public func login(name: String, password: String, now: Date = Date()) async throws -> LoginOutcome {
+    public func login(name: String, password: String, from address: String, now: Date = Date()) async throws -> LoginOutcome {
         guard Self.isManagerName(name) else { throw HubError.badRequest(Self.nameRule) }
         let logger = database.logger
         let guess = try await database.transaction { connection in
@@ -132,8 +132,9 @@ public struct PanelAccounts: Sendable {
         guard let (_, roleText, store) = manager, matches, let role = Role(rawValue: roleText) else {
             if manager != nil {
                 try await database.transaction { connection in
-                    let action = locksUntil == nil ? "login refused (wrong password)" : "locked after \(number) wrong passwords"
-                    try await Audit.record(who: name, store: nil, action: action, before: nil, after: nil, connection, logger)
+                    let result = locksUntil == nil ? "refused: wrong password" : "refused: locked after \(number) wrong passwords"
+                    try await Audit.record(by: .panel(name, from: address), store: nil, action: "log in", result: result,
+                                           before: nil, after: nil, connection, logger)
                 }
             }
             return locksUntil.map { .locked(until: $0) } ?? .refused
@@ -145,7 +146,8 @@ public struct PanelAccounts: Sendable {
             try await connection.query("""
                 INSERT INTO manager_session (token_hash, manager, csrf_token) VALUES (\(Self.digest(token)), \(name), \(csrf))
                 """, logger: logger)
-            try await Audit.record(who: name, store: nil, action: "logged in", before: nil, after: nil, connection, logger)
+            try await Audit.record(by: .panel(name, from: address), store: nil, action: "log in", before: nil, after: nil,
+                                   connection, logger)
         }
         return .loggedIn(token: token, Session(manager: Manager(name: name, role: role, store: store.map(StoreID.init)), csrf: csrf))
     }

@@ -53,7 +53,22 @@ extension PanelWords {
          pick("outbox", "in uscita", "Postausgang", "en attente d'envoi", "pendientes de envío"),
          pick("clock skew (s)", "scarto dell'orologio (s)", "Uhrabweichung (s)", "décalage d'horloge (s)", "desfase del reloj (s)"),
          pick("devices", "dispositivi", "Geräte", "appareils", "dispositivos"), pick("printer", "stampante", "Drucker", "imprimante", "impresora"),
+         pick("alerts", "avvisi", "Warnungen", "alertes", "alertas"),
          pick("state", "stato", "Zustand", "état", "estado")]
+    }
+    /// The daily integrity check found files of the package changed (`files`: the first of them).
+    func filesChanged(_ count: Int, _ files: String) -> String {
+        pick("\(count) file(s) changed outside an update: \(files)", "\(count) file modificati fuori da un aggiornamento: \(files)",
+             "\(count) Datei(en) außerhalb eines Updates geändert: \(files)", "\(count) fichier(s) modifié(s) hors mise à jour : \(files)",
+             "\(count) archivo(s) modificado(s) fuera de una actualización: \(files)")
+    }
+    func integrityNotRun(_ why: String) -> String {
+        pick("integrity check not run: \(why)", "controllo di integrità non eseguito: \(why)", "Integritätsprüfung nicht gelaufen: \(why)",
+             "contrôle d'intégrité non effectué : \(why)", "comprobación de integridad no realizada: \(why)")
+    }
+    func auditTrailFull(_ percent: Int) -> String {
+        pick("audit trail \(percent) % full", "registro di audit pieno al \(percent) %", "Audit-Protokoll zu \(percent) % voll",
+             "journal d'audit plein à \(percent) %", "registro de auditoría lleno al \(percent) %")
     }
     func allDevicesOK(_ count: Int) -> String {
         pick("all \(count) ok", "tutti e \(count) a posto", "alle \(count) in Ordnung", "les \(count) fonctionnent", "los \(count) funcionan")

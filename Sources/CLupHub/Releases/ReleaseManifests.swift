@@ -33,15 +33,15 @@ public struct ReleaseManifests: Sendable {
 
     /// Trusts `key` for manifests from now on (kept, and audited); says whether it is new.
     @discardableResult
-    public func trust(_ key: ReleaseKey, by who: String) async throws -> Bool {
+    public func trust(_ key: ReleaseKey, by actor: AuditActor) async throws -> Bool {
         let logger = database.logger
         return try await database.transaction { connection in
             let added = try await connection.all("""
-                INSERT INTO release_key (key_id, key_line, added_by) VALUES (\(key.id), \(key.line), \(who))
+                INSERT INTO release_key (key_id, key_line, added_by) VALUES (\(key.id), \(key.line), \(actor.who))
                 ON CONFLICT (key_id) DO NOTHING RETURNING key_id
                 """, as: String.self, logger)
             if !added.isEmpty {
-                try await Audit.record(who: who, store: nil, action: "release key \(key.id) trusted", before: nil, after: key.line,
+                try await Audit.record(by: actor, store: nil, action: "release key \(key.id) trusted", before: nil, after: key.line,
                                        connection, logger)
             }
             return !added.isEmpty
@@ -62,7 +62,7 @@ public struct ReleaseManifests: Sendable {
     /// SHA-256), at least one of them. A manifest of the same version issued later replaces
     /// the one held (a fresh expiry); an older one is refused. Totems taken in by a live
     /// rollout of that version are told.
-    public func vouch(_ json: Data, repository: ReleaseRepository, by who: String, now: Date = Date()) async throws -> ReleaseManifest {
+    public func vouch(_ json: Data, repository: ReleaseRepository, by actor: AuditActor, now: Date = Date()) async throws -> ReleaseManifest {
         let envelope: SignedReleaseManifest
         do {
             envelope = try SignedReleaseManifest(json: json)
@@ -109,13 +109,13 @@ public struct ReleaseManifests: Sendable {
             }
             try await connection.query("""
                 INSERT INTO release_manifest (version, envelope, key_id, issued, expires, support_ends, added_by)
-                VALUES (\(manifest.release), \(envelope.text), \(signer), \(manifest.issued), \(manifest.expires), \(manifest.supportEnds), \(who))
+                VALUES (\(manifest.release), \(envelope.text), \(signer), \(manifest.issued), \(manifest.expires), \(manifest.supportEnds), \(actor.who))
                 ON CONFLICT (version) DO UPDATE SET envelope = excluded.envelope, key_id = excluded.key_id, issued = excluded.issued,
                     expires = excluded.expires, support_ends = excluded.support_ends, added_at = now(), added_by = excluded.added_by
                 -- Two first vouches at once both find no row to lock: the later manifest wins.
                 WHERE release_manifest.issued < excluded.issued
                 """, logger: logger)
-            try await Audit.record(who: who, store: nil, action: "release \(manifest.release) vouched for",
+            try await Audit.record(by: actor, store: nil, action: "release \(manifest.release) vouched for",
                                    before: held.map { "manifest issued \($0.formatted(.iso8601))" },
                                    after: "manifest \(envelope.digest.prefix(16)) by key \(signer), expires \(manifest.expires.formatted(.iso8601))",
                                    connection, logger)

@@ -36,7 +36,7 @@ public struct Retention: Sendable {
     }
 
     /// Sets the days of events the chain keeps, audited; returns the days it kept before.
-    public func setEventDays(_ days: Int, by who: String) async throws -> Int {
+    public func setEventDays(_ days: Int, by actor: AuditActor) async throws -> Int {
         guard Self.eventDaysRange.contains(days) else {
             throw HubError.badRequest("the chain keeps between \(Self.eventDaysRange.lowerBound) and \(Self.eventDaysRange.upperBound) days of events, not \(days)")
         }
@@ -44,8 +44,8 @@ public struct Retention: Sendable {
             let before = try await connection.all("SELECT event_days FROM chain_setting FOR UPDATE", as: Int.self, logger).first
                 ?? Self.standardEventDays
             try await connection.query("UPDATE chain_setting SET event_days = \(days)", logger: logger)
-            try await Audit.record(who: who, store: nil, action: "retention", before: "events kept \(before) days",
-                                          after: "events kept \(days) days", connection, logger)
+            try await Audit.record(by: actor, store: nil, action: "retention", before: "events kept \(before) days",
+                                   after: "events kept \(days) days", connection, logger)
             return before
         }
         database.keptEventDays = days

@@ -85,7 +85,7 @@ public struct Rollouts: Sendable {
     // MARK: Administrators' commands
 
     /// Starts a rollout of `plan`; `available` are the versions the repository holds.
-    public func start(_ plan: Plan, available: [String], by who: String, now: Date = Date()) async throws -> Status {
+    public func start(_ plan: Plan, available: [String], by actor: AuditActor, now: Date = Date()) async throws -> Status {
         guard ReleaseRepository.isVersion(plan.version) else {
             throw HubError.badRequest("\"\(plan.version.prefix(64))\" is not a Debian version")
         }
@@ -119,7 +119,7 @@ public struct Rollouts: Sendable {
             do {
                 guard let made = try await connection.all("""
                     INSERT INTO rollout (version, canaries, shares, healthy_seconds, state, stage_started_at, created_by)
-                    VALUES (\(plan.version), \(plan.canaries), \(plan.shares), \(Int(plan.healthySeconds)), 'running', \(now), \(who))
+                    VALUES (\(plan.version), \(plan.canaries), \(plan.shares), \(Int(plan.healthySeconds)), 'running', \(now), \(actor.who))
                     RETURNING rollout_id
                     """, as: Int64.self, logger).first
                 else { throw HubError(.internalServerError, .hubInternalError, "the rollout was not made") }
@@ -130,8 +130,8 @@ public struct Rollouts: Sendable {
             try await connection.query("""
                 INSERT INTO rollout_target (rollout_id, device_id, stage, added_at) SELECT \(id), unnest(\(plan.canaries)::text[]), 0, \(now)
                 """, logger: logger)
-            try await Audit.record(who: who, store: nil, action: "rollout \(id) of \(plan.version) started",
-                                          before: nil, after: Self.planText(plan), connection, logger)
+            try await Audit.record(by: actor, store: nil, action: "rollout \(id) of \(plan.version) started",
+                                   before: nil, after: Self.planText(plan), connection, logger)
             return id
         }
         try await tellStores(of: plan.canaries)
@@ -140,21 +140,21 @@ public struct Rollouts: Sendable {
     }
 
     /// Pauses the live rollout: no totem not yet updated installs it.
-    public func pause(reason: String, by who: String) async throws -> Status {
-        try await change(from: [.running], to: .paused, reason: String(TypedText.escaped(reason).prefix(300)), by: who)
+    public func pause(reason: String, by actor: AuditActor) async throws -> Status {
+        try await change(from: [.running], to: .paused, reason: String(TypedText.escaped(reason).prefix(300)), by: actor)
     }
 
     /// Resumes a paused rollout: the stage it was at goes on, its health counted afresh.
-    public func resume(by who: String) async throws -> Status {
-        try await change(from: [.paused], to: .running, reason: nil, by: who)
+    public func resume(by actor: AuditActor) async throws -> Status {
+        try await change(from: [.paused], to: .running, reason: nil, by: actor)
     }
 
     /// Ends the live rollout: no totem is asked for its version any more.
-    public func abort(by who: String) async throws -> Status {
-        try await change(from: [.running, .paused], to: .aborted, reason: "aborted by \(who)", by: who)
+    public func abort(by actor: AuditActor) async throws -> Status {
+        try await change(from: [.running, .paused], to: .aborted, reason: "aborted by \(actor.who)", by: actor)
     }
 
-    private func change(from: [State], to state: State, reason: String?, by who: String, now: Date = Date()) async throws -> Status {
+    private func change(from: [State], to state: State, reason: String?, by actor: AuditActor, now: Date = Date()) async throws -> Status {
         let logger = database.logger
         let (id, devices) = try await database.transaction { connection in
             guard let (id, current) = try await connection.rows("""
@@ -170,8 +170,8 @@ public struct Rollouts: Sendable {
                     ended_at = CASE WHEN \(state.rawValue) = 'aborted' THEN \(now) END
                 WHERE rollout_id = \(id)
                 """, logger: logger)
-            try await Audit.record(who: who, store: nil, action: "rollout \(id) \(state.rawValue)", before: current,
-                                          after: reason, connection, logger)
+            try await Audit.record(by: actor, store: nil, action: "rollout \(id) \(state.rawValue)", before: current,
+                                   after: reason, connection, logger)
             return (id, try await connection.all("SELECT device_id FROM rollout_target WHERE rollout_id = \(id)", as: String.self, logger))
         }
         try await tellStores(of: devices)
@@ -237,8 +237,8 @@ public struct Rollouts: Sendable {
                 try await connection.query("""
                     UPDATE rollout SET state = 'paused', reason = \(reason), healthy_since = NULL WHERE rollout_id = \(id)
                     """, logger: logger)
-                try await Audit.record(who: "clup-hub", store: nil, action: "rollout \(id) paused", before: "running",
-                                              after: reason, connection, logger)
+                try await Audit.record(by: .hub, store: nil, action: "rollout \(id) paused", before: "running",
+                                       after: reason, connection, logger)
                 return ("rollout \(id) \(reason)", try await Self.targets(of: id, connection, logger))
             }
             let (targeted, healthy) = try await connection.rows("""
@@ -264,8 +264,8 @@ public struct Rollouts: Sendable {
                 try await connection.query("""
                     UPDATE rollout SET state = 'done', ended_at = \(now), reason = NULL WHERE rollout_id = \(id)
                     """, logger: logger)
-                try await Audit.record(who: "clup-hub", store: nil, action: "rollout \(id) done", before: "running",
-                                              after: "\(targeted) totems on \(version)", connection, logger)
+                try await Audit.record(by: .hub, store: nil, action: "rollout \(id) done", before: "running",
+                                       after: "\(targeted) totems on \(version)", connection, logger)
                 return ("rollout \(id) of \(version) done: \(targeted) totems run it", try await Self.targets(of: id, connection, logger))
             }
             let next = stage + 1
@@ -344,8 +344,8 @@ public struct Rollouts: Sendable {
         try await connection.query("""
             UPDATE rollout SET state = 'paused', reason = \(reason), healthy_since = NULL WHERE rollout_id = \(id)
             """, logger: logger)
-        try await Audit.record(who: "clup-hub", store: nil, action: "rollout \(id) paused", before: "running", after: reason,
-                                      connection, logger)
+        try await Audit.record(by: .totem(device), store: nil, action: "rollout \(id) paused", before: "running", after: reason,
+                               connection, logger)
         return id
     }
 

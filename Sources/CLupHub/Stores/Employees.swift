@@ -24,7 +24,7 @@ extension HubAdmin {
     }
 
     /// Adds an employee to `store` (`replacing` false) or gives one a new PIN (true).
-    public func putEmployee(store: StoreID, staffNumber: String, pin: PinHash, replacing: Bool, by who: String = "clup-hub (shell)")
+    public func putEmployee(store: StoreID, staffNumber: String, pin: PinHash, replacing: Bool, by actor: AuditActor = .shell)
         async throws {
         if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem { throw HubError.badRequest(problem) }
         try await database.storeTransaction(store) { [logger = database.logger] locked in
@@ -43,12 +43,12 @@ extension HubAdmin {
                     SET kdf = excluded.kdf, salt = excluded.salt, pin_hash = excluded.pin_hash, changed_at = now()
                 """, logger: logger)
             try await DoorShares.replan(locked, bump: .configuration)
-            try await Audit.record(who: who, store: store, action: replacing ? "employee PIN changed" : "employee added",
-                                          before: nil, after: "staff number \(staffNumber)", connection, logger)
+            try await Audit.record(by: actor, store: store, action: replacing ? "employee PIN changed" : "employee added",
+                                   before: nil, after: "staff number \(staffNumber)", connection, logger)
         }
     }
 
-    public func removeEmployee(store: StoreID, staffNumber: String, by who: String = "clup-hub (shell)") async throws {
+    public func removeEmployee(store: StoreID, staffNumber: String, by actor: AuditActor = .shell) async throws {
         try await database.storeTransaction(store) { [logger = database.logger] locked in
             let connection = locked.connection
             guard try await Self.lockEmployee(staffNumber, locked) else {
@@ -56,8 +56,8 @@ extension HubAdmin {
             }
             try await connection.query("DELETE FROM employee WHERE store_id = \(store) AND staff_number = \(staffNumber)", logger: logger)
             try await DoorShares.replan(locked, bump: .configuration)
-            try await Audit.record(who: who, store: store, action: "employee removed", before: "staff number \(staffNumber)",
-                                          after: nil, connection, logger)
+            try await Audit.record(by: actor, store: store, action: "employee removed", before: "staff number \(staffNumber)",
+                                   after: nil, connection, logger)
         }
     }
 

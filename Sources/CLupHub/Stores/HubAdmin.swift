@@ -1,5 +1,6 @@
 import HTTPTypes
 import CLupCore
+import CLupProtocol
 import Crypto
 import Foundation
 import PostgresNIO
@@ -46,6 +47,9 @@ public struct HubAdmin: Sendable {
         /// When the release line of `softwareVersion` stops getting fixes, as its signed
         /// manifest says; nil when no manifest the hub holds says it.
         public let supportEnds: Date?
+        /// Its last integrity check and how full its audit trail is, as it last reported.
+        public let integrity: IntegrityReport?
+        public let auditTrail: AuditTrailFill?
 
         /// Whether the version it runs is out of support at `now`.
         public func outOfSupport(at now: Date) -> Bool { supportEnds.map { $0 <= now } ?? false }
@@ -59,16 +63,18 @@ public struct HubAdmin: Sendable {
                            coalesce(c.acknowledged, 0), t.last_outbox_depth, t.last_clock_skew, t.software_version,
                            u.version || ' ' || u.outcome || to_char(u.at AT TIME ZONE 'UTC', ' "at" YYYY-MM-DD HH24:MI "UTC"')
                                || CASE WHEN u.detail = '' THEN '' ELSE ': ' || u.detail END,
-                           m.support_ends
+                           m.support_ends, t.last_health
                     FROM totem t LEFT JOIN device_cursor c ON c.device_id = t.device_id
                         LEFT JOIN totem_update u ON u.device_id = t.device_id
                         LEFT JOIN release_manifest m ON m.version = t.software_version
                     WHERE \(store?.rawValue)::text IS NULL OR t.store_id = \(store?.rawValue) ORDER BY t.store_id, t.letter, t.enrolled_at
-                    """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?, String, String?, Date?).self, logger)
-            }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew, version, update, supportEnds in
-                TotemRow(deviceID: DeviceID(device), store: StoreID(store), letter: letter, door: DoorName(door), enrolledAt: enrolled, revokedAt: revoked,
-                         lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew,
-                         softwareVersion: version, lastUpdate: update, supportEnds: supportEnds)
+                    """, as: (String, String, String, String, Date, Date?, Date?, Int64, Int64?, Double?, String, String?, Date?, String?).self, logger)
+            }.map { device, store, letter, door, enrolled, revoked, contact, acknowledged, depth, skew, version, update, supportEnds, health in
+                let reported = health.flatMap { try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) }
+                return TotemRow(deviceID: DeviceID(device), store: StoreID(store), letter: letter, door: DoorName(door), enrolledAt: enrolled,
+                                revokedAt: revoked, lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew,
+                                softwareVersion: version, lastUpdate: update, supportEnds: supportEnds,
+                                integrity: reported?.integrity, auditTrail: reported?.auditTrail)
             }
         } catch {
             throw HubDatabase.hubError(error)
@@ -79,7 +85,7 @@ public struct HubAdmin: Sendable {
 extension HubAdmin {
     /// Changes a store's settings; each change is a new version the store's totems apply
     /// (the doors' limits planned again for the new capacity). Returns the settings now in force.
-    public func setStore(id: StoreID, _ change: StoreSettingsChange, by who: String = "clup-hub (shell)") async throws
+    public func setStore(id: StoreID, _ change: StoreSettingsChange, by actor: AuditActor = .shell) async throws
         -> StoreSettingsDocument {
         let logger = database.logger
         return try await database.storeTransaction(id) { locked in
@@ -111,8 +117,8 @@ extension HubAdmin {
                 WHERE store_id = \(id)
                 """, logger: logger)
             settings.version = try await DoorShares.replan(locked, bump: .configuration)
-            try await Audit.record(who: who, store: id, action: "store settings changed", before: before,
-                                          after: Self.describe(settings), connection, logger)
+            try await Audit.record(by: actor, store: id, action: "store settings changed", before: before,
+                                   after: Self.describe(settings), connection, logger)
             return settings
         }
     }
@@ -120,7 +126,7 @@ extension HubAdmin {
 
 extension HubAdmin {
     /// Puts a store on the map (WGS 84 degrees), for the app's stores nearby.
-    public func setLocation(id: StoreID, latitude: Double, longitude: Double, by who: String = "clup-hub (shell)") async throws {
+    public func setLocation(id: StoreID, latitude: Double, longitude: Double, by actor: AuditActor = .shell) async throws {
         guard latitude.isFinite, (-90...90).contains(latitude), longitude.isFinite, (-180...180).contains(longitude) else {
             throw HubError.badRequest("latitude is -90 to 90 and longitude -180 to 180 (WGS 84 degrees)")
         }
@@ -131,9 +137,9 @@ extension HubAdmin {
             else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
             try await connection.query("UPDATE store SET latitude = \(latitude), longitude = \(longitude) WHERE store_id = \(id)",
                                        logger: logger)
-            try await Audit.record(who: who, store: id, action: "location changed",
-                                          before: before.0.map { "\($0), \(before.1 ?? 0)" } ?? "not on the map",
-                                          after: "\(latitude), \(longitude)", connection, logger)
+            try await Audit.record(by: actor, store: id, action: "location changed",
+                                   before: before.0.map { "\($0), \(before.1 ?? 0)" } ?? "not on the map",
+                                   after: "\(latitude), \(longitude)", connection, logger)
         }
     }
 
@@ -174,7 +180,7 @@ extension HubAdmin {
     /// Changes a store's notice rules (what is left nil stays); returns the rules in force.
     /// `majorDelayMinutes` 0 turns major delays off. Rules as they were change nothing.
     public func setNoticeRules(id: StoreID, delayNoticeMinutes: Int?, majorDelayMinutes: Int?, reminderMinutes: Int?,
-                               by who: String = "clup-hub (shell)") async throws -> NoticeRules {
+                               by actor: AuditActor = .shell) async throws -> NoticeRules {
         if let delayNoticeMinutes, !(0...240).contains(delayNoticeMinutes) { throw HubError.badRequest("a delay notice is 0 to 240 minutes ahead") }
         if let majorDelayMinutes, !(0...600).contains(majorDelayMinutes) { throw HubError.badRequest("a major delay is 1 to 600 minutes full (0: never)") }
         if let reminderMinutes, !(0...1440).contains(reminderMinutes) { throw HubError.badRequest("a reminder is 0 to 1440 minutes ahead") }
@@ -194,15 +200,15 @@ extension HubAdmin {
                     reminder_minutes = \(after.reminderMinutes)
                 WHERE store_id = \(id)
                 """, logger: logger)
-            try await Audit.record(who: who, store: id, action: "notice rules changed", before: before.description,
-                                          after: after.description, connection, logger)
+            try await Audit.record(by: actor, store: id, action: "notice rules changed", before: before.description,
+                                   after: after.description, connection, logger)
             return after
         }
     }
 
     /// Sets when a store opens and closes (minutes after midnight in `timeZone`): the hours
     /// its booking slots are offered in.
-    public func setHours(id: StoreID, opens: String, closes: String, timeZone: String, by who: String = "clup-hub (shell)") async throws {
+    public func setHours(id: StoreID, opens: String, closes: String, timeZone: String, by actor: AuditActor = .shell) async throws {
         guard let opensMinute = Self.minute(of: opens, upTo: 1439), let closesMinute = Self.minute(of: closes, upTo: 1440) else {
             throw HubError.badRequest("opening and closing are times HH:MM (closing may be 24:00): not \"\(opens)\", \"\(closes)\"")
         }
@@ -223,8 +229,8 @@ extension HubAdmin {
             // The totems hear the new hours with the next settings version.
             try await DoorShares.replan(locked, bump: .configuration)
             let after = StoreSettingsDocument.OpeningHours(opensMinute: opensMinute, closesMinute: closesMinute)
-            try await Audit.record(who: who, store: id, action: "opening hours changed", before: "\(before.description) \(zone)",
-                                          after: "\(after.description) \(timeZone)", connection, logger)
+            try await Audit.record(by: actor, store: id, action: "opening hours changed", before: "\(before.description) \(zone)",
+                                   after: "\(after.description) \(timeZone)", connection, logger)
         }
     }
 

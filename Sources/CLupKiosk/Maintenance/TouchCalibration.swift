@@ -94,7 +94,7 @@ final class TouchCalibration {
 
     /// Ends the calibration: `matrix` is checked, saved in the state directory and put in
     /// force; nil puts back the calibration there was.
-    func end(_ matrix: [Double]?, by who: String) throws -> CalibrationReply {
+    func end(_ matrix: [Double]?, by who: String, from origin: String) throws -> CalibrationReply {
         let calibrating = inProgress
         guard let matrix else {
             if let calibrating { endCalibration(calibrating, keep: nil) }
@@ -114,7 +114,7 @@ final class TouchCalibration {
         try saved.write(to: path)
         endCalibration(calibrating, keep: CalibrationMatrix(matrix))
         kiosk.record([AuditEntry(role: .technician, who: who, action: .calibrated,
-                                 result: matrix.map { String(format: "%.4f", $0) }.joined(separator: " "))])
+                                 result: matrix.map { String(format: "%.4f", $0) }.joined(separator: " "), from: origin)])
         logger.notice("touch panel calibrated", metadata: ["matrix": "\(matrix)", "by": "\(who)"])
         return CalibrationReply(matrix: matrix, source: source)
     }

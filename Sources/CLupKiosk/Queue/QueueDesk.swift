@@ -1,4 +1,5 @@
 import CLupCore
+import CLupProtocol
 import CLupStore
 import Foundation
 import Logging
@@ -57,6 +58,15 @@ final class QueueDesk {
     /// The audit trail a totem keeps: 90 days, and at most this many entries (plus a day's).
     static let auditTrailDays = 90.0
     static let auditTrailEntries = 50_000
+    /// The bound of the trail in force (`auditTrailEntries`; a test sets a small one).
+    var auditTrailBound = QueueDesk.auditTrailEntries
+    /// The audit entries kept now: counted at start and after each trim, added to as kept.
+    private(set) var auditEntries = 0
+    /// Whether the trail's warning was logged (again once it was below the share).
+    private var warnedOfTheTrail = false
+
+    /// How full the audit trail is, for the status, the metrics and the hub.
+    var auditTrailFill: AuditTrailFill { AuditTrailFill(entries: auditEntries, bound: auditTrailBound) }
 
     /// Opens today (committing it as opened if it was not), after the last day the store keeps.
     init(store: TotemStore, rules: Rules, loop: EventLoop, clock: any Clock, logger: Logger) throws {
@@ -67,6 +77,7 @@ final class QueueDesk {
         self.logger = logger
         day = DayState(businessDay: BusinessDay("0000-00-00"))
         day = try openDay(businessDay, after: nil)
+        countTheAuditTrail()
     }
 
     /// The business day the clock is in.
@@ -109,7 +120,32 @@ final class QueueDesk {
         try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
         day = pending.next
         KioskMetrics.recorded(pending.events)
+        auditEntries += pending.events.count
+        warnIfTheTrailIsNearlyFull()
         if !pending.events.isEmpty { tellCommitted() }
+    }
+
+    /// Counts the audit entries kept (at start, and after a trim).
+    private func countTheAuditTrail() {
+        do {
+            auditEntries = try store.auditTrailCount()
+        } catch {
+            logger.error("the audit trail could not be counted", metadata: ["error": "\(error)"])
+        }
+        warnIfTheTrailIsNearlyFull()
+    }
+
+    /// Logs once, as the trail passes its warning share, what `AuditTrailFill.warning` says;
+    /// the status, the metrics and the hub show it for as long as it holds.
+    private func warnIfTheTrailIsNearlyFull() {
+        let fill = auditTrailFill
+        guard let warning = fill.warning else {
+            warnedOfTheTrail = false
+            return
+        }
+        guard !warnedOfTheTrail else { return }
+        warnedOfTheTrail = true
+        logger.warning("\(warning)", metadata: ["entries": "\(fill.entries)", "bound": "\(fill.bound)"])
     }
 
     /// Runs `command`, commits it and settles the queue.
@@ -207,8 +243,9 @@ final class QueueDesk {
         trailTrimmedOn = day.businessDay
         do {
             let gone = try store.pruneAuditTrail(keptBefore: clock.now().addingTimeInterval(-Self.auditTrailDays * 86_400),
-                                                 keeping: Self.auditTrailEntries, held: held)
+                                                 keeping: auditTrailBound, held: held)
             if gone > 0 { logger.info("old audit entries the hub holds deleted", metadata: ["entries": "\(gone)"]) }
+            countTheAuditTrail()
         } catch {
             logger.error("the audit trail could not be trimmed", metadata: ["error": "\(error)"])
         }

@@ -76,13 +76,14 @@ extension Kiosk {
         var lockedUntil: String?
         if right {
             padLock.succeeded()
-            entries.append(AuditEntry(role: .employee, who: staffNumber, action: .login, result: "ok"))
+            entries.append(AuditEntry(role: .employee, who: staffNumber, action: .login, result: "ok", from: AuditEntry.touchscreen))
         } else {
-            entries.append(AuditEntry(role: .employee, who: staffNumber, action: .pinRefused, result: "wrong staff number or PIN"))
+            entries.append(AuditEntry(role: .employee, who: staffNumber, action: .pinRefused, result: "wrong staff number or PIN", from: AuditEntry.touchscreen))
             if padLock.failed(at: now), let until = padLock.lockedUntil {
                 lockedUntil = lockEnd(until)
                 entries.append(AuditEntry(role: .employee, who: staffNumber, action: .padLocked,
-                                          result: "\(PadLock.maximumFailures) wrong PINs; locked until \(lockEnd(until))"))
+                                          result: "\(PadLock.maximumFailures) wrong PINs; locked until \(lockEnd(until))",
+                                          from: AuditEntry.touchscreen))
                 logger.warning("the PIN pad is locked after \(PadLock.maximumFailures) wrong PINs",
                                metadata: ["staff": "\(staffNumber)", "until": "\(lockEnd(until))"])
             }
@@ -95,8 +96,8 @@ extension Kiosk {
     func issuePriority(_ reason: PriorityReason, by employee: String, askedAt: Double?) -> KioskOutcome {
         let outcome = issueTicket(.priority(reason), askedAt: askedAt, language: screens.flow.language, by: employee)
         let result = outcome.ticket.map { "\($0) (\(reason.rawValue))" } ?? "none: \(outcome.sentence)"
-        record([AuditEntry(role: .employee, who: employee, action: .priorityTicket, result: result),
-                AuditEntry(role: .employee, who: employee, action: .logout, result: "ticket issued")])
+        record([AuditEntry(role: .employee, who: employee, action: .priorityTicket, result: result, from: AuditEntry.touchscreen),
+                AuditEntry(role: .employee, who: employee, action: .logout, result: "ticket issued", from: AuditEntry.touchscreen)])
         logger.notice("priority ticket issued at the PIN pad",
                       metadata: ["number": "\(outcome.ticket.map(\.description) ?? "none")", "reason": "\(reason.rawValue)",
                                  "staff": "\(employee)"])
@@ -109,7 +110,7 @@ extension Kiosk {
     }
 
     func staffSessionEnded(_ employee: String, why: String) {
-        record([AuditEntry(role: .employee, who: employee, action: .logout, result: why)])
+        record([AuditEntry(role: .employee, who: employee, action: .logout, result: why, from: AuditEntry.touchscreen)])
     }
 
     /// Keeps `entries` in the event log; one that cannot be kept is logged, and the totem goes on.

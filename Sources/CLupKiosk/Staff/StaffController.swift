@@ -27,14 +27,14 @@ struct StaffController {
         router.on(Control.Technicians.self) { _, _ in try techniciansReport() }
         router.on(Control.PutTechnician.self) { command, context in
             try putTechnician(command.name, secret: command.secret, replacing: command.replacing, by: context.who,
-                              uid: context.peer.uid)
+                              uid: context.peer.uid, from: context.peer.origin)
         }
         router.on(Control.RemoveTechnician.self) { command, context in
-            try removeTechnician(command.name, by: context.who, uid: context.peer.uid)
+            try removeTechnician(command.name, by: context.who, uid: context.peer.uid, from: context.peer.origin)
         }
         router.on(Control.Employees.self) { _, _ in try employeesReport() }
         router.on(Control.PutEmployee.self) { command, context in
-            try putEmployee(command, by: context.who, uid: context.peer.uid)
+            try putEmployee(command, by: context.who, uid: context.peer.uid, from: context.peer.origin)
         }
         router.on(Control.RemoveEmployee.self) { command, context in
             let staffNumber = command.staffNumber
@@ -43,7 +43,7 @@ struct StaffController {
             }
             if existing.source == .hub { throw Self.managedAtTheHub(staffNumber) }
             try desk.audit([AuditEntry(role: .technician, who: context.who, action: .employeeRemoved,
-                                             result: "staff number \(staffNumber)", uid: context.peer.uid)],
+                                             result: "staff number \(staffNumber)", uid: context.peer.uid, from: context.peer.origin)],
                                  changing: .remove(staffNumber: staffNumber))
             logger.notice("employee removed", metadata: ["staff": "\(staffNumber)", "by": "\(context.who)"])
             return try employeesReport()
@@ -53,14 +53,14 @@ struct StaffController {
             let trail = try Kiosk.auditTrail(in: store, last: AuditReport.limit + 1)
             let entries = trail.filter { item in command.since.map { item.at >= $0 } ?? true }.map {
                 AuditReport.Entry(at: $0.at, role: $0.entry.role.rawValue, who: $0.entry.who, action: $0.entry.action.rawValue,
-                                  result: $0.entry.result, uid: $0.entry.uid, what: $0.entry.what)
+                                  result: $0.entry.result, uid: $0.entry.uid, what: $0.entry.what, from: $0.entry.from)
             }
             return AuditReport(entries: Array(entries.suffix(AuditReport.limit)), truncated: trail.count > AuditReport.limit)
         }
     }
 
     /// Adds an employee, or gives one a new PIN; the hub's employees are changed there.
-    private func putEmployee(_ command: Control.PutEmployee, by who: String, uid: UInt32) throws -> EmployeesReport {
+    private func putEmployee(_ command: Control.PutEmployee, by who: String, uid: UInt32, from origin: String) throws -> EmployeesReport {
         let (staffNumber, pin, replacing) = (command.staffNumber, command.pin, command.replacing)
         if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem {
             throw CodedError(.badEmployee, problem)
@@ -72,7 +72,7 @@ struct StaffController {
         if !replacing, exists { throw CodedError(.employeeExists, "staff number \(staffNumber) is already an employee here") }
         let record = EmployeeRecord(staffNumber: staffNumber, kdf: pin.kdf, salt: pin.salt, pinHash: pin.hash, changedAt: clock.now())
         try desk.audit([AuditEntry(role: .technician, who: who, action: replacing ? .pinChanged : .employeeAdded,
-                                         result: "staff number \(staffNumber)", uid: uid)], changing: .put(record))
+                                         result: "staff number \(staffNumber)", uid: uid, from: origin)], changing: .put(record))
         logger.notice(replacing ? "employee PIN changed" : "employee added", metadata: ["staff": "\(staffNumber)", "by": "\(who)"])
         return try employeesReport()
     }
@@ -84,24 +84,25 @@ struct StaffController {
         })
     }
 
-    func putTechnician(_ name: String, secret: PinHash, replacing: Bool, by who: String, uid: UInt32) throws -> TechniciansReport {
+    func putTechnician(_ name: String, secret: PinHash, replacing: Bool, by who: String, uid: UInt32, from origin: String) throws -> TechniciansReport {
         if let problem = TechnicianSecret.problem(name: name) ?? secret.problem { throw CodedError(.badTechnician, problem) }
         let exists = try store.technician(name) != nil
         if replacing, !exists { throw CodedError(.unknownTechnician, "no technician is named \(name)") }
         if !replacing, exists { throw CodedError(.technicianExists, "\(name) is already a technician here") }
         let record = TechnicianRecord(name: name, kdf: secret.kdf, salt: secret.salt, secretHash: secret.hash, changedAt: clock.now())
         try desk.audit([AuditEntry(role: .technician, who: who, action: replacing ? .secretChanged : .technicianAdded,
-                                         result: "technician \(name)", uid: uid)], changing: .putTechnician(record))
+                                         result: "technician \(name)", uid: uid, from: origin)], changing: .putTechnician(record))
         if replacing { technicians.endSessions(of: name, why: "a new secret was set") }
         logger.notice(replacing ? "technician secret changed" : "technician added", metadata: ["name": "\(name)", "by": "\(who)"])
         return try techniciansReport()
     }
 
-    func removeTechnician(_ name: String, by who: String, uid: UInt32) throws -> TechniciansReport {
+    func removeTechnician(_ name: String, by who: String, uid: UInt32, from origin: String) throws -> TechniciansReport {
         guard TechnicianSecret.problem(name: name) == nil, try store.technician(name) != nil else {
             throw CodedError(.unknownTechnician, "no technician is named \(TypedText.inMessage(name))")
         }
-        try desk.audit([AuditEntry(role: .technician, who: who, action: .technicianRemoved, result: "technician \(name)", uid: uid)],
+        try desk.audit([AuditEntry(role: .technician, who: who, action: .technicianRemoved, result: "technician \(name)", uid: uid,
+                                   from: origin)],
                              changing: .removeTechnician(name: name))
         technicians.endSessions(of: name, why: "removed")
         logger.notice("technician removed", metadata: ["name": "\(name)", "by": "\(who)"])

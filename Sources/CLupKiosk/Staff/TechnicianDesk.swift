@@ -13,6 +13,8 @@ final class TechnicianDesk {
     struct Session {
         let name: String
         let uid: UInt32
+        /// Where the login came from (`ControlServer.Peer.origin`), for the logout's entry.
+        let origin: String
         /// Monotonic seconds of the last command.
         var lastUsed: Double
     }
@@ -94,7 +96,7 @@ final class TechnicianDesk {
         let name = String(name.prefix(TechnicianSecret.maximumName + 1))
         if let lock = locks[name], lock.isLocked(at: now), let until = lock.lockedUntil {
             record([AuditEntry(role: .technician, who: name, action: .loginRefused, result: "name locked until \(timeOfDay(until))",
-                               uid: peer.uid)])
+                               uid: peer.uid, from: peer.origin)])
             throw CodedError(.nameLocked, "\(TypedText.inMessage(name)) is locked after \(FailureLock.maximumFailures) wrong secrets, until \(timeOfDay(until))")
         }
         guard checking < Self.maximumChecks else {
@@ -121,12 +123,13 @@ final class TechnicianDesk {
         let now = clock.now()
         guard right else {
             var lock = locks[name] ?? FailureLock(lockSeconds: lockSeconds)
-            var entries = [AuditEntry(role: .technician, who: name, action: .loginRefused, result: "wrong name or secret", uid: peer.uid)]
+            var entries = [AuditEntry(role: .technician, who: name, action: .loginRefused, result: "wrong name or secret", uid: peer.uid,
+                                      from: peer.origin)]
             let locked = lock.failed(at: now)
             if locked, let until = lock.lockedUntil {
                 entries.append(AuditEntry(role: .technician, who: name, action: .nameLocked,
                                           result: "\(FailureLock.maximumFailures) wrong secrets; locked until \(timeOfDay(until))",
-                                          uid: peer.uid))
+                                          uid: peer.uid, from: peer.origin))
                 logger.warning("a technician name is locked after wrong secrets", metadata: ["name": "\(name)", "until": "\(timeOfDay(until))"])
             }
             if locks.count >= Self.maximumTrackedNames { locks = locks.filter { $0.value.isLocked(at: now) } }
@@ -144,9 +147,9 @@ final class TechnicianDesk {
         let token = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         guard let key = Self.key(token) else { throw CodedError(.internalError, "could not make a session") }
-        sessions[key] = Session(name: name, uid: peer.uid, lastUsed: clock.monotonic())
+        sessions[key] = Session(name: name, uid: peer.uid, origin: peer.origin, lastUsed: clock.monotonic())
         armSweep()
-        record([AuditEntry(role: .technician, who: name, action: .login, result: "ok", uid: peer.uid)])
+        record([AuditEntry(role: .technician, who: name, action: .login, result: "ok", uid: peer.uid, from: peer.origin)])
         logger.notice("technician logged in", metadata: ["name": "\(name)", "uid": "\(peer.uid)"])
         return LoginReply(name: name, token: token, idleSeconds: Int(idleSeconds))
     }
@@ -188,7 +191,8 @@ final class TechnicianDesk {
         guard let session = sessions.removeValue(forKey: key) else { return }
         if ended.count > 100 { ended.removeAll() }
         ended[key] = why
-        record([AuditEntry(role: .technician, who: session.name, action: .logout, result: why, uid: session.uid)])
+        record([AuditEntry(role: .technician, who: session.name, action: .logout, result: why, uid: session.uid,
+                           from: session.origin)])
     }
 
     func lockedUntil(_ name: String) -> Date? {

@@ -387,6 +387,9 @@ public struct TotemUpdater {
     /// Where the cache keeps the package of `version`.
     public static func cachedPackage(_ version: String, in cache: String) -> String { cache + "/\(package)_\(version).deb" }
 
+    /// Whether an update was started and not finished (a run cut short: the next finishes it).
+    public var isPending: Bool { FileManager.default.fileExists(atPath: pendingPath) }
+
     func loadPending() -> Pending? {
         guard let data = FileManager.default.contents(atPath: pendingPath) else { return nil }
         let decoder = JSONDecoder()

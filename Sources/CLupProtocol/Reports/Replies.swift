@@ -111,8 +111,13 @@ public struct AuditReport: Codable, Sendable, Equatable {
         public let uid: UInt32?
         /// The command, as typed (secrets left out).
         public let what: String?
+        /// Where it came from (the touchscreen, or the control socket's caller); nil in
+        /// entries from before 0.12.
+        public let from: String?
 
-        public init(at: Date, role: String, who: String, action: String, result: String, uid: UInt32? = nil, what: String? = nil) {
+        public init(at: Date, role: String, who: String, action: String, result: String, uid: UInt32? = nil, what: String? = nil,
+                    from: String? = nil) {
+            self.from = from
             self.at = at
             self.role = role
             self.who = who

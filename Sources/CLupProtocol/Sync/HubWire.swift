@@ -152,12 +152,20 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     public var softwareVersion: String?
     /// How the totem's last software update went, as its update helper reported it.
     public var update: UpdateReport?
+    /// How full the totem's audit trail is (absent from totems before 0.12).
+    public var auditTrail: AuditTrailFill?
+    /// The last daily check of the installed package's files (absent before 0.12, and until
+    /// the update helper first ran one).
+    public var integrity: IntegrityReport?
 
-    public init(devices: [Device], printer: String, softwareVersion: String? = nil, update: UpdateReport? = nil) {
+    public init(devices: [Device], printer: String, softwareVersion: String? = nil, update: UpdateReport? = nil,
+                auditTrail: AuditTrailFill? = nil, integrity: IntegrityReport? = nil) {
         self.devices = devices
         self.printer = printer
         self.softwareVersion = softwareVersion
         self.update = update
+        self.auditTrail = auditTrail
+        self.integrity = integrity
     }
 
     /// The same report with every text cut to `characters` and at most 16 devices: what
@@ -167,7 +175,87 @@ public struct TotemHealth: Codable, Sendable, Equatable {
         return TotemHealth(devices: devices.prefix(16).map { Device(role: cut($0.role), state: cut($0.state), detail: cut($0.detail)) },
                            printer: cut(printer), softwareVersion: softwareVersion.map { String($0.prefix(64)) },
                            update: update.map { UpdateReport(version: String($0.version.prefix(64)), outcome: $0.outcome,
-                                                             detail: cut($0.detail), at: $0.at) })
+                                                             detail: cut($0.detail), at: $0.at) },
+                           auditTrail: auditTrail.flatMap { $0.isSane ? $0 : nil },
+                           integrity: integrity.map { $0.bounded(characters: characters) })
+    }
+}
+
+/// How full the totem's audit trail is: the entries it keeps, of the bound past which the
+/// oldest of them (those the hub holds already) are deleted. Past `warningShare` the totem
+/// warns, in its log, `clupctl status`, its metrics and to the hub, before anything goes.
+public struct AuditTrailFill: Codable, Sendable, Equatable {
+    public var entries: Int
+    public var bound: Int
+
+    /// The share of the bound past which the totem warns (IEC 62443-4-2 CR 2.9).
+    public static let warningShare = 0.8
+
+    public init(entries: Int, bound: Int) {
+        self.entries = entries
+        self.bound = bound
+    }
+
+    /// What the hub takes of a report: counts a totem could hold.
+    var isSane: Bool { (0...100_000_000).contains(entries) && (1...100_000_000).contains(bound) }
+
+    public var share: Double { bound > 0 ? Double(entries) / Double(bound) : 0 }
+    public var isNearlyFull: Bool { share >= Self.warningShare }
+
+    /// The warning in a line, when the trail is past `warningShare` of its bound.
+    public var warning: String? {
+        guard isNearlyFull else { return nil }
+        return "the audit trail holds \(entries) entries, \(Int((share * 100).rounded(.down))) % of the \(bound) this totem keeps: "
+            + "past that the oldest the hub holds are deleted here (see what fills it with clupctl audit)"
+    }
+}
+
+/// The last check of the installed package's files against what the package installed
+/// (`dpkg --verify clup-totem`: the MD5 sums dpkg keeps), run once a day by the update
+/// helper as root. A file changed or missing outside an update is what it looks for;
+/// configuration files (`/etc/clup/clupd.toml`), which a technician edits, are not counted.
+public struct IntegrityReport: Codable, Sendable, Equatable {
+    /// When it ran (seconds since 1970).
+    public var at: Double
+    /// The package version checked.
+    public var version: String
+    /// How many files the package installed (as dpkg lists them).
+    public var files: Int
+    /// The files changed or missing ("/usr/bin/clupd changed", "/usr/bin/clupctl missing"),
+    /// at most `maximumListed`.
+    public var changed: [String]
+    /// How many were changed or missing in all (`changed` lists the first of them).
+    public var changedCount: Int
+    /// Why the check could not run (dpkg missing, the package not installed); nil when it ran.
+    public var problem: String?
+
+    public static let maximumListed = 16
+
+    public init(at: Double, version: String, files: Int, changed: [String], changedCount: Int? = nil, problem: String? = nil) {
+        self.at = at
+        self.version = version
+        self.files = files
+        self.changed = Array(changed.prefix(Self.maximumListed))
+        self.changedCount = changedCount ?? changed.count
+        self.problem = problem
+    }
+
+    public var isClean: Bool { changedCount == 0 && problem == nil }
+
+    /// The result in a line: "ok: 41 files as installed", "3 files changed outside an update: …".
+    public var summary: String {
+        if let problem { return "not checked: \(problem)" }
+        if changedCount == 0 { return "ok: \(files) files of clup-totem \(version) as installed" }
+        let more = changedCount > changed.count ? " and \(changedCount - changed.count) more" : ""
+        return "\(changedCount) file\(changedCount == 1 ? "" : "s") of clup-totem \(version) changed outside an update: "
+            + changed.joined(separator: ", ") + more
+    }
+
+    func bounded(characters: Int) -> IntegrityReport {
+        let cut = { (text: String) in text.count > characters ? String(text.prefix(characters)) + "…" : text }
+        return IntegrityReport(at: at.isFinite ? at : 0, version: String(version.prefix(64)), files: max(0, min(files, 1_000_000)),
+                               changed: changed.prefix(Self.maximumListed).map(cut), changedCount: max(0, min(changedCount, 1_000_000)),
+                               problem: problem.map(cut))
     }
 }
 

@@ -153,3 +153,8 @@ extension BusinessDay {
         BusinessDay(containing: Date(), startMinute: 0, timeZone: TimeZone(identifier: "UTC")!)
     }
 }
+
+extension AuditActor {
+    /// Who the unit tests' changes are audited as.
+    static let test = AuditActor(who: "test", source: "a unit test")
+}

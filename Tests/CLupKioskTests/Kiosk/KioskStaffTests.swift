@@ -14,7 +14,7 @@ import XCTest
 final class KioskStaffTests: XCTestCase {
     func employ(_ staffNumber: String, pin: String, at totem: KioskHarness) throws {
         let hash = try PinHash.make(pin: pin)
-        try totem.kiosk.desk.audit([AuditEntry(role: .technician, who: "test", action: .employeeAdded, result: staffNumber)],
+        try totem.kiosk.desk.audit([AuditEntry(role: .technician, who: "test", action: .employeeAdded, result: staffNumber, from: "a test")],
                                    changing: .put(EmployeeRecord(staffNumber: staffNumber, kdf: hash.kdf, salt: hash.salt,
                                                                  pinHash: hash.hash, changedAt: totem.clock.now())))
     }
@@ -41,6 +41,30 @@ final class KioskStaffTests: XCTestCase {
             guard case let .audited(entry, _, _) = try stored.decoded(), entry.role == .employee else { return nil }
             return "\(entry.who) \(entry.action.rawValue): \(entry.result)"
         }
+    }
+
+    /// The trail warns at 80 % of its bound (status, metrics, hub), and no sooner; every
+    /// employee entry says it came from the touchscreen.
+    func test_theAuditTrailWarnsAtEightyPercentOfItsBound() throws {
+        let totem = try KioskHarness()
+        totem.kiosk.desk.auditTrailBound = 10
+        for number in 1...7 { try employ(String(100 + number), pin: "2580", at: totem) }
+        XCTAssertEqual(totem.kiosk.desk.auditTrailFill, AuditTrailFill(entries: 7, bound: 10))
+        XCTAssertNil(totem.kiosk.desk.auditTrailFill.warning, "70 %: no warning yet")
+        try employ("108", pin: "2580", at: totem)
+        XCTAssertEqual(totem.kiosk.desk.auditTrailFill.warning,
+                       "the audit trail holds 8 entries, 80 % of the 10 this totem keeps: past that the oldest the hub holds are deleted here "
+                           + "(see what fills it with clupctl audit)")
+        totem.approach()
+        try hold(3000, on: totem)
+        try type("108", on: totem)
+        try type("0000", on: totem)
+        XCTAssertEqual(totem.kiosk.desk.auditTrailFill.entries, 9, "the pad's entries are counted as kept")
+        let froms = try totem.kiosk.desk.store.events(ofTypes: ["staff.audit"]).compactMap { stored -> String? in
+            guard case let .audited(entry, _, _) = try stored.decoded(), entry.role == .employee else { return nil }
+            return entry.from
+        }
+        XCTAssertEqual(Set(froms), [AuditEntry.touchscreen])
     }
 
     func test_anEmployeeLogsInAndPrintsAPriorityTicketThatNamesThem() throws {

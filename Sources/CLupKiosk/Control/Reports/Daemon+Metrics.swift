@@ -66,6 +66,16 @@ extension Daemon {
             gauge("clup_totem_device_ok", "1 for a device working, else 0, by role and backend.",
                   device.state == .ok ? 1 : 0, [("role", device.role), ("backend", device.backend)])
         }
+        let trail = kiosk.desk.auditTrailFill
+        gauge("clup_totem_audit_trail_entries", "Audit entries the totem keeps now.", Double(trail.entries))
+        gauge("clup_totem_audit_trail_bound", "The audit entries past which the oldest the hub holds are deleted (the totem warns at 80 %).",
+              Double(trail.bound))
+        if let integrity = integrityReport {
+            gauge("clup_totem_integrity_check_timestamp_seconds", "When the update helper last checked the installed files, in Unix seconds.",
+                  integrity.at)
+            gauge("clup_totem_files_changed", "Files of clup-totem changed or missing outside an update at the last check (-1: it could not run).",
+                  integrity.problem == nil ? Double(integrity.changedCount) : -1)
+        }
         return registry.emitToString()
     }
 }

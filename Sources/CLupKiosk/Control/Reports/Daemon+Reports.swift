@@ -34,7 +34,7 @@ extension Daemon {
         case let .failure(error): result = CodedError(describing: error).description
         }
         kiosk.record([AuditEntry(role: .technician, who: technician ?? "-", action: .command, result: result, uid: peer.uid,
-                                 what: summary)])
+                                 what: summary, from: peer.origin)])
     }
 
     /// A caller refused for want of permission: kept in the trail, once a minute per user at most.
@@ -43,7 +43,7 @@ extension Daemon {
         guard refusals.due(peer?.uid ?? UInt32.max, now: clock.monotonic()) else { return }
         kiosk.record([AuditEntry(role: .technician, who: "-", action: .command,
                                  result: "\(ErrorCode.permissionDenied.rawValue) not root, clupd's user or the control group",
-                                 uid: peer?.uid, what: "(any command)")])
+                                 uid: peer?.uid, what: "(any command)", from: peer?.origin ?? "an unknown caller")])
     }
 
     /// The prompt's facts: the totem, its worst problem, and who is logged in.
@@ -82,7 +82,8 @@ extension Daemon {
             occupancy: OccupancyReport(inside: day.inside, capacity: config.queue.capacity,
                                        entries: ledger.entries, exits: ledger.exits),
             configuration: "\(configuration.source), read \(configuration.loadedAt.formatted(.iso8601))",
-            problems: kiosk.desk.dataProblems + (configuration.problem.map { [$0.description] } ?? []),
+            problems: kiosk.desk.dataProblems + (configuration.problem.map { [$0.description] } ?? [])
+                + [kiosk.desk.auditTrailFill.warning, integrityWarning].compactMap { $0 },
             settings: hub.settings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
                 + "booking share \($0.bookingShare)"
                 + (config.queue.doorLimit.map { ", this door's places \($0) (holding \(day.heldHere))" } ?? "")
@@ -109,7 +110,8 @@ extension Daemon {
         return TotemHealth(devices: kiosk.deviceHealth.map { .init(role: $0.role, state: $0.state.rawValue, detail: $0.detail) },
                            printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
                                + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"),
-                           softwareVersion: PackageVersion.current, update: lastUpdateReport)
+                           softwareVersion: PackageVersion.current, update: lastUpdateReport,
+                           auditTrail: kiosk.desk.auditTrailFill, integrity: integrityReport)
     }
 
     func devicesReport() -> DevicesReport {

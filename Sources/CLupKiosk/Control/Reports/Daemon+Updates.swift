@@ -33,6 +33,24 @@ extension Daemon {
             runningManifest: hub.settings?.runningManifest)
     }
 
+    /// The update helper's last check of the installed files (`IntegrityCheck`), for the hub;
+    /// a new one that found files changed is logged as an error, once.
+    var integrityReport: IntegrityReport? {
+        guard let report = IntegrityCheck.lastReport(in: state.path) else { return nil }
+        if !report.isClean, report.at != integrityLoggedAt {
+            integrityLoggedAt = report.at
+            logger.error("integrity check: \(report.summary)", metadata: ["checked at": "\(Date(timeIntervalSince1970: report.at).formatted(.iso8601))"])
+        }
+        return report
+    }
+
+    /// What `clupctl status` says of the last integrity check: nothing when it found the
+    /// files as installed.
+    var integrityWarning: String? {
+        guard let report = integrityReport, !report.isClean else { return nil }
+        return "integrity check at \(Date(timeIntervalSince1970: report.at).formatted(.iso8601)): \(report.summary)"
+    }
+
     /// The update helper's report of its last update (`TotemUpdater.reportPath`), for the
     /// hub; nil when there is none or it is unreadable.
     var lastUpdateReport: UpdateReport? {

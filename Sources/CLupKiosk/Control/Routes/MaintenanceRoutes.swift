@@ -23,7 +23,7 @@ extension Daemon {
         router.later(Control.CalibrationTarget.self) { [calibration] command, _ in
             .later(try calibration.target(command.index, timeoutSeconds: command.timeoutSeconds, force: command.force))
         }
-        router.on(Control.CalibrationEnd.self) { [calibration] command, context in try calibration.end(command.matrix, by: context.who) }
+        router.on(Control.CalibrationEnd.self) { [calibration] command, context in try calibration.end(command.matrix, by: context.who, from: context.peer.origin) }
         router.on(Control.LogSource.self) { _, _ in ClupdLog.source() }
         router.on(Control.LogRead.self) { command, _ in try ClupdLog.read(offset: command.offset, maxBytes: command.maxBytes) }
         router.later(Control.Diagnostics.self) { [unowned self] _, _ in .later(diagnostics()) }

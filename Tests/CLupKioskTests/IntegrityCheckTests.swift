@@ -1,0 +1,110 @@
+@testable import CLupKiosk
+import CLupProtocol
+import Foundation
+import XCTest
+
+/// The daily integrity check against a real dpkg: each test makes a dpkg database of its own
+/// under a folder (`--root`), holding clup-totem as if installed there, and changes its files.
+final class IntegrityCheckTests: XCTestCase {
+    var root = ""
+    var state = ""
+    var work = ""
+
+    override func setUpWithError() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("clup-integrity-\(UUID())").path
+        (root, state, work) = (base + "/root", base + "/state", base + "/work")
+        for folder in [root + "/usr/bin", root + "/etc/clup", root + "/var/lib/dpkg/info", root + "/var/lib/dpkg/updates", state, work] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        try Data("clupd 0.12.0\n".utf8).write(to: URL(fileURLWithPath: root + "/usr/bin/clupd"))
+        try Data("clupctl 0.12.0\n".utf8).write(to: URL(fileURLWithPath: root + "/usr/bin/clupctl"))
+        try Data("[store]\n".utf8).write(to: URL(fileURLWithPath: root + "/etc/clup/clupd.toml"))
+        // What dpkg keeps of an installed package: its status, its files, their MD5 sums.
+        try """
+            Package: clup-totem
+            Status: install ok installed
+            Architecture: amd64
+            Version: 0.12.0
+            Maintainer: CLup <clup@example.org>
+            Description: the totem
+            Conffiles:
+             /etc/clup/clupd.toml \(md5(root + "/etc/clup/clupd.toml"))
+
+            """.write(toFile: root + "/var/lib/dpkg/status", atomically: true, encoding: .utf8)
+        try "/usr\n/usr/bin\n/usr/bin/clupd\n/usr/bin/clupctl\n/etc/clup\n/etc/clup/clupd.toml\n"
+            .write(toFile: root + "/var/lib/dpkg/info/clup-totem.list", atomically: true, encoding: .utf8)
+        try "\(md5(root + "/usr/bin/clupd"))  usr/bin/clupd\n\(md5(root + "/usr/bin/clupctl"))  usr/bin/clupctl\n"
+            .write(toFile: root + "/var/lib/dpkg/info/clup-totem.md5sums", atomically: true, encoding: .utf8)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: root).deletingLastPathComponent().path)
+    }
+
+    func md5(_ path: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/md5sum")
+        process.arguments = [path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try! process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(String(decoding: output, as: UTF8.self).prefix(32))
+    }
+
+    var check: IntegrityCheck { IntegrityCheck.dpkg(root: root, stateDirectory: state, workDirectory: work) }
+
+    func test_filesAsInstalledAreOkAndAConfigurationFileEditedIsNotCounted() throws {
+        try Data("[store]\nid = 7\n".utf8).write(to: URL(fileURLWithPath: root + "/etc/clup/clupd.toml"))
+        let report = check.run(now: Date(timeIntervalSince1970: 1_800_000_000))
+        XCTAssertEqual(report.summary, "ok: 3 files of clup-totem 0.12.0 as installed")
+        XCTAssertTrue(report.isClean)
+        XCTAssertEqual(IntegrityCheck.lastReport(in: state), report, "the report is left for clupd")
+    }
+
+    func test_aBinaryChangedAndOneRemovedAreNamed() throws {
+        try Data("something else\n".utf8).write(to: URL(fileURLWithPath: root + "/usr/bin/clupd"))
+        try FileManager.default.removeItem(atPath: root + "/usr/bin/clupctl")
+        let report = check.run(now: Date())
+        XCTAssertEqual(report.changed.sorted(), ["/usr/bin/clupctl missing", "/usr/bin/clupd changed"])
+        XCTAssertEqual(report.summary.prefix(56), "2 files of clup-totem 0.12.0 changed outside an update: ")
+        XCTAssertFalse(report.isClean)
+    }
+
+    func test_aPackageNotInstalledIsACheckThatDidNotRunNotAClearance() throws {
+        try FileManager.default.removeItem(atPath: root + "/var/lib/dpkg/status")
+        try Data().write(to: URL(fileURLWithPath: root + "/var/lib/dpkg/status"))
+        let report = check.run(now: Date())
+        XCTAssertEqual(report.problem, "clup-totem is not installed from a package")
+        XCTAssertFalse(report.isClean)
+        XCTAssertEqual(report.summary, "not checked: clup-totem is not installed from a package")
+    }
+
+    func test_itRunsOnceADayAndAgainWhenTheClockWentBack() throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        XCTAssertNotNil(check.runIfDue(now: start), "never checked: due")
+        XCTAssertNil(check.runIfDue(now: start.addingTimeInterval(3600)), "an hour later: not due")
+        XCTAssertNil(check.runIfDue(now: start.addingTimeInterval(86_399)))
+        XCTAssertNotNil(check.runIfDue(now: start.addingTimeInterval(86_400)), "a day later: due")
+        XCTAssertNotNil(check.runIfDue(now: start), "a clock set back a day: due, not a day without a check")
+    }
+
+    /// Only dpkg's lines about files count: a changed digest (the third flag) or a file
+    /// missing, configuration files left out, whatever else it prints ignored, and a path
+    /// with a control character in it kept escaped.
+    func test_dpkgsOutputIsReadLineByLine() {
+        let output = """
+            ??5??????   /usr/bin/clupd
+            ??5?????? c /etc/clup/clupd.toml
+            missing     /usr/share/doc/clup-totem/copyright
+            missing   c /etc/clup/other.toml
+            ?????????   /usr/bin/unchanged
+            dpkg: warning: something about /usr/bin/x
+            ??5??????   /usr/bin/a\u{1B}[2Jb
+            ??5??????   relative/path
+            """
+        XCTAssertEqual(IntegrityCheck.changedFiles(in: output),
+                       ["/usr/bin/clupd changed", "/usr/share/doc/clup-totem/copyright missing", #"/usr/bin/a\u{1B}[2Jb changed"#])
+    }
+}
