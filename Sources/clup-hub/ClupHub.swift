@@ -30,6 +30,21 @@ struct ConfigOption: ParsableArguments {
     }
 }
 
+/// `withDatabase` for a change the administrator asks for: a refusal of the hub's (a
+/// `HubError`: a rollout of a version nobody vouched for, a setting out of range) is audited
+/// as the shell's before it is reported.
+func changing<T: Sendable>(_ config: HubConfiguration, _ action: String, store: StoreID? = nil,
+                           _ body: @Sendable (HubDatabase) async throws -> T) async throws -> T {
+    try await withDatabase(config) { database in
+        do {
+            return try await body(database)
+        } catch let refusal as HubError {
+            await Audit.refused(by: .shell, store: store, action: action, error: refusal, database: database)
+            throw refusal
+        }
+    }
+}
+
 /// An error printed as one line with its code and what to do, and the exit status.
 struct CommandFailure: Error, CustomStringConvertible {
     let coded: CodedError
@@ -227,7 +242,9 @@ extension StoreCommand {
                                                  presentationMinutes: presentationMinutes, bookingEarlyMinutes: bookingEarlyMinutes,
                                                  bookingLateMinutes: bookingLateMinutes, slotMinutes: slotMinutes,
                                                  totemBookingPlaces: totemBookingPlaces)
-                let settings = try await withDatabase(try options.load()) { try await HubAdmin(database: $0).setStore(id: id, change) }
+                let settings = try await changing(try options.load(), "store settings changed", store: id) {
+                    try await HubAdmin(database: $0).setStore(id: id, change, by: .shell)
+                }
                 let windows = settings.windows.map {
                     ", presentation window \($0.presentationMinutes) min, bookings \($0.bookingEarlyMinutes) min early to "
                         + "\($0.bookingLateMinutes) min late, slots of \($0.slotMinutes) min"
@@ -252,8 +269,8 @@ extension StoreCommand {
 
         func run() async throws {
             try await refusing {
-                try await withDatabase(try options.load()) {
-                    try await HubAdmin(database: $0).setHours(id: id, opens: opens, closes: closes, timeZone: timeZone)
+                try await changing(try options.load(), "opening hours changed", store: id) {
+                    try await HubAdmin(database: $0).setHours(id: id, opens: opens, closes: closes, timeZone: timeZone, by: .shell)
                 }
                 print("store \(id) opens \(opens) to \(closes) (\(timeZone))")
             }
@@ -271,8 +288,8 @@ extension StoreCommand {
 
         func run() async throws {
             try await refusing {
-                try await withDatabase(try options.load()) {
-                    try await HubAdmin(database: $0).setLocation(id: id, latitude: latitude, longitude: longitude)
+                try await changing(try options.load(), "location changed", store: id) {
+                    try await HubAdmin(database: $0).setLocation(id: id, latitude: latitude, longitude: longitude, by: .shell)
                 }
                 print("store \(id) is at \(latitude), \(longitude)")
             }
@@ -293,9 +310,10 @@ extension StoreCommand {
 
         func run() async throws {
             try await refusing {
-                let rules = try await withDatabase(try options.load()) {
+                let rules = try await changing(try options.load(), "notice rules changed", store: id) {
                     try await HubAdmin(database: $0).setNoticeRules(id: id, delayNoticeMinutes: delayNoticeMinutes,
-                                                                    majorDelayMinutes: majorDelayMinutes, reminderMinutes: reminderMinutes)
+                                                                    majorDelayMinutes: majorDelayMinutes, reminderMinutes: reminderMinutes,
+                                                                    by: .shell)
                 }
                 print("store \(id): \(rules.description)")
             }
@@ -347,7 +365,9 @@ struct EmployeeCommand: AsyncParsableCommand {
         @Argument(help: "The staff number.") var staffNumber: String
         func run() async throws {
             try await refusing {
-                try await withDatabase(try options.load()) { try await HubAdmin(database: $0).removeEmployee(store: store, staffNumber: staffNumber) }
+                try await changing(try options.load(), "employee removed", store: store) {
+                    try await HubAdmin(database: $0).removeEmployee(store: store, staffNumber: staffNumber, by: .shell)
+                }
                 print("store \(store): employee \(staffNumber) removed")
             }
         }
@@ -360,8 +380,8 @@ struct EmployeeCommand: AsyncParsableCommand {
             let pin = try PinHash.readPin()
             if let problem = PinHash.problem(pin: pin) { throw CodedError(.badEmployee, problem) }
             let hash = try PinHash.make(pin: pin)
-            try await withDatabase(try options.load()) {
-                try await HubAdmin(database: $0).putEmployee(store: store, staffNumber: staffNumber, pin: hash, replacing: replacing)
+            try await changing(try options.load(), replacing ? "employee PIN changed" : "employee added", store: store) {
+                try await HubAdmin(database: $0).putEmployee(store: store, staffNumber: staffNumber, pin: hash, replacing: replacing, by: .shell)
             }
             print("store \(store): employee \(staffNumber) \(replacing ? "has a new PIN" : "added"); "
                 + "the totems hear it with the next settings version")
@@ -441,7 +461,7 @@ struct Totems: AsyncParsableCommand {
                 print("\(row.deviceID)  store \(row.store) totem \(row.letter) door \(row.door)  \(state)  acknowledged \(row.acknowledged)"
                     + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced") + "  version \(row.softwareVersion)\(support)"
                     + (row.lastUpdate.map { "  last update \($0)" } ?? "")
-                    + (row.integrity.flatMap { $0.isClean ? nil : "  ALERT integrity check \(TypedText.escaped($0.summary))" } ?? "")
+                    + (row.integrity.flatMap { $0.isClean ? nil : "  ALERT integrity check \(TypedText.shown($0.summary))" } ?? "")
                     + (row.auditTrail.flatMap { $0.isNearlyFull ? "  audit trail \(Int(($0.share * 100).rounded(.down))) % full" : nil } ?? ""))
             }
         }

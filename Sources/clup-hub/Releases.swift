@@ -40,7 +40,7 @@ struct ReleaseCommand: AsyncParsableCommand {
                 let keys = try ReleaseKey.list(String(decoding: data, as: UTF8.self))
                 guard !keys.isEmpty else { throw CommandFailure(CodedError(.releaseSigningKeyUnusable, "\(file) holds no release key")) }
                 for key in keys {
-                    let new = try await withDatabase(config) { try await ReleaseManifests(database: $0).trust(key, by: .shell) }
+                    let new = try await changing(config, "release key \(key.id) trusted") { try await ReleaseManifests(database: $0).trust(key, by: .shell) }
                     print("release: \(key) \(new ? "trusted" : "was trusted already")")
                 }
             }
@@ -60,7 +60,7 @@ struct ReleaseCommand: AsyncParsableCommand {
                     throw CommandFailure(CodedError(.releaseNotVouched, "cannot read \(file), or it is over \(SignedReleaseManifest.maximumBytes / 1024) KiB"))
                 }
                 let repository = ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath)
-                let manifest = try await withDatabase(config) {
+                let manifest = try await changing(config, "release vouched for") {
                     try await ReleaseManifests(database: $0).vouch(data, repository: repository, by: .shell)
                 }
                 print("release: \(manifest.release) vouched for, \(manifest.packages.count) package(s), expires \(manifest.expires.formatted(.iso8601))")
@@ -120,7 +120,9 @@ struct RolloutCommand: AsyncParsableCommand {
                 }
                 let available = ReleaseRepository(stateDirectory: config.hub.stateDirectoryPath).publishedVersions()
                 let plan = Rollouts.Plan(version: version, canaries: canaries, shares: shares, healthySeconds: healthyMinutes * 60)
-                let status = try await withDatabase(config) { try await Rollouts(database: $0).start(plan, available: available, by: .shell) }
+                let status = try await changing(config, "rollout of \(plan.version) started") {
+                    try await Rollouts(database: $0).start(plan, available: available, by: .shell)
+                }
                 print(status.summary)
             }
         }
@@ -133,7 +135,7 @@ struct RolloutCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await refusing {
-                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).pause(reason: reason, by: .shell) }.summary)
+                print(try await changing(try options.load(), "rollout paused") { try await Rollouts(database: $0).pause(reason: reason, by: .shell) }.summary)
             }
         }
     }
@@ -144,7 +146,7 @@ struct RolloutCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await refusing {
-                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).resume(by: .shell) }.summary)
+                print(try await changing(try options.load(), "rollout resumed") { try await Rollouts(database: $0).resume(by: .shell) }.summary)
             }
         }
     }
@@ -155,7 +157,7 @@ struct RolloutCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await refusing {
-                print(try await withDatabase(try options.load()) { try await Rollouts(database: $0).abort(by: .shell) }.summary)
+                print(try await changing(try options.load(), "rollout aborted") { try await Rollouts(database: $0).abort(by: .shell) }.summary)
             }
         }
     }

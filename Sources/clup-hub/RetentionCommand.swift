@@ -30,7 +30,7 @@ struct RetentionCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await refusing {
-                let before = try await withDatabase(try options.load()) {
+                let before = try await changing(try options.load(), "retention") {
                     try await Retention(database: $0).setEventDays(days, by: .shell)
                 }
                 print("retention: events kept \(days) days (before: \(before))")

@@ -170,6 +170,14 @@ struct UpdateCommand: ParsableCommand {
     }
 
     func run() throws {
+        let system = DebianUpdateSystem(socketPath: socket, aptDirectory: aptDirectory, workDirectory: workDir)
+        let updater = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline,
+                                   shippedKeys: releaseKeys)
+        // The daily check of the installed files first, whatever the update does or cannot
+        // do, but never in the middle of an update (a run cut short finishes it first).
+        if !updater.isPending, let report = IntegrityCheck.dpkg(stateDirectory: stateDir, workDirectory: workDir).runIfDue(now: Date()) {
+            print("update: integrity check: \(report.summary)")
+        }
         // The chain's apt source, from the enrolment, the first time (its key pinned from then on).
         if !FileManager.default.fileExists(atPath: AptSource.sourcePath(in: aptDirectory)) {
             do throws(CodedError) {
@@ -192,14 +200,6 @@ struct UpdateCommand: ParsableCommand {
         if let enrolment = try? TotemEnrolment.load(from: stateDir), let source = try? AptSource(enrolment: enrolment, stateDirectory: stateDir),
            (try? source.writePreferencesIfMissing(apt: aptDirectory)) == true {
             print("update: apt's pin of the chain's hub written into \(aptDirectory)")
-        }
-        let system = DebianUpdateSystem(socketPath: socket, aptDirectory: aptDirectory, workDirectory: workDir)
-        let updater = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline,
-                                   shippedKeys: releaseKeys)
-        // The daily check of the installed files, never in the middle of an update (a run
-        // cut short finishes it first).
-        if !updater.isPending, let report = IntegrityCheck.dpkg(stateDirectory: stateDir, workDirectory: workDir).runIfDue(now: Date()) {
-            print("update: integrity check: \(report.summary)")
         }
         let outcome = updater.run()
         switch outcome {

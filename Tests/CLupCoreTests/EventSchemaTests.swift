@@ -102,7 +102,7 @@ final class EventSchemaTests: XCTestCase {
             // 0.12: where it came from.
             ("staff.audit.3", .audited(AuditEntry(role: .technician, who: "tess", action: .command, result: "ok", uid: 1000,
                                                   what: "void A-R017 --reason \"printed twice\"",
-                                                  from: "clupctl, pid 4711, uid 1000 (tess), pts/1"), businessDay: day, at: later)),
+                                                  from: "pid 4711, uid 1000 (tess); says clupctl on pts/1, login tess (uid 1000)"), businessDay: day, at: later)),
         ]
     }
 

@@ -42,7 +42,7 @@ final class BatchStepsTests: XCTestCase {
             for _ in 0..<3 { _ = try await steps.recordHealth(health, device: a.device.deviceID) }
             XCTAssertEqual(try hub.sql("SELECT who || ' | ' || source || ' | ' || store_id || ' | ' || action || ' | ' || result FROM audit WHERE action = 'integrity check'"),
                            "clup-hub | report of totem \(a.device.deviceID) | 7 | integrity check | "
-                               + "changed: 1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupd changed")
+                               + "1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupd changed")
             var text = try await HubMetrics().scrape(hub.database)
             XCTAssertTrue(text.contains("clup_hub_totem_files_changed{device=\"\(a.device.deviceID)\",store=\"7\"} 1\n"), text)
             // The next day's check finds them as installed again.
@@ -147,7 +147,7 @@ final class BatchStepsTests: XCTestCase {
             XCTAssertEqual(given.a.version, first.a.version, "and still no document for A")
             XCTAssertEqual(given.line.doorLimit!.limit + given.b.doorLimit!, 30, "the doors' parts add up to the capacity")
             // A change of configuration is every door's.
-            try await HubAdmin(database: hub.database).setStore(id: "7", .init(capacity: 12))
+            try await HubAdmin(database: hub.database).setStore(id: "7", .init(capacity: 12), by: .test)
             let changed = try await documents()
             XCTAssertGreaterThan(changed.a.version, given.a.version)
             XCTAssertEqual(changed.a.capacity, 12)
@@ -203,8 +203,8 @@ final class BatchStepsTests: XCTestCase {
     func test_aFailingStepLeavesTheBatchHeldAndTheStepDoneLaterCatchesUp() async throws {
         try await withHub { hub in
             let admin = HubAdmin(database: hub.database)
-            try await admin.setStore(id: "7", .init(capacity: 2, bookingShare: 0.5, totemBookingPlaces: 0))
-            _ = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: 45, majorDelayMinutes: 600, reminderMinutes: nil)
+            try await admin.setStore(id: "7", .init(capacity: 2, bookingShare: 0.5, totemBookingPlaces: 0), by: .test)
+            _ = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: 45, majorDelayMinutes: 600, reminderMinutes: nil, by: .test)
             let a = try await hub.enrol("A", door: "north")
             // Store 7 is open all day in slots of 30 minutes: the next starts within the delay notice's 45.
             let today = try await Bookings(database: hub.database).slots(store: "7", day: nil).slots

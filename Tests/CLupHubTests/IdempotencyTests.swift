@@ -28,7 +28,7 @@ final class IdempotencyTests: XCTestCase {
 
     /// A slot of store 7 still to start, with booking places.
     func slot(_ hub: HubFixture) async throws -> String {
-        try await HubAdmin(database: hub.database).setStore(id: "7", .init(capacity: 20, bookingShare: 0.5, totemBookingPlaces: 0))
+        try await HubAdmin(database: hub.database).setStore(id: "7", .init(capacity: 20, bookingShare: 0.5, totemBookingPlaces: 0), by: .test)
         let now = Date()
         let bookings = Bookings(database: hub.database)
         var slots = try await bookings.slots(store: "7", day: nil).slots

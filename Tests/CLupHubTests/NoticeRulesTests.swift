@@ -35,8 +35,8 @@ final class NoticeRulesTests: XCTestCase {
     func test_whileFullANearBookingHearsOfTheDelayOnceAndAfterTheMajorDelayItIsCancelledAndTheDoorsHearIt() async throws {
         try await withHub { hub in
             let admin = HubAdmin(database: hub.database)
-            try await admin.setStore(id: "7", .init(capacity: 4, bookingShare: 0.5, totemBookingPlaces: 0))
-            let rules = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: 45, majorDelayMinutes: 10, reminderMinutes: nil)
+            try await admin.setStore(id: "7", .init(capacity: 4, bookingShare: 0.5, totemBookingPlaces: 0), by: .test)
+            let rules = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: 45, majorDelayMinutes: 10, reminderMinutes: nil, by: .test)
             XCTAssertEqual(rules, .init(delayNoticeMinutes: 45, majorDelayMinutes: 10, reminderMinutes: 60))
             let a = try await hub.enrol("A", door: "north")
             let start = try await nextSlot(hub)
@@ -78,8 +78,8 @@ final class NoticeRulesTests: XCTestCase {
     func test_withoutAMajorDelayAFullStoreOnlyTellsItsBookingsAndOnlyThoseNearTheirSlot() async throws {
         try await withHub { hub in
             let admin = HubAdmin(database: hub.database)
-            try await admin.setStore(id: "7", .init(capacity: 1, priorityShare: 0, bookingShare: 1, totemBookingPlaces: 0))
-            _ = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: 0, majorDelayMinutes: 0, reminderMinutes: nil)
+            try await admin.setStore(id: "7", .init(capacity: 1, priorityShare: 0, bookingShare: 1, totemBookingPlaces: 0), by: .test)
+            _ = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: 0, majorDelayMinutes: 0, reminderMinutes: nil, by: .test)
             let a = try await hub.enrol("A", door: "north")
             let start = try await nextSlot(hub)
             let later = try await book(hub, "customer-0002", at: start.addingTimeInterval(3 * 3600))
@@ -95,7 +95,7 @@ final class NoticeRulesTests: XCTestCase {
     func test_aReminderIsQueuedOnceForEachAppBookingWithinItsStoresReminderTimeAndNoneWhenTheStoreSaysNone() async throws {
         try await withHub { hub in
             let admin = HubAdmin(database: hub.database)
-            try await admin.setStore(id: "7", .init(capacity: 10, priorityShare: 0, bookingShare: 1, totemBookingPlaces: 0))
+            try await admin.setStore(id: "7", .init(capacity: 10, priorityShare: 0, bookingShare: 1, totemBookingPlaces: 0), by: .test)
             let soon = try await nextSlot(hub)
             let near = try await book(hub, "customer-0001", at: soon)
             _ = try await book(hub, "totem-store-7-totem-A-0001", at: soon)
@@ -112,7 +112,7 @@ final class NoticeRulesTests: XCTestCase {
             XCTAssertEqual(try notices(hub), "reminder \(near) customer-0001\nreminder \(far) customer-0002")
             // A store that sends none: none, even when a slot is near.
             _ = try await book(hub, "customer-0003", at: soon)
-            let rules = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: nil, majorDelayMinutes: nil, reminderMinutes: 0)
+            let rules = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: nil, majorDelayMinutes: nil, reminderMinutes: 0, by: .test)
             XCTAssertEqual(rules.reminderMinutes, 0)
             queued = try await Bookings.queueReminders(hub.database)
             XCTAssertEqual(queued, 0)
@@ -124,14 +124,14 @@ final class NoticeRulesTests: XCTestCase {
             let admin = HubAdmin(database: hub.database)
             for (delay, major, reminder) in [(241, nil, nil), (-1, nil, nil), (nil, 601, nil), (nil, -5, nil), (nil, nil, 1441)] as [(Int?, Int?, Int?)] {
                 do {
-                    _ = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: delay, majorDelayMinutes: major, reminderMinutes: reminder)
+                    _ = try await admin.setNoticeRules(id: "7", delayNoticeMinutes: delay, majorDelayMinutes: major, reminderMinutes: reminder, by: .test)
                     XCTFail("\(String(describing: delay)) \(String(describing: major)) \(String(describing: reminder)) taken")
                 } catch let error as HubError {
                     XCTAssertEqual(error.status, .badRequest)
                 }
             }
             do {
-                _ = try await admin.setNoticeRules(id: "70", delayNoticeMinutes: 10, majorDelayMinutes: nil, reminderMinutes: nil)
+                _ = try await admin.setNoticeRules(id: "70", delayNoticeMinutes: 10, majorDelayMinutes: nil, reminderMinutes: nil, by: .test)
                 XCTFail("an unknown store's rules set")
             } catch let error as HubError {
                 XCTAssertEqual(error.coded.code, ErrorCode.unknownStore.rawValue)

@@ -258,7 +258,7 @@ final class RemoteLineHubTests: XCTestCase {
             let line = RemoteLine(database: hub.database)
             let a = try await hub.enrol("A", door: "north")
             try await heard(a, hub)
-            try await HubAdmin(database: hub.database).setHours(id: "7", opens: "08:00", closes: "20:00", timeZone: "UTC")
+            try await HubAdmin(database: hub.database).setHours(id: "7", opens: "08:00", closes: "20:00", timeZone: "UTC", by: .test)
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: "UTC")!
             let night = calendar.date(bySettingHour: 22, minute: 0, second: 0, of: Date())!
@@ -284,7 +284,7 @@ final class RemoteLineHubTests: XCTestCase {
             for round in 0..<20 {
                 let store = StoreID(String(100 + round))
                 try await admin.createStore(id: store, name: "Store \(store)", capacity: 30)
-                try await admin.setHours(id: store, opens: "00:00", closes: "24:00", timeZone: "UTC")
+                try await admin.setHours(id: store, opens: "00:00", closes: "24:00", timeZone: "UTC", by: .test)
                 let totem = try await hub.enrol("A", door: "main", store: store)
                 try await heard(totem, hub)
                 let issuer = TicketIssuer(store: UInt32(store.rawValue)!, totem: "A", validMinutes: 240, key: Curve25519.Signing.PrivateKey())

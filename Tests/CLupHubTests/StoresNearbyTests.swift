@@ -18,11 +18,11 @@ final class StoresNearbyTests: XCTestCase {
     /// 8 and 9 open all day as 7 is.
     func chain(_ hub: HubFixture) async throws {
         let admin = HubAdmin(database: hub.database)
-        try await admin.setLocation(id: "7", latitude: Self.latitude, longitude: Self.longitude)
+        try await admin.setLocation(id: "7", latitude: Self.latitude, longitude: Self.longitude, by: .test)
         for (id, name, north): (StoreID, String, Double) in [("8", "CLup Brera", 0.01), ("9", "CLup Isola", 0.027), ("10", "CLup Bergamo", 0.6), ("11", "CLup Web", 0)] {
             try await admin.createStore(id: id, name: name, capacity: 20)
-            try await admin.setHours(id: id, opens: "00:00", closes: "24:00", timeZone: "UTC")
-            if id != "11" { try await admin.setLocation(id: id, latitude: Self.latitude + north, longitude: Self.longitude) }
+            try await admin.setHours(id: id, opens: "00:00", closes: "24:00", timeZone: "UTC", by: .test)
+            if id != "11" { try await admin.setLocation(id: id, latitude: Self.latitude + north, longitude: Self.longitude, by: .test) }
         }
     }
 
@@ -64,7 +64,7 @@ final class StoresNearbyTests: XCTestCase {
         try await withHub { hub in
             try await chain(hub)
             let admin = HubAdmin(database: hub.database)
-            try await admin.setStore(id: "7", .init(capacity: 2, bookingShare: 0.5, totemBookingPlaces: 0))
+            try await admin.setStore(id: "7", .init(capacity: 2, bookingShare: 0.5, totemBookingPlaces: 0), by: .test)
             let seven = try await hub.enrol("A", door: "north")
             let entry = DomainEvent.passage(direction: .entry, door: "north", businessDay: .today, at: Date(), ticket: nil, steady: nil)
             try await heard(seven, hub, [entry, entry])
@@ -129,13 +129,13 @@ final class StoresNearbyTests: XCTestCase {
             }
             let admin = HubAdmin(database: hub.database)
             do {
-                try await admin.setLocation(id: "7", latitude: 100, longitude: 0)
+                try await admin.setLocation(id: "7", latitude: 100, longitude: 0, by: .test)
                 XCTFail("a latitude of 100 taken")
             } catch let error as HubError {
                 XCTAssertEqual(error.status, .badRequest)
             }
             do {
-                try await admin.setLocation(id: "70", latitude: 45, longitude: 9)
+                try await admin.setLocation(id: "70", latitude: 45, longitude: 9, by: .test)
                 XCTFail("an unknown store put on the map")
             } catch let error as HubError {
                 XCTAssertEqual(error.coded.code, ErrorCode.unknownStore.rawValue)

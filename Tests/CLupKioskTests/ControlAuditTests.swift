@@ -84,6 +84,23 @@ final class ControlAuditTests: XCTestCase {
         XCTAssertEqual(afterReads, before, "status and metrics are routine reads: not audited")
         XCTAssertEqual(afterVoid.count, before + 1, "a void is audited")
         XCTAssertEqual(afterVoid.last?.what, #"void A-001 --reason "printed twice""#)
+        // From where: the pid and uid the kernel vouches for, then what the caller says.
+        let user = getpwuid(getuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(getuid())"
+        XCTAssertEqual(afterVoid.last?.from, "pid \(getpid()), uid \(getuid()) (\(user)); says \(CallerClaim.current)")
+    }
+
+    /// What a caller says of itself is hostile like the rest of the request: each field is
+    /// bounded and kept escaped, and clupd reads a request that says nothing of it.
+    func test_aCallersSayIsBoundedAndEscaped() throws {
+        let lie = CallerClaim(program: "x\n1999-01-01T00:00:00Z  technician tess", terminal: "pts/1\u{1B}[2J", loginUID: 1000,
+                              loginName: "tess", sudoUser: String(repeating: "y", count: 300))
+        let header = try RequestHeader.read(try ControlCoding.request(Control.Status(), session: nil, quiet: false, caller: lie))
+        let said = try XCTUnwrap(header.caller)
+        XCTAssertEqual(said.program, #"x\n1999-01-01T00:00:00Z  technici…"#, "32 scalars as typed, escaped")
+        XCTAssertEqual(said.terminal, #"pts/1\u{1B}[2J"#)
+        XCTAssertEqual(said.sudoUser, String(repeating: "y", count: CallerClaim.maximumField) + "…")
+        XCTAssertFalse(TypedText.hasControls(said.description))
+        XCTAssertNil(try RequestHeader.read(try ControlCoding.request(Control.Status(), session: nil, quiet: false)).caller)
     }
 
     /// A ticket number typed with a newline is quoted escaped in the error, so neither the

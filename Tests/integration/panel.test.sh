@@ -122,7 +122,7 @@ test_a_store_manager_cannot_see_or_change_another_store() {
   assert_eq "$(hub_psql -c "SELECT capacity FROM store WHERE store_id = '8'")" 12 "store 8's capacity"
   # The attempt is audited as refused, with who and from where.
   assert_eq "$(hub_psql -c "SELECT who, source, store_id, action, result FROM audit WHERE store_id = '8'")" \
-    "ada|panel from 127.0.0.1|8|store settings changed|refused: ada manages store 7 only"
+    "ada|panel from 127.0.0.1|8|store settings changed|refused: E-HUB-022 ada manages store 7 only"
   # The chain's administrator sees both.
   assert_eq "$(login_as root root "$ROOT_PASSWORD")" 303 "the administrator's login"
   assert_eq "$(status_of root "$HUB_URL/panel/stores/8")" 200 "the administrator at store 8"

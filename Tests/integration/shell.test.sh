@@ -223,8 +223,9 @@ test_a_change_asks_for_a_login_and_the_audit_names_the_technician_and_the_uid() 
   pane | grep -q -- "$KIOSK_TECHNICIAN_SECRET" && fail "the secret was echoed"
   out=$(shell_run audit)
   assert_contains "$out" 'technician tess       login            ok'
-  # Where it came from: the shell's own process, its user and its terminal in tmux.
-  grep -Eq 'technician tess       command          ok  from clupctl, pid [0-9]+, uid 0 \(root\), pts/[0-9]+: void A-001 --reason "printed twice"' <<<"$out" \
+  # Where it came from: the pid and uid the kernel vouches for, then what the shell says of
+  # itself (its terminal in tmux, and the login where this machine has one).
+  grep -Eq 'technician tess       command          ok  from pid [0-9]+, uid 0 \(root\); says clupctl on pts/[0-9]+(, login [^:]*)?: void A-001 --reason "printed twice"' <<<"$out" \
     || fail "the command's entry does not say where it came from: $(grep 'void A-001' <<<"$out")"
   assert_contains "$out" 'technician -          command          E-CTL-020'
   # The secret is nowhere: not in the event log, not in clupd's log.

@@ -197,6 +197,10 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   # Published, but no manifest signed by the release manager vouches for it yet.
   rc=0; out=$(clup_hub rollout start 0.99.0 --canary "$device" 2>&1) || rc=$?
   assert_status $rc 1 "$out"; assert_contains "$out" "E-UPD-005 no signed release manifest vouches for clup-totem 0.99.0"
+  # The hub's refusal is in its audit: who, from where, and the refusal as the result.
+  assert_eq "$(hub_psql -c "SELECT who || ' | ' || result FROM audit WHERE action = 'rollout of 0.99.0 started'")" \
+    "clup-hub (shell) | refused: E-UPD-005 no signed release manifest vouches for clup-totem 0.99.0: the release manager signs one (clup-release sign) and it is added with clup-hub release vouch"
+  assert_contains "$(hub_psql -c "SELECT source FROM audit WHERE action = 'rollout of 0.99.0 started'")" "shell, user $(id -un) (uid $(id -u))"
   release_key
   sign_release "$WORK/0.99.0.manifest.json" "$deb" >/dev/null || fail "clup-release sign"
   out=$(clup_hub release vouch "$WORK/0.99.0.manifest.json") || fail "release vouch: $out"
@@ -243,9 +247,12 @@ test_a_rollout_reaches_the_totem_with_its_settings_and_a_failed_canary_pauses_it
   wait_until 30 'clupctl status | grep -q "clup-totem 0.99.0 to install"'
   curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -H "Origin: $HUB_URL" -o /dev/null --data-urlencode "csrf=$csrf" "$HUB_URL/panel/fleet/rollout/abort"
   assert_contains "$(clup_hub rollout status)" "aborted"
-  # With none live, the fleet page offers to start one: the published versions, the totems as canaries.
+  # With none live, the fleet page offers to start one: the published versions a signed
+  # manifest vouches for (not 0.98.0, published without one), the totems as canaries.
+  clup_hub release add "$(build_package 0.98.0)" >/dev/null || fail "release add 0.98.0"
   fleet=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" "$HUB_URL/panel/fleet")
   assert_contains "$fleet" '<option value="0.99.0">0.99.0</option>'
+  case $fleet in *'<option value="0.98.0">'*) fail "the fleet page offers 0.98.0, which no signed manifest vouches for" ;; esac
   assert_contains "$fleet" "name=\"canary-$device\""
   status=$(curl -s --cacert "$WORK/hub/ca.pem" -b "$jar" -H "Origin: $HUB_URL" -o /dev/null -w '%{http_code}' --data-urlencode "csrf=$csrf" \
     --data-urlencode "version=0.99.0" --data-urlencode "canary-$device=on" --data-urlencode "stages=50" \

@@ -12,7 +12,8 @@
 # the hub hears nothing from the totem. A technician revokes the old device and enrols the
 # totem again: it runs, prints, syncs as a new device. Then the hub's own secrets are sealed
 # (`clup-hub seal`), the hub restarts from them, and the disk is searched again for every
-# key, the totem's and the hub's.
+# key, the totem's and the hub's. Last, a binary changed by hand: the update helper's daily
+# integrity check (dpkg --verify) names it, the hub audits the alert; reinstalled, it clears.
 #
 # Reads $CLUP_SHARE/out/vm/keys.env (written by scripts/test-packages): NEW_DIR,
 # NEW_VERSION. Which boot this is, the disk says (/var/lib/clup-walk/).
@@ -168,3 +169,49 @@ for secret in server-key ca-key push-key; do
 done
 search_disk_for /run/walk-keys/*
 report "$SEARCHED"
+
+step "A binary changed outside an update: the daily integrity check raises an alert at the hub"
+# The update helper's check, due now (the time of the last one forgotten): its line in SAID.
+helper_checks() {
+  local since; since=$(date '+%F %T')
+  rm -f /var/lib/clup-update/integrity-checked
+  timeout 600 systemctl start clup-update.service || fail "the update helper: $(journalctl -u clup-update --since "$since" --no-pager -o cat | tail -n 3)"
+  SAID=$(journalctl -u clup-update --since "$since" --no-pager -o cat | grep '^update: integrity check: ' | tail -n 1)
+}
+integrity_audits() { hub_sql "SELECT count(*) FROM audit WHERE action = 'integrity check' AND source = 'report of totem $1'"; }
+alert_reached() { clupctl sync now >/dev/null; [ "$(integrity_audits "$1")" = 1 ]; }
+# The timer's own runs stopped meanwhile: a run already under way would answer for ours.
+systemctl stop clup-update.timer clup-update.service
+helper_checks
+# The configuration the walk wrote into /etc/clup/clupd.toml is a conffile: not counted.
+assert_contains "$SAID" "update: integrity check: ok: " "the helper's check of the package as installed"
+assert_contains "$SAID" "files of clup-totem $NEW_VERSION as installed"
+report "$SAID"
+printf 'patched by hand' >> /usr/bin/clupctl
+changed_at=$(date +%s.%N)
+helper_checks
+assert_eq "$SAID" "update: integrity check: 1 file of clup-totem $NEW_VERSION changed outside an update: /usr/bin/clupctl changed"
+assert_contains "$(clupctl status)" "changed outside an update: /usr/bin/clupctl changed" "clupctl status"
+device=$(device_id)
+within 120 alert_reached "$device"
+alerted=$(date +%s.%N)
+assert_eq "$(hub_sql "SELECT store_id || ' ' || result FROM audit WHERE action = 'integrity check'")" \
+  "7 1 file of clup-totem $NEW_VERSION changed outside an update: /usr/bin/clupctl changed" "the hub's audit"
+assert_contains "$(hub totems --store 7)" "ALERT integrity check 1 file of clup-totem $NEW_VERSION changed outside an update"
+journalctl -u clup-hub --no-pager -o cat | grep -q "integrity check found its files changed" || fail "the hub did not log the alert"
+report "changed /usr/bin/clupctl: the helper's check said so and the hub's audit held it $(awk -v a="$changed_at" -v b="$alerted" 'BEGIN { printf "%.1f", b - a }') s later: $(hub audit --store 7 | grep 'integrity check')"
+# The package installed again, the files are as installed and the alert no longer holds.
+apt-get install --reinstall -y "$NEW"/clup-totem_*.deb >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt install --reinstall clup-totem"; }
+within 120 answers
+helper_checks
+assert_contains "$SAID" "update: integrity check: ok: " "the check after the package was installed again"
+case $(clupctl status) in *"changed outside an update"*) fail "clupctl status still shows the change" ;; esac
+report "reinstalled: $SAID"
+systemctl start clup-update.timer
+
+step "The audit names who called clupd's socket, from under its unit"
+# clupd's unit hides other users' /proc and maps their uids to nobody: the kernel's pid and
+# uid, then what clupctl says of itself.
+trail=$(clupctl audit --who tess | grep ' login  ' | tail -n 1)
+grep -Eq 'login            ok  from pid [0-9]+, uid 0 \(root\); says clupctl' <<<"$trail" || fail "the technician's login does not say where it came from: $trail"
+report "$trail"

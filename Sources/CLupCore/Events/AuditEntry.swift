@@ -60,7 +60,8 @@ public struct AuditEntry: Hashable, Codable, Sendable {
     /// The command, as it would be typed, secrets left out ("void A-017 \"duplicate\"").
     public let what: String?
     /// Where it came from: `touchscreen` (the totem's own PIN pad), or the control socket's
-    /// caller ("clupctl, pid 4711, uid 1000 (tess), pts/1"); nil in entries from before 0.12.
+    /// caller, what the kernel vouches for and then what it says of itself ("pid 4711, uid 0
+    /// (root); says clupctl on pts/1, login tess (uid 1000)"); nil in entries from before 0.12.
     public let from: String?
 
     /// The source of what was done at the totem's own screen.
@@ -77,7 +78,7 @@ public struct AuditEntry: Hashable, Codable, Sendable {
         self.init(role: role, who: Self.kept(who, maximum: Self.maximumText), action: action,
                   result: Self.kept(result, maximum: Self.maximumText), uid: uid,
                   what: what.map { Self.kept($0, maximum: Self.maximumCommand) },
-                  from: from.map { Self.kept($0, maximum: Self.maximumText) }, checked: ())
+                  from: from.map { Self.kept($0, maximum: Self.maximumCommand) }, checked: ())
     }
 
     private init(role: Role, who: String, action: Action, result: String, uid: UInt32?, what: String?, from: String?, checked: Void) {
@@ -103,7 +104,7 @@ public struct AuditEntry: Hashable, Codable, Sendable {
                   result: Self.readBack(try container.decode(String.self, forKey: .result), maximum: Self.maximumText),
                   uid: try container.decodeIfPresent(UInt32.self, forKey: .uid),
                   what: try container.decodeIfPresent(String.self, forKey: .what).map { Self.readBack($0, maximum: Self.maximumCommand) },
-                  from: try container.decodeIfPresent(String.self, forKey: .from).map { Self.readBack($0, maximum: Self.maximumText) },
+                  from: try container.decodeIfPresent(String.self, forKey: .from).map { Self.readBack($0, maximum: Self.maximumCommand) },
                   checked: ())
     }
 

@@ -43,10 +43,10 @@ struct BatchSteps: Sendable {
             try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(device)", logger: logger)
             if let integrity = health.integrity, !integrity.isClean, let (store, last) = before,
                last.flatMap({ try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) })?.integrity?.at != integrity.at {
-                try await Audit.record(by: .totem(device), store: StoreID(store), action: "integrity check",
-                                       result: integrity.problem == nil ? "changed: \(integrity.summary)" : "not run: \(integrity.summary)",
+                try await Audit.record(by: .totem(device), store: StoreID(store), action: "integrity check", result: integrity.summary,
                                        before: nil, after: nil, connection, logger)
-                logger.error("a totem's integrity check found its files changed outside an update",
+                logger.error(integrity.problem == nil ? "a totem's integrity check found its files changed outside an update"
+                                                      : "a totem's integrity check could not run",
                              metadata: ["device": "\(device)", "check": "\(integrity.summary)"])
             }
             if let version = health.softwareVersion, ReleaseRepository.isVersion(version) {

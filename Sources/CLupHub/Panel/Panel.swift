@@ -304,7 +304,7 @@ struct Panel: Sendable {
         let rollout = try await Rollouts(database: database).status()
         let live = rollout.map { $0.state == .running || $0.state == .paused } ?? false
         let startForm = manager.role == .chainAdmin && !live
-            ? PanelPages.rolloutForm(versions: releases?.publishedVersions() ?? [], totems: rows.filter { $0.revokedAt == nil }.map(\.deviceID.rawValue),
+            ? PanelPages.rolloutForm(versions: try await rolloutVersions(), totems: rows.filter { $0.revokedAt == nil }.map(\.deviceID.rawValue),
                                      csrf: session.csrf, words: words)
             : ""
         // The notices the hub gave up sending, with why (`NoticeDelivery`).
@@ -540,6 +540,13 @@ struct Panel: Sendable {
         _ = try await admin.setStore(id: store, change, by: manager)
         _ = try await admin.setNoticeRules(id: store, delayNoticeMinutes: delayNotice, majorDelayMinutes: majorDelay,
                                            reminderMinutes: reminder, by: manager)
+    }
+
+    /// The versions the fleet page offers to roll out: those the repository holds and a
+    /// signed manifest vouches for, unexpired (a rollout of any other is refused anyway).
+    func rolloutVersions(now: Date = Date()) async throws -> [String] {
+        let vouched = Set(try await ReleaseManifests(database: database).held().filter { $0.expires > now }.map(\.version))
+        return (releases?.publishedVersions() ?? []).filter { vouched.contains($0) }
     }
 
     /// What the fleet page can ask of a rollout (`POST /panel/fleet/rollout/ACTION`).

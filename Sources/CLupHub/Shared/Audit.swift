@@ -1,4 +1,5 @@
 import CLupCore
+import CLupProtocol
 import Foundation
 import Logging
 import PostgresNIO
@@ -16,8 +17,8 @@ public struct AuditActor: Sendable, Equatable, CustomStringConvertible {
     public let source: String
 
     public init(who: String, source: String) {
-        self.who = String(TypedText.escaped(who).prefix(Audit.maximumText))
-        self.source = String(TypedText.escaped(source).prefix(Audit.maximumText))
+        self.who = TypedText.inMessage(who, maximum: Audit.maximumText)
+        self.source = TypedText.inMessage(source, maximum: Audit.maximumText)
     }
 
     public var description: String { "\(who) (\(source))" }
@@ -35,14 +36,21 @@ public struct AuditActor: Sendable, Equatable, CustomStringConvertible {
         AuditActor(who: "clup-hub", source: "report of totem \(device.rawValue)")
     }
 
-    /// The administrator at the hub's shell: the Unix user this command runs as, and the
-    /// SSH client's address where the session came through SSH.
+    /// The administrator at the hub's shell: the Unix user this command runs as (often the
+    /// hub's own, through `runuser`), the person behind it as far as the machine knows (the
+    /// login uid, which `su`, `sudo` and `runuser` keep; `SUDO_USER`; the terminal), and the
+    /// SSH client's address where the session came through SSH and it was kept.
     public static var shell: AuditActor {
         let uid = getuid()
         let name = getpwuid(uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(uid)"
+        let claim = CallerClaim.current
+        var parts = ["shell, user \(name) (uid \(uid))"]
+        if let login = claim.loginUID { parts.append("login \(claim.loginName ?? "?") (uid \(login))") }
+        if let sudo = claim.sudoUser { parts.append("through sudo by \(sudo)") }
+        if let terminal = claim.terminal { parts.append("on \(terminal)") }
         // "client-address client-port server-address server-port"
-        let ssh = ProcessInfo.processInfo.environment["SSH_CONNECTION"]?.split(separator: " ").first.map { " from \($0)" } ?? ""
-        return AuditActor(who: "clup-hub (shell)", source: "shell, user \(name) (uid \(uid))\(ssh)")
+        if let ssh = ProcessInfo.processInfo.environment["SSH_CONNECTION"]?.split(separator: " ").first { parts.append("from \(ssh)") }
+        return AuditActor(who: "clup-hub (shell)", source: parts.joined(separator: ", "))
     }
 }
 
@@ -60,7 +68,7 @@ public enum Audit {
 
     static func record(by actor: AuditActor, store: StoreID?, action: String, result: String = ok, before: String?, after: String?,
                        _ connection: PostgresConnection, _ logger: Logger) async throws {
-        let result = String(TypedText.escaped(result).prefix(maximumText))
+        let result = TypedText.inMessage(result, maximum: maximumText)
         try await connection.query("""
             INSERT INTO audit (who, source, store_id, action, result, before, after)
             VALUES (\(actor.who), \(actor.source), \(store), \(action), \(result), \(before), \(after))
@@ -70,8 +78,8 @@ public enum Audit {
     /// Records an attempt the hub refused, in a transaction of its own (the change it asked
     /// for was not made); `error`'s message is the result. Never throws: the refusal is what
     /// the caller reports, an audit that could not be kept is logged.
-    static func refused(by actor: AuditActor, store: StoreID?, action: String, error: any Error, database: HubDatabase) async {
-        let result = "refused: \(CodedError(describing: error).message)"
+    public static func refused(by actor: AuditActor, store: StoreID?, action: String, error: any Error, database: HubDatabase) async {
+        let result = "refused: \(CodedError(describing: error))"
         do {
             try await database.transaction { connection in
                 try await record(by: actor, store: store, action: action, result: result, before: nil, after: nil,
@@ -94,13 +102,13 @@ public enum Audit {
         public let before: String?
         public let after: String?
 
-        /// The record in a line, every field escaped where it was kept raw (records from
-        /// before this release).
+        /// The record in a line. Who, source and result were kept escaped: shown as they are
+        /// (but for a control character an older release kept raw); the rest escaped here.
         public var line: String {
-            let shown = { (text: String) in TypedText.escaped(text) }
-            var out = "\(at.formatted(.iso8601))  \(shown(who)) (\(shown(source)))  \(store.map { "store \(shown($0))" } ?? "chain")"
-                + "  \(shown(action))  \(shown(result))"
-            if before != nil || after != nil { out += "  [\(before.map(shown) ?? "-") -> \(after.map(shown) ?? "-")]" }
+            let kept = { (text: String) in TypedText.shown(text) }, raw = { (text: String) in TypedText.escaped(text) }
+            var out = "\(at.formatted(.iso8601))  \(kept(who)) (\(kept(source)))  \(store.map { "store \(raw($0))" } ?? "chain")"
+                + "  \(raw(action))  \(kept(result))"
+            if before != nil || after != nil { out += "  [\(before.map(raw) ?? "-") -> \(after.map(raw) ?? "-")]" }
             return out
         }
     }

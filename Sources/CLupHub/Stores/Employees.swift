@@ -24,7 +24,7 @@ extension HubAdmin {
     }
 
     /// Adds an employee to `store` (`replacing` false) or gives one a new PIN (true).
-    public func putEmployee(store: StoreID, staffNumber: String, pin: PinHash, replacing: Bool, by actor: AuditActor = .shell)
+    public func putEmployee(store: StoreID, staffNumber: String, pin: PinHash, replacing: Bool, by actor: AuditActor)
         async throws {
         if let problem = PinHash.problem(staffNumber: staffNumber) ?? pin.problem { throw HubError.badRequest(problem) }
         try await database.storeTransaction(store) { [logger = database.logger] locked in
@@ -48,7 +48,7 @@ extension HubAdmin {
         }
     }
 
-    public func removeEmployee(store: StoreID, staffNumber: String, by actor: AuditActor = .shell) async throws {
+    public func removeEmployee(store: StoreID, staffNumber: String, by actor: AuditActor) async throws {
         try await database.storeTransaction(store) { [logger = database.logger] locked in
             let connection = locked.connection
             guard try await Self.lockEmployee(staffNumber, locked) else {

@@ -85,7 +85,7 @@ public struct HubAdmin: Sendable {
 extension HubAdmin {
     /// Changes a store's settings; each change is a new version the store's totems apply
     /// (the doors' limits planned again for the new capacity). Returns the settings now in force.
-    public func setStore(id: StoreID, _ change: StoreSettingsChange, by actor: AuditActor = .shell) async throws
+    public func setStore(id: StoreID, _ change: StoreSettingsChange, by actor: AuditActor) async throws
         -> StoreSettingsDocument {
         let logger = database.logger
         return try await database.storeTransaction(id) { locked in
@@ -126,7 +126,7 @@ extension HubAdmin {
 
 extension HubAdmin {
     /// Puts a store on the map (WGS 84 degrees), for the app's stores nearby.
-    public func setLocation(id: StoreID, latitude: Double, longitude: Double, by actor: AuditActor = .shell) async throws {
+    public func setLocation(id: StoreID, latitude: Double, longitude: Double, by actor: AuditActor) async throws {
         guard latitude.isFinite, (-90...90).contains(latitude), longitude.isFinite, (-180...180).contains(longitude) else {
             throw HubError.badRequest("latitude is -90 to 90 and longitude -180 to 180 (WGS 84 degrees)")
         }
@@ -180,7 +180,7 @@ extension HubAdmin {
     /// Changes a store's notice rules (what is left nil stays); returns the rules in force.
     /// `majorDelayMinutes` 0 turns major delays off. Rules as they were change nothing.
     public func setNoticeRules(id: StoreID, delayNoticeMinutes: Int?, majorDelayMinutes: Int?, reminderMinutes: Int?,
-                               by actor: AuditActor = .shell) async throws -> NoticeRules {
+                               by actor: AuditActor) async throws -> NoticeRules {
         if let delayNoticeMinutes, !(0...240).contains(delayNoticeMinutes) { throw HubError.badRequest("a delay notice is 0 to 240 minutes ahead") }
         if let majorDelayMinutes, !(0...600).contains(majorDelayMinutes) { throw HubError.badRequest("a major delay is 1 to 600 minutes full (0: never)") }
         if let reminderMinutes, !(0...1440).contains(reminderMinutes) { throw HubError.badRequest("a reminder is 0 to 1440 minutes ahead") }
@@ -208,7 +208,7 @@ extension HubAdmin {
 
     /// Sets when a store opens and closes (minutes after midnight in `timeZone`): the hours
     /// its booking slots are offered in.
-    public func setHours(id: StoreID, opens: String, closes: String, timeZone: String, by actor: AuditActor = .shell) async throws {
+    public func setHours(id: StoreID, opens: String, closes: String, timeZone: String, by actor: AuditActor) async throws {
         guard let opensMinute = Self.minute(of: opens, upTo: 1439), let closesMinute = Self.minute(of: closes, upTo: 1440) else {
             throw HubError.badRequest("opening and closing are times HH:MM (closing may be 24:00): not \"\(opens)\", \"\(closes)\"")
         }

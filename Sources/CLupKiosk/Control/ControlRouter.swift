@@ -72,9 +72,11 @@ final class ControlRouter {
     }
 
     /// Answers one request's bytes from `peer`: the reply's line, now or later.
-    func answer(_ body: Data, from peer: ControlServer.Peer) -> ControlAnswer {
+    func answer(_ body: Data, from connected: ControlServer.Peer) -> ControlAnswer {
         let refusal = ControlCoding.failure(CodedError(.requestNotUnderstood, "not a control request this clupd understands"))
         guard let header = try? RequestHeader.read(body), let route = routes[header.name] else { return .now(refusal) }
+        var peer = connected
+        peer.claim = header.caller
         do {
             return try route(body, header, peer)
         } catch is DecodingError {

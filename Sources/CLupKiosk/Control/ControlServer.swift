@@ -40,39 +40,17 @@ final class ControlServer {
             return String(cString: name)
         }
 
-        /// Where the call came from, for the audit trail: the program, its pid, its user and
-        /// its terminal ("clupctl, pid 4711, uid 1000 (tess), pts/1"), as /proc shows them
-        /// while the caller is connected (what it cannot read is left out).
+        /// What the caller says of itself with the request (`CallerClaim`), set by the router.
+        var claim: CallerClaim?
+
+        /// Where the call came from, for the audit trail: what the kernel vouches for, then
+        /// what the caller says ("pid 4711, uid 0 (root); says clupctl on pts/1, login tess
+        /// (uid 1000)"). Under clupd's unit /proc shows nothing of other users' processes and
+        /// their uids come through as nobody's, so the caller's own say is what names them.
         var origin: String {
-            var parts = ["\(Self.program(pid) ?? "a process"), pid \(pid)", "uid \(uid) (\(userName))"]
-            if let terminal = Self.terminal(pid) { parts.append(terminal) }
-            return parts.joined(separator: ", ")
-        }
-
-        /// The program's name (`comm`: at most 15 bytes, set by the program itself).
-        static func program(_ pid: Int32) -> String? {
-            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/comm"), data.count <= 64 else { return nil }
-            let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return name.isEmpty ? nil : name
-        }
-
-        /// The controlling terminal ("pts/1", "tty2"), from `tty_nr` in /proc/PID/stat; nil
-        /// for none (a timer, a script under systemd).
-        static func terminal(_ pid: Int32) -> String? {
-            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"), data.count <= 4096 else { return nil }
-            let text = String(decoding: data, as: UTF8.self)
-            // The name, in parentheses, may hold spaces: the fields after it follow its last ')'.
-            guard let close = text.lastIndex(of: ")") else { return nil }
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            // state ppid pgrp session tty_nr: tty_nr is the fifth after the name.
-            guard fields.count > 4, let number = Int32(fields[4]), number != 0 else { return nil }
-            let major = (number >> 8) & 0xFFF, minor = (number & 0xFF) | ((number >> 12) & 0xFFF00)
-            switch major {
-            case 136...143: return "pts/\((major - 136) * 256 + minor)"
-            case 4 where minor < 64: return "tty\(minor)"
-            case 4: return "ttyS\(minor - 64)"
-            default: return "tty \(major):\(minor)"
-            }
+            let vouched = "pid \(pid), uid \(uid) (\(userName))"
+            guard let said = claim?.description, !said.isEmpty else { return vouched }
+            return vouched + "; says " + said
         }
     }
 

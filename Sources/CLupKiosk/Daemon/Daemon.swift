@@ -45,7 +45,7 @@ public final class Daemon {
     /// The enrolment, the sync and the store's settings from the hub (none: not enrolled).
     let hub: HubLink
     let calibration: TouchCalibration
-    /// The time of the last integrity report logged as an error (`integrityReport`).
+    /// The time of the last integrity report logged as an error (`readIntegrityReport`).
     var integrityLoggedAt: Double?
 
     /// The configuration in force (the kiosk's; a reload replaces it).

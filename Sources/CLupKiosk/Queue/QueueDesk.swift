@@ -55,9 +55,13 @@ final class QueueDesk {
     /// The business day the audit trail was last trimmed on (`trimAuditTrail`).
     private var trailTrimmedOn: BusinessDay?
 
-    /// The audit trail a totem keeps: 90 days, and at most this many entries (plus a day's).
+    /// The audit trail a totem keeps: 90 days, and a bound of this many entries. Once a day
+    /// the entries the hub holds are trimmed to `auditTrailKeptShare` of the bound, so the
+    /// warning at 80 % (`AuditTrailFill`) means more is piling up than a day's trim takes
+    /// away, or the hub is not taking it, and nothing it does not hold is ever deleted.
     static let auditTrailDays = 90.0
     static let auditTrailEntries = 50_000
+    static let auditTrailKeptShare = 0.75
     /// The bound of the trail in force (`auditTrailEntries`; a test sets a small one).
     var auditTrailBound = QueueDesk.auditTrailEntries
     /// The audit entries kept now: counted at start and after each trim, added to as kept.
@@ -243,7 +247,7 @@ final class QueueDesk {
         trailTrimmedOn = day.businessDay
         do {
             let gone = try store.pruneAuditTrail(keptBefore: clock.now().addingTimeInterval(-Self.auditTrailDays * 86_400),
-                                                 keeping: auditTrailBound, held: held)
+                                                 keeping: Int(Double(auditTrailBound) * Self.auditTrailKeptShare), held: held)
             if gone > 0 { logger.info("old audit entries the hub holds deleted", metadata: ["entries": "\(gone)"]) }
             countTheAuditTrail()
         } catch {

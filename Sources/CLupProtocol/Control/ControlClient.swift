@@ -39,7 +39,7 @@ public struct ControlClient: Sendable {
     /// Sends `command` and returns its reply; a refusal throws its `CodedError`.
     /// `quiet`: the shell's own request (prompt, completion), not audited.
     public func send<Command: ControlCommand>(_ command: Command, quiet: Bool = false) throws -> Command.Reply {
-        let data = try exchange(try ControlCoding.request(command, session: session, quiet: quiet) + Data("\n".utf8))
+        let data = try exchange(try ControlCoding.request(command, session: session, quiet: quiet, caller: .current) + Data("\n".utf8))
         let reply: ReplyEnvelope<Command.Reply>
         do {
             reply = try ControlCoding.decoder().decode(ReplyEnvelope<Command.Reply>.self, from: data)

@@ -55,10 +55,13 @@ public enum ControlCoding {
         return decoder
     }
 
-    /// One request as it crosses the socket: `{"request":{"<name>":{…}},"session":…,"quiet":…}`.
-    /// `quiet`: the shell's own request (its prompt, its completion), which is not audited.
-    public static func request<Command: ControlCommand>(_ command: Command, session: String?, quiet: Bool) throws -> Data {
-        try encoder().encode(RequestEnvelope(request: [Command.wireName: command], session: session, quiet: quiet ? true : nil))
+    /// One request as it crosses the socket: `{"request":{"<name>":{…}},"session":…,"quiet":…,
+    /// "caller":…}`. `quiet`: the shell's own request (its prompt, its completion), which is not
+    /// audited; `caller`: what the caller says of itself, for the audit (`CallerClaim`).
+    public static func request<Command: ControlCommand>(_ command: Command, session: String?, quiet: Bool,
+                                                        caller: CallerClaim? = nil) throws -> Data {
+        try encoder().encode(RequestEnvelope(request: [Command.wireName: command], session: session, quiet: quiet ? true : nil,
+                                             caller: caller))
     }
 
     /// A reply: `{"ok":true,"result":…}`, one line.
@@ -78,6 +81,7 @@ public struct RequestEnvelope<Command: ControlCommand>: Codable {
     public var request: [String: Command]
     public var session: String?
     public var quiet: Bool?
+    public var caller: CallerClaim?
 }
 
 /// The envelope of every reply: the result, or the error's code, message and what to do.
@@ -97,6 +101,8 @@ public struct RequestHeader: Sendable, Equatable {
     public let name: String
     public let session: String?
     public let quiet: Bool
+    /// What the caller says of itself, bounded and escaped; nil when it says nothing.
+    public let caller: CallerClaim?
     /// Whether the command sits under `request` (false: a bare command).
     public let enveloped: Bool
 
@@ -111,6 +117,7 @@ public struct RequestHeader: Sendable, Equatable {
         let request: Named?
         let session: String?
         let quiet: Bool?
+        let caller: CallerClaim?
     }
 
     /// The one key of an object.
@@ -129,9 +136,10 @@ public struct RequestHeader: Sendable, Equatable {
         let decoder = ControlCoding.decoder()
         let envelope = try decoder.decode(Envelope.self, from: data)
         if let request = envelope.request {
-            return RequestHeader(name: request.name, session: envelope.session, quiet: envelope.quiet == true, enveloped: true)
+            return RequestHeader(name: request.name, session: envelope.session, quiet: envelope.quiet == true,
+                                 caller: envelope.caller?.bounded(), enveloped: true)
         }
-        return RequestHeader(name: try decoder.decode(Named.self, from: data).name, session: nil, quiet: false, enveloped: false)
+        return RequestHeader(name: try decoder.decode(Named.self, from: data).name, session: nil, quiet: false, caller: nil, enveloped: false)
     }
 
     /// The command itself, once the name said which type it is.

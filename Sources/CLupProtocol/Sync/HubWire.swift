@@ -171,13 +171,21 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     /// The same report with every text cut to `characters` and at most 16 devices: what
     /// the hub keeps of it.
     public func bounded(characters: Int = 200) -> TotemHealth {
-        let cut = { (text: String) in text.count > characters ? String(text.prefix(characters)) + "…" : text }
+        let cut = { (text: String) in Self.cut(text, characters) }
         return TotemHealth(devices: devices.prefix(16).map { Device(role: cut($0.role), state: cut($0.state), detail: cut($0.detail)) },
                            printer: cut(printer), softwareVersion: softwareVersion.map { String($0.prefix(64)) },
                            update: update.map { UpdateReport(version: String($0.version.prefix(64)), outcome: $0.outcome,
                                                              detail: cut($0.detail), at: $0.at) },
                            auditTrail: auditTrail.flatMap { $0.isSane ? $0 : nil },
                            integrity: integrity.map { $0.bounded(characters: characters) })
+    }
+}
+
+extension TotemHealth {
+    /// `text` cut to `characters` Unicode scalars, "…" after a cut (scalars, not
+    /// `Character`s: one grapheme can hold any number of scalars).
+    static func cut(_ text: String, _ characters: Int) -> String {
+        text.unicodeScalars.count > characters ? TypedText.prefix(text, characters) + "…" : text
     }
 }
 
@@ -252,7 +260,7 @@ public struct IntegrityReport: Codable, Sendable, Equatable {
     }
 
     func bounded(characters: Int) -> IntegrityReport {
-        let cut = { (text: String) in text.count > characters ? String(text.prefix(characters)) + "…" : text }
+        let cut = { (text: String) in TotemHealth.cut(text, characters) }
         return IntegrityReport(at: at.isFinite ? at : 0, version: String(version.prefix(64)), files: max(0, min(files, 1_000_000)),
                                changed: changed.prefix(Self.maximumListed).map(cut), changedCount: max(0, min(changedCount, 1_000_000)),
                                problem: problem.map(cut))

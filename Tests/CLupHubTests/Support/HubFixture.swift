@@ -36,7 +36,7 @@ final class HubFixture: Sendable {
         let pool = Task { await database.run() }
         let fixture = HubFixture(database: database, name: name, postgres: postgres, pool: pool)
         try await HubAdmin(database: database).createStore(id: store, name: "CLup Market", capacity: 30)
-        try await HubAdmin(database: database).setHours(id: store, opens: "00:00", closes: "24:00", timeZone: "UTC")
+        try await HubAdmin(database: database).setHours(id: store, opens: "00:00", closes: "24:00", timeZone: "UTC", by: .test)
         return fixture
     }
 

@@ -43,8 +43,9 @@ final class KioskStaffTests: XCTestCase {
         }
     }
 
-    /// The trail warns at 80 % of its bound (status, metrics, hub), and no sooner; every
-    /// employee entry says it came from the touchscreen.
+    /// The trail's fill, counted as entries are kept, warns at 80 % of its bound (what the
+    /// status, the metrics and the hub show), and no sooner; every employee entry says it
+    /// came from the touchscreen.
     func test_theAuditTrailWarnsAtEightyPercentOfItsBound() throws {
         let totem = try KioskHarness()
         totem.kiosk.desk.auditTrailBound = 10
@@ -60,6 +61,7 @@ final class KioskStaffTests: XCTestCase {
         try type("108", on: totem)
         try type("0000", on: totem)
         XCTAssertEqual(totem.kiosk.desk.auditTrailFill.entries, 9, "the pad's entries are counted as kept")
+        XCTAssertEqual(try totem.kiosk.desk.store.auditTrailCount(), 9, "the count is the store's")
         let froms = try totem.kiosk.desk.store.events(ofTypes: ["staff.audit"]).compactMap { stored -> String? in
             guard case let .audited(entry, _, _) = try stored.decoded(), entry.role == .employee else { return nil }
             return entry.from

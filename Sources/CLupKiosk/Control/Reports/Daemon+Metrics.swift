@@ -70,7 +70,7 @@ extension Daemon {
         gauge("clup_totem_audit_trail_entries", "Audit entries the totem keeps now.", Double(trail.entries))
         gauge("clup_totem_audit_trail_bound", "The audit entries past which the oldest the hub holds are deleted (the totem warns at 80 %).",
               Double(trail.bound))
-        if let integrity = integrityReport {
+        if let integrity = readIntegrityReport() {
             gauge("clup_totem_integrity_check_timestamp_seconds", "When the update helper last checked the installed files, in Unix seconds.",
                   integrity.at)
             gauge("clup_totem_files_changed", "Files of clup-totem changed or missing outside an update at the last check (-1: it could not run).",

@@ -111,7 +111,7 @@ extension Daemon {
                            printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
                                + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"),
                            softwareVersion: PackageVersion.current, update: lastUpdateReport,
-                           auditTrail: kiosk.desk.auditTrailFill, integrity: integrityReport)
+                           auditTrail: kiosk.desk.auditTrailFill, integrity: readIntegrityReport())
     }
 
     func devicesReport() -> DevicesReport {

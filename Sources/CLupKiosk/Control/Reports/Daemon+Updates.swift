@@ -33,9 +33,10 @@ extension Daemon {
             runningManifest: hub.settings?.runningManifest)
     }
 
-    /// The update helper's last check of the installed files (`IntegrityCheck`), for the hub;
-    /// a new one that found files changed is logged as an error, once.
-    var integrityReport: IntegrityReport? {
+    /// Reads the update helper's last check of the installed files (`IntegrityCheck`), for
+    /// the status, the metrics and the hub; the first read of a new one that found files
+    /// changed (or could not run) logs it as an error.
+    func readIntegrityReport() -> IntegrityReport? {
         guard let report = IntegrityCheck.lastReport(in: state.path) else { return nil }
         if !report.isClean, report.at != integrityLoggedAt {
             integrityLoggedAt = report.at
@@ -47,7 +48,7 @@ extension Daemon {
     /// What `clupctl status` says of the last integrity check: nothing when it found the
     /// files as installed.
     var integrityWarning: String? {
-        guard let report = integrityReport, !report.isClean else { return nil }
+        guard let report = readIntegrityReport(), !report.isClean else { return nil }
         return "integrity check at \(Date(timeIntervalSince1970: report.at).formatted(.iso8601)): \(report.summary)"
     }
 
