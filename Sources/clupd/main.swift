@@ -228,7 +228,7 @@ struct Verify: ParsableCommand {
 
     @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
     @Option(help: "The update helper's own directory (the time of the last check).") var workDir = "/var/lib/clup-update"
-    @Option(help: "The root the package is installed under (its dpkg database under ROOT/var/lib/dpkg).") var root = "/"
+    @Option(help: "The root the package is installed under, as dpkg --root takes it.") var root = "/"
 
     func run() throws {
         let report = IntegrityCheck.dpkg(root: root, stateDirectory: stateDir, workDirectory: workDir).run(now: Date())

@@ -313,6 +313,23 @@ final class TotemUpdaterTests: XCTestCase {
         XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
     }
 
+    /// A clock set back does not bring an expired manifest back: once a manifest issued on
+    /// day 20 was seen, one that expired on day 5 is expired, though the clock says day 0.
+    func test_aClockSetBackDoesNotMakeAnExpiredManifestGoodAgain() throws {
+        let machine = Machine()
+        let start = machine.clock
+        machine.clock = start.addingTimeInterval(20 * 86_400)
+        machine.answer.target = "0.13.0"
+        XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
+        machine.clock = start
+        machine.answer.target = "0.14.0"
+        machine.answer.manifest = Self.manifest("0.14.0", at: start.addingTimeInterval(-25 * 86_400))
+        let expired = refusal(updater(machine).run())
+        XCTAssertTrue(expired.hasPrefix("refused: E-UPD-006 the release manifest of 0.14.0 expired at "), expired)
+        XCTAssertTrue(expired.hasSuffix("its clock may be behind"), expired)
+        XCTAssertEqual(machine.installed, "0.13.0")
+    }
+
     func test_aDowngradeIsRefusedUnlessItsSignedManifestAllowsIt() throws {
         let machine = Machine()
         machine.answer.target = "0.11.2"

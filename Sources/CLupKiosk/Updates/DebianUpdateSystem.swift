@@ -23,13 +23,15 @@ public struct DebianUpdateSystem: TotemUpdater.System {
 
     static let environment = ["DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C.UTF-8"]
 
+    /// dpkg's and dpkg-query's option for a system installed under `root` ("/": none).
+    static func rooted(_ root: String) -> [String] { root == "/" ? [] : ["--root=\(root)"] }
+
     public func installedVersion() throws -> String? { try Self.installedVersion(root: "/") }
 
-    /// The clup-totem version dpkg installed under `root` (its database under
-    /// `root/var/lib/dpkg`); nil if none.
+    /// The clup-totem version dpkg installed under `root` (its database there); nil if none.
     static func installedVersion(root: String) throws -> String? {
-        let admin = root == "/" ? [] : ["--admindir=\(root)/var/lib/dpkg"]
-        let (status, output) = try Command.run("dpkg-query", admin + ["--show", "--showformat=${db:Status-Status} ${Version}", TotemUpdater.package])
+        let (status, output) = try Command.run("dpkg-query", rooted(root) + ["--show", "--showformat=${db:Status-Status} ${Version}",
+                                                                            TotemUpdater.package])
         let fields = output.split(separator: " ")
         guard status == 0, fields.count == 2, fields[0] == "installed" else { return nil }
         return String(fields[1])

@@ -117,9 +117,10 @@ public struct IntegrityCheck {
 
 extension IntegrityCheck {
     /// The check of the package dpkg installed under `root` ("/" on a totem; another folder
-    /// holds a dpkg database of its own, as the tests make one).
+    /// holds a dpkg database of its own, as the tests make one). dpkg's database is read
+    /// through dpkg and dpkg-query only, never as files.
     public static func dpkg(root: String = "/", stateDirectory: String, workDirectory: String) -> IntegrityCheck {
-        let rooted = root == "/" ? [] : ["--root=\(root)"]
+        let rooted = DebianUpdateSystem.rooted(root)
         let under = root == "/" ? "" : root
         return IntegrityCheck(
             stateDirectory: stateDirectory, workDirectory: workDirectory,
@@ -127,11 +128,13 @@ extension IntegrityCheck {
             installedVersion: { try DebianUpdateSystem.installedVersion(root: root) },
             fileCount: {
                 // The files (not the folders) the package lists.
-                guard let list = try? String(contentsOfFile: under + "/var/lib/dpkg/info/\(TotemUpdater.package).list", encoding: .utf8)
+                guard let (status, list) = try? Command.run("dpkg-query", rooted + ["--listfiles", TotemUpdater.package],
+                                                            environment: DebianUpdateSystem.environment), status == 0
                 else { return 0 }
                 return list.split(separator: "\n").filter { path in
                     var isFolder: ObjCBool = false
-                    return !FileManager.default.fileExists(atPath: under + path, isDirectory: &isFolder) || !isFolder.boolValue
+                    return path.hasPrefix("/")
+                        && (!FileManager.default.fileExists(atPath: under + path, isDirectory: &isFolder) || !isFolder.boolValue)
                 }.count
             })
     }

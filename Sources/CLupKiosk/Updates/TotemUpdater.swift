@@ -304,6 +304,13 @@ public struct TotemUpdater {
         guard manifest.release == target else {
             throw CodedError(.releaseNotVouched, "the signed manifest the hub sent is of \(manifest.release), not \(target)")
         }
+        // The totem's clock can be set back; what was signed cannot: a manifest that expired
+        // before the newest one seen here was issued is expired, whatever the clock says.
+        if let floor = newestIssued(), manifest.expires <= floor {
+            throw CodedError(.releaseManifestExpired, "the release manifest of \(target) expired at \(manifest.expires.formatted(.iso8601)), "
+                             + "before the newest manifest this totem has seen was issued (\(floor.formatted(.iso8601))): its clock may be behind")
+        }
+        noteIssued(manifest.issued)
         keep(text, of: target)
         if DebianVersion.isOlder(target, than: installed), !(manifest.downgradeFrom ?? []).contains(installed) {
             throw CodedError(.releaseDowngrade,
@@ -340,6 +347,23 @@ public struct TotemUpdater {
     }
 
     /// Whether the package file at `path` is one `manifest` lists (its SHA-256 and size).
+    /// When the newest manifest checked here was issued (nil: none yet): the floor of what
+    /// counts as expired, which a clock set back does not lower.
+    var newestIssuedPath: String { workDirectory + "/newest-manifest-issued" }
+
+    func newestIssued() -> Date? {
+        guard let data = FileManager.default.contents(atPath: newestIssuedPath), data.count < 64,
+              let seconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+              seconds.isFinite else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    func noteIssued(_ issued: Date) {
+        if let floor = newestIssued(), floor >= issued { return }
+        try? FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? DurableFile.write(Data(String(issued.timeIntervalSince1970).utf8), to: newestIssuedPath, mode: 0o600)
+    }
+
     /// The size `manifest` gives clup-totem `version` (nil when it lists none).
     static func size(of version: String, in manifest: ReleaseManifest) -> Int64? {
         manifest.packages.first { $0.name == package && $0.version == version }?.size
