@@ -43,6 +43,11 @@ final class BatchStepsTests: XCTestCase {
             XCTAssertEqual(try hub.sql("SELECT who || ' | ' || source || ' | ' || store_id || ' | ' || action || ' | ' || result FROM audit WHERE action = 'integrity check'"),
                            "clup-hub | report of totem \(a.device.deviceID) | 7 | integrity check | "
                                + "1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupd changed")
+            // A new check's time with the next batch (a totem filling the audit): no second record within 12 hours.
+            let again = IntegrityReport(at: 1_800_000_060, version: "0.12.0", files: 40, changed: ["/usr/bin/clupd changed"])
+            _ = try await steps.recordHealth(TotemHealth(devices: [], printer: "ready", softwareVersion: "0.12.0", integrity: again),
+                                             device: a.device.deviceID)
+            XCTAssertEqual(try hub.sql("SELECT count(*) FROM audit WHERE action = 'integrity check'"), "1")
             var text = try await HubMetrics().scrape(hub.database)
             XCTAssertTrue(text.contains("clup_hub_totem_files_changed{device=\"\(a.device.deviceID)\",store=\"7\"} 1\n"), text)
             // The next day's check finds them as installed again.

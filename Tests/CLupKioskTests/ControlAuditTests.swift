@@ -90,17 +90,24 @@ final class ControlAuditTests: XCTestCase {
     }
 
     /// What a caller says of itself is hostile like the rest of the request: each field is
-    /// bounded and kept escaped, and clupd reads a request that says nothing of it.
-    func test_aCallersSayIsBoundedAndEscaped() throws {
+    /// bounded, and the entry that keeps it escapes it once; clupd reads a request that says
+    /// nothing of it, and refuses one whose say is not of the right types.
+    func test_aCallersSayIsBoundedAndKeptEscapedOnce() throws {
         let lie = CallerClaim(program: "x\n1999-01-01T00:00:00Z  technician tess", terminal: "pts/1\u{1B}[2J", loginUID: 1000,
                               loginName: "tess", sudoUser: String(repeating: "y", count: 300))
         let header = try RequestHeader.read(try ControlCoding.request(Control.Status(), session: nil, quiet: false, caller: lie))
         let said = try XCTUnwrap(header.caller)
-        XCTAssertEqual(said.program, #"x\n1999-01-01T00:00:00Z  technici…"#, "32 scalars as typed, escaped")
-        XCTAssertEqual(said.terminal, #"pts/1\u{1B}[2J"#)
+        XCTAssertEqual(said.program, "x\n1999-01-01T00:00:00Z  technici…", "32 scalars as sent, then the cut's mark")
         XCTAssertEqual(said.sudoUser, String(repeating: "y", count: CallerClaim.maximumField) + "…")
-        XCTAssertFalse(TypedText.hasControls(said.description))
+        var peer = ControlServer.Peer(pid: 4711, uid: 0, gid: 0, groups: [])
+        peer.claim = said
+        let entry = AuditEntry(role: .technician, who: "-", action: .command, result: "ok", uid: 0, from: peer.origin)
+        XCTAssertEqual(entry.from, #"pid 4711, uid 0 (root); says x\n1999-01-01T00:00:00Z  technici… on pts/1\u{1B}[2J, "#
+                       + #"login tess (uid 1000), through sudo by "# + String(repeating: "y", count: 32) + "…")
+        XCTAssertFalse(TypedText.hasControls(entry.from ?? ""))
         XCTAssertNil(try RequestHeader.read(try ControlCoding.request(Control.Status(), session: nil, quiet: false)).caller)
+        XCTAssertThrowsError(try RequestHeader.read(Data(#"{"request":{"status":{}},"caller":{"loginUID":-1}}"#.utf8)))
+        XCTAssertThrowsError(try RequestHeader.read(Data(#"{"request":{"status":{}},"caller":{"program":["a"]}}"#.utf8)))
     }
 
     /// A ticket number typed with a newline is quoted escaped in the error, so neither the

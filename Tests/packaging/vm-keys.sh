@@ -171,12 +171,14 @@ search_disk_for /run/walk-keys/*
 report "$SEARCHED"
 
 step "A binary changed outside an update: the daily integrity check raises an alert at the hub"
-# The update helper's check, due now (the time of the last one forgotten): its line in SAID.
+# The update helper's check, due now (the time of the last one forgotten): its line in SAID
+# (waited for in the journal, which may lag behind the unit's end).
+helper_said() { SAID=$(journalctl -u clup-update --since "$1" --no-pager -o cat | grep '^update: integrity check: ' | tail -n 1 || true); [ -n "$SAID" ]; }
 helper_checks() {
   local since; since=$(date '+%F %T')
   rm -f /var/lib/clup-update/integrity-checked
   timeout 600 systemctl start clup-update.service || fail "the update helper: $(journalctl -u clup-update --since "$since" --no-pager -o cat | tail -n 3)"
-  SAID=$(journalctl -u clup-update --since "$since" --no-pager -o cat | grep '^update: integrity check: ' | tail -n 1)
+  within 30 helper_said "$since"
 }
 integrity_audits() { hub_sql "SELECT count(*) FROM audit WHERE action = 'integrity check' AND source = 'report of totem $1'"; }
 alert_reached() { clupctl sync now >/dev/null; [ "$(integrity_audits "$1")" = 1 ]; }

@@ -41,8 +41,14 @@ struct BatchSteps: Sendable {
                 SELECT store_id, last_health FROM totem WHERE device_id = \(device) FOR UPDATE
                 """, as: (String, String?).self, logger).first
             try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(device)", logger: logger)
+            // Once per report, and once in 12 hours at most: a totem cannot fill the audit by
+            // sending a new check's time with every batch.
             if let integrity = health.integrity, !integrity.isClean, let (store, last) = before,
-               last.flatMap({ try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) })?.integrity?.at != integrity.at {
+               last.flatMap({ try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) })?.integrity?.at != integrity.at,
+               try await connection.all("""
+                   SELECT count(*)::integer FROM audit WHERE action = 'integrity check' AND source = \(AuditActor.totem(device).source)
+                       AND at > now() - interval '12 hours'
+                   """, as: Int.self, logger).first == 0 {
                 try await Audit.record(by: .totem(device), store: StoreID(store), action: "integrity check", result: integrity.summary,
                                        before: nil, after: nil, connection, logger)
                 logger.error(integrity.problem == nil ? "a totem's integrity check found its files changed outside an update"

@@ -41,7 +41,7 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         try ControlClient(socketPath: socketPath, timeoutSeconds: 10).send(Control.UpdateWindow())
     }
 
-    public func fetch(_ version: String, size: Int64?, into cache: String) throws -> String {
+    public func fetch(_ version: String, into cache: String) throws -> String {
         let path = TotemUpdater.cachedPackage(version, in: cache)
         if FileManager.default.fileExists(atPath: path) { return path }
         // The chain's source alone, refreshed: apt checks its index against the release key.
@@ -57,20 +57,6 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         let options = ["-o", "Dir::Etc::SourceList=/dev/null", "-o", "Dir::Etc::SourceParts=\(sources)",
                        "-o", "Dir::Etc::Preferences=/dev/null", "-o", "Dir::Etc::PreferencesParts=\(preferences)"]
         try Command.check("apt-get", ["-q", "update", "-o", "APT::Get::List-Cleanup=0"] + options, environment: Self.environment)
-        // apt fetches what the (hub-signed) index says, and checks the file against it: the
-        // index's size of the package must be the release manager's before anything comes.
-        if let size {
-            let (status, said) = try Command.run("apt-cache", ["show", "\(TotemUpdater.package)=\(version)"] + options,
-                                                 environment: Self.environment)
-            let listed = said.split(separator: "\n").first { $0.hasPrefix("Size: ") }.flatMap { Int64($0.dropFirst(6)) }
-            guard status == 0, let listed else {
-                throw CodedError(.updateStepFailed, "the chain's repository lists no \(TotemUpdater.package) \(version) (apt-cache show)")
-            }
-            guard listed == size else {
-                throw CodedError(.releaseNotVouched, "the chain's repository gives \(TotemUpdater.package) \(version) a size of \(listed) bytes, "
-                                 + "its signed manifest \(size): not fetched")
-            }
-        }
         // The package alone (no dependency: those come from Debian's own sources at the
         // install), checked by apt against the signed index, into a folder of its own.
         let download = workDirectory + "/download"

@@ -44,10 +44,8 @@ public struct TotemUpdater {
         /// What clupd says (`Control.UpdateWindow`); throws when it does not answer.
         func window() throws -> UpdateWindowReport
         /// The package of `version`, fetched by apt from the chain's repository into
-        /// `cache`; its path. Before anything is downloaded, the size the repository's index
-        /// gives it must be `size` (the signed manifest's, or nil: not checked): a hub cannot
-        /// make a totem fetch more than the release manager signed for.
-        func fetch(_ version: String, size: Int64?, into cache: String) throws -> String
+        /// `cache`; its path.
+        func fetch(_ version: String, into cache: String) throws -> String
         /// Installs the package file at `path` (a downgrade too).
         func install(_ path: String) throws
         /// Whether clupd's unit is active (it signalled READY).
@@ -178,22 +176,14 @@ public struct TotemUpdater {
         do {
             try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             // The target first: a package the hub altered is found before anything else is fetched.
-            do {
-                targetPackage = try system.fetch(target, size: Self.size(of: target, in: manifest), into: cache)
-            } catch let refused as CodedError where refused.errorCode == .releaseNotVouched {
-                return refuse(target, refused, before)
-            }
+            targetPackage = try system.fetch(target, into: cache)
             do throws(CodedError) {
                 try Self.check(targetPackage, listedIn: manifest)
             } catch {
                 try? FileManager.default.removeItem(atPath: targetPackage)
                 return refuse(target, error, before)
             }
-            do {
-                previousPackage = try system.fetch(previous, size: Self.size(of: previous, in: wayBack), into: cache)
-            } catch let refused as CodedError where refused.errorCode == .releaseNotVouched {
-                return refuse(target, CodedError(.releaseNotVouched, "the way back: \(refused.message)"), before)
-            }
+            previousPackage = try system.fetch(previous, into: cache)
             do throws(CodedError) {
                 try Self.check(previousPackage, listedIn: wayBack)
             } catch {
@@ -263,13 +253,8 @@ public struct TotemUpdater {
             }
             try system.startClupd()
         } catch {
-            // The totem is left to a technician: the hub hears it failed, not that it was
-            // undone. clupd is started again as it is (whichever version dpkg left): an
-            // entrance whose clupd runs may still serve, a stopped one cannot. The update stays
-            // pending, so the next run tries the way back again if it is not healthy.
-            let started = (try? system.startClupd()) != nil
+            // The totem is left to a technician: the hub hears it failed, not that it was undone.
             let failure = "\(because); going back to \(pending.previous) failed too: \(CodedError(describing: error).message)"
-                + (started ? "; clupd started again as it is" : "; clupd could not be started again")
             report(pending.target, .failed, failure)
             return .failed(pending.target, because: failure)
         }
@@ -310,7 +295,9 @@ public struct TotemUpdater {
             throw CodedError(.releaseManifestExpired, "the release manifest of \(target) expired at \(manifest.expires.formatted(.iso8601)), "
                              + "before the newest manifest this totem has seen was issued (\(floor.formatted(.iso8601))): its clock may be behind")
         }
-        noteIssued(manifest.issued)
+        // A manifest issued "later" than this clock (a mistake, or this clock behind) raises
+        // the floor to now only: one wrong date never locks the totem out of honest manifests.
+        noteIssued(min(manifest.issued, system.now()))
         keep(text, of: target)
         if DebianVersion.isOlder(target, than: installed), !(manifest.downgradeFrom ?? []).contains(installed) {
             throw CodedError(.releaseDowngrade,
@@ -362,11 +349,6 @@ public struct TotemUpdater {
         if let floor = newestIssued(), floor >= issued { return }
         try? FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try? DurableFile.write(Data(String(issued.timeIntervalSince1970).utf8), to: newestIssuedPath, mode: 0o600)
-    }
-
-    /// The size `manifest` gives clup-totem `version` (nil when it lists none).
-    static func size(of version: String, in manifest: ReleaseManifest) -> Int64? {
-        manifest.packages.first { $0.name == package && $0.version == version }?.size
     }
 
     static func check(_ path: String, listedIn manifest: ReleaseManifest) throws(CodedError) {

@@ -47,9 +47,12 @@ public struct CallerClaim: Codable, Sendable, Equatable, CustomStringConvertible
                            loginName: loginName, sudoUser: ProcessInfo.processInfo.environment["SUDO_USER"]).bounded()
     }()
 
-    /// Every field bounded and escaped: what came over the socket is hostile.
+    /// Every field bounded ("…" after a cut): what came over the socket is hostile. Not
+    /// escaped here: it is escaped once, where it is kept (`AuditEntry`, `AuditActor`).
     public func bounded() -> CallerClaim {
-        let keep = { (text: String?) in text.map { TypedText.inMessage($0, maximum: Self.maximumField) } }
+        let keep = { (text: String?) in
+            text.map { $0.unicodeScalars.count > Self.maximumField ? TypedText.prefix($0, Self.maximumField) + "…" : $0 }
+        }
         return CallerClaim(program: keep(program), terminal: keep(terminal), loginUID: loginUID, loginName: keep(loginName),
                            sudoUser: keep(sudoUser))
     }
