@@ -126,6 +126,9 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
+        ], resources: [
+            // docs/runbooks.md (a link to it), served at /runbooks: the alert rules' runbook_url.
+            .embedInCode("Fleet/Runbooks/runbooks.md"),
         ]),
         .executableTarget(name: "clup-hub", dependencies: [
             "CLupHub", "CLupProtocol", "CLupCore", "CLupConfig", .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -43,7 +43,8 @@ public struct HubServer: Sendable {
         let bookings = Bookings(database: database), line = RemoteLine(database: database)
         let nearby = StoresNearby(database: database)
 
-        HubStatusController(database: database, metrics: metrics, metricsToken: settings.metricsToken, logger: logger)
+        HubStatusController(database: database, metrics: metrics, metricsToken: settings.metricsToken,
+                            stateDirectory: settings.stateDirectoryPath, logger: logger)
             .addRoutes(to: router)
         RepositoryFiles(releases: releases).addRoutes(to: router)
         EnrolmentController(enrolment: Enrolment(database: database, releases: releases), logger: logger).addRoutes(to: router)

@@ -202,7 +202,7 @@ struct Serve: AsyncParsableCommand {
 
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "store", abstract: "Stores of the chain.",
-                                                    subcommands: [Create.self, Set.self, Hours.self, Locate.self, Notices.self])
+                                                    subcommands: [Create.self, Set.self, Hours.self, Locate.self, Notices.self, Alerts.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a store.")
@@ -316,6 +316,26 @@ extension StoreCommand {
                                                                     by: .shell)
                 }
                 print("store \(id): \(rules.description)")
+            }
+        }
+    }
+
+    struct Alerts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set when a store's staff are alerted: the estimated wait and the line's length past which they hear of it.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The store's number.") var id: StoreID
+        @Option(help: "Alert the store's staff when the estimated wait passes this many minutes (1 to 600; 0: never).")
+        var waitMinutes: Int?
+        @Option(help: "Alert the store's staff when more than this many are waiting (1 to 100000; 0: never).")
+        var waiting: Int?
+
+        func run() async throws {
+            try await refusing {
+                let alerts = try await changing(try options.load(), "staff alerts changed", store: id) {
+                    try await HubAdmin(database: $0).setStaffAlerts(id: id, waitMinutes: waitMinutes, waiting: waiting, by: .shell)
+                }
+                print("store \(id): \(alerts.description)")
             }
         }
     }

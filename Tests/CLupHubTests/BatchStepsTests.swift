@@ -48,16 +48,55 @@ final class BatchStepsTests: XCTestCase {
             _ = try await steps.recordHealth(TotemHealth(devices: [], printer: "ready", softwareVersion: "0.12.0", integrity: again),
                                              device: a.device.deviceID)
             XCTAssertEqual(try hub.sql("SELECT count(*) FROM audit WHERE action = 'integrity check'"), "1")
-            var text = try await HubMetrics().scrape(hub.database)
+            var text = await HubMetrics().scrape(hub.database, stateDirectory: NSTemporaryDirectory())
             XCTAssertTrue(text.contains("clup_hub_totem_files_changed{device=\"\(a.device.deviceID)\",store=\"7\"} 1\n"), text)
             // The next day's check finds them as installed again.
             let clean = IntegrityReport(at: 1_800_086_400, version: "0.12.0", files: 40, changed: [])
             _ = try await steps.recordHealth(TotemHealth(devices: [], printer: "ready", softwareVersion: "0.12.0", integrity: clean),
                                              device: a.device.deviceID)
             XCTAssertEqual(try hub.sql("SELECT count(*) FROM audit WHERE action = 'integrity check'"), "1")
-            text = try await HubMetrics().scrape(hub.database)
+            text = await HubMetrics().scrape(hub.database, stateDirectory: NSTemporaryDirectory())
             XCTAssertTrue(text.contains("clup_hub_totem_files_changed{device=\"\(a.device.deviceID)\",store=\"7\"} 0\n"), text)
             XCTAssertTrue(text.contains("clup_hub_totem_integrity_check_timestamp_seconds{device=\"\(a.device.deviceID)\",store=\"7\"} 1800086400"), text)
+        }
+    }
+
+    /// What the shipped alert rules read: a printer out of paper, a device gone, the disk,
+    /// each store's line beside what its manager set, and whether the database answered.
+    func test_theMetricsGiveWhatTheAlertRulesRead() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let steps = BatchSteps(database: hub.database)
+            let health = TotemHealth(devices: [.init(role: "touchscreen", state: "ok", detail: ""),
+                                               .init(role: "door-reader", state: "missing", detail: "unplugged")],
+                                     printer: "NOT READY: stopped (media-empty)", softwareVersion: "0.13.0",
+                                     printerReady: false, printerReasons: ["media-empty", "bad\nreason", "cover-open"],
+                                     disk: DiskFill(availableBytes: 100, sizeBytes: 1000))
+            _ = try await steps.recordHealth(health.bounded(), device: a.device.deviceID)
+            let admin = HubAdmin(database: hub.database)
+            let alerts = try await admin.setStaffAlerts(id: "7", waitMinutes: 15, waiting: 40, by: .shell)
+            XCTAssertEqual(alerts.description, "staff alerted past a 15 min wait and 40 waiting")
+            XCTAssertEqual(try hub.sql("SELECT action || ': ' || before || ' -> ' || after FROM audit WHERE action = 'staff alerts changed'"),
+                           "staff alerts changed: staff alerted past no wait and no line length -> staff alerted past a 15 min wait and 40 waiting")
+            do {
+                _ = try await admin.setStaffAlerts(id: "7", waitMinutes: 601, waiting: nil, by: .shell)
+                XCTFail("a wait of 601 minutes was taken")
+            } catch let error as HubError {
+                XCTAssertTrue(error.coded.message.contains("0 to 600 minutes"), error.coded.message)
+            }
+            let text = await HubMetrics().scrape(hub.database, stateDirectory: NSTemporaryDirectory())
+            let totem = "device=\"\(a.device.deviceID)\",store=\"7\""
+            for line in ["clup_hub_totem_printer_ready{\(totem)} 0", "clup_hub_totem_printer_paper_out{\(totem)} 1",
+                         "clup_hub_totem_device_ok{\(totem),role=\"touchscreen\"} 1", "clup_hub_totem_device_ok{\(totem),role=\"door-reader\"} 0",
+                         "clup_hub_totem_disk_used_ratio{\(totem)} 0.9", "clup_hub_store_alert_wait_seconds{store=\"7\"} 900",
+                         "clup_hub_store_alert_waiting{store=\"7\"} 40", "clup_hub_store_waiting{store=\"7\"} 0",
+                         "clup_hub_store_estimated_wait_seconds{store=\"7\"} 0", "clup_hub_database_up 1"] {
+                XCTAssertTrue(text.contains(line + "\n"), "no \(line) in\n\(text)")
+            }
+            XCTAssertTrue(text.contains("clup_hub_disk_used_ratio{path=\""), text)
+            XCTAssertTrue(try XCTUnwrap(text.firstMatch(of: /clup_hub_store_open\{store="7"\} [01]\n/)).output.count > 0)
+            XCTAssertEqual(try hub.sql("SELECT last_health::jsonb->>'printerReasons' FROM totem"), #"["media-empty", "cover-open"]"#,
+                           "what is not an IPP keyword is not kept")
         }
     }
 

@@ -244,6 +244,32 @@ test_a_manager_sets_the_stores_notice_rules() {
   assert_eq "$(hub_psql -c "SELECT capacity, major_delay_minutes FROM store WHERE store_id = '7'")" "30|45"
 }
 
+# When the store's staff are alerted (the wait, the line's length) is set in the same form:
+# saved and audited, shown as saved and given to Prometheus in the hub's metrics, where the
+# shipped rules read it; an absurd value is refused with nothing saved.
+test_a_manager_sets_when_the_stores_staff_are_alerted() {
+  panel_up
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  assert_contains "$(panel_curl ada "$HUB_URL/panel/stores/7")" 'id="alertWaitMinutes" type="number" min="0" max="600" value="0"' \
+    "no alert at first"
+  page=$(post_settings ada capacity=30 alertWaitMinutes=15 alertWaiting=40)
+  assert_eq "${page##*$'\n'}" 303 "the alerts saved"
+  assert_eq "$(hub_psql -c "SELECT alert_wait_minutes, alert_waiting FROM store WHERE store_id = '7'")" "15|40"
+  assert_eq "$(hub_psql -c "SELECT who, source, after FROM audit WHERE action = 'staff alerts changed'")" \
+    "ada|panel from 127.0.0.1|staff alerted past a 15 min wait and 40 waiting"
+  page=$(panel_curl ada "$HUB_URL/panel/stores/7")
+  assert_contains "$page" 'id="alertWaitMinutes" type="number" min="0" max="600" value="15"'
+  assert_contains "$page" 'id="alertWaiting" type="number" min="0" max="100000" value="40"'
+  metrics=$(curl -sf --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_METRICS_TOKEN" "$HUB_URL/metrics")
+  assert_contains "$metrics" 'clup_hub_store_alert_wait_seconds{store="7"} 900'
+  assert_contains "$metrics" 'clup_hub_store_alert_waiting{store="7"} 40'
+  # 601 minutes is refused, and the capacity typed with it is not saved either.
+  page=$(post_settings ada capacity=31 alertWaitMinutes=601)
+  assert_eq "${page##*$'\n'}" 422 "the refused alert's status"
+  assert_contains "$page" "601"
+  assert_eq "$(hub_psql -c "SELECT capacity, alert_wait_minutes FROM store WHERE store_id = '7'")" "30|15"
+}
+
 test_a_chart_without_figures_says_no_data() {
   panel_up
   assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"

@@ -486,6 +486,14 @@ enum HubMigrations {
             ALTER TABLE audit ADD COLUMN result text NOT NULL DEFAULT 'ok';
             CREATE INDEX audit_at ON audit (at);
             """),
+        (26, "a store's staff are alerted when its line passes what its manager set", """
+            -- The estimated wait (minutes) and the line's length above which the store's staff
+            -- are alerted (the hub's metrics, read by the shipped alert rules); 0: no alert.
+            ALTER TABLE store ADD COLUMN alert_wait_minutes integer NOT NULL DEFAULT 0
+                CHECK (alert_wait_minutes BETWEEN 0 AND 600);
+            ALTER TABLE store ADD COLUMN alert_waiting integer NOT NULL DEFAULT 0
+                CHECK (alert_waiting BETWEEN 0 AND 100000);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

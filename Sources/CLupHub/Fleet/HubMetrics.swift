@@ -17,12 +17,14 @@ public final class HubMetrics: Sendable {
     public init() {}
 
     // What the ingest path records.
-    static func batchStored(events: Int, deadLettered: Int, duration: Duration) {
+    static func batchStored(events: Int, deadLettered: Int, duration: Duration, from device: AuthenticatedDevice) {
         batches(result: "stored").increment()
         registry.makeCounter(name: "clup_hub_events_received_total",
                              help: "Events received in batches the hub stored, dead letters included.").increment(by: Int64(events))
         registry.makeCounter(name: "clup_hub_dead_letters_total",
-                             help: "Events the hub kept as dead letters rather than applying them.").increment(by: Int64(deadLettered))
+                             labels: [("device", labelValue(device.deviceID.rawValue)), ("store", labelValue(device.storeID.rawValue))],
+                             help: "Events the hub kept as dead letters rather than applying them, by the totem that sent them.")
+            .increment(by: Int64(deadLettered))
         registry.makeDurationHistogram(name: "clup_hub_batch_duration_seconds", buckets: batchBuckets,
                                        help: "How long storing a batch took, for the batches stored.").record(duration)
     }
@@ -63,14 +65,40 @@ public final class HubMetrics: Sendable {
                                                    .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
                                                    .milliseconds(2500), .seconds(5), .seconds(10)]
 
-    /// The Prometheus text of everything, the fleet read now from `database`.
     /// A label's value as the exposition format writes it: `\`, `"` and line ends escaped.
     static func labelValue(_ text: String) -> String {
         text.prefix(64).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
     }
 
-    func scrape(_ database: HubDatabase) async throws -> String {
+    /// The Prometheus text of everything: the process's counters, the hub's own disk, and
+    /// the fleet and the stores read now from `database`. A database that does not answer
+    /// leaves the rest and says so (`clup_hub_database_up 0`), for the alert to fire.
+    func scrape(_ database: HubDatabase, stateDirectory: String) async -> String {
+        var text = Self.registry.emitToString()
+        if let disk = DiskFill.of(stateDirectory) {
+            text += Self.family("clup_hub_disk_used_ratio", "The share used of the filesystem holding the hub's state directory.",
+                                [("path=\"\(Self.labelValue(stateDirectory))\"", "\(disk.usedShare)")])
+        }
+        do {
+            text += try await database.withDeadline { [self] in try await fleet(database) }
+            text += Self.family("clup_hub_database_up", "Whether the hub read its database at this scrape (1) or not (0).", [("", "1")])
+        } catch {
+            database.logger.warning("the metrics could not read the database", metadata: ["error": "\(error)"])
+            text += Self.family("clup_hub_database_up", "Whether the hub read its database at this scrape (1) or not (0).", [("", "0")])
+        }
+        return text
+    }
+
+    /// One gauge family in the exposition format.
+    static func family(_ name: String, _ help: String, _ samples: [(labels: String, value: String)]) -> String {
+        var text = "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+        for sample in samples { text += sample.labels.isEmpty ? "\(name) \(sample.value)\n" : "\(name){\(sample.labels)} \(sample.value)\n" }
+        return text
+    }
+
+    /// What the database says of the fleet and the stores.
+    private func fleet(_ database: HubDatabase, now: Date = Date()) async throws -> String {
         let totems = try await database.transaction { connection in
             try await connection.rows("""
                 SELECT t.device_id, t.store_id, coalesce(extract(epoch FROM t.last_contact)::float8, 0),
@@ -89,10 +117,29 @@ public final class HubMetrics: Sendable {
                 GROUP BY o.store_id ORDER BY o.store_id
                 """, as: (String, Int64).self, database.logger)
         }
-        var text = Self.registry.emitToString()
+        // Each store as the website shows it (open, waiting, the wait for a new place), and
+        // when its manager wants its staff alerted.
+        let views = try await database.transaction { connection in
+            var views: [(RemoteLine.StoreView, HubAdmin.StaffAlerts)] = []
+            for (store, wait, waiting) in try await connection.rows("""
+                SELECT store_id, alert_wait_minutes, alert_waiting FROM store ORDER BY store_id
+                """, as: (StoreID, Int, Int).self, database.logger) {
+                views.append((try await RemoteLine.view(store: store, now: now, connection, database.logger),
+                              HubAdmin.StaffAlerts(waitMinutes: wait, waiting: waiting)))
+            }
+            return views
+        }
+        // The streaming replicas as the primary sees them (their columns need pg_monitor;
+        // without it, or on a replica, there are none).
+        let replicas = try await database.transaction { connection in
+            try await connection.rows("""
+                SELECT coalesce(application_name, client_addr::text, 'unknown'), coalesce(extract(epoch FROM replay_lag)::float8, 0)
+                FROM pg_stat_replication ORDER BY 1
+                """, as: (String, Double).self, database.logger)
+        }
+        var text = ""
         func family(_ name: String, _ help: String, _ samples: [(labels: String, value: String)]) {
-            text += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
-            for sample in samples { text += "\(name){\(sample.labels)} \(sample.value)\n" }
+            text += Self.family(name, help, samples)
         }
         let labels = totems.map { "device=\"\($0.0)\",store=\"\($0.1)\"" }
         // A timestamp, not an age (`time() - …` in the query), 0 for never: see the totem's.
@@ -120,6 +167,32 @@ public final class HubMetrics: Sendable {
                checked.map { ($0, "\($1.at)") })
         family("clup_hub_totem_audit_trail_fill_ratio", "The share of its bound the totem's audit trail holds (it warns from 0.8).",
                zip(labels, health).compactMap { labels, health in health?.auditTrail.map { (labels, "\($0.share)") } })
+        family("clup_hub_totem_printer_ready", "Whether the totem's print queue takes and prints jobs (1) or not (0), as last reported.",
+               zip(labels, health).compactMap { labels, health in health?.printerReady.map { (labels, $0 ? "1" : "0") } })
+        family("clup_hub_totem_printer_paper_out", "Whether the totem's printer said it has no paper (1) or not (0), as last reported.",
+               zip(labels, health).compactMap { labels, health in
+                   guard let health, health.printerReasons != nil else { return nil }
+                   return (labels, health.paperOut ? "1" : "0")
+               })
+        family("clup_hub_totem_device_ok", "Whether each device of the totem works (1) or is missing or faulty (0), as last reported.",
+               zip(labels, health).flatMap { labels, health in
+                   (health?.devices ?? []).map { ("\(labels),role=\"\(Self.labelValue($0.role))\"", $0.state == "ok" ? "1" : "0") }
+               })
+        family("clup_hub_totem_disk_used_ratio", "The share used of the filesystem holding the totem's state, as last reported.",
+               zip(labels, health).compactMap { labels, health in health?.disk.map { (labels, "\($0.usedShare)") } })
+        let storeLabels = views.map { "store=\"\(Self.labelValue($0.0.store.rawValue))\"" }
+        family("clup_hub_store_open", "Whether the store is within its opening hours on its own clock (1) or not (0).",
+               zip(storeLabels, views).map { ($0, $1.0.isOpen ? "1" : "0") })
+        family("clup_hub_store_waiting", "Tickets waiting in the store's line, at every door and from phones.",
+               zip(storeLabels, views).map { ($0, "\($1.0.waiting)") })
+        family("clup_hub_store_estimated_wait_seconds", "The estimated wait for a new place in the store's line, as the website shows it (whole minutes).",
+               zip(storeLabels, views).map { ($0, "\($1.0.estimatedWaitMinutes * 60)") })
+        family("clup_hub_store_alert_wait_seconds", "The wait past which the store's manager wants its staff alerted (whole minutes; 0: none set).",
+               zip(storeLabels, views).map { ($0, "\($1.1.waitMinutes * 60)") })
+        family("clup_hub_store_alert_waiting", "The line's length past which the store's manager wants its staff alerted (0: none set).",
+               zip(storeLabels, views).map { ($0, "\($1.1.waiting)") })
+        family("clup_hub_database_replica_lag_seconds", "How far each streaming replica's replay is behind the primary.",
+               replicas.map { ("replica=\"\(Self.labelValue($0.0))\"", "\($0.1)") })
         if let rollout = try await Rollouts(database: database).status() {
             let labels = "version=\"\(Self.labelValue(rollout.version))\",state=\"\(rollout.state.rawValue)\""
             family("clup_hub_rollout_stage", "The stage of the live (or last) rollout: 0 the canaries, then each share, then every totem.",

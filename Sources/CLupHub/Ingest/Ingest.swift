@@ -87,7 +87,8 @@ public struct Ingest: Sendable {
                 stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: true, logger)
             }
             let (reply, received) = stored
-            HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started)
+            HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started,
+                                    from: device)
             await BatchSteps(database: database).run(after: batch, from: device, fresh: received > 0, now: now)
             return reply
         } catch {

@@ -236,7 +236,8 @@ struct Panel: Sendable {
             \(error.map { "<p class=\"error\" role=\"alert\">\(html($0))</p>" } ?? "")
             <h2>\(words.settingsVersion(settings.version))</h2>
             \(PanelPages.settingsForm(store: store.rawValue, csrf: session.csrf, settings: settings, words: words,
-                                      rules: try await HubAdmin(database: database).noticeRules(id: store), typed: typed))
+                                      rules: try await HubAdmin(database: database).noticeRules(id: store),
+                                      alerts: try await HubAdmin(database: database).staffAlerts(id: store), typed: typed))
             <h2 id="statistics">\(statistics)</h2>
             <div class="charts">
             <p class="zone">\(words.storeClock(html(zone.identifier)))</p>
@@ -535,11 +536,14 @@ struct Panel: Sendable {
         let delayNotice = try number("delayNoticeMinutes", words.delayNoticeLabel, 0...240)
         let majorDelay = try number("majorDelayMinutes", words.majorDelayLabel, 0...600)
         let reminder = try number("reminderMinutes", words.reminderLabel, 0...1440)
-        // Everything is checked before either is saved.
+        let alertWait = try number("alertWaitMinutes", words.alertWaitLabel, HubAdmin.StaffAlerts.waitRange)
+        let alertWaiting = try number("alertWaiting", words.alertWaitingLabel, HubAdmin.StaffAlerts.waitingRange)
+        // Everything is checked before any of it is saved.
         let admin = HubAdmin(database: database)
         _ = try await admin.setStore(id: store, change, by: manager)
         _ = try await admin.setNoticeRules(id: store, delayNoticeMinutes: delayNotice, majorDelayMinutes: majorDelay,
                                            reminderMinutes: reminder, by: manager)
+        _ = try await admin.setStaffAlerts(id: store, waitMinutes: alertWait, waiting: alertWaiting, by: manager)
     }
 
     /// The versions the fleet page offers to roll out: those the repository holds and a

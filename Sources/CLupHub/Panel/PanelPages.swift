@@ -175,7 +175,8 @@ enum PanelPages {
     /// refused change, with what the manager `typed` instead (escaped), so that the error
     /// costs them nothing they typed.
     static func settingsForm(store: String, csrf: String, settings: StoreSettingsDocument, words: PanelWords,
-                             rules: HubAdmin.NoticeRules = .standard, typed: [String: String] = [:]) -> String {
+                             rules: HubAdmin.NoticeRules = .standard, alerts: HubAdmin.StaffAlerts = .init(waitMinutes: 0, waiting: 0),
+                             typed: [String: String] = [:]) -> String {
         let windows = settings.windows
         func field(_ name: String, _ label: String, min: Int, max: Int, saved: Int, step: Bool = false) -> String {
             """
@@ -203,6 +204,10 @@ enum PanelPages {
             \(field("delayNoticeMinutes", words.delayNoticeLabel, min: 0, max: 240, saved: rules.delayNoticeMinutes))
             \(field("majorDelayMinutes", words.majorDelayLabel, min: 0, max: 600, saved: rules.majorDelayMinutes ?? 0))
             \(field("reminderMinutes", words.reminderLabel, min: 0, max: 1440, saved: rules.reminderMinutes))
+            \(field("alertWaitMinutes", words.alertWaitLabel, min: 0, max: HubAdmin.StaffAlerts.waitRange.upperBound,
+                    saved: alerts.waitMinutes))
+            \(field("alertWaiting", words.alertWaitingLabel, min: 0, max: HubAdmin.StaffAlerts.waitingRange.upperBound,
+                    saved: alerts.waiting))
             <p>\(words.openingHours("<strong id=\"hours\">\(html(settings.hours?.description ?? words.notSet))</strong>"))</p>
             <button type="submit" id="save">\(words.save)</button>
             </form>

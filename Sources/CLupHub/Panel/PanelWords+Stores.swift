@@ -184,6 +184,20 @@ extension PanelWords {
              "Les réservations faites dans l'appli reçoivent un rappel minutes avant leur créneau (0 : aucun rappel)",
              "Las reservas hechas en la app reciben un recordatorio minutos antes de su franja (0: ninguno)")
     }
+    var alertWaitLabel: String {
+        pick("Alert the store's staff when the estimated wait passes minutes (0: never)",
+             "Avvisa il personale del negozio quando l'attesa stimata supera minuti (0: mai)",
+             "Das Personal des Geschäfts benachrichtigen, wenn die geschätzte Wartezeit Minuten übersteigt (0: nie)",
+             "Alerter le personnel du magasin quand l'attente estimée dépasse minutes (0 : jamais)",
+             "Avisar al personal de la tienda cuando la espera estimada supere minutos (0: nunca)")
+    }
+    var alertWaitingLabel: String {
+        pick("Alert the store's staff when more are waiting than (0: never)",
+             "Avvisa il personale del negozio quando in attesa ci sono più di (0: mai)",
+             "Das Personal des Geschäfts benachrichtigen, wenn mehr warten als (0: nie)",
+             "Alerter le personnel du magasin quand plus de personnes attendent que (0 : jamais)",
+             "Avisar al personal de la tienda cuando esperan más de (0: nunca)")
+    }
     var totemPlacesLabel: String {
         pick("Of each slot's booking places, kept for each totem's own bookings (offline too)",
              "Dei posti prenotabili di ogni fascia, tenuti per le prenotazioni fatte a ciascun totem (anche offline)",

@@ -206,6 +206,61 @@ extension HubAdmin {
         }
     }
 
+    /// When a store's staff are alerted (by the chain's Alertmanager, through the shipped
+    /// rules that read these from the hub's metrics): the estimated wait and the line's
+    /// length past which they hear of it; 0 turns either off.
+    public struct StaffAlerts: Sendable, Equatable {
+        public var waitMinutes: Int
+        public var waiting: Int
+
+        public static let waitRange = 0...600
+        public static let waitingRange = 0...100_000
+
+        public init(waitMinutes: Int, waiting: Int) {
+            self.waitMinutes = waitMinutes
+            self.waiting = waiting
+        }
+
+        public var description: String {
+            "staff alerted past " + (waitMinutes == 0 ? "no wait" : "a \(waitMinutes) min wait") + " and "
+                + (waiting == 0 ? "no line length" : "\(waiting) waiting")
+        }
+    }
+
+    /// A store's staff alerts.
+    public func staffAlerts(id: StoreID) async throws -> StaffAlerts {
+        guard let row = try await database.transaction({ [logger = database.logger] connection in
+            try await connection.rows("SELECT alert_wait_minutes, alert_waiting FROM store WHERE store_id = \(id)",
+                                      as: (Int, Int).self, logger).first
+        }) else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
+        return StaffAlerts(waitMinutes: row.0, waiting: row.1)
+    }
+
+    /// Changes a store's staff alerts (what is left nil stays), audited; returns those in force.
+    public func setStaffAlerts(id: StoreID, waitMinutes: Int?, waiting: Int?, by actor: AuditActor) async throws -> StaffAlerts {
+        if let waitMinutes, !StaffAlerts.waitRange.contains(waitMinutes) {
+            throw HubError.badRequest("a staff alert's wait is 0 to 600 minutes (0: none), not \(waitMinutes)")
+        }
+        if let waiting, !StaffAlerts.waitingRange.contains(waiting) {
+            throw HubError.badRequest("a staff alert's line length is 0 to 100000 waiting (0: none), not \(waiting)")
+        }
+        return try await database.transaction { [logger = database.logger] connection in
+            guard let row = try await connection.rows("""
+                SELECT alert_wait_minutes, alert_waiting FROM store WHERE store_id = \(id) FOR UPDATE
+                """, as: (Int, Int).self, logger).first
+            else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
+            let before = StaffAlerts(waitMinutes: row.0, waiting: row.1)
+            let after = StaffAlerts(waitMinutes: waitMinutes ?? before.waitMinutes, waiting: waiting ?? before.waiting)
+            guard after != before else { return before }
+            try await connection.query("""
+                UPDATE store SET alert_wait_minutes = \(after.waitMinutes), alert_waiting = \(after.waiting) WHERE store_id = \(id)
+                """, logger: logger)
+            try await Audit.record(by: actor, store: id, action: "staff alerts changed", before: before.description,
+                                   after: after.description, connection, logger)
+            return after
+        }
+    }
+
     /// Sets when a store opens and closes (minutes after midnight in `timeZone`): the hours
     /// its booking slots are offered in.
     public func setHours(id: StoreID, opens: String, closes: String, timeZone: String, by actor: AuditActor) async throws {

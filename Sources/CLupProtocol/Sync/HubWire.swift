@@ -157,16 +157,34 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     /// The last daily check of the installed package's files (absent before 0.12, and until
     /// the update helper first ran one).
     public var integrity: IntegrityReport?
+    /// Whether the print queue takes jobs and prints them (absent before 0.13): `printer` in a
+    /// flag, for the hub's metrics and alerts.
+    public var printerReady: Bool?
+    /// The printer's IPP state reasons ("media-empty", "cover-open"), "none" left out
+    /// (absent before 0.13).
+    public var printerReasons: [String]?
+    /// How full the filesystem of clupd's state is (absent before 0.13).
+    public var disk: DiskFill?
 
     public init(devices: [Device], printer: String, softwareVersion: String? = nil, update: UpdateReport? = nil,
-                auditTrail: AuditTrailFill? = nil, integrity: IntegrityReport? = nil) {
+                auditTrail: AuditTrailFill? = nil, integrity: IntegrityReport? = nil,
+                printerReady: Bool? = nil, printerReasons: [String]? = nil, disk: DiskFill? = nil) {
         self.devices = devices
         self.printer = printer
         self.softwareVersion = softwareVersion
         self.update = update
         self.auditTrail = auditTrail
         self.integrity = integrity
+        self.printerReady = printerReady
+        self.printerReasons = printerReasons
+        self.disk = disk
     }
+
+    /// The reasons IPP says a printer has no paper.
+    public static let paperOutReasons: Set<String> = ["media-empty", "media-needed", "media-empty-error", "media-needed-error"]
+
+    /// Whether the printer said it has no paper.
+    public var paperOut: Bool { (printerReasons ?? []).contains { Self.paperOutReasons.contains($0) } }
 
     /// The same report with every text cut to `characters` and at most 16 devices: what
     /// the hub keeps of it.
@@ -177,8 +195,47 @@ public struct TotemHealth: Codable, Sendable, Equatable {
                            update: update.map { UpdateReport(version: String($0.version.prefix(64)), outcome: $0.outcome,
                                                              detail: cut($0.detail), at: $0.at) },
                            auditTrail: auditTrail.flatMap { $0.isSane ? $0 : nil },
-                           integrity: integrity.map { $0.bounded(characters: characters) })
+                           integrity: integrity.map { $0.bounded(characters: characters) },
+                           printerReady: printerReady,
+                           // IPP keywords only: at most 8, each of letters, digits and "-".
+                           printerReasons: printerReasons.map { reasons in
+                               reasons.prefix(8).map { String($0.prefix(48)) }.filter(Self.isKeyword)
+                           },
+                           disk: disk.flatMap { $0.isSane ? $0 : nil })
     }
+
+    static func isKeyword(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+    }
+}
+
+/// How full a filesystem is, as `statvfs` counts it: the bytes a non-root writer can still
+/// use, of all the filesystem holds.
+public struct DiskFill: Codable, Sendable, Equatable {
+    public var availableBytes: Int64
+    public var sizeBytes: Int64
+
+    public init(availableBytes: Int64, sizeBytes: Int64) {
+        self.availableBytes = availableBytes
+        self.sizeBytes = sizeBytes
+    }
+
+    /// The filesystem holding `path`, nil where it cannot be read.
+    public static func of(_ path: String) -> DiskFill? {
+        var stats = statvfs()
+        guard statvfs(path, &stats) == 0 else { return nil }
+        let block = Int64(clamping: stats.f_frsize)
+        let (size, sizeOverflow) = Int64(clamping: stats.f_blocks).multipliedReportingOverflow(by: block)
+        let (available, availableOverflow) = Int64(clamping: stats.f_bavail).multipliedReportingOverflow(by: block)
+        guard !sizeOverflow, !availableOverflow else { return nil }
+        return DiskFill(availableBytes: available, sizeBytes: size)
+    }
+
+    /// What the hub takes of a report: sizes a filesystem could have.
+    var isSane: Bool { sizeBytes > 0 && (0...sizeBytes).contains(availableBytes) }
+
+    /// The share used, from 0 to 1.
+    public var usedShare: Double { sizeBytes > 0 ? Double(sizeBytes - min(availableBytes, sizeBytes)) / Double(sizeBytes) : 0 }
 }
 
 extension TotemHealth {

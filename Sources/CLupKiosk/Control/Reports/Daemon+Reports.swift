@@ -111,7 +111,8 @@ extension Daemon {
                            printer: (printer.ready ? "ready" : "NOT READY") + ": \(printer.state)"
                                + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"),
                            softwareVersion: PackageVersion.current, update: lastUpdateReport,
-                           auditTrail: kiosk.desk.auditTrailFill, integrity: readIntegrityReport())
+                           auditTrail: kiosk.desk.auditTrailFill, integrity: readIntegrityReport(),
+                           printerReady: printer.ready, printerReasons: reasons, disk: DiskFill.of(state.path))
     }
 
     func devicesReport() -> DevicesReport {
