@@ -13,7 +13,7 @@ struct ClupHub: AsyncParsableCommand {
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
         subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
-                      ReleaseCommand.self, RolloutCommand.self, RetentionCommand.self, Notices.self, AuditCommand.self, Seal.self, ExampleConfig.self])
+                      ReleaseCommand.self, RolloutCommand.self, TotemCommand.self, RetentionCommand.self, Notices.self, AuditCommand.self, Seal.self, ExampleConfig.self])
 }
 
 struct ConfigOption: ParsableArguments {
@@ -482,7 +482,8 @@ struct Totems: AsyncParsableCommand {
                     + (row.lastContact.map { "  last contact \($0)" } ?? "  never synced") + "  version \(row.softwareVersion)\(support)"
                     + (row.lastUpdate.map { "  last update \($0)" } ?? "")
                     + (row.integrity.flatMap { $0.isClean ? nil : "  ALERT integrity check \(TypedText.shown($0.summary))" } ?? "")
-                    + (row.auditTrail.flatMap { $0.isNearlyFull ? "  audit trail \(Int(($0.share * 100).rounded(.down))) % full" : nil } ?? ""))
+                    + (row.auditTrail.flatMap { $0.isNearlyFull ? "  audit trail \(Int(($0.share * 100).rounded(.down))) % full" : nil } ?? "")
+                    + (row.notRecording.map { "  ALERT \(TypedText.shown($0))" } ?? ""))
             }
         }
     }
@@ -549,6 +550,30 @@ struct Revoke: AsyncParsableCommand {
         try await refusing {
             try await withDatabase(try options.load()) { try await Enrolment(database: $0).revoke(deviceID: device) }
             print("\(device) revoked")
+        }
+    }
+}
+
+/// `clup-hub totem replace OLD NEW`: a totem swapped for another at its door.
+struct TotemCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "totem", abstract: "One totem of the fleet.",
+                                                    subcommands: [Replace.self])
+
+    struct Replace: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Hand a door over from a totem taken away (switched off) to the one enrolled in its place: the old one is revoked, "
+                + "its places go to the door again, audited.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "The totem taken away (as `clup-hub totems` lists it).") var old: DeviceID
+        @Argument(help: "The totem enrolled in its place, at the same door.") var new: DeviceID
+
+        func run() async throws {
+            try await refusing {
+                try await changing(try options.load(), "totem replaced") {
+                    try await Enrolment(database: $0).replace(old, with: new, by: .shell)
+                }
+                print("\(new) serves the door of \(old), which is revoked")
+            }
         }
     }
 }

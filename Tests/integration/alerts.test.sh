@@ -18,7 +18,7 @@ BUTTON_X=360 BUTTON_Y=640
 # The store of these tests: the example Alertmanager configuration sends its staff's
 # alerts to its own webhook (`store-8`).
 STORE=8
-# The rules' times in this test: the store's long wait is alerted after WAIT_FOR, a door
+# The rules' times in this test (Prometheus scrapes every 2 s and evaluates every 1 s): the store's long wait is alerted after WAIT_FOR, a door
 # after SILENT_AFTER seconds without a batch and SILENT_FOR more.
 WAIT_FOR=10 SILENT_AFTER=15 SILENT_FOR=5
 
@@ -53,11 +53,14 @@ def change(alert, old, new):
 change("ClupStoreWaitLong", "for: 2m", f"for: {wait_for}s")
 change("ClupDoorSilent", "> 300)", f"> {silent_after})")
 change("ClupDoorSilent", "for: 1m", f"for: {silent_for}s")
+# Quiet for a while after the hub or its database was down: 20 s here, not 5 minutes.
+change("ClupDoorSilent", "(min_over_time(clup_hub_database_up[5m]) == 0)", "(min_over_time(clup_hub_database_up[20s]) == 0)")
+change("ClupDoorSilent", "(min_over_time(up{job=\"clup-hub\"}[5m]) == 0)", "(min_over_time(up{job=\"clup-hub\"}[20s]) == 0)")
 sys.stdout.write(text)
 PY
 }
 
-# Prometheus (scraping and evaluating every second) and Alertmanager (the example
+# Prometheus (scraping every 2 s, evaluating every 1 s) and Alertmanager (the example
 # configuration, sending at once to the receiver on RECEIVER_PORT) on free ports.
 start_alerting() {
   RECEIVER_PORT=$(free_port) AM_PORT=$(free_port) PROM_PORT=$(free_port)
@@ -70,7 +73,7 @@ start_alerting() {
     --web.listen-address="127.0.0.1:$AM_PORT" --cluster.listen-address=
   shortened_rules > "$WORK/rules.yml" || fail "the shipped rules could not be shortened"
   cat > "$WORK/prometheus.yml" <<YAML
-global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}
+global: {scrape_interval: 2s, scrape_timeout: 2s, evaluation_interval: 1s}
 rule_files: ["$WORK/rules.yml"]
 alerting:
   alertmanagers: [{static_configs: [{targets: ["127.0.0.1:$AM_PORT"]}]}]
@@ -95,6 +98,18 @@ YAML
 prom_query() {
   curl -sf --get "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" \
     | python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'
+}
+
+# Waits up to SECONDS for the hub's figure SERIES to be VALUE, asking once a second (each
+# ask is a whole scrape's work for the hub).
+wait_hub_metric() {
+  local seconds=$1 series=$2 value=$3 got=""
+  for _ in $(seq 1 "$seconds"); do
+    got=$(hub_metric "$series") || true
+    [ "$got" = "$value" ] && return 0
+    sleep 1  # not a wait: the pause between polls
+  done
+  fail "not within $seconds s: the hub's $series is [$got], not [$value]"
 }
 
 # The hub's figure NAME{LABELS} from its /metrics (empty if absent).
@@ -158,11 +173,11 @@ test_a_long_line_and_a_silent_door_reach_the_chains_receivers_through_alertmanag
     clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
     wait_for_print "$number" >/dev/null
   done
-  wait_until_prints 60 540 hub_metric "clup_hub_store_estimated_wait_seconds{store=\"$STORE\"}"
+  wait_hub_metric 60 "clup_hub_store_estimated_wait_seconds{store=\"$STORE\"}" 540
   over=$(date +%s.%N)
   got=$(wait_received $((WAIT_FOR + 60)) firing ClupStoreWaitLong)
   took=$(seconds_between "$over" "${got%% *}")
-  echo "report: the long wait reached the store's webhook $took s after the hub showed it (the rule waits $WAIT_FOR s, evaluates every 1 s)"
+  echo "report: the long wait reached the store's webhook $took s after the hub showed it (the rule waits $WAIT_FOR s; scrapes every 2 s, evaluations every 1 s)"
   # Not before the rule's time: it waited, as it will for 2 minutes in a chain.
   awk -v t="$took" -v f="$WAIT_FOR" 'BEGIN { exit !(t >= f - 1) }' || fail "fired after $took s, before the rule's $WAIT_FOR s"
   receiver=$(echo "$got" | cut -d' ' -f2)
@@ -178,7 +193,7 @@ test_a_long_line_and_a_silent_door_reach_the_chains_receivers_through_alertmanag
   # The line shortens: the two leave, the waiting are called, the wait is none.
   clupctl sim pass out >/dev/null
   clupctl sim pass out >/dev/null
-  wait_until_prints 60 0 hub_metric "clup_hub_store_estimated_wait_seconds{store=\"$STORE\"}"
+  wait_hub_metric 60 "clup_hub_store_estimated_wait_seconds{store=\"$STORE\"}" 0
   short=$(date +%s.%N)
   got=$(wait_received 60 resolved ClupStoreWaitLong)
   echo "report: resolved at the store's webhook $(seconds_between "$short" "${got%% *}") s after the line shortened"

@@ -15,6 +15,7 @@ ROOT_PASSWORD="chain-admin-secret-1"
 
 stop_everything() {
   kiosk_stop
+  if [ -n "${A_WORK:-}" ]; then WORK=$A_WORK kiosk_stop; fi
   hub_stop_all
 }
 
@@ -277,6 +278,49 @@ test_a_chart_without_figures_says_no_data() {
   page=$(panel_curl ada "$HUB_URL/panel/stores/7")
   assert_contains "$page" "People inside at the end of each hour"
   [ "$(grep -o '>no data</text>' <<<"$page" | wc -l)" -eq 2 ] || fail "both empty charts say \"no data\": $page"
+}
+
+# A totem replaced at its door, the old one switched off and never revoked: the places it
+# was granted wait for it, so the new one calls nobody. The new one's status and the fleet
+# page say why and what to do, and `clup-hub totem replace` hands the door over in one
+# step, audited: the new one then has the door's places.
+test_a_totem_replaced_at_its_door_is_shown_and_handed_over_in_one_step() {
+  panel_up
+  code=$(clup_hub enrolment-code --store 7 --letter A --door main)
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" >/dev/null
+  kiosk_start
+  wait_until 30 "clupctl status | grep -q \"this door's places 30 \""
+  old=$(sqlite3 "$WORK/state/clup.sqlite" "SELECT device_id FROM event LIMIT 1")
+  # Taken away two hours ago, still enrolled.
+  kiosk_stop
+  hub_psql -c "UPDATE totem SET last_contact = now() - interval '2 hours' WHERE device_id = '$old'"
+  code=$(clup_hub enrolment-code --store 7 --letter B --door main)
+  A_WORK=$WORK
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/b/state" >/dev/null
+  WORK="$A_WORK/b"
+  kiosk_start
+  new=$(sqlite3 "$WORK/state/clup.sqlite" "SELECT device_id FROM event LIMIT 1")
+  (wait_until 60 "clupctl status | grep -q 'are held by $old, not heard for 2 h'") || fail "no word of $old: $(clupctl status)"
+  status=$(clupctl status)
+  assert_contains "$status" "if it was replaced, hand the door over at the hub: clup-hub totem replace $old $new"
+  assert_contains "$status" "this door's places 0 "
+  WORK=$A_WORK
+  assert_eq "$(login_as root root "$ROOT_PASSWORD")" 303 "the administrator's login"
+  fleet=$(panel_curl root "$HUB_URL/panel/fleet")
+  assert_contains "$fleet" "holds 30 places of door main, not heard for 2 h 0 min, while $new serves it: revoke it? (clup-hub totem replace)"
+  assert_contains "$fleet" "door&#39;s places held by $old, not heard for 2 h 0 min: revoke it?"
+  # Handed over: audited, the old one revoked, the new one has the door's places.
+  assert_eq "$(clup_hub totem replace "$old" "$new")" "$new serves the door of $old, which is revoked"
+  assert_eq "$(hub_psql -c "SELECT who || ' | ' || action || ' | ' || before || ' -> ' || after FROM audit WHERE action = 'totem replaced'")" \
+    "clup-hub (shell) | totem replaced | $old at door main -> $new at door main, $old revoked"
+  rc=0; out=$(clup_hub totem replace "$old" "$new" 2>&1) || rc=$?
+  assert_status $rc 1 "replacing a revoked totem again: $out"
+  assert_contains "$out" "is revoked already"
+  WORK="$A_WORK/b"
+  wait_until 60 "clupctl status | grep -q \"this door's places 30 \""
+  case "$(clupctl status)" in *"are held by"*) fail "the status still says the places are held: $(clupctl status)" ;; esac
+  WORK=$A_WORK
+  case "$(panel_curl root "$HUB_URL/panel/fleet")" in *"revoke it?"*) fail "the fleet page still asks to revoke" ;; esac
 }
 
 test_the_slot_under_way_is_listed_without_bookings() {

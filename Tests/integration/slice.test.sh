@@ -410,7 +410,19 @@ test_a_full_disk_is_told_to_the_customer_and_nothing_is_half_done() {
   # The state directory on a disk of its own, small enough to fill.
   mkdir -p "$WORK/state"
   mount -t tmpfs -o size=4m tmpfs "$WORK/state"
-  trap 'kiosk_stop; umount -l "$WORK/state" 2>/dev/null || true' EXIT
+  # systemd's notify socket, as under the unit: what `systemctl status clupd` would show.
+  python3 -c '
+import socket, sys
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+listener.bind(sys.argv[1])
+with open(sys.argv[2], "a") as out:
+    while True:
+        out.write(listener.recv(4096).decode() + "\n"); out.flush()
+' "$WORK/notify.sock" "$WORK/notify.log" &
+  notify_pid=$!
+  trap 'kiosk_stop; kill "$notify_pid" 2>/dev/null; umount -l "$WORK/state" 2>/dev/null || true' EXIT
+  wait_until 10 [ -S "$WORK/notify.sock" ]
+  export NOTIFY_SOCKET="$WORK/notify.sock"
   kiosk_start
   clupctl sim approach >/dev/null
   take_ticket >/dev/null
@@ -421,6 +433,10 @@ test_a_full_disk_is_told_to_the_customer_and_nothing_is_half_done() {
   assert_status $rc 1 "a ticket on a full disk: $out"
   assert_contains "$out" "E-KSK-001 no ticket: E-DB-005 the disk holding $WORK/state/clup.sqlite is full"
   assert_contains "$(clupctl status)" "screen     print-failed"
+  # The technician is told too: in the status, in systemd's status line, in the metrics.
+  assert_contains "$(clupctl status)" "NOT RECORDING: E-DB-005 the disk holding $WORK/state/clup.sqlite is full"
+  wait_until 10 grep -q "^STATUS=kiosk running, .*; NOT RECORDING: E-DB-005 the disk holding" "$WORK/notify.log"
+  assert_contains "$(clupctl metrics)" "clup_totem_not_recording 1"
   clupctl screenshot "$WORK/told.png" >/dev/null
   assert_eq "$(find "$WORK/cups/jobs" -maxdepth 1 -name '*.title' | wc -l)" "$jobs_before" \
     "a ticket that was not recorded was sent to the printer"
@@ -429,13 +445,16 @@ test_a_full_disk_is_told_to_the_customer_and_nothing_is_half_done() {
   wait_for_screen welcome
   assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-002]"
   assert_eq "$(wait_for_print A-002)" called
+  case "$(clupctl status)" in *"NOT RECORDING"*) fail "the status still says nothing is recorded" ;; esac
+  assert_contains "$(clupctl metrics)" "clup_totem_not_recording 0"
+  assert_eq "$(grep '^STATUS=' "$WORK/notify.log" | tail -n 1 | grep -c 'NOT RECORDING')" 0 "systemd's status line after room came back"
   kiosk_stop
   sql() { sqlite3 -batch -noheader "$WORK/state/clup.sqlite" "$1"; }
   assert_eq "$(sql "PRAGMA integrity_check")" ok
   assert_eq "$(sql "SELECT COUNT(*) FROM ticket")" "$(sql "SELECT COUNT(*) FROM event WHERE type = 'ticket.issued'")" "tickets vs their events"
   assert_eq "$(sql "SELECT MIN(seq) || '..' || MAX(seq) || '/' || COUNT(*) FROM event")" \
             "1..$(sql "SELECT COUNT(*) FROM event")/$(sql "SELECT COUNT(*) FROM event")" "event seq has a gap"
-  echo "report: on a full disk the tap was refused with E-DB-005 on the screen and in the shell; no job reached cupsd; A-002 printed once there was room"
+  echo "report: on a full disk the tap was refused with E-DB-005 on the screen and in the shell, NOT RECORDING in the status, systemd's status line and the metrics; no job reached cupsd; A-002 printed once there was room"
 }
 
 test_sigterm_stops_cleanly_and_state_survives_restart() {

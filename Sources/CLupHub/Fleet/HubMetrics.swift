@@ -21,10 +21,14 @@ public final class HubMetrics: Sendable {
         batches(result: "stored").increment()
         registry.makeCounter(name: "clup_hub_events_received_total",
                              help: "Events received in batches the hub stored, dead letters included.").increment(by: Int64(events))
-        registry.makeCounter(name: "clup_hub_dead_letters_total",
-                             labels: [("device", labelValue(device.deviceID.rawValue)), ("store", labelValue(device.storeID.rawValue))],
-                             help: "Events the hub kept as dead letters rather than applying them, by the totem that sent them.")
-            .increment(by: Int64(deadLettered))
+        // Made at a totem's first dead letter, not before: the rule that alerts on a counter
+        // new to Prometheus would otherwise take every totem's first batch for one.
+        if deadLettered > 0 {
+            registry.makeCounter(name: "clup_hub_dead_letters_total",
+                                 labels: [("device", labelValue(device.deviceID.rawValue)), ("store", labelValue(device.storeID.rawValue))],
+                                 help: "Events the hub kept as dead letters rather than applying them, by the totem that sent them.")
+                .increment(by: Int64(deadLettered))
+        }
         registry.makeDurationHistogram(name: "clup_hub_batch_duration_seconds", buckets: batchBuckets,
                                        help: "How long storing a batch took, for the batches stored.").record(duration)
     }
@@ -66,9 +70,20 @@ public final class HubMetrics: Sendable {
                                                    .milliseconds(2500), .seconds(5), .seconds(10)]
 
     /// A label's value as the exposition format writes it: `\`, `"` and line ends escaped.
+    /// Unicode scalars, not `Character`s: "\r\n" is one Character, and a control character
+    /// inside one would pass a Character-wise replacement. Other control characters go.
     static func labelValue(_ text: String) -> String {
-        text.prefix(64).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(64) {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case _ where scalar.properties.generalCategory == .control: continue
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// The Prometheus text of everything: the process's counters, the hub's own disk, and
@@ -80,12 +95,24 @@ public final class HubMetrics: Sendable {
             text += Self.family("clup_hub_disk_used_ratio", "The share used of the filesystem holding the hub's state directory.",
                                 [("path=\"\(Self.labelValue(stateDirectory))\"", "\(disk.usedShare)")])
         }
+        // Whether the database answers, asked alone: a figure the hub could not read below
+        // is not the database down.
+        let up: Bool
+        do {
+            _ = try await database.withDeadline { try await database.client.query("SELECT 1", logger: database.logger) }
+            up = true
+        } catch {
+            database.logger.warning("the metrics could not reach the database", metadata: ["error": "\(error)"])
+            up = false
+        }
+        text += Self.family("clup_hub_database_up", "Whether the hub reached its database at this scrape (1) or not (0).", [("", up ? "1" : "0")])
+        guard up else { return text }
         do {
             text += try await database.withDeadline { [self] in try await fleet(database) }
-            text += Self.family("clup_hub_database_up", "Whether the hub read its database at this scrape (1) or not (0).", [("", "1")])
         } catch {
-            database.logger.warning("the metrics could not read the database", metadata: ["error": "\(error)"])
-            text += Self.family("clup_hub_database_up", "Whether the hub read its database at this scrape (1) or not (0).", [("", "0")])
+            database.logger.warning("the metrics could not read the fleet", metadata: ["error": "\(error)"])
+            text += Self.family("clup_hub_metrics_fleet_read", "Whether the fleet's and the stores' figures were read at this scrape (1) or not (0).",
+                                [("", "0")])
         }
         return text
     }
@@ -119,23 +146,33 @@ public final class HubMetrics: Sendable {
         }
         // Each store as the website shows it (open, waiting, the wait for a new place), and
         // when its manager wants its staff alerted.
-        let views = try await database.transaction { connection in
+        // A store whose view cannot be read is left out and counted, not the whole scrape.
+        let (views, unread) = try await database.transaction { connection in
             var views: [(RemoteLine.StoreView, HubAdmin.StaffAlerts)] = []
+            var unread = 0
             for (store, wait, waiting) in try await connection.rows("""
                 SELECT store_id, alert_wait_minutes, alert_waiting FROM store ORDER BY store_id
                 """, as: (StoreID, Int, Int).self, database.logger) {
-                views.append((try await RemoteLine.view(store: store, now: now, connection, database.logger),
-                              HubAdmin.StaffAlerts(waitMinutes: wait, waiting: waiting)))
+                do {
+                    views.append((try await RemoteLine.view(store: store, now: now, connection, database.logger),
+                                  HubAdmin.StaffAlerts(waitMinutes: wait, waiting: waiting)))
+                } catch let error as HubError {
+                    database.logger.warning("the metrics could not read a store", metadata: ["store": "\(store)", "error": "\(error)"])
+                    unread += 1
+                }
             }
-            return views
+            return (views, unread)
         }
-        // The streaming replicas as the primary sees them (their columns need pg_monitor;
-        // without it, or on a replica, there are none).
+        // The streaming replicas as the primary sees them, by name, address and pid (two
+        // replicas may share a name). Their lag needs pg_monitor: where it is hidden (state
+        // NULL too) there is no figure, rather than a lag of 0; an idle replica caught up
+        // has a NULL lag and a state, and lags by 0.
         let replicas = try await database.transaction { connection in
             try await connection.rows("""
-                SELECT coalesce(application_name, client_addr::text, 'unknown'), coalesce(extract(epoch FROM replay_lag)::float8, 0)
+                SELECT coalesce(application_name, '') || ' ' || coalesce(host(client_addr), 'local') || ' pid ' || pid,
+                       extract(epoch FROM coalesce(replay_lag, interval '0'))::float8, state IS NOT NULL
                 FROM pg_stat_replication ORDER BY 1
-                """, as: (String, Double).self, database.logger)
+                """, as: (String, Double, Bool).self, database.logger)
         }
         var text = ""
         func family(_ name: String, _ help: String, _ samples: [(labels: String, value: String)]) {
@@ -178,6 +215,8 @@ public final class HubMetrics: Sendable {
                zip(labels, health).flatMap { labels, health in
                    (health?.devices ?? []).map { ("\(labels),role=\"\(Self.labelValue($0.role))\"", $0.state == "ok" ? "1" : "0") }
                })
+        family("clup_hub_totem_not_recording", "Whether the totem said its disk is too full to record anything (1) or not (0), as last reported.",
+               zip(labels, health).compactMap { labels, health in health.map { (labels, $0.notRecording == nil ? "0" : "1") } })
         family("clup_hub_totem_disk_used_ratio", "The share used of the filesystem holding the totem's state, as last reported.",
                zip(labels, health).compactMap { labels, health in health?.disk.map { (labels, "\($0.usedShare)") } })
         let storeLabels = views.map { "store=\"\(Self.labelValue($0.0.store.rawValue))\"" }
@@ -191,8 +230,12 @@ public final class HubMetrics: Sendable {
                zip(storeLabels, views).map { ($0, "\($1.1.waitMinutes * 60)") })
         family("clup_hub_store_alert_waiting", "The line's length past which the store's manager wants its staff alerted (0: none set).",
                zip(storeLabels, views).map { ($0, "\($1.1.waiting)") })
-        family("clup_hub_database_replica_lag_seconds", "How far each streaming replica's replay is behind the primary.",
-               replicas.map { ("replica=\"\(Self.labelValue($0.0))\"", "\($0.1)") })
+        family("clup_hub_database_replicas", "Streaming replicas connected to the hub's primary, as it sees them.",
+               [("", "\(replicas.count)")])
+        family("clup_hub_database_replica_lag_seconds", "How far each streaming replica's replay is behind the primary (needs pg_monitor).",
+               replicas.filter(\.2).map { ("replica=\"\(Self.labelValue($0.0))\"", "\($0.1)") })
+        family("clup_hub_metrics_stores_unread", "Stores whose figures the hub could not read at this scrape (see its log).", [("", "\(unread)")])
+        family("clup_hub_metrics_fleet_read", "Whether the fleet's and the stores' figures were read at this scrape (1) or not (0).", [("", "1")])
         if let rollout = try await Rollouts(database: database).status() {
             let labels = "version=\"\(Self.labelValue(rollout.version))\",state=\"\(rollout.state.rawValue)\""
             family("clup_hub_rollout_stage", "The stage of the live (or last) rollout: 0 the canaries, then each share, then every totem.",

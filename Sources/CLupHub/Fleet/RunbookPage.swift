@@ -14,13 +14,22 @@ enum RunbookPage {
     static func render(_ markdown: String) -> String {
         var body = ""
         var paragraph: [String] = []
-        var inList = false
+        // The list's items so far, each with its continuation lines: a `code` span may
+        // cross a line, so an item is made inline only once it is whole.
+        var items: [[String]] = []
         var inCode = false
-        func flush() {
+        func endParagraph() {
             if !paragraph.isEmpty { body += "<p>\(inline(paragraph.joined(separator: " ")))</p>\n" }
             paragraph = []
-            if inList { body += "</ul>\n" }
-            inList = false
+        }
+        func endList() {
+            guard !items.isEmpty else { return }
+            body += "<ul>\n" + items.map { "<li>\(inline($0.joined(separator: " ")))</li>\n" }.joined() + "</ul>\n"
+            items = []
+        }
+        func flush() {
+            endParagraph()
+            endList()
         }
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if line.hasPrefix("```") {
@@ -34,16 +43,14 @@ enum RunbookPage {
                 let id = level == 2 ? " id=\"\(PanelPages.html(anchor(title)))\"" : ""
                 body += "<h\(level)\(id)>\(inline(title))</h\(level)>\n"
             } else if line.hasPrefix("- ") || line.hasPrefix("* ") {
-                if !paragraph.isEmpty { body += "<p>\(inline(paragraph.joined(separator: " ")))</p>\n"; paragraph = [] }
-                if !inList { body += "<ul>\n"; inList = true }
-                body += "<li>\(inline(String(line.dropFirst(2))))</li>\n"
+                endParagraph()
+                items.append([String(line.dropFirst(2))])
             } else if line.trimmingCharacters(in: .whitespaces).isEmpty {
                 flush()
-            } else if inList, line.hasPrefix("  ") {
-                body.removeLast("</li>\n".count)
-                body += " \(inline(line.trimmingCharacters(in: .whitespaces)))</li>\n"
+            } else if !items.isEmpty, line.hasPrefix("  ") {
+                items[items.count - 1].append(line.trimmingCharacters(in: .whitespaces))
             } else {
-                if inList { body += "</ul>\n"; inList = false }
+                endList()
                 paragraph.append(line.trimmingCharacters(in: .whitespaces))
             }
         }

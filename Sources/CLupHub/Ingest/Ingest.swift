@@ -59,6 +59,24 @@ public struct Ingest: Sendable {
         return .apply(decoded, day: day)
     }
 
+    /// The other totems enrolled at `device`'s door, unrevoked, not heard for
+    /// `SilentHolder.silentAfter`, that hold places (or were granted some): nil when none.
+    func silentHolders(at device: AuthenticatedDevice, now: Date) async throws -> [SilentHolder]? {
+        let rows = try await database.transaction { [logger = database.logger] connection in
+            try await connection.rows("""
+                SELECT t.device_id, greatest(coalesce(g.issued_limit, 0), coalesce(g.outstanding_max, 0), coalesce(g.held, 0))::int8,
+                       coalesce(extract(epoch FROM t.last_contact)::float8, 0)
+                FROM totem t LEFT JOIN door_grant g ON g.device_id = t.device_id
+                WHERE t.store_id = \(device.storeID) AND t.door = \(device.door.rawValue) AND t.device_id <> \(device.deviceID)
+                    AND t.revoked_at IS NULL
+                    AND (t.last_contact IS NULL OR t.last_contact < \(now.addingTimeInterval(-SilentHolder.silentAfter)))
+                    AND greatest(coalesce(g.issued_limit, 0), coalesce(g.outstanding_max, 0), coalesce(g.held, 0)) > 0
+                ORDER BY t.device_id LIMIT \(SilentHolder.most)
+                """, as: (String, Int64, Double).self, logger)
+        }
+        return rows.isEmpty ? nil : rows.map { SilentHolder(device: $0.0, places: Int(clamping: $0.1), lastContact: $0.2) }
+    }
+
     /// Stores `batch` from `device`; returns the highest seq held without a gap.
     public func apply(_ batch: EventBatch, from device: AuthenticatedDevice, now: Date = Date()) async throws -> BatchReply {
         guard batch.events.count <= HubWire.maximumBatchEvents else {
@@ -86,10 +104,12 @@ public struct Ingest: Sendable {
                 // event at a time, so that only what it refuses becomes a dead letter.
                 stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: true, logger)
             }
-            let (reply, received) = stored
+            var (reply, received) = stored
             HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started,
                                     from: device)
             await BatchSteps(database: database).run(after: batch, from: device, fresh: received > 0, now: now)
+            // Not the batch's business: a hub that cannot say it still took the batch.
+            reply.silentHolders = try? await silentHolders(at: device, now: now)
             return reply
         } catch {
             HubMetrics.batchFailed()

@@ -272,14 +272,37 @@ struct Panel: Sendable {
             applied[device]?.1.flatMap { try? JSONDecoder().decode(TotemHealth.self, from: Data($0.utf8)) }
         }
         let now = Date()
+        // A door whose places wait for a silent totem while another serves it: a totem
+        // replaced and never revoked (the new one calls nobody with the places it lacks).
+        let places = try await database.transaction { [logger = database.logger] connection in
+            Dictionary(try await connection.rows("""
+                SELECT device_id, greatest(coalesce(issued_limit, 0), coalesce(outstanding_max, 0), coalesce(held, 0))::int8 FROM door_grant
+                """, as: (String, Int64).self, logger).map { ($0.0, Int(clamping: $0.1)) }, uniquingKeysWith: { first, _ in first })
+        }
+        let silent = { (row: HubAdmin.TotemRow) in
+            row.revokedAt == nil && (row.lastContact.map { now.timeIntervalSince($0) > SilentHolder.silentAfter } ?? true)
+        }
+        let heard = rows.filter { $0.revokedAt == nil && !silent($0) }
+        let holders = rows.filter { silent($0) && (places[$0.deviceID.rawValue] ?? 0) > 0 }
+        func sameDoor(_ a: HubAdmin.TotemRow, _ b: HubAdmin.TotemRow) -> Bool { a.store == b.store && a.door == b.door }
         let table = PanelPages.table(
             words.fleetHeader,
             rows.map { row in
                 let reported = health(row.deviceID.rawValue)
                 let faults = reported?.devices.filter { $0.state != "ok" }.map { "\($0.role) \($0.state): \($0.detail)" } ?? []
                 let devices = reported.map { faults.isEmpty ? words.allDevicesOK($0.devices.count) : faults.joined(separator: "; ") } ?? words.unknown
-                // What the totem warns of: its files changed (the daily integrity check), its audit trail filling.
-                var alerts: [String] = []
+                // What the totem warns of: nothing recorded (its disk full), its files changed (the daily
+                // integrity check), its audit trail filling.
+                var alerts: [String] = [reported?.notRecording].compactMap { $0 }
+                if let serving = heard.first(where: { sameDoor($0, row) }), holders.contains(where: { $0.deviceID == row.deviceID }) {
+                    alerts.append(words.holdsTheDoor(places[row.deviceID.rawValue] ?? 0, silence: words.silence(since: row.lastContact, now: now),
+                                                     serving: serving.deviceID.rawValue, door: row.door.rawValue))
+                }
+                if !silent(row) {
+                    for holder in holders where sameDoor(holder, row) {
+                        alerts.append(words.doorHeldBy(holder.deviceID.rawValue, silence: words.silence(since: holder.lastContact, now: now)))
+                    }
+                }
                 if let integrity = reported?.integrity, !integrity.isClean {
                     alerts.append(integrity.problem.map { words.integrityNotRun($0) }
                                   ?? words.filesChanged(integrity.changedCount, integrity.changed.joined(separator: ", ")))

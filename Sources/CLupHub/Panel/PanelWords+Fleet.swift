@@ -70,6 +70,27 @@ extension PanelWords {
         pick("audit trail \(percent) % full", "registro di audit pieno al \(percent) %", "Audit-Protokoll zu \(percent) % voll",
              "journal d'audit plein à \(percent) %", "registro de auditoría lleno al \(percent) %")
     }
+    /// On the row of a silent totem holding places at a door another totem serves now.
+    func holdsTheDoor(_ places: Int, silence: String, serving: String, door: String) -> String {
+        pick("holds \(places) places of door \(door), \(silence), while \(serving) serves it: revoke it? (clup-hub totem replace)",
+             "tiene \(places) posti della porta \(door), \(silence), mentre la serve \(serving): revocarlo? (clup-hub totem replace)",
+             "hält \(places) Plätze der Tür \(door), \(silence), während \(serving) sie bedient: widerrufen? (clup-hub totem replace)",
+             "garde \(places) places de la porte \(door), \(silence), alors que \(serving) la sert : le révoquer ? (clup-hub totem replace)",
+             "retiene \(places) plazas de la puerta \(door), \(silence), mientras \(serving) la atiende: ¿revocarlo? (clup-hub totem replace)")
+    }
+    /// On the row of the totem serving that door.
+    func doorHeldBy(_ holder: String, silence: String) -> String {
+        pick("door's places held by \(holder), \(silence): revoke it?", "posti della porta tenuti da \(holder), \(silence): revocarlo?",
+             "Plätze der Tür gehalten von \(holder), \(silence): widerrufen?", "places de la porte gardées par \(holder), \(silence) : le révoquer ?",
+             "plazas de la puerta retenidas por \(holder), \(silence): ¿revocarlo?")
+    }
+    /// "not heard for 2 h 5 min", "never heard".
+    func silence(since lastContact: Date?, now: Date) -> String {
+        guard let lastContact else { return pick("never heard", "mai sentito", "nie gehört", "jamais entendu", "nunca oído") }
+        let minutes = Int(max(0, min(now.timeIntervalSince(lastContact), 1e9)) / 60)
+        let span = minutes >= 60 ? "\(minutes / 60) h \(minutes % 60) min" : "\(minutes) min"
+        return pick("not heard for \(span)", "non sentito da \(span)", "seit \(span) nicht gehört", "muet depuis \(span)", "sin noticias desde hace \(span)")
+    }
     func allDevicesOK(_ count: Int) -> String {
         pick("all \(count) ok", "tutti e \(count) a posto", "alle \(count) in Ordnung", "les \(count) fonctionnent", "los \(count) funcionan")
     }

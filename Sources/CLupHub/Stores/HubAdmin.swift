@@ -50,6 +50,8 @@ public struct HubAdmin: Sendable {
         /// Its last integrity check and how full its audit trail is, as it last reported.
         public let integrity: IntegrityReport?
         public let auditTrail: AuditTrailFill?
+        /// Why it records nothing now (its disk is full), as it last reported; nil when it does.
+        public let notRecording: String?
 
         /// Whether the version it runs is out of support at `now`.
         public func outOfSupport(at now: Date) -> Bool { supportEnds.map { $0 <= now } ?? false }
@@ -74,7 +76,7 @@ public struct HubAdmin: Sendable {
                 return TotemRow(deviceID: DeviceID(device), store: StoreID(store), letter: letter, door: DoorName(door), enrolledAt: enrolled,
                                 revokedAt: revoked, lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew,
                                 softwareVersion: version, lastUpdate: update, supportEnds: supportEnds,
-                                integrity: reported?.integrity, auditTrail: reported?.auditTrail)
+                                integrity: reported?.integrity, auditTrail: reported?.auditTrail, notRecording: reported?.notRecording)
             }
         } catch {
             throw HubDatabase.hubError(error)

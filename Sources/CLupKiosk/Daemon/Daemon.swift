@@ -160,7 +160,11 @@ public final class Daemon {
         printerWatch.start()
         startWatchdog()
         hub.start(kiosk: kiosk, deviceID: deviceID)
-        notifier.notify("READY=1\nSTATUS=kiosk running, store \(config.store.id) totem \(config.totem.letter)")
+        kiosk.desk.onStorageProblem = { [unowned self] in
+            notifier.notify("STATUS=\(statusLine())")
+            hub.sync?.report(healthForTheHub)
+        }
+        notifier.notify("READY=1\nSTATUS=\(statusLine())")
         logger.info("clupd ready", metadata: ["device": "\(deviceID)", "socket": "\(server.path)",
                                                 "state": "\(state.path)", "hub": "\(hub.enrolment?.hub ?? "none")"])
         loop.run()
@@ -203,6 +207,12 @@ public final class Daemon {
         configuration.reloaded(at: clock.now(), restartOnly: restartOnly)
         logger.notice("configuration reloaded", metadata: ["source": "\(configuration.source)",
                                                           "needs a restart": "\(restartOnly.joined(separator: ", "))"])
-        notifier.notify("STATUS=kiosk running, store \(config.store.id) totem \(config.totem.letter); configuration reloaded")
+        notifier.notify("STATUS=\(statusLine()); configuration reloaded")
+    }
+
+    /// What `systemctl status clupd` says of it: running, and what keeps it from its work.
+    func statusLine() -> String {
+        "kiosk running, store \(config.store.id) totem \(config.totem.letter)"
+            + (kiosk.desk.storageProblem.map { "; \($0)" } ?? "")
     }
 }

@@ -44,6 +44,12 @@ final class QueueDesk {
     private(set) var day: DayState
     /// Stored rows or events that could not be read (the day was rebuilt from the log).
     private(set) var dataProblems: [String] = []
+    /// Why nothing can be recorded (the disk is full), from the write that was refused to
+    /// the next that is not; the customer is told at each refusal, this tells the
+    /// technician (`clupctl status`, systemd's status line, the metrics, the hub).
+    private(set) var storageProblem: String?
+    /// Called when `storageProblem` comes or goes.
+    var onStorageProblem: (() -> Void)?
     /// Who is told of each commit and each settling (`QueueDeskObserver`), held weakly.
     private var observers: [WeakObserver] = []
     private var expiryTimer: EventLoop.TimerID?
@@ -109,7 +115,7 @@ final class QueueDesk {
         var next = pending.next
         let now = clock.moment()
         let settled = Self.settling(&next, at: now, policy: rules.policy)
-        try store.commit(pending.events + settled, state: next, at: pending.at.wall, employees: employees)
+        try keep(pending.events + settled, state: next, at: pending.at.wall, employees: employees)
         day = next
         KioskMetrics.recorded(pending.events + settled)
         tellCommitted()
@@ -117,11 +123,29 @@ final class QueueDesk {
         return pending.events
     }
 
+    /// Commits `events` with `state` in one transaction, and keeps whether the disk was full:
+    /// from a write refused for want of space until the next one that is not.
+    private func keep(_ events: [DomainEvent], state: DayState, at wall: Date, employees: StaffChange? = nil) throws {
+        do {
+            try store.commit(events, state: state, at: wall, employees: employees)
+        } catch let error as StoreError {
+            if case .storageFull = error, storageProblem == nil {
+                storageProblem = "NOT RECORDING: \(error.coded.description); tickets and entries are refused until it is freed"
+                onStorageProblem?()
+            }
+            throw error
+        }
+        if storageProblem != nil, !events.isEmpty {
+            storageProblem = nil
+            onStorageProblem?()
+        }
+    }
+
     /// Keeps what a member of staff did in the event log, with the change to the employees
     /// it describes, in one transaction.
     func audit(_ entries: [AuditEntry], changing employees: StaffChange? = nil) throws {
         let pending = try prepare { day, now in entries.flatMap { day.audit($0, at: now) } }
-        try store.commit(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
+        try keep(pending.events, state: pending.next, at: pending.at.wall, employees: employees)
         day = pending.next
         KioskMetrics.recorded(pending.events)
         auditEntries += pending.events.count
@@ -167,7 +191,7 @@ final class QueueDesk {
         var next = day
         let events = Self.settling(&next, at: now, policy: rules.policy)
         do {
-            try store.commit(events, state: next, at: now.wall)
+            try keep(events, state: next, at: now.wall)
             day = next
             KioskMetrics.recorded(events)
             if !events.isEmpty { tellCommitted() }
@@ -286,7 +310,7 @@ final class QueueDesk {
         let now = clock.moment()
         var opened = stored
         let events = opened.open(after: before, at: now, ticketValidity: rules.ticketValidity)
-        try store.commit(events, state: opened, at: now.wall)
+        try keep(events, state: opened, at: now.wall)
         KioskMetrics.recorded(events)
         return opened
     }

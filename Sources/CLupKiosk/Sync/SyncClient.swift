@@ -51,6 +51,8 @@ public final class SyncClient: Sendable {
         var clockOffset: Double?
         var timeCheckedAt: Double?
         var deadLettered = 0
+        /// What the hub last said of other totems at this door holding places silently.
+        var silentHolders: [SilentHolder]?
         var failures = 0
         var nextAttemptAt: Double?
         /// When the acknowledged seq last moved (or the outbox was last empty).
@@ -191,7 +193,7 @@ public final class SyncClient: Sendable {
                               acknowledgedSeq: status.acknowledged, outboxDepth: depth, lastSuccess: status.lastSuccess,
                               lastAttempt: status.lastAttempt, lastError: status.lastError, clockSkew: status.clockOffset,
                               deadLettered: status.deadLettered, consecutiveFailures: status.failures,
-                              nextAttemptIn: status.nextAttemptAt.map { max(0, $0 - now) })
+                              nextAttemptIn: status.nextAttemptAt.map { max(0, $0 - now) }, silentHolders: status.silentHolders)
         }
     }
 
@@ -270,6 +272,7 @@ public final class SyncClient: Sendable {
                 status.acknowledged = reply.acknowledged
                 status.answeredAt = ProcessInfo.processInfo.systemUptime
                 status.deadLettered += reply.deadLettered
+                status.silentHolders = SilentHolder.bounded(reply.silentHolders)
                 status.state = .online
                 status.lastSuccess = Date()
                 status.lastError = nil

@@ -165,10 +165,12 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     public var printerReasons: [String]?
     /// How full the filesystem of clupd's state is (absent before 0.13).
     public var disk: DiskFill?
+    /// Why the totem records nothing now (its disk is full), absent when it does.
+    public var notRecording: String?
 
     public init(devices: [Device], printer: String, softwareVersion: String? = nil, update: UpdateReport? = nil,
                 auditTrail: AuditTrailFill? = nil, integrity: IntegrityReport? = nil,
-                printerReady: Bool? = nil, printerReasons: [String]? = nil, disk: DiskFill? = nil) {
+                printerReady: Bool? = nil, printerReasons: [String]? = nil, disk: DiskFill? = nil, notRecording: String? = nil) {
         self.devices = devices
         self.printer = printer
         self.softwareVersion = softwareVersion
@@ -178,6 +180,7 @@ public struct TotemHealth: Codable, Sendable, Equatable {
         self.printerReady = printerReady
         self.printerReasons = printerReasons
         self.disk = disk
+        self.notRecording = notRecording
     }
 
     /// The reasons IPP says a printer has no paper.
@@ -190,7 +193,10 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     /// the hub keeps of it.
     public func bounded(characters: Int = 200) -> TotemHealth {
         let cut = { (text: String) in Self.cut(text, characters) }
-        return TotemHealth(devices: devices.prefix(16).map { Device(role: cut($0.role), state: cut($0.state), detail: cut($0.detail)) },
+        // A role is a word (it becomes a metric's label), each once.
+        var roles: Set<String> = []
+        let devices = devices.filter { Self.isKeyword($0.role) && $0.role.utf8.count <= 32 && roles.insert($0.role).inserted }
+        return TotemHealth(devices: devices.prefix(16).map { Device(role: $0.role, state: cut($0.state), detail: cut($0.detail)) },
                            printer: cut(printer), softwareVersion: softwareVersion.map { String($0.prefix(64)) },
                            update: update.map { UpdateReport(version: String($0.version.prefix(64)), outcome: $0.outcome,
                                                              detail: cut($0.detail), at: $0.at) },
@@ -201,7 +207,7 @@ public struct TotemHealth: Codable, Sendable, Equatable {
                            printerReasons: printerReasons.map { reasons in
                                reasons.prefix(8).map { String($0.prefix(48)) }.filter(Self.isKeyword)
                            },
-                           disk: disk.flatMap { $0.isSane ? $0 : nil })
+                           disk: disk.flatMap { $0.isSane ? $0 : nil }, notRecording: notRecording.map(cut))
     }
 
     static func isKeyword(_ text: String) -> Bool {
@@ -390,11 +396,61 @@ public struct BatchReply: Codable, Sendable, Equatable {
     public var deadLettered: Int
     /// The hub's clock when it answered (seconds since 1970).
     public var hubTime: Double
+    /// Other totems enrolled at this door that hold places of the store and have not been
+    /// heard lately: an old totem replaced and never revoked, whose places wait for it
+    /// (absent from hubs before 0.13, and when there is none).
+    public var silentHolders: [SilentHolder]?
 
-    public init(acknowledged: Int64, deadLettered: Int, hubTime: Double) {
+    public init(acknowledged: Int64, deadLettered: Int, hubTime: Double, silentHolders: [SilentHolder]? = nil) {
         self.acknowledged = acknowledged
         self.deadLettered = deadLettered
         self.hubTime = hubTime
+        self.silentHolders = silentHolders
+    }
+}
+
+/// A totem at the same door as the one told, silent for a while, that holds places of the
+/// store: places the escrow cannot give to another door while it may still use them offline.
+public struct SilentHolder: Codable, Sendable, Equatable {
+    public var device: String
+    /// The places it may still be using: those it holds, was granted, or was granted
+    /// before and has not yet said it gave back, whichever is most.
+    public var places: Int
+    /// When the hub last heard from it, in Unix seconds (0: never).
+    public var lastContact: Double
+
+    /// Not heard for this long, a totem at a door with another is counted as silent.
+    public static let silentAfter = 300.0
+    /// At most this many are sent.
+    public static let most = 4
+
+    public init(device: String, places: Int, lastContact: Double) {
+        self.device = device
+        self.places = places
+        self.lastContact = lastContact
+    }
+
+    /// What a totem keeps of a hub's answer: a few, their ids as ids, their figures sane.
+    public static func bounded(_ holders: [SilentHolder]?) -> [SilentHolder]? {
+        holders.map { holders in
+            holders.prefix(most).filter { (0...1_000_000).contains($0.places) && $0.lastContact.isFinite && $0.lastContact >= 0 }
+                .map { SilentHolder(device: String($0.device.unicodeScalars.filter { $0.isASCII && !CharacterSet.controlCharacters.contains($0) }
+                                                     .prefix(64).map(Character.init)),
+                                    places: $0.places, lastContact: $0.lastContact) }
+        }
+    }
+
+    /// The problem line the totem shows, `now` in Unix seconds.
+    public func problem(thisDevice: String, now: Double) -> String {
+        let silence = lastContact > 0 ? "not heard for \(Self.duration(now - lastContact))" : "never heard"
+        return "this door's places: \(places) are held by \(device), \(silence); if it was replaced, hand the door over "
+            + "at the hub: clup-hub totem replace \(device) \(thisDevice)"
+    }
+
+    /// "2 h 5 min", "7 min".
+    static func duration(_ seconds: Double) -> String {
+        let minutes = Int(max(0, min(seconds, 1e9)) / 60)
+        return minutes >= 60 ? "\(minutes / 60) h \(minutes % 60) min" : "\(minutes) min"
     }
 }
 
@@ -493,10 +549,13 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var consecutiveFailures: Int
     /// When the next attempt is due, in seconds from now.
     public var nextAttemptIn: Double?
+    /// What the hub last said of other totems at this door holding places silently.
+    public var silentHolders: [SilentHolder]?
 
     public init(state: State, hub: String?, deviceID: String, lastSeq: Int64, acknowledgedSeq: Int64?, outboxDepth: Int64?,
                 lastSuccess: Date?, lastAttempt: Date?, lastError: CodedError?, clockSkew: Double?, deadLettered: Int,
-                consecutiveFailures: Int, nextAttemptIn: Double?) {
+                consecutiveFailures: Int, nextAttemptIn: Double?, silentHolders: [SilentHolder]? = nil) {
+        self.silentHolders = silentHolders
         self.state = state
         self.hub = hub
         self.deviceID = deviceID

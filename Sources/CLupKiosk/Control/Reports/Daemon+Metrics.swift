@@ -66,6 +66,11 @@ extension Daemon {
             gauge("clup_totem_device_ok", "1 for a device working, else 0, by role and backend.",
                   device.state == .ok ? 1 : 0, [("role", device.role), ("backend", device.backend)])
         }
+        gauge("clup_totem_not_recording", "1 while the disk is too full to record anything (tickets and entries are refused), else 0.",
+              kiosk.desk.storageProblem == nil ? 0 : 1)
+        if let disk = DiskFill.of(state.path) {
+            gauge("clup_totem_disk_used_ratio", "The share used of the filesystem holding clupd's state.", disk.usedShare)
+        }
         let trail = kiosk.desk.auditTrailFill
         gauge("clup_totem_audit_trail_entries", "Audit entries the totem keeps now.", Double(trail.entries))
         gauge("clup_totem_audit_trail_bound", "The audit entries past which the oldest the hub holds are deleted (the totem warns at 80 %).",

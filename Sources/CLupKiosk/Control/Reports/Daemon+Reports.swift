@@ -82,7 +82,10 @@ extension Daemon {
             occupancy: OccupancyReport(inside: day.inside, capacity: config.queue.capacity,
                                        entries: ledger.entries, exits: ledger.exits),
             configuration: "\(configuration.source), read \(configuration.loadedAt.formatted(.iso8601))",
-            problems: kiosk.desk.dataProblems + (configuration.problem.map { [$0.description] } ?? [])
+            problems: [kiosk.desk.storageProblem].compactMap { $0 }
+                + (hub.sync?.report().silentHolders ?? []).map { $0.problem(thisDevice: deviceID, now: clock.now().timeIntervalSince1970) }
+                + kiosk.desk.dataProblems
+                + (configuration.problem.map { [$0.description] } ?? [])
                 + [kiosk.desk.auditTrailFill.warning, integrityWarning].compactMap { $0 },
             settings: hub.settings.map { "hub version \($0.version): capacity \($0.capacity), priority share \($0.priorityShare), "
                 + "booking share \($0.bookingShare)"
@@ -112,7 +115,8 @@ extension Daemon {
                                + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"),
                            softwareVersion: PackageVersion.current, update: lastUpdateReport,
                            auditTrail: kiosk.desk.auditTrailFill, integrity: readIntegrityReport(),
-                           printerReady: printer.ready, printerReasons: reasons, disk: DiskFill.of(state.path))
+                           printerReady: printer.ready, printerReasons: reasons, disk: DiskFill.of(state.path),
+                           notRecording: kiosk.desk.storageProblem)
     }
 
     func devicesReport() -> DevicesReport {
