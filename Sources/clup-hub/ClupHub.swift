@@ -483,7 +483,8 @@ struct Totems: AsyncParsableCommand {
                     + (row.lastUpdate.map { "  last update \($0)" } ?? "")
                     + (row.integrity.flatMap { $0.isClean ? nil : "  ALERT integrity check \(TypedText.shown($0.summary))" } ?? "")
                     + (row.auditTrail.flatMap { $0.isNearlyFull ? "  audit trail \(Int(($0.share * 100).rounded(.down))) % full" : nil } ?? "")
-                    + (row.notRecording.map { "  ALERT \(TypedText.shown($0))" } ?? ""))
+                    + (row.notRecording.map { "  ALERT \(TypedText.shown($0))" } ?? "")
+                    + (row.paper.flatMap { $0.low ? "  paper low" + ($0.ticketsLeft.map { ": about \($0) tickets left" } ?? "") : nil } ?? ""))
             }
         }
     }

@@ -13,7 +13,7 @@ struct Clupctl: ParsableCommand {
             + "logged in (clupctl login NAME).",
         subcommands: [Shell.self, Login.self, Logout.self, TechnicianCommand.self,
                       Status.self, Tickets.self, QueueCommand.self, CallNext.self, Skip.self, VoidTicket.self, LedgerCommand.self,
-                      ConfigCommand.self, PrinterCommand.self, Reprint.self, Issue.self, EmployeeCommand.self, Audit.self,
+                      ConfigCommand.self, PrinterCommand.self, PaperCommand.self, Reprint.self, Issue.self, EmployeeCommand.self, Audit.self,
                       Devices.self, SelfTest.self, Calibrate.self, Logs.self, Diagnostics.self, Screenshot.self, ScreenCommand.self,
                       Sim.self, SyncCommand.self, Metrics.self, Errors.self])
 }

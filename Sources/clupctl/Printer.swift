@@ -19,6 +19,7 @@ struct PrinterCommand: ParsableCommand {
               + (printer.message.isEmpty ? "" : " — \(shown(printer.message))"))
         print("reasons  \(printer.reasons.isEmpty ? "none" : printer.reasons.map(shown).joined(separator: ", "))")
         if let age = printer.checkedSecondsAgo { print("checked  \(Int(age)) s ago") }
+        if let paper = details.paper { print("paper    \(paper.low ? "LOW: " : "")\(shown(paper.detail))") }
         print("failed today (\(details.failures.count))")
         for failure in details.failures {
             print("  \(column(shown(failure.number), 8)) \(clockTime(failure.issuedAt))  \(shown(failure.reason))")

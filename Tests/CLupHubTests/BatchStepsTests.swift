@@ -72,7 +72,8 @@ final class BatchStepsTests: XCTestCase {
                                      printer: "NOT READY: stopped (media-empty)", softwareVersion: "0.13.0",
                                      printerReady: false, printerReasons: ["media-empty", "bad\nreason", "cover-open"],
                                      disk: DiskFill(availableBytes: 100, sizeBytes: 1000),
-                                     notRecording: "NOT RECORDING: E-DB-005 the disk holding /var/lib/clup/clup.sqlite is full")
+                                     notRecording: "NOT RECORDING: E-DB-005 the disk holding /var/lib/clup/clup.sqlite is full",
+                                     paper: PaperStatus(low: true, ticketsLeft: 42))
             _ = try await steps.recordHealth(health.bounded(), device: a.device.deviceID)
             let admin = HubAdmin(database: hub.database)
             let alerts = try await admin.setStaffAlerts(id: "7", waitMinutes: 15, waiting: 40, by: .shell)
@@ -92,7 +93,8 @@ final class BatchStepsTests: XCTestCase {
                          "clup_hub_totem_disk_used_ratio{\(totem)} 0.9", "clup_hub_store_alert_wait_seconds{store=\"7\"} 900",
                          "clup_hub_store_alert_waiting{store=\"7\"} 40", "clup_hub_store_waiting{store=\"7\"} 0",
                          "clup_hub_store_estimated_wait_seconds{store=\"7\"} 0", "clup_hub_database_up 1",
-                         "clup_hub_totem_not_recording{\(totem)} 1"] {
+                         "clup_hub_totem_not_recording{\(totem)} 1", "clup_hub_totem_paper_low{\(totem)} 1",
+                         "clup_hub_totem_paper_tickets_left{\(totem)} 42"] {
                 XCTAssertTrue(text.contains(line + "\n"), "no \(line) in\n\(text)")
             }
             XCTAssertTrue(text.contains("clup_hub_disk_used_ratio{path=\""), text)

@@ -87,6 +87,32 @@ final class EscPosTicketTests: XCTestCase {
         }
     }
 
+    /// A profile's roll says what a ticket takes: never less than the paper the ticket's own
+    /// bytes feed (text lines at their scale, the QR's bitmap, the feed before the cut), so
+    /// the count of tickets left errs early, and not wildly more.
+    func test_eachShippedEscPosProfileGivesATicketAtLeastTheLengthItsBytesFeed() throws {
+        for name in ["escpos-80mm-raster", "escpos-58mm-raster"] {
+            let profile = try profile(name)
+            let roll = try XCTUnwrap(profile.roll, name)
+            let reader = try EscPosReader(try EscPosTicket(profile: profile).encode(content), codePages: [0: "CP437", 2: "CP850", 19: "CP858", 18: "CP852", 17: "CP866"])
+            // Font A is 24 dots high at scale 1, each line with the default 6 dots between lines;
+            // ESC d 4 feeds four lines of 30 dots.
+            let dots = reader.lines.reduce(0) { $0 + 24 * $1.scale + 6 } + reader.rasters.reduce(0) { $0 + $1.height + 30 } + 4 * 30
+            let millimetres = Double(dots) / Double(profile.dpi) * 25.4
+            XCTAssertGreaterThanOrEqual(Double(roll.ticketMillimetres), millimetres, "\(name): its bytes feed \(Int(millimetres)) mm")
+            XCTAssertLessThanOrEqual(Double(roll.ticketMillimetres), millimetres * 1.5 + 20, "\(name): its bytes feed \(Int(millimetres)) mm")
+            XCTAssertEqual(reader.cut, profile.cutter, name)
+        }
+    }
+
+    func test_aRollThatCannotBeSaysWhatIsWrong() throws {
+        let path = directory.appendingPathComponent("roll.json")
+        try Data(#"{"name": "x", "language": "escpos", "paper": "80mm", "dotsPerLine": 576, "dpi": 203, "qr": "raster", "cutter": true, "roll": {"lengthMillimetres": 80000, "ticketMillimetres": 0, "testMillimetres": 150, "nearEndSensor": false, "lowTickets": 80}}"#.utf8).write(to: path)
+        XCTAssertThrowsError(try PrinterProfile.load(path: path.path)) { error in
+            XCTAssertTrue("\(error)".contains("roll.ticketMillimetres and roll.testMillimetres must be 10...2000"), "\(error)")
+        }
+    }
+
     func test_everyShippedProfileLoads() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.profiles.path).filter { $0.hasSuffix(".json") }
         XCTAssertGreaterThanOrEqual(files.count, 4)

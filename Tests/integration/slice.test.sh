@@ -169,6 +169,63 @@ test_an_escpos_printer_gets_the_ticket_as_escpos_bytes() {
   assert_eq "$(tail -c 4 "$job" | od -An -tx1 | tr -d ' \n')" 1d564200 "GS V 66 0: cut last"
 }
 
+# Writes $WORK/NAME.json: the 80 mm ESC/POS profile with a 1 m roll (9 tickets of 110 mm,
+# low from 7 left), and a near-end sensor if $2 is true.
+short_roll_profile() {
+  python3 - "$ROOT/hardware/printers/escpos-80mm-raster.json" "$2" > "$WORK/$1.json" <<'PY'
+import json, sys
+profile = json.load(open(sys.argv[1]))
+profile["roll"].update(lengthMillimetres=1000, lowTickets=7, nearEndSensor=sys.argv[2] == "true")
+json.dump(profile, sys.stdout)
+PY
+}
+
+# The paper on the roll: counted from the technician's "new roll" (audited), low at the
+# profile's mark in `clupctl paper`, the status and the metrics, kept across a restart; a
+# printer's near-end sensor (IPP media-low through CUPS) has the last word.
+test_the_paper_left_on_the_roll_is_counted_and_the_printers_sensor_wins() {
+  short_roll_profile short-roll false
+  kiosk_start '[printer]' "profile = \"$WORK/short-roll.json\""
+  assert_contains "$(clupctl paper)" "the roll's start is not known"
+  out=$(clupctl paper new-roll)
+  assert_contains "$out" "paper    ok (the count)"
+  assert_contains "$out" "about 9 tickets left (1 m roll, 110 mm a ticket); 0 tickets and 0 test prints since the roll was put in"
+  clupctl sim approach >/dev/null
+  assert_eq "$(take_ticket)" A-001
+  assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-002]"
+  assert_eq "$(wait_for_print A-002)" called
+  out=$(clupctl paper)
+  assert_contains "$out" "paper    LOW (the count)"
+  assert_contains "$out" "about 7 tickets left (1 m roll, 110 mm a ticket); 2 tickets and 0 test prints since the roll was put in"
+  assert_contains "$out" "by $KIOSK_TECHNICIAN"
+  assert_contains "$(clupctl status)" "PAPER LOW: about 7 tickets left"
+  metrics=$(clupctl metrics)
+  assert_contains "$metrics" "clup_totem_paper_low 1"
+  assert_contains "$metrics" "clup_totem_paper_tickets_left 7"
+  assert_contains "$(clupctl printer)" "paper    LOW: about 7 tickets left"
+  assert_contains "$(clupctl audit)" "paper new-roll"
+  # Restarted, the count is where it was.
+  kiosk_stop
+  kiosk_start '[printer]' "profile = \"$WORK/short-roll.json\""
+  assert_contains "$(clupctl paper)" "about 7 tickets left"
+  # A new roll: fine again.
+  assert_contains "$(clupctl paper new-roll)" "about 9 tickets left"
+  case "$(clupctl status)" in *"PAPER LOW"*) fail "the status still says paper low after a new roll" ;; esac
+  assert_contains "$(clupctl metrics)" "clup_totem_paper_low 0"
+  # A printer with a near-end sensor: the count says 8 left, the printer says nearly out.
+  kiosk_stop
+  short_roll_profile sensor true
+  kiosk_start '[printer]' "profile = \"$WORK/sensor.json\""
+  lpadmin -p clup-ticket -v "clupcapture://$WORK/cups/jobs?low" 2>/dev/null
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  assert_contains "$(clupctl sim tap $BUTTON_X $BUTTON_Y)" "[ticket: A-003]"
+  assert_eq "$(wait_for_print A-003)" called
+  (wait_until 60 'clupctl paper | grep -q "^paper    LOW (the printer.s sensor)"') || fail "the sensor's word never came: $(clupctl paper; clupctl printer)"
+  assert_contains "$(clupctl paper)" "the printer's near-end sensor says the roll is nearly out; about 8 tickets left by the count"
+  echo "report: 2 tickets on a 1 m roll left about 7 (low at 7) by the count, kept over a restart; a new roll said 9; the printer's media-low through CUPS made it low with 8 left by the count"
+}
+
 test_staff_see_a_paper_out_and_reprint_the_ticket_once_paper_is_back() {
   kiosk_start '[printer]' 'queue = "clup-paperout"'
   clupctl sim approach >/dev/null

@@ -215,6 +215,10 @@ public final class HubMetrics: Sendable {
                zip(labels, health).flatMap { labels, health in
                    (health?.devices ?? []).map { ("\(labels),role=\"\(Self.labelValue($0.role))\"", $0.state == "ok" ? "1" : "0") }
                })
+        family("clup_hub_totem_paper_low", "Whether the totem said the paper on its roll is low (1) or not (0), as last reported.",
+               zip(labels, health).compactMap { labels, health in health?.paper.map { (labels, $0.low ? "1" : "0") } })
+        family("clup_hub_totem_paper_tickets_left", "About how many tickets the totem's roll has left, as it last counted.",
+               zip(labels, health).compactMap { labels, health in health?.paper?.ticketsLeft.map { (labels, "\($0)") } })
         family("clup_hub_totem_not_recording", "Whether the totem said its disk is too full to record anything (1) or not (0), as last reported.",
                zip(labels, health).compactMap { labels, health in health.map { (labels, $0.notRecording == nil ? "0" : "1") } })
         family("clup_hub_totem_disk_used_ratio", "The share used of the filesystem holding the totem's state, as last reported.",

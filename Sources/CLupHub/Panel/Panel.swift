@@ -294,6 +294,7 @@ struct Panel: Sendable {
                 // What the totem warns of: nothing recorded (its disk full), its files changed (the daily
                 // integrity check), its audit trail filling.
                 var alerts: [String] = [reported?.notRecording].compactMap { $0 }
+                if let paper = reported?.paper, paper.low { alerts.append(words.paperLow(paper.ticketsLeft)) }
                 if let serving = heard.first(where: { sameDoor($0, row) }), holders.contains(where: { $0.deviceID == row.deviceID }) {
                     alerts.append(words.holdsTheDoor(places[row.deviceID.rawValue] ?? 0, silence: words.silence(since: row.lastContact, now: now),
                                                      serving: serving.deviceID.rawValue, door: row.door.rawValue))

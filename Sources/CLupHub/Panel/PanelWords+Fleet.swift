@@ -91,6 +91,13 @@ extension PanelWords {
         let span = minutes >= 60 ? "\(minutes / 60) h \(minutes % 60) min" : "\(minutes) min"
         return pick("not heard for \(span)", "non sentito da \(span)", "seit \(span) nicht gehört", "muet depuis \(span)", "sin noticias desde hace \(span)")
     }
+    func paperLow(_ left: Int?) -> String {
+        guard let left else {
+            return pick("paper low", "carta in esaurimento", "Papier fast leer", "papier presque épuisé", "queda poco papel")
+        }
+        return pick("paper low: about \(left) tickets left", "carta in esaurimento: circa \(left) biglietti", "Papier fast leer: etwa \(left) Tickets",
+                    "papier presque épuisé : environ \(left) tickets", "queda poco papel: unos \(left) tickets")
+    }
     func allDevicesOK(_ count: Int) -> String {
         pick("all \(count) ok", "tutti e \(count) a posto", "alle \(count) in Ordnung", "les \(count) fonctionnent", "los \(count) funcionan")
     }

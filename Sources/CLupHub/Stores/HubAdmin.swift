@@ -52,6 +52,8 @@ public struct HubAdmin: Sendable {
         public let auditTrail: AuditTrailFill?
         /// Why it records nothing now (its disk is full), as it last reported; nil when it does.
         public let notRecording: String?
+        /// The paper on its roll, as it last reported.
+        public let paper: PaperStatus?
 
         /// Whether the version it runs is out of support at `now`.
         public func outOfSupport(at now: Date) -> Bool { supportEnds.map { $0 <= now } ?? false }
@@ -76,7 +78,8 @@ public struct HubAdmin: Sendable {
                 return TotemRow(deviceID: DeviceID(device), store: StoreID(store), letter: letter, door: DoorName(door), enrolledAt: enrolled,
                                 revokedAt: revoked, lastContact: contact, acknowledged: acknowledged, outboxDepth: depth, clockSkew: skew,
                                 softwareVersion: version, lastUpdate: update, supportEnds: supportEnds,
-                                integrity: reported?.integrity, auditTrail: reported?.auditTrail, notRecording: reported?.notRecording)
+                                integrity: reported?.integrity, auditTrail: reported?.auditTrail, notRecording: reported?.notRecording,
+                                paper: reported?.paper)
             }
         } catch {
             throw HubDatabase.hubError(error)

@@ -108,6 +108,7 @@ public final class Daemon {
                           key: try TotemKey.load(SealedKey.ticketKey, in: state.path, create: true), runtime: runtime)
             kiosk.authority.otherDoors = settings?.otherDoors(keeping: OtherDoors()) ?? OtherDoors()
             printerWatch = PrinterWatch(spooler: spooler, runtime: runtime)
+            kiosk.paper = PaperRoll(directory: state.path, logger: logger)
         } catch {
             throw .data(error)
         }

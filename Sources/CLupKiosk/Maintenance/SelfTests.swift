@@ -177,6 +177,7 @@ struct SelfTests {
                 reasons = queued.reasons.filter { $0 != "none" && $0 != "job-printing" }.joined(separator: ", ")
                 switch queued.state {
                 case .completed:
+                    kiosk.paper?.printed(.test)
                     return done(true, "job \(job) completed", nil)
                 case .aborted, .canceled, .stopped:
                     // Why, in the printer's words: asked now (the state polled every 5 s may be older).

@@ -110,7 +110,9 @@ extension Kiosk {
     func record(_ result: PrintResult, of number: TicketNumber) {
         do {
             switch result {
-            case let .printed(job): try desk.perform { day, _ in day.recordPrinted(number, job: job) }
+            case let .printed(job):
+                try desk.perform { day, _ in day.recordPrinted(number, job: job) }
+                paper?.printed(.ticket)
             case let .failed(reason): try desk.perform { day, _ in day.recordPrintFailed(number, reason: reason) }
             }
         } catch {

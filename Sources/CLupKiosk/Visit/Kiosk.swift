@@ -57,6 +57,8 @@ final class Kiosk {
     let devices: KioskDevices
     let desk: QueueDesk
     let spooler: PrintSpooler
+    /// The paper on the roll, counted as prints come out (set by the daemon).
+    var paper: PaperRoll?
     let runtime: KioskRuntime
     var loop: EventLoop { runtime.loop }
     var clock: any Clock { runtime.clock }

@@ -46,11 +46,48 @@ public struct PrinterProfile: Codable, Sendable, Equatable {
         }
     }
 
+    /// The paper roll the model takes, for the count of tickets left (`clupctl paper`):
+    /// absent, the totem cannot say when the paper runs low but by the printer's own word.
+    public let roll: Roll?
+
+    /// A roll's length and what each print takes of it.
+    public struct Roll: Codable, Sendable, Equatable {
+        /// The roll's length, in millimetres (80 m: 80000).
+        public let lengthMillimetres: Int
+        /// What a customer's ticket takes, cut included, in millimetres.
+        public let ticketMillimetres: Int
+        /// What the technician's test print (`clupctl selftest printer`) takes.
+        public let testMillimetres: Int
+        /// Whether the printer has a near-end sensor whose state reaches CUPS (the IPP
+        /// `media-low` reason): its word wins over the count.
+        public let nearEndSensor: Bool
+        /// From this many tickets left, "paper low".
+        public let lowTickets: Int
+
+        public init(lengthMillimetres: Int, ticketMillimetres: Int, testMillimetres: Int, nearEndSensor: Bool, lowTickets: Int) {
+            self.lengthMillimetres = lengthMillimetres
+            self.ticketMillimetres = ticketMillimetres
+            self.testMillimetres = testMillimetres
+            self.nearEndSensor = nearEndSensor
+            self.lowTickets = lowTickets
+        }
+
+        /// Why the roll's figures cannot be used, if they cannot.
+        var problem: String? {
+            guard (1_000...1_000_000).contains(lengthMillimetres) else { return "roll.lengthMillimetres must be 1000...1000000" }
+            guard (10...2_000).contains(ticketMillimetres), (10...2_000).contains(testMillimetres) else {
+                return "roll.ticketMillimetres and roll.testMillimetres must be 10...2000"
+            }
+            guard (0...100_000).contains(lowTickets) else { return "roll.lowTickets must be 0...100000" }
+            return nil
+        }
+    }
+
     /// The page every ESC/POS printer has at 0.
     public static let standardCodePages = [CodePageNumber(name: "pc437", select: 0)]
 
     public init(name: String, language: Language, paper: PaperWidth, dotsPerLine: Int, dpi: Int, qr: QRMode, cutter: Bool,
-                codePages: [CodePageNumber] = PrinterProfile.standardCodePages) {
+                codePages: [CodePageNumber] = PrinterProfile.standardCodePages, roll: Roll? = nil) {
         self.name = name
         self.language = language
         self.paper = paper
@@ -59,10 +96,11 @@ public struct PrinterProfile: Codable, Sendable, Equatable {
         self.qr = qr
         self.cutter = cutter
         self.codePages = codePages
+        self.roll = roll
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, language, paper, dotsPerLine, dpi, qr, cutter, codePages
+        case name, language, paper, dotsPerLine, dpi, qr, cutter, codePages, roll
     }
 
     public init(from decoder: any Decoder) throws {
@@ -74,7 +112,8 @@ public struct PrinterProfile: Codable, Sendable, Equatable {
                   dpi: try container.decode(Int.self, forKey: .dpi),
                   qr: try container.decode(QRMode.self, forKey: .qr),
                   cutter: try container.decode(Bool.self, forKey: .cutter),
-                  codePages: try container.decodeIfPresent([CodePageNumber].self, forKey: .codePages) ?? Self.standardCodePages)
+                  codePages: try container.decodeIfPresent([CodePageNumber].self, forKey: .codePages) ?? Self.standardCodePages,
+                  roll: try container.decodeIfPresent(Roll.self, forKey: .roll))
     }
 
     /// The profile's code pages with their tables, in order of preference (the profile was
@@ -130,6 +169,7 @@ public struct PrinterProfile: Codable, Sendable, Equatable {
                 throw LoadError(path: path, problem: "codePages: \(number.name) must be selected by a number 0...255")
             }
         }
+        if let problem = profile.roll?.problem { throw LoadError(path: path, problem: problem) }
         return profile
     }
 }

@@ -167,10 +167,13 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     public var disk: DiskFill?
     /// Why the totem records nothing now (its disk is full), absent when it does.
     public var notRecording: String?
+    /// The paper on the roll (absent before 0.13).
+    public var paper: PaperStatus?
 
     public init(devices: [Device], printer: String, softwareVersion: String? = nil, update: UpdateReport? = nil,
                 auditTrail: AuditTrailFill? = nil, integrity: IntegrityReport? = nil,
-                printerReady: Bool? = nil, printerReasons: [String]? = nil, disk: DiskFill? = nil, notRecording: String? = nil) {
+                printerReady: Bool? = nil, printerReasons: [String]? = nil, disk: DiskFill? = nil, notRecording: String? = nil,
+                paper: PaperStatus? = nil) {
         self.devices = devices
         self.printer = printer
         self.softwareVersion = softwareVersion
@@ -181,6 +184,7 @@ public struct TotemHealth: Codable, Sendable, Equatable {
         self.printerReasons = printerReasons
         self.disk = disk
         self.notRecording = notRecording
+        self.paper = paper
     }
 
     /// The reasons IPP says a printer has no paper.
@@ -207,12 +211,31 @@ public struct TotemHealth: Codable, Sendable, Equatable {
                            printerReasons: printerReasons.map { reasons in
                                reasons.prefix(8).map { String($0.prefix(48)) }.filter(Self.isKeyword)
                            },
-                           disk: disk.flatMap { $0.isSane ? $0 : nil }, notRecording: notRecording.map(cut))
+                           disk: disk.flatMap { $0.isSane ? $0 : nil }, notRecording: notRecording.map(cut),
+                           paper: paper.flatMap { $0.isSane ? $0 : nil })
     }
 
     static func isKeyword(_ text: String) -> Bool {
         !text.isEmpty && text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
     }
+}
+
+/// The paper on a totem's roll as the hub keeps it: whether it is low, and about how many
+/// tickets are left where the totem can tell.
+public struct PaperStatus: Codable, Sendable, Equatable {
+    public var low: Bool
+    public var ticketsLeft: Int?
+
+    public init(low: Bool, ticketsLeft: Int?) {
+        self.low = low
+        self.ticketsLeft = ticketsLeft
+    }
+
+    public init(_ report: PaperReport) {
+        self.init(low: report.low, ticketsLeft: report.ticketsLeft)
+    }
+
+    var isSane: Bool { ticketsLeft.map { (0...1_000_000).contains($0) } ?? true }
 }
 
 /// How full a filesystem is, as `statvfs` counts it: the bytes a non-root writer can still

@@ -66,6 +66,12 @@ extension Daemon {
             gauge("clup_totem_device_ok", "1 for a device working, else 0, by role and backend.",
                   device.state == .ok ? 1 : 0, [("role", device.role), ("backend", device.backend)])
         }
+        let paper = paperReport()
+        gauge("clup_totem_paper_low", "1 when the paper on the roll is low (by the count, or the printer's near-end sensor), else 0.",
+              paper.low ? 1 : 0)
+        if let left = paper.ticketsLeft {
+            gauge("clup_totem_paper_tickets_left", "About how many tickets the roll has left, counted since the last new roll.", Double(left))
+        }
         gauge("clup_totem_not_recording", "1 while the disk is too full to record anything (tickets and entries are refused), else 0.",
               kiosk.desk.storageProblem == nil ? 0 : 1)
         if let disk = DiskFill.of(state.path) {

@@ -82,7 +82,7 @@ extension Daemon {
             occupancy: OccupancyReport(inside: day.inside, capacity: config.queue.capacity,
                                        entries: ledger.entries, exits: ledger.exits),
             configuration: "\(configuration.source), read \(configuration.loadedAt.formatted(.iso8601))",
-            problems: [kiosk.desk.storageProblem].compactMap { $0 }
+            problems: [kiosk.desk.storageProblem, paperReport().problem].compactMap { $0 }
                 + (hub.sync?.report().silentHolders ?? []).map { $0.problem(thisDevice: deviceID, now: clock.now().timeIntervalSince1970) }
                 + kiosk.desk.dataProblems
                 + (configuration.problem.map { [$0.description] } ?? [])
@@ -106,6 +106,15 @@ extension Daemon {
             })
     }
 
+    /// The paper on the roll: the count since the last new roll, the printer's sensor.
+    func paperReport() -> PaperReport {
+        guard let paper = kiosk.paper else {
+            return PaperReport(rollChangedAt: nil, changedBy: nil, ticketsPrinted: 0, testsPrinted: 0, ticketsLeft: nil, low: false,
+                               source: "unknown", detail: "not counted")
+        }
+        return paper.report(roll: config.printer.model.roll, reasons: printerWatch.report().reasons)
+    }
+
     /// The devices and the printer in the hub's words, for its fleet view.
     var healthForTheHub: TotemHealth {
         let printer = printerWatch.report()
@@ -116,7 +125,7 @@ extension Daemon {
                            softwareVersion: PackageVersion.current, update: lastUpdateReport,
                            auditTrail: kiosk.desk.auditTrailFill, integrity: readIntegrityReport(),
                            printerReady: printer.ready, printerReasons: reasons, disk: DiskFill.of(state.path),
-                           notRecording: kiosk.desk.storageProblem)
+                           notRecording: kiosk.desk.storageProblem, paper: PaperStatus(paperReport()))
     }
 
     func devicesReport() -> DevicesReport {

@@ -12,7 +12,13 @@ extension Daemon {
             let failures = kiosk.desk.day.tickets.values.filter { $0.state == .printFailed }.sorted(by: QueueController.issueOrder).map {
                 PrintFailure(number: $0.number.description, issuedAt: $0.issuedAt, reason: $0.failureReason ?? "")
             }
-            return PrinterDetails(printer: printerWatch.report(), profile: config.printer.model.name, failures: failures)
+            return PrinterDetails(printer: printerWatch.report(), profile: config.printer.model.name, failures: failures,
+                                  paper: paperReport())
+        }
+        router.on(Control.Paper.self) { [unowned self] _, _ in paperReport() }
+        router.on(Control.PaperNewRoll.self) { [unowned self] _, context in
+            kiosk.paper?.newRoll(at: clock.now(), by: context.who)
+            return paperReport()
         }
         router.on(Control.Devices.self) { [unowned self] _, _ in devicesReport() }
         router.on(Control.Screenshot.self) { [unowned self] _, _ in ScreenshotReply(png: Data(try kiosk.screenshot())) }

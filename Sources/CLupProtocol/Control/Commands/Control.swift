@@ -13,7 +13,7 @@ extension Control {
         Ledger.self, CorrectLedger.self, SetOccupancy.self,
         Hello.self, Login.self, Logout.self, Technicians.self, PutTechnician.self, RemoveTechnician.self,
         Employees.self, PutEmployee.self, RemoveEmployee.self, Audit.self,
-        Printer.self, Devices.self, Screenshot.self, Screen.self, SelfTest.self, CalibrationTarget.self, CalibrationEnd.self,
+        Printer.self, Paper.self, PaperNewRoll.self, Devices.self, Screenshot.self, Screen.self, SelfTest.self, CalibrationTarget.self, CalibrationEnd.self,
         LogSource.self, LogRead.self, Diagnostics.self,
         SimApproach.self, SimLeave.self, SimTap.self, SimPress.self, SimHold.self, SimPass.self, SimScan.self, SimHeadset.self,
     ]

@@ -6,6 +6,26 @@ public enum SelfTestStep: String, Codable, Sendable, CaseIterable {
 }
 
 extension Control {
+    /// `clupctl paper`: the paper on the roll, counted since the last new roll.
+    public struct Paper: ControlCommand {
+        public typealias Reply = PaperReport
+        public static let wireName = "paper"
+        public static let needsTechnician = false
+        public static let trail = AuditTrail.routineRead
+        public var summary: String { "paper" }
+        public init() {}
+    }
+
+    /// `clupctl paper new-roll`: a full roll was just put in; the count starts again.
+    public struct PaperNewRoll: ControlCommand {
+        public typealias Reply = PaperReport
+        public static let wireName = "paperNewRoll"
+        public static let needsTechnician = true
+        public static let trail = AuditTrail.kept
+        public var summary: String { "paper new-roll" }
+        public init() {}
+    }
+
     /// `clupctl printer`: the printer's state and the tickets it failed.
     public struct Printer: ControlCommand {
         public typealias Reply = PrinterDetails
