@@ -13,7 +13,7 @@ struct ClupHub: AsyncParsableCommand {
         commandName: "clup-hub",
         abstract: "The CLup chain's hub: totems enrol and sync with it; PostgreSQL behind it.",
         subcommands: [Init.self, Migrate.self, Serve.self, StoreCommand.self, EmployeeCommand.self, ManagerCommand.self, EnrolmentCode.self, Totems.self, Revoke.self,
-                      ReleaseCommand.self, RolloutCommand.self, TotemCommand.self, RetentionCommand.self, Notices.self, AuditCommand.self, Seal.self, ExampleConfig.self])
+                      ReleaseCommand.self, RolloutCommand.self, TotemCommand.self, CountingCommand.self, RetentionCommand.self, Notices.self, AuditCommand.self, Seal.self, ExampleConfig.self])
 }
 
 struct ConfigOption: ParsableArguments {
@@ -555,6 +555,33 @@ struct Revoke: AsyncParsableCommand {
     }
 }
 
+/// `clup-hub counting tolerance [N]`: how far off a store-day's count may be before the
+/// panel flags it.
+struct CountingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "counting", abstract: "How the chain judges its doors' counting.",
+                                                    subcommands: [Tolerance.self])
+
+    struct Tolerance: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set the people left inside at closing as counted (either way) past which a store-day is flagged.")
+        @OptionGroup var options: ConfigOption
+        @Argument(help: "People, 0 to 1000; shown when left out.") var people: Int?
+
+        func run() async throws {
+            try await refusing {
+                guard let people else {
+                    let tolerance = try await withDatabase(try options.load()) { try await HubAdmin(database: $0).countingTolerance() }
+                    return print("counting tolerance: \(tolerance) people")
+                }
+                let before = try await changing(try options.load(), "counting tolerance") {
+                    try await HubAdmin(database: $0).setCountingTolerance(people, by: .shell)
+                }
+                print("counting tolerance: \(people) people (was \(before))")
+            }
+        }
+    }
+}
+
 /// `clup-hub totem replace OLD NEW`: a totem swapped for another at its door.
 struct TotemCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "totem", abstract: "One totem of the fleet.",
@@ -567,11 +594,14 @@ struct TotemCommand: AsyncParsableCommand {
         @OptionGroup var options: ConfigOption
         @Argument(help: "The totem taken away (as `clup-hub totems` lists it).") var old: DeviceID
         @Argument(help: "The totem enrolled in its place, at the same door.") var new: DeviceID
+        @Flag(help: "Even if the old totem was heard within the last 5 minutes (it is switched off, its last batch just came).")
+        var force = false
 
         func run() async throws {
             try await refusing {
-                try await changing(try options.load(), "totem replaced") {
-                    try await Enrolment(database: $0).replace(old, with: new, by: .shell)
+                // Audited where it is decided, refusals too, under the store.
+                try await withDatabase(try options.load()) {
+                    try await Enrolment(database: $0).replace(old, with: new, force: force, by: .shell)
                 }
                 print("\(new) serves the door of \(old), which is revoked")
             }

@@ -104,6 +104,41 @@ final class BatchStepsTests: XCTestCase {
         }
     }
 
+    /// A door's counting figures: kept per day for its own door and days about now only,
+    /// replaced by the next report, given in the metrics with the chain's tolerance.
+    func test_aDoorsCountingFiguresAreKeptForItsOwnDoorAndDaysAboutNow() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let steps = BatchSteps(database: hub.database)
+            let today = try hub.sql("SELECT current_date::text")
+            let longAgo = try hub.sql("SELECT (current_date - 30)::text")
+            func report(_ counting: [DoorCounting]) async throws {
+                _ = try await steps.recordHealth(TotemHealth(devices: [], printer: "ready", counting: counting), device: a.device.deviceID)
+            }
+            try await report([DoorCounting(day: today, door: "north", withoutRelease: 2, releasesUnused: 1, wrongWay: 0),
+                              DoorCounting(day: today, door: "south", withoutRelease: 99),
+                              DoorCounting(day: longAgo, door: "north", withoutRelease: 99)])
+            XCTAssertEqual(try hub.sql("SELECT business_day || ' ' || door || ' ' || without_release || ' ' || releases_unused || ' ' || wrong_way FROM door_counting"),
+                           "\(today) north 2 1 0", "another door's and an old day's figures are not this totem's to give")
+            try await report([DoorCounting(day: today, door: "north", withoutRelease: 3, releasesUnused: 1, wrongWay: 1)])
+            XCTAssertEqual(try hub.sql("SELECT without_release || ' ' || wrong_way FROM door_counting"), "3 1")
+            let before = try await HubAdmin(database: hub.database).setCountingTolerance(5, by: .shell)
+            XCTAssertEqual(before, 2)
+            _ = try hub.sql("INSERT INTO occupancy (store_id, business_day, door, carried, entries, exits, corrections) VALUES ('7', current_date, 'north', 0, 4, 1, 0)")
+            let text = await HubMetrics().scrape(hub.database, stateDirectory: NSTemporaryDirectory())
+            for line in ["clup_hub_door_entries_without_release{store=\"7\",door=\"north\"} 3",
+                         "clup_hub_door_exits_while_released{store=\"7\",door=\"north\"} 1", "clup_hub_counting_tolerance 5"] {
+                XCTAssertTrue(text.contains(line + "\n"), "no \(line) in\n\(text)")
+            }
+            do {
+                _ = try await HubAdmin(database: hub.database).setCountingTolerance(1001, by: .shell)
+                XCTFail("a tolerance of 1001 people was taken")
+            } catch let error as HubError {
+                XCTAssertTrue(error.coded.message.contains("0 to 1000 people"), error.coded.message)
+            }
+        }
+    }
+
     func test_theDoorSharesStepKeepsTheDoorsFiguresAndTellsTheOtherDoorsOnlyOfNews() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")

@@ -1,5 +1,6 @@
 import CLupCore
 @testable import CLupPrinting
+import CLupQR
 import Crypto
 import Foundation
 import XCTest
@@ -87,20 +88,34 @@ final class EscPosTicketTests: XCTestCase {
         }
     }
 
-    /// A profile's roll says what a ticket takes: never less than the paper the ticket's own
-    /// bytes feed (text lines at their scale, the QR's bitmap, the feed before the cut), so
-    /// the count of tickets left errs early, and not wildly more.
-    func test_eachShippedEscPosProfileGivesATicketAtLeastTheLengthItsBytesFeed() throws {
-        for name in ["escpos-80mm-raster", "escpos-58mm-raster"] {
+    /// A profile's roll says what a ticket takes: never less than the paper the longest
+    /// ticket's own bytes feed (five languages' instructions, wrapped; text lines at their
+    /// scale, the QR code, the feed before the cut), so the count of tickets left errs
+    /// early, and not wildly more. The PDF profile's page is the driver's to feed: not checked.
+    func test_eachShippedEscPosProfileGivesATicketAtLeastTheLengthItsLongestTicketFeeds() throws {
+        let longest = TicketContent(storeName: content.storeName, number: content.number, laneLabel: content.laneLabel,
+                                    issuedAt: content.issuedAt, estimatedWait: content.estimatedWait, code: content.code, instructions: ["Scan this code at the door when your number is called",
+                                "Scansiona questo codice all'ingresso quando viene chiamato il tuo numero",
+                                "Scannen Sie diesen Code am Eingang, wenn Ihre Nummer aufgerufen wird",
+                                "Scannez ce code à l'entrée quand votre numéro est appelé",
+                                "Escanea este código en la entrada cuando llamen a tu número"])
+        for name in ["escpos-80mm-raster", "escpos-80mm-native-qr", "escpos-58mm-raster"] {
             let profile = try profile(name)
             let roll = try XCTUnwrap(profile.roll, name)
-            let reader = try EscPosReader(try EscPosTicket(profile: profile).encode(content), codePages: [0: "CP437", 2: "CP850", 19: "CP858", 18: "CP852", 17: "CP866"])
-            // Font A is 24 dots high at scale 1, each line with the default 6 dots between lines;
-            // ESC d 4 feeds four lines of 30 dots.
-            let dots = reader.lines.reduce(0) { $0 + 24 * $1.scale + 6 } + reader.rasters.reduce(0) { $0 + $1.height + 30 } + 4 * 30
+            let ticket = EscPosTicket(profile: profile)
+            let reader = try EscPosReader(try ticket.encode(longest), codePages: Dictionary(uniqueKeysWithValues: profile.codePages.map {
+                ($0.select, EscPosLanguagesTests.iconvNames[$0.name] ?? "?")
+            }))
+            // Font A is 24 dots high at scale 1, each line with 6 dots between lines; a bitmap
+            // QR is as high as it is, the printer's own as many modules (quiet zone included)
+            // as the module size it was given; ESC d 4 feeds four lines of 30 dots.
+            let qr = try QRCode(encoding: longest.code)
+            let nativeQR = reader.qrPrinted * (qr.size + 8) * ticket.moduleDots(qr)
+            let dots = reader.lines.reduce(0) { $0 + 24 * $1.scale + 6 } + reader.rasters.reduce(0) { $0 + $1.height + 30 } + nativeQR + 4 * 30
             let millimetres = Double(dots) / Double(profile.dpi) * 25.4
-            XCTAssertGreaterThanOrEqual(Double(roll.ticketMillimetres), millimetres, "\(name): its bytes feed \(Int(millimetres)) mm")
-            XCTAssertLessThanOrEqual(Double(roll.ticketMillimetres), millimetres * 1.5 + 20, "\(name): its bytes feed \(Int(millimetres)) mm")
+            XCTAssertGreaterThanOrEqual(Double(roll.ticketMillimetres), millimetres, "\(name): its longest ticket feeds \(Int(millimetres)) mm")
+            XCTAssertLessThanOrEqual(Double(roll.ticketMillimetres), millimetres * 1.3 + 15, "\(name): its longest ticket feeds \(Int(millimetres)) mm")
+            XCTAssertGreaterThan(roll.testMillimetres, roll.ticketMillimetres, "\(name): a test print is longer than a ticket")
             XCTAssertEqual(reader.cut, profile.cutter, name)
         }
     }

@@ -307,11 +307,17 @@ test_a_totem_replaced_at_its_door_is_shown_and_handed_over_in_one_step() {
   WORK=$A_WORK
   assert_eq "$(login_as root root "$ROOT_PASSWORD")" 303 "the administrator's login"
   fleet=$(panel_curl root "$HUB_URL/panel/fleet")
-  assert_contains "$fleet" "holds 30 places of door main, not heard for 2 h 0 min, while $new serves it: revoke it? (clup-hub totem replace)"
-  assert_contains "$fleet" "door&#39;s places held by $old, not heard for 2 h 0 min: revoke it?"
+  assert_contains "$fleet" "holds 30 places of door main, not heard for 2 h "
+  assert_contains "$fleet" ", while $new serves it: revoke it? (clup-hub totem replace)"
+  assert_contains "$fleet" "door&#39;s places held by $old, not heard for 2 h "
+  # The two the wrong way round: the one serving the door was just heard, so it is not the one taken away.
+  rc=0; out=$(clup_hub totem replace "$new" "$old" 2>&1) || rc=$?
+  assert_status $rc 1 "replacing the totem that serves the door: $out"
+  assert_contains "$out" "$new was heard "
+  assert_contains "$(hub_psql -c "SELECT store_id || ' ' || result FROM audit WHERE action = 'totem replaced'")" "7 refused: "
   # Handed over: audited, the old one revoked, the new one has the door's places.
   assert_eq "$(clup_hub totem replace "$old" "$new")" "$new serves the door of $old, which is revoked"
-  assert_eq "$(hub_psql -c "SELECT who || ' | ' || action || ' | ' || before || ' -> ' || after FROM audit WHERE action = 'totem replaced'")" \
+  assert_eq "$(hub_psql -c "SELECT who || ' | ' || action || ' | ' || before || ' -> ' || after FROM audit WHERE action = 'totem replaced' AND result = 'ok'")" \
     "clup-hub (shell) | totem replaced | $old at door main -> $new at door main, $old revoked"
   rc=0; out=$(clup_hub totem replace "$old" "$new" 2>&1) || rc=$?
   assert_status $rc 1 "replacing a revoked totem again: $out"

@@ -52,6 +52,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case ticketLayoutFailed = "E-PRN-008"
     case codeTooLongForQR = "E-PRN-010"
     case badPrinterProfile = "E-PRN-020"
+    case paperCountUnsaved = "E-PRN-021"
 
     // MARK: The totem's database (E-DB)
     case notADatabase = "E-DB-001"
@@ -239,6 +240,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .printServerUnreachable: ("cupsd does not answer.", "Check that CUPS runs (`systemctl status cups`).")
         case .outOfPaper: ("The printer is out of paper.", "Load a paper roll; then `clupctl reprint` the tickets it failed.")
         case .printJobRefused: ("cupsd refused the print job.", "See the printer's state in `clupctl printer` and the CUPS error log.")
+        case .paperCountUnsaved: ("The count of the paper on the roll could not be kept; the new roll was not taken.",
+                                  "Free space in the state directory (`df -h /var/lib/clup`), then say `clupctl paper new-roll` again.")
         case .printJobEnded: ("The print job ended without printing.", "See the printer's state reasons in `clupctl printer`.")
         case .printTimedOut: ("The printer did not finish the ticket in time.", "Check the printer's cable and power; reprint the ticket.")
         case .ticketLayoutFailed: ("The ticket could not be laid out.", "Check the printer profile and the state directory's free space.")

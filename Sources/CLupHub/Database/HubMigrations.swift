@@ -494,6 +494,26 @@ enum HubMigrations {
             ALTER TABLE store ADD COLUMN alert_waiting integer NOT NULL DEFAULT 0
                 CHECK (alert_waiting BETWEEN 0 AND 100000);
             """),
+        (27, "a door's counting figures per day, and the chain's tolerance", """
+            -- What each totem counted at its door that the count cannot vouch for, per business
+            -- day, as it last reported (CountingTally): entries with no release, releases
+            -- nobody used, exits while released for an entry. With occupancy's in - out +-
+            -- corrections, a day's counting accuracy.
+            CREATE TABLE door_counting (
+                store_id text NOT NULL,
+                business_day date NOT NULL,
+                door text NOT NULL,
+                device_id text NOT NULL,
+                without_release integer NOT NULL CHECK (without_release BETWEEN 0 AND 1000000),
+                releases_unused integer NOT NULL CHECK (releases_unused BETWEEN 0 AND 1000000),
+                wrong_way integer NOT NULL CHECK (wrong_way BETWEEN 0 AND 1000000),
+                reported_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (store_id, business_day, door, device_id)
+            );
+            -- People left inside at closing (either way) past which a store-day is flagged.
+            ALTER TABLE chain_setting ADD COLUMN counting_tolerance integer NOT NULL DEFAULT 2
+                CHECK (counting_tolerance BETWEEN 0 AND 1000);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

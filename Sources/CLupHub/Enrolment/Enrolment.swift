@@ -125,36 +125,52 @@ public struct Enrolment: Sendable {
 
     /// Hands a door over from a totem taken away to the one that replaced it, in one step:
     /// the old one is revoked (its places, which waited for it, go to the doors again) and
-    /// the change is audited. Both are enrolled at the same store and door, the new one
-    /// unrevoked. The old one must be switched off: anything it still holds offline is lost
-    /// to the escrow's bound, as with `revoke`.
-    public func replace(_ old: DeviceID, with new: DeviceID, by actor: AuditActor, now: Date = Date()) async throws {
-        guard old != new else { throw HubError.badRequest("a totem cannot replace itself (\(old))") }
+    /// the change is audited, a refusal too. Both are enrolled at the same store and door,
+    /// the new one unrevoked, the old one silent for `SilentHolder.silentAfter` (a totem
+    /// still heard is not one taken away: `force` says it is anyway). Anything the old one
+    /// still holds offline is lost to the escrow's bound, as with `revoke`.
+    public func replace(_ old: DeviceID, with new: DeviceID, force: Bool = false, by actor: AuditActor, now: Date = Date()) async throws {
         let logger = database.logger
-        try await database.transaction { connection in
-            let rows = try await connection.rows("""
-                SELECT device_id, store_id, door, revoked_at IS NOT NULL FROM totem WHERE device_id IN (\(old), \(new))
-                """, as: (DeviceID, StoreID, String, Bool).self, logger)
-            guard let taken = rows.first(where: { $0.0 == old }) else {
-                throw HubError(.notFound, .unknownDevice, "no enrolled totem \(old)")
+        let action = "totem replaced"
+        // Its store, to lock first and to file a refusal under.
+        let store = try? await database.transaction { connection in
+            try await connection.all("SELECT store_id FROM totem WHERE device_id = \(old)", as: StoreID.self, logger).first
+        }
+        do {
+            guard old != new else { throw HubError.badRequest("a totem cannot replace itself (\(old))") }
+            guard let store else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(old)") }
+            try await database.transaction { connection in
+                // The store's row first (`StoreTransaction`), then the totems', locked while checked.
+                let locked = try await StoreTransaction.locking(store, connection, logger)
+                let rows = try await connection.rows("""
+                    SELECT device_id, store_id, door, revoked_at IS NOT NULL, coalesce(last_contact, enrolled_at)
+                    FROM totem WHERE device_id IN (\(old), \(new)) ORDER BY device_id FOR UPDATE
+                    """, as: (DeviceID, StoreID, String, Bool, Date).self, logger)
+                guard let taken = rows.first(where: { $0.0 == old }), taken.1 == store else {
+                    throw HubError(.notFound, .unknownDevice, "no enrolled totem \(old)")
+                }
+                guard let replacing = rows.first(where: { $0.0 == new }) else {
+                    throw HubError(.notFound, .unknownDevice, "no enrolled totem \(new)")
+                }
+                guard taken.1 == replacing.1, taken.2 == replacing.2 else {
+                    throw HubError.badRequest("\(old) is at store \(taken.1) door \(taken.2), \(new) at store \(replacing.1) door \(replacing.2): "
+                        + "a totem replaces one at its own door (revoke the other with clup-hub revoke)")
+                }
+                guard !taken.3 else { throw HubError(.conflict, .revokedDevice, "\(old) is revoked already: its places are free") }
+                guard !replacing.3 else { throw HubError(.conflict, .revokedDevice, "\(new) is revoked: enrol the new totem first") }
+                let heard = now.timeIntervalSince(taken.4)
+                guard force || heard > SilentHolder.silentAfter else {
+                    throw HubError(.conflict, .badHubRequest, "\(old) was heard \(Int(max(0, heard))) s ago: a totem taken away is switched off "
+                        + "(--force if it is and its last batch was just now; check the order: OLD first, then NEW)")
+                }
+                try await connection.query("UPDATE totem SET revoked_at = \(now) WHERE device_id = \(old)", logger: logger)
+                try await DoorShares.replan(locked, bump: .configuration)
+                try await Audit.record(by: actor, store: store, action: action, before: "\(old) at door \(taken.2)",
+                                       after: "\(new) at door \(taken.2), \(old) revoked", connection, logger)
             }
-            guard let replacing = rows.first(where: { $0.0 == new }) else {
-                throw HubError(.notFound, .unknownDevice, "no enrolled totem \(new)")
-            }
-            guard taken.1 == replacing.1, taken.2 == replacing.2 else {
-                throw HubError.badRequest("\(old) is at store \(taken.1) door \(taken.2), \(new) at store \(replacing.1) door \(replacing.2): "
-                    + "a totem replaces one at its own door (revoke the other with clup-hub revoke)")
-            }
-            guard !replacing.3 else { throw HubError(.conflict, .revokedDevice, "\(new) is revoked: enrol the new totem first") }
-            // The store's row first (`StoreTransaction`), then the totem's.
-            let locked = try await StoreTransaction.locking(taken.1, connection, logger)
-            let revoked = try await connection.all("""
-                UPDATE totem SET revoked_at = \(now) WHERE device_id = \(old) AND revoked_at IS NULL RETURNING device_id
-                """, as: String.self, logger)
-            guard !revoked.isEmpty else { throw HubError(.conflict, .revokedDevice, "\(old) is revoked already: its places are free") }
-            try await DoorShares.replan(locked, bump: .configuration)
-            try await Audit.record(by: actor, store: taken.1, action: "totem replaced", before: "\(old) at door \(taken.2)",
-                                   after: "\(new) at door \(taken.2), \(old) revoked", connection, logger)
+        } catch let refusal as HubError {
+            await Audit.refused(by: actor, store: store, action: action, error: refusal, database: database)
+            throw refusal
         }
     }
 

@@ -146,6 +146,24 @@ public final class HubMetrics: Sendable {
         }
         // Each store as the website shows it (open, waiting, the wait for a new place), and
         // when its manager wants its staff alerted.
+        // Each door's counting figures of its store's current day, and each store's people
+        // left inside at the end of its last closed day as counted (either way).
+        let (counting, closed, tolerance) = try await database.transaction { connection in
+            let counting = try await connection.rows("""
+                SELECT c.store_id, c.door, sum(c.without_release)::int8, sum(c.releases_unused)::int8, sum(c.wrong_way)::int8
+                FROM door_counting c
+                WHERE c.business_day = (SELECT max(business_day) FROM occupancy o WHERE o.store_id = c.store_id)
+                GROUP BY c.store_id, c.door ORDER BY 1, 2
+                """, as: (String, String, Int64, Int64, Int64).self, database.logger)
+            let closed = try await connection.rows("""
+                SELECT o.store_id, sum(o.carried + o.entries - o.exits + o.corrections)::int8 FROM occupancy o
+                WHERE o.business_day = (SELECT max(business_day) FROM occupancy l WHERE l.store_id = o.store_id
+                                        AND l.business_day < (SELECT max(business_day) FROM occupancy m WHERE m.store_id = o.store_id))
+                GROUP BY o.store_id ORDER BY 1
+                """, as: (String, Int64).self, database.logger)
+            let tolerance = try await connection.all("SELECT counting_tolerance FROM chain_setting", as: Int.self, database.logger).first ?? 2
+            return (counting, closed, tolerance)
+        }
         // A store whose view cannot be read is left out and counted, not the whole scrape.
         let (views, unread) = try await database.transaction { connection in
             var views: [(RemoteLine.StoreView, HubAdmin.StaffAlerts)] = []
@@ -234,6 +252,17 @@ public final class HubMetrics: Sendable {
                zip(storeLabels, views).map { ($0, "\($1.1.waitMinutes * 60)") })
         family("clup_hub_store_alert_waiting", "The line's length past which the store's manager wants its staff alerted (0: none set).",
                zip(storeLabels, views).map { ($0, "\($1.1.waiting)") })
+        let doors = counting.map { "store=\"\(Self.labelValue($0.0))\",door=\"\(Self.labelValue($0.1))\"" }
+        family("clup_hub_door_entries_without_release", "Entries through the door's turnstile with no release for them (tailgating), its store's current day.",
+               zip(doors, counting).map { ($0, "\($1.2)") })
+        family("clup_hub_door_releases_unused", "Releases of the door's turnstile nobody passed (the admission lapsed), its store's current day.",
+               zip(doors, counting).map { ($0, "\($1.3)") })
+        family("clup_hub_door_exits_while_released", "Exits through the door's turnstile while it was released for an entry, its store's current day.",
+               zip(doors, counting).map { ($0, "\($1.4)") })
+        family("clup_hub_store_left_inside_at_close", "People inside at the end of the store's last closed day as counted (in - out +- corrections, either way).",
+               closed.map { ("store=\"\(Self.labelValue($0.0))\"", "\($0.1)") })
+        family("clup_hub_counting_tolerance", "People left inside at closing, either way, past which the panel flags a store-day.",
+               [("", "\(tolerance)")])
         family("clup_hub_database_replicas", "Streaming replicas connected to the hub's primary, as it sees them.",
                [("", "\(replicas.count)")])
         family("clup_hub_database_replica_lag_seconds", "How far each streaming replica's replay is behind the primary (needs pg_monitor).",

@@ -37,10 +37,25 @@ struct BatchSteps: Sendable {
         let health = health.bounded()
         let text = String(decoding: try JSONEncoder().encode(health), as: UTF8.self)
         return try await database.transaction { [logger = database.logger] connection in
-            let before = try await connection.rows("""
-                SELECT store_id, last_health FROM totem WHERE device_id = \(device) FOR UPDATE
-                """, as: (String, String?).self, logger).first
+            let row = try await connection.rows("""
+                SELECT store_id, last_health, door FROM totem WHERE device_id = \(device) FOR UPDATE
+                """, as: (String, String?, String).self, logger).first
+            let before = row.map { ($0.0, $0.1) }
             try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(device)", logger: logger)
+            // Its door's counting figures: its own door only, of days about now.
+            if let (store, _, door) = row {
+                for figures in health.counting ?? [] where figures.door == door {
+                    try await connection.query("""
+                        INSERT INTO door_counting (store_id, business_day, door, device_id, without_release, releases_unused, wrong_way)
+                        SELECT \(store), \(figures.day)::date, \(door), \(device), \(figures.withoutRelease), \(figures.releasesUnused),
+                               \(figures.wrongWay)
+                        WHERE \(figures.day)::date BETWEEN current_date - 2 AND current_date + 1
+                        ON CONFLICT (store_id, business_day, door, device_id) DO UPDATE SET
+                            without_release = excluded.without_release, releases_unused = excluded.releases_unused,
+                            wrong_way = excluded.wrong_way, reported_at = now()
+                        """, logger: logger)
+                }
+            }
             // Once per report, and once in 12 hours at most: a totem cannot fill the audit by
             // sending a new check's time with every batch.
             if let integrity = health.integrity, !integrity.isClean, let (store, last) = before,

@@ -69,7 +69,7 @@ public struct Ingest: Sendable {
                 FROM totem t LEFT JOIN door_grant g ON g.device_id = t.device_id
                 WHERE t.store_id = \(device.storeID) AND t.door = \(device.door.rawValue) AND t.device_id <> \(device.deviceID)
                     AND t.revoked_at IS NULL
-                    AND (t.last_contact IS NULL OR t.last_contact < \(now.addingTimeInterval(-SilentHolder.silentAfter)))
+                    AND coalesce(t.last_contact, t.enrolled_at) < \(now.addingTimeInterval(-SilentHolder.silentAfter))
                     AND greatest(coalesce(g.issued_limit, 0), coalesce(g.outstanding_max, 0), coalesce(g.held, 0)) > 0
                 ORDER BY t.device_id LIMIT \(SilentHolder.most)
                 """, as: (String, Int64, Double).self, logger)

@@ -222,9 +222,16 @@ struct Panel: Sendable {
         let here = "/panel/stores/\(store)"
         // Shown in the manager's language; the CSV downloads keep the database's words.
         // A day's row leads to that day's statistics.
+        // A closed day left with more people inside (or fewer) than the chain tolerates is
+        // flagged; the store's current day is not closed yet.
+        let tolerance = try await HubAdmin(database: database).countingTolerance()
+        let current = BusinessDay(containing: now, startMinute: 0, timeZone: zone).date
         let shownDays = dayRows.map { row in
-            [PanelPages.Cell(words.day(row[0]), link: "\(here)?day=\(row[0])")]
-                + row.dropFirst().map { PanelPages.Cell(Int($0).map(words.number) ?? $0) }
+            let off = row[0] < current && abs(Int(row[4]) ?? 0) > tolerance
+            return [PanelPages.Cell(words.day(row[0]), link: "\(here)?day=\(row[0])")]
+                + row.dropFirst().enumerated().map { index, text in
+                    PanelPages.Cell(Int(text).map(words.number) ?? text, index == 3 && off ? .flag : nil)
+                }
         }
         let shownLanes = laneRows.map { row in [words.lane(row[0])] + row.dropFirst().map { Int($0).map(words.number) ?? $0 } }
         let statistics = day.chosen.map { chosen in
@@ -252,6 +259,7 @@ struct Panel: Sendable {
             <h3>\(words.slotsNowAndNext(settings.bookingsPerSlot))</h3>
             \(PanelPages.slotsNowAndNext(upcoming, now: now, zone: zone, words: words))
             <h3>\(words.days)</h3>
+            <p id="countingTolerance">\(html(words.countingTolerance(tolerance)))</p>
             \(PanelPages.table(words.dayHeader, Array(shownDays.suffix(14)), words: words))
             <p><a href="/panel/stores/\(html(store.rawValue))/days.csv">days.csv</a></p>
             """
@@ -280,7 +288,8 @@ struct Panel: Sendable {
                 """, as: (String, Int64).self, logger).map { ($0.0, Int(clamping: $0.1)) }, uniquingKeysWith: { first, _ in first })
         }
         let silent = { (row: HubAdmin.TotemRow) in
-            row.revokedAt == nil && (row.lastContact.map { now.timeIntervalSince($0) > SilentHolder.silentAfter } ?? true)
+            // Never heard yet: silent once it was enrolled that long ago (a new totem is not).
+            row.revokedAt == nil && now.timeIntervalSince(row.lastContact ?? row.enrolledAt) > SilentHolder.silentAfter
         }
         let heard = rows.filter { $0.revokedAt == nil && !silent($0) }
         let holders = rows.filter { silent($0) && (places[$0.deviceID.rawValue] ?? 0) > 0 }
@@ -491,15 +500,26 @@ struct Panel: Sendable {
     func days(_ store: StoreID) async throws -> ([String], [[String]]) {
         let rows = try await database.transaction { [logger = database.logger] connection in
             try await connection.rows("""
-                SELECT business_day::text, sum(entries)::integer, sum(exits)::integer, sum(corrections)::integer,
-                       (sum(carried + entries - exits + corrections))::integer
-                FROM occupancy WHERE store_id = \(store) AND business_day > current_date - 90
-                GROUP BY business_day ORDER BY business_day
-                """, as: (String, Int, Int, Int, Int).self, logger)
+                SELECT o.business_day::text, sum(o.entries)::integer, sum(o.exits)::integer, sum(o.corrections)::integer,
+                       (sum(o.carried + o.entries - o.exits + o.corrections))::integer,
+                       coalesce(max(c.without_release), 0)::integer, coalesce(max(c.releases_unused), 0)::integer,
+                       coalesce(max(c.wrong_way), 0)::integer
+                FROM occupancy o LEFT JOIN (
+                    SELECT business_day, sum(without_release) AS without_release, sum(releases_unused) AS releases_unused,
+                           sum(wrong_way) AS wrong_way
+                    FROM door_counting WHERE store_id = \(store) GROUP BY business_day) c ON c.business_day = o.business_day
+                WHERE o.store_id = \(store) AND o.business_day > current_date - 90
+                GROUP BY o.business_day ORDER BY o.business_day
+                """, as: (String, Int, Int, Int, Int, Int, Int, Int).self, logger)
         }
-        return (["day", "entries", "exits", "corrections", "inside at the end"],
-                rows.map { [$0.0, "\($0.1)", "\($0.2)", "\($0.3)", "\(max(0, $0.4))"] })
+        // In - out +- corrections at the day's end as counted, below zero too: how far off
+        // the count was is the point (a chain checks it against its tolerance).
+        return (["day", "entries", "exits", "corrections", "inside at the end", "entries without release", "releases unused",
+                 "exits while released"],
+                rows.map { [$0.0, "\($0.1)", "\($0.2)", "\($0.3)", "\($0.4)", "\($0.5)", "\($0.6)", "\($0.7)"] })
     }
+
+
 
     func lanes(_ store: StoreID, day: Day) async throws -> ([String], [[String]]) {
         let rows = try await database.transaction { [logger = database.logger] connection in

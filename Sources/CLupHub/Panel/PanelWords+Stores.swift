@@ -105,7 +105,24 @@ extension PanelWords {
         [pick("day", "giorno", "Tag", "jour", "día"), pick("entries", "ingressi", "Eintritte", "entrées", "entradas"),
          pick("exits", "uscite", "Austritte", "sorties", "salidas"),
          pick("corrections", "correzioni", "Korrekturen", "corrections", "correcciones"),
-         pick("inside at the end", "dentro alla fine", "am Ende im Geschäft", "présents à la fin", "dentro al final")]
+         pick("inside at the end", "dentro alla fine", "am Ende im Geschäft", "présents à la fin", "dentro al final"),
+         pick("entries without release", "ingressi senza sblocco", "Eintritte ohne Freigabe", "entrées sans déblocage", "entradas sin desbloqueo"),
+         pick("releases unused", "sblocchi non usati", "ungenutzte Freigaben", "déblocages inutilisés", "desbloqueos sin usar"),
+         pick("exits while released", "uscite a tornello sbloccato", "Austritte bei Freigabe", "sorties pendant un déblocage",
+              "salidas con el torniquete desbloqueado")]
+    }
+    /// Under the days' table: what a flagged day means.
+    func countingTolerance(_ people: Int) -> String {
+        pick("A closed day is flagged when more than \(people) people, either way, were left inside at its end as counted "
+                + "(in − out ± corrections): the count was off by that much.",
+             "Un giorno chiuso è segnalato quando alla fine risultano dentro più di \(people) persone, in più o in meno "
+                + "(ingressi − uscite ± correzioni): il conteggio era sbagliato di tanto.",
+             "Ein abgeschlossener Tag wird markiert, wenn an seinem Ende mehr als \(people) Personen, in die eine oder andere "
+                + "Richtung, als im Geschäft gezählt waren (Eintritte − Austritte ± Korrekturen): so weit lag die Zählung daneben.",
+             "Un jour clos est signalé quand plus de \(people) personnes, dans un sens ou dans l'autre, restaient comptées "
+                + "présentes à la fin (entrées − sorties ± corrections) : le comptage était faux d'autant.",
+             "Un día cerrado se marca cuando al final quedaban contadas dentro más de \(people) personas, de más o de menos "
+                + "(entradas − salidas ± correcciones): el conteo se equivocó en tanto.")
     }
     var laneHeader: [String] {
         [pick("lane", "corsia", "Warteschlange", "file", "fila"), pick("issued", "emessi", "ausgegeben", "émis", "emitidos"),

@@ -211,6 +211,31 @@ extension HubAdmin {
         }
     }
 
+    /// People left inside at closing as counted (either way) past which a store-day is
+    /// flagged in the panel: the chain's counting tolerance.
+    public static let countingToleranceRange = 0...1000
+
+    public func countingTolerance() async throws -> Int {
+        try await database.transaction { [logger = database.logger] connection in
+            try await connection.all("SELECT counting_tolerance FROM chain_setting", as: Int.self, logger).first ?? 2
+        }
+    }
+
+    /// Sets the chain's counting tolerance, audited; returns the one before.
+    public func setCountingTolerance(_ people: Int, by actor: AuditActor) async throws -> Int {
+        guard Self.countingToleranceRange.contains(people) else {
+            throw HubError.badRequest("the counting tolerance is 0 to 1000 people, not \(people)")
+        }
+        return try await database.transaction { [logger = database.logger] connection in
+            let before = try await connection.all("SELECT counting_tolerance FROM chain_setting FOR UPDATE", as: Int.self, logger).first ?? 2
+            guard before != people else { return before }
+            try await connection.query("UPDATE chain_setting SET counting_tolerance = \(people)", logger: logger)
+            try await Audit.record(by: actor, store: nil, action: "counting tolerance", before: "\(before) people",
+                                   after: "\(people) people", connection, logger)
+            return before
+        }
+    }
+
     /// When a store's staff are alerted (by the chain's Alertmanager, through the shipped
     /// rules that read these from the hub's metrics): the estimated wait and the line's
     /// length past which they hear of it; 0 turns either off.

@@ -47,6 +47,8 @@ public final class Daemon {
     let calibration: TouchCalibration
     /// The time of the last integrity report logged as an error (`readIntegrityReport`).
     var integrityLoggedAt: Double?
+    /// The door's counting figures of yesterday and today (`CountingTally`), kept as events commit.
+    var counting: CountingTally
 
     /// The configuration in force (the kiosk's; a reload replaces it).
     var config: KioskConfiguration { kiosk.config }
@@ -109,6 +111,7 @@ public final class Daemon {
             kiosk.authority.otherDoors = settings?.otherDoors(keeping: OtherDoors()) ?? OtherDoors()
             printerWatch = PrinterWatch(spooler: spooler, runtime: runtime)
             kiosk.paper = PaperRoll(directory: state.path, logger: logger)
+            counting = Self.countingTally(store: store, today: desk.day.businessDay, door: config.totem.door, logger: logger)
         } catch {
             throw .data(error)
         }
@@ -161,9 +164,13 @@ public final class Daemon {
         printerWatch.start()
         startWatchdog()
         hub.start(kiosk: kiosk, deviceID: deviceID)
+        kiosk.desk.onRecorded = { [unowned self] events in
+            for event in events { counting.record(event) }
+        }
         kiosk.desk.onStorageProblem = { [unowned self] in
             notifier.notify("STATUS=\(statusLine())")
             hub.sync?.report(healthForTheHub)
+            if kiosk.desk.storageProblem != nil { watchForRoom() }
         }
         notifier.notify("READY=1\nSTATUS=\(statusLine())")
         logger.info("clupd ready", metadata: ["device": "\(deviceID)", "socket": "\(server.path)",
@@ -174,6 +181,22 @@ public final class Daemon {
         hub.stop()
         server.stopListening()
         return 0
+    }
+
+    /// The counting figures of the day before `today` and of `today`, replayed from the log
+    /// (an event that cannot be read is left out: the figures are a measure, not the count).
+    static func countingTally(store: TotemStore, today: BusinessDay, door: String, logger: Logger) -> CountingTally {
+        var tally = CountingTally(door: door)
+        do {
+            let from = try store.dayBefore(today) ?? today
+            for stored in try store.events(ofTypes: CountingTally.eventTypes, openedOn: from) {
+                guard let event = try? stored.decoded() else { continue }
+                tally.record(event)
+            }
+        } catch {
+            logger.warning("the door's counting figures could not be read from the log; they start from now", metadata: ["error": "\(error)"])
+        }
+        return tally
     }
 
     /// Pets systemd's watchdog from the loop itself: if the loop hangs, systemd restarts us.
@@ -199,7 +222,7 @@ public final class Daemon {
         } catch {
             configuration.refused(error)
             logger.error("configuration not reloaded; the one in force stays", metadata: ["error": "\(error)"])
-            notifier.notify("STATUS=configuration not reloaded: \(error)")
+            notifier.notify("STATUS=\(statusLine()); configuration not reloaded: \(error)")
             return
         }
         let restartOnly = config.restartOnlyDifferences(to: next)
@@ -209,6 +232,23 @@ public final class Daemon {
         logger.notice("configuration reloaded", metadata: ["source": "\(configuration.source)",
                                                           "needs a restart": "\(restartOnly.joined(separator: ", "))"])
         notifier.notify("STATUS=\(statusLine()); configuration reloaded")
+    }
+
+    /// Free bytes on the state's filesystem past which a disk that was full is taken to have
+    /// room again.
+    static let roomAgainBytes: Int64 = 1 << 20
+
+    /// While the disk is full, looks every 5 s for room: said at once, not at the next thing
+    /// recorded (a closed store records nothing); a write that fails says it again.
+    private func watchForRoom() {
+        loop.schedule(after: 5) { [unowned self] in
+            guard kiosk.desk.storageProblem != nil else { return }
+            if let disk = DiskFill.of(state.path), disk.availableBytes > Self.roomAgainBytes {
+                kiosk.desk.storageMayBeBack()
+            } else {
+                watchForRoom()
+            }
+        }
     }
 
     /// What `systemctl status clupd` says of it: running, and what keeps it from its work.

@@ -35,7 +35,7 @@ final class PaperRoll {
         path = directory + "/" + Self.fileName
         self.logger = logger
         count = Count()
-        guard let data = FileManager.default.contents(atPath: path) else { return }
+        guard let data = Self.read(path) else { return }
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
@@ -49,33 +49,58 @@ final class PaperRoll {
         }
     }
 
+    /// At most 4 KiB of the file at `path`, never through a symbolic link; nil if none.
+    private static func read(_ path: String) -> Data? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
+        return count > 0 ? Data(buffer[0..<count]) : nil
+    }
+
+    /// A print came out: counted, and the count kept (a count not kept is logged: a print
+    /// is never held up for it).
     func printed(_ use: Use) {
         switch use {
         case .ticket: count.tickets = count.tickets.addingSaturating(1)
         case .test: count.tests = count.tests.addingSaturating(1)
         }
-        save()
-    }
-
-    func newRoll(at date: Date, by who: String) {
-        count = Count(changedAt: date, changedBy: who, tickets: 0, tests: 0)
-        save()
-    }
-
-    private func save() {
         do {
-            let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .iso8601
-            try DurableFile.write(try encoder.encode(count), to: path, mode: 0o640)
+            try save(count)
         } catch {
             logger.error("the paper count could not be saved", metadata: ["error": "\(error)"])
         }
     }
 
-    /// The report for `roll` (the profile's; nil: no lengths known) and the printer's
-    /// state `reasons` as CUPS gives them.
-    func report(roll: PrinterProfile.Roll?, reasons: [String]) -> PaperReport {
-        let sensorLow = reasons.contains { $0 == "media-low" || $0.hasPrefix("media-low-") }
+    /// A full roll is in: the count starts again, kept before it is said (a count that
+    /// could not be kept is refused, not shown as done).
+    func newRoll(at date: Date, by who: String) throws(CodedError) {
+        let fresh = Count(changedAt: date, changedBy: who, tickets: 0, tests: 0)
+        try save(fresh)
+        count = fresh
+    }
+
+    private func save(_ count: Count) throws(CodedError) {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        guard let data = try? encoder.encode(count) else { throw CodedError(.paperCountUnsaved, "the paper count could not be written") }
+        do {
+            try DurableFile.write(data, to: path, mode: 0o640)
+        } catch {
+            throw CodedError(.paperCountUnsaved, "the paper count could not be saved in \(path): \(error.message)")
+        }
+    }
+
+    /// The report for `roll` (the profile's; nil: no lengths known) and the printer as
+    /// CUPS last said (its state reasons, whether it answered at all).
+    func report(roll: PrinterProfile.Roll?, printer: PrinterReport) -> PaperReport {
+        let reasons = printer.reasons
+        // What the printer says wins where it says something: no paper, or nearly none.
+        let out = reasons.contains { reason in TotemHealth.paperOutReasons.contains(reason) || reason.hasPrefix("media-empty") }
+        let sensorLow = out || reasons.contains { $0 == "media-low" || $0.hasPrefix("media-low-") }
+        // Its silence means "there is paper" only from a printer with a sensor that answered.
+        let answered = printer.checkedSecondsAgo != nil && printer.state != "unreachable"
         var left: Int?
         if let roll, count.changedAt != nil {
             let (tickets, overflowT) = count.tickets.multipliedReportingOverflow(by: roll.ticketMillimetres)
@@ -89,10 +114,11 @@ final class PaperRoll {
         let low: Bool
         let source: String
         let detail: String
-        if roll?.nearEndSensor == true || (roll == nil && sensorLow) {
-            // The printer's sensor wins: low when it says so, not low when it does not.
+        if sensorLow || (roll?.nearEndSensor == true && answered) {
+            // The printer's word wins: low when it says so; not low when its sensor does not.
             (low, source) = (sensorLow, "sensor")
-            detail = (sensorLow ? "the printer's near-end sensor says the roll is nearly out" : "the printer's near-end sensor says there is paper")
+            detail = (out ? "the printer says it has no paper" : sensorLow ? "the printer's near-end sensor says the roll is nearly out"
+                        : "the printer's near-end sensor says there is paper")
                 + (left.map { "; about \($0) tickets left by the count" } ?? "") + "; \(printed)"
         } else if let roll, let left {
             (low, source) = (left <= roll.lowTickets, "count")

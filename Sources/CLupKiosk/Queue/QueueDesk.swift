@@ -50,6 +50,8 @@ final class QueueDesk {
     private(set) var storageProblem: String?
     /// Called when `storageProblem` comes or goes.
     var onStorageProblem: (() -> Void)?
+    /// Given the events of each commit, after it.
+    var onRecorded: (([DomainEvent]) -> Void)?
     /// Who is told of each commit and each settling (`QueueDeskObserver`), held weakly.
     private var observers: [WeakObserver] = []
     private var expiryTimer: EventLoop.TimerID?
@@ -139,6 +141,15 @@ final class QueueDesk {
             storageProblem = nil
             onStorageProblem?()
         }
+        if !events.isEmpty { onRecorded?(events) }
+    }
+
+    /// The disk has room again, by the daemon's look at it: the problem goes until a write
+    /// says otherwise.
+    func storageMayBeBack() {
+        guard storageProblem != nil else { return }
+        storageProblem = nil
+        onStorageProblem?()
     }
 
     /// Keeps what a member of staff did in the event log, with the change to the employees

@@ -169,11 +169,13 @@ public struct TotemHealth: Codable, Sendable, Equatable {
     public var notRecording: String?
     /// The paper on the roll (absent before 0.13).
     public var paper: PaperStatus?
+    /// The door's counting figures of yesterday and today (absent before 0.13).
+    public var counting: [DoorCounting]?
 
     public init(devices: [Device], printer: String, softwareVersion: String? = nil, update: UpdateReport? = nil,
                 auditTrail: AuditTrailFill? = nil, integrity: IntegrityReport? = nil,
                 printerReady: Bool? = nil, printerReasons: [String]? = nil, disk: DiskFill? = nil, notRecording: String? = nil,
-                paper: PaperStatus? = nil) {
+                paper: PaperStatus? = nil, counting: [DoorCounting]? = nil) {
         self.devices = devices
         self.printer = printer
         self.softwareVersion = softwareVersion
@@ -185,6 +187,7 @@ public struct TotemHealth: Codable, Sendable, Equatable {
         self.disk = disk
         self.notRecording = notRecording
         self.paper = paper
+        self.counting = counting
     }
 
     /// The reasons IPP says a printer has no paper.
@@ -212,7 +215,8 @@ public struct TotemHealth: Codable, Sendable, Equatable {
                                reasons.prefix(8).map { String($0.prefix(48)) }.filter(Self.isKeyword)
                            },
                            disk: disk.flatMap { $0.isSane ? $0 : nil }, notRecording: notRecording.map(cut),
-                           paper: paper.flatMap { $0.isSane ? $0 : nil })
+                           paper: paper.flatMap { $0.isSane ? $0 : nil },
+                           counting: counting.map { Array($0.filter(\.isSane).prefix(8)) })
     }
 
     static func isKeyword(_ text: String) -> Bool {
@@ -456,10 +460,13 @@ public struct SilentHolder: Codable, Sendable, Equatable {
     /// What a totem keeps of a hub's answer: a few, their ids as ids, their figures sane.
     public static func bounded(_ holders: [SilentHolder]?) -> [SilentHolder]? {
         holders.map { holders in
-            holders.prefix(most).filter { (0...1_000_000).contains($0.places) && $0.lastContact.isFinite && $0.lastContact >= 0 }
-                .map { SilentHolder(device: String($0.device.unicodeScalars.filter { $0.isASCII && !CharacterSet.controlCharacters.contains($0) }
-                                                     .prefix(64).map(Character.init)),
-                                    places: $0.places, lastContact: $0.lastContact) }
+            // A device id as the hub makes them: it goes into a command a technician copies.
+            holders.prefix(most).filter {
+                (0...1_000_000).contains($0.places) && $0.lastContact.isFinite && $0.lastContact >= 0
+                    && (1...64).contains($0.device.utf8.count)
+                    && $0.device.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                        || $0 == "-" || $0 == "." || $0 == "_" }
+            }
         }
     }
 

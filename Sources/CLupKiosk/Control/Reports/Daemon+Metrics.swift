@@ -77,6 +77,16 @@ extension Daemon {
         if let disk = DiskFill.of(state.path) {
             gauge("clup_totem_disk_used_ratio", "The share used of the filesystem holding clupd's state.", disk.usedShare)
         }
+        let today = kiosk.desk.day.businessDay.date
+        for figures in counting.report(today: today) where figures.day == today {
+            let door = [("door", figures.door)]
+            gauge("clup_totem_passages_without_release", "Entries through the turnstile today with no release for them (tailgating), by door.",
+                  Double(figures.withoutRelease), door)
+            gauge("clup_totem_releases_unused", "Releases of the turnstile today nobody passed (the admission lapsed), by door.",
+                  Double(figures.releasesUnused), door)
+            gauge("clup_totem_passages_wrong_way", "Exits through the turnstile today while it was released for an entry, by door.",
+                  Double(figures.wrongWay), door)
+        }
         let trail = kiosk.desk.auditTrailFill
         gauge("clup_totem_audit_trail_entries", "Audit entries the totem keeps now.", Double(trail.entries))
         gauge("clup_totem_audit_trail_bound", "The audit entries past which the oldest the hub holds are deleted (the totem warns at 80 %).",

@@ -112,7 +112,7 @@ extension Daemon {
             return PaperReport(rollChangedAt: nil, changedBy: nil, ticketsPrinted: 0, testsPrinted: 0, ticketsLeft: nil, low: false,
                                source: "unknown", detail: "not counted")
         }
-        return paper.report(roll: config.printer.model.roll, reasons: printerWatch.report().reasons)
+        return paper.report(roll: config.printer.model.roll, printer: printerWatch.report())
     }
 
     /// The devices and the printer in the hub's words, for its fleet view.
@@ -125,7 +125,8 @@ extension Daemon {
                            softwareVersion: PackageVersion.current, update: lastUpdateReport,
                            auditTrail: kiosk.desk.auditTrailFill, integrity: readIntegrityReport(),
                            printerReady: printer.ready, printerReasons: reasons, disk: DiskFill.of(state.path),
-                           notRecording: kiosk.desk.storageProblem, paper: PaperStatus(paperReport()))
+                           notRecording: kiosk.desk.storageProblem, paper: PaperStatus(paperReport()),
+                           counting: counting.report(today: kiosk.desk.day.businessDay.date))
     }
 
     func devicesReport() -> DevicesReport {

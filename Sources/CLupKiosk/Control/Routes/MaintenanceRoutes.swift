@@ -17,7 +17,7 @@ extension Daemon {
         }
         router.on(Control.Paper.self) { [unowned self] _, _ in paperReport() }
         router.on(Control.PaperNewRoll.self) { [unowned self] _, context in
-            kiosk.paper?.newRoll(at: clock.now(), by: context.who)
+            try kiosk.paper?.newRoll(at: clock.now(), by: context.who)
             return paperReport()
         }
         router.on(Control.Devices.self) { [unowned self] _, _ in devicesReport() }
