@@ -280,6 +280,59 @@ test_a_chart_without_figures_says_no_data() {
   [ "$(grep -o '>no data</text>' <<<"$page" | wc -l)" -eq 2 ] || fail "both empty charts say \"no data\": $page"
 }
 
+# Counting you can trust: a door's entries with no release, releases nobody used and exits
+# while released, from the totem's events to the hub, shown in the store's days beside
+# in - out +- corrections at the end of each day; a closed day left off by more than the
+# chain's tolerance is flagged; the metrics give them.
+test_a_doors_counting_figures_reach_the_panel_and_a_day_past_the_tolerance_is_flagged() {
+  panel_up
+  code=$(clup_hub enrolment-code --store 7 --letter A --door main)
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" >/dev/null
+  kiosk_start
+  for number in A-001 A-002; do
+    clupctl sim approach >/dev/null
+    wait_for_screen welcome
+    clupctl sim tap 360 640 >/dev/null
+    wait_for_print "$number" >/dev/null
+  done
+  # A-001 released and through; one more through with no release; A-002 released, and the
+  # turnstile turns out before its holder comes in.
+  # shellcheck disable=SC2016 # read and scanned again at each try
+  wait_until 60 'clupctl sim scan "$(printed_qr_text A-001)" >/dev/null 2>&1'
+  clupctl sim pass in >/dev/null
+  clupctl sim pass in >/dev/null
+  clupctl sim scan "$(printed_qr_text A-002)" >/dev/null || fail "A-002 scanned"
+  clupctl sim pass out >/dev/null
+  clupctl sim pass in >/dev/null
+  metrics=$(clupctl metrics)
+  assert_contains "$metrics" 'clup_totem_passages_without_release{door="main"} 1'
+  assert_contains "$metrics" 'clup_totem_passages_wrong_way{door="main"} 1'
+  today=$(date -u +%F)
+  wait_until_prints 60 "1 0 1" hub_psql -c "SELECT without_release || ' ' || releases_unused || ' ' || wrong_way FROM door_counting
+                                              WHERE store_id = '7' AND business_day = '$today'"
+  # Yesterday, as another door counted it: 20 in, 15 out, 5 left inside at closing.
+  hub_psql -c "INSERT INTO occupancy (store_id, business_day, door, carried, entries, exits, corrections)
+               VALUES ('7', current_date - 1, 'main', 0, 20, 15, 0)"
+  assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
+  page=$(panel_curl ada "$HUB_URL/panel/stores/7")
+  assert_contains "$page" "<th>inside at the end</th><th>entries without release</th><th>releases unused</th><th>exits while released</th>"
+  # Today: 3 in, 1 out, 2 inside; not closed, not flagged.
+  assert_contains "$page" ">$today</a></td><td>3</td><td>1</td><td>0</td><td>2</td><td>1</td><td>0</td><td>1</td></tr>"
+  assert_contains "$page" "<td>15</td><td>0</td><td class=\"flag\">5</td><td>0</td><td>0</td><td>0</td></tr>"
+  assert_contains "$page" "A closed day is flagged when more than 2 people, either way, were left inside"
+  metrics=$(curl -sf --cacert "$WORK/hub/ca.pem" -H "Authorization: Bearer $HUB_METRICS_TOKEN" "$HUB_URL/metrics")
+  assert_contains "$metrics" 'clup_hub_door_entries_without_release{store="7",door="main"} 1'
+  assert_contains "$metrics" 'clup_hub_door_exits_while_released{store="7",door="main"} 1'
+  assert_contains "$metrics" 'clup_hub_store_left_inside_at_close{store="7"} 5'
+  # The chain tolerates 5: not flagged any more; audited.
+  assert_eq "$(clup_hub counting tolerance 5)" "counting tolerance: 5 people (was 2)"
+  assert_eq "$(hub_psql -c "SELECT before || ' -> ' || after FROM audit WHERE action = 'counting tolerance'")" "2 people -> 5 people"
+  assert_contains "$(panel_curl ada "$HUB_URL/panel/stores/7")" "<td>15</td><td>0</td><td>5</td>"
+  rc=0; out=$(clup_hub counting tolerance 5000 2>&1) || rc=$?
+  assert_status $rc 1 "a tolerance of 5000: $out"
+  assert_contains "$out" "0 to 1000 people"
+}
+
 # A totem replaced at its door, the old one switched off and never revoked: the places it
 # was granted wait for it, so the new one calls nobody. The new one's status and the fleet
 # page say why and what to do, and `clup-hub totem replace` hands the door over in one
