@@ -60,7 +60,7 @@ public struct HubServer: Sendable {
         IngestController(ingest: Ingest(database: database)).addRoutes(to: totems)
         SettingsController(database: database, signals: signals).addRoutes(to: totems)
         LineController(database: database, signals: signals).addRoutes(to: totems)
-        TotemBookingsController(bookings: bookings).addRoutes(to: totems)
+        TotemBookingsController(bookings: bookings, screens: RemoteScreens(database: database)).addRoutes(to: totems)
         return router
     }
 
@@ -69,6 +69,7 @@ public struct HubServer: Sendable {
         [SettingsListener(signals: signals, database: database, logger: logger),
          Rollouts.round(database, logger: logger),
          Retention.round(database, logger: logger),
+         RemoteScreens.round(database, logger: logger),
          Bookings.reminderRound(database, logger: logger),
          NoticeService(database: database, gateway: gateway, push: push, logger: logger)]
     }

@@ -280,6 +280,52 @@ test_a_chart_without_figures_says_no_data() {
   [ "$(grep -o '>no data</text>' <<<"$page" | wc -l)" -eq 2 ] || fail "both empty charts say \"no data\": $page"
 }
 
+# A totem's screen from the fleet page, in Chromium: the hub asks the totem on its line, the
+# totem sends one frame, the page shows it with its time, the same pixels as `clupctl
+# screenshot` at the totem; each look audited at the hub and at the totem; a manager of
+# another store cannot; the frame is gone after 10 minutes.
+test_a_totems_screen_is_seen_from_the_fleet_page_as_the_totem_shows_it() {
+  panel_up
+  printf '%s\n' "bob-manages-store-8" | clup_hub manager add bob --role store-manager --store 8 >/dev/null
+  code=$(clup_hub enrolment-code --store 7 --letter A --door main)
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" >/dev/null
+  kiosk_start
+  clupctl sim approach >/dev/null
+  wait_for_screen welcome
+  device=$(sqlite3 "$WORK/state/clup.sqlite" "SELECT device_id FROM event LIMIT 1")
+  wait_until_prints 60 t hub_psql -c "SELECT follows_line FROM totem WHERE device_id = '$device'"
+  seen=$(python3 "$ROOT/Tests/integration/tools/panel-walk.py" --screen "$HUB_URL" root "$ROOT_PASSWORD" "$device" "$SHOTS") \
+    || fail "the browser's look failed: $seen"
+  clupctl screenshot "$WORK/totem-now.png" >/dev/null
+  field() { python3 -c "import json, sys; print(json.loads(sys.argv[1])$2)" "$seen"; }
+  assert_contains "$(field "" "['page']")" "Screen of $device"
+  assert_contains "$(field "" "['page']")" "As the screen was at "
+  assert_contains "$(field "" "['page']")" "Asked by root at "
+  id=$(field "" "['look_url']" | sed 's|.*/panel/screens/||')
+  # The frame as served, and as Chromium drew it, against the totem's own screenshot.
+  assert_eq "$(login_as root root "$ROOT_PASSWORD")" 303 "the administrator's login"
+  panel_curl root -o "$WORK/served.png" "$HUB_URL/panel/screens/$id/frame.png"
+  served=$(python3 "$ROOT/Tests/integration/tools/png-same.py" "$WORK/served.png" "$WORK/totem-now.png") || fail "the frame served: $served"
+  drawn=$(python3 "$ROOT/Tests/integration/tools/png-same.py" "$SHOTS/screen-drawn.png" "$WORK/totem-now.png") || fail "the frame drawn: $drawn"
+  echo "report: the totem's screen reached the fleet page $(field "" "['frame_after']") s after the click; served: $served; as Chromium drew it: $drawn"
+  # Audited at the hub (who asked, which totem) and at the totem (who looked, sent).
+  assert_eq "$(hub_psql -c "SELECT who || ' ' || after || ' ' || result FROM audit WHERE action = 'totem screen asked'")" "root $device ok"
+  assert_contains "$(clupctl audit)" "root (hub panel)"
+  assert_contains "$(clupctl audit)" "screen-seen"
+  # A manager of another store: neither asks nor looks, and the refusal is audited.
+  assert_eq "$(login_as bob bob "bob-manages-store-8")" 303 "Bob's login"
+  token=$(panel_curl bob "$HUB_URL/panel/fleet" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
+  assert_eq "$(status_of bob --data-urlencode "csrf=$token" --data-urlencode "device=$device" "$HUB_URL/panel/fleet/screen")" 403 \
+    "another store's manager asking"
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM audit WHERE action = 'totem screen asked' AND who = 'bob' AND result LIKE 'refused: E-HUB-022%'")" 1
+  assert_eq "$(status_of bob "$HUB_URL/panel/screens/$id")" 403 "another store's manager looking"
+  assert_eq "$(status_of bob "$HUB_URL/panel/screens/$id/frame.png")" 403 "another store's manager fetching the frame"
+  # Ten minutes on, the frame is gone.
+  hub_psql -c "UPDATE screen_request SET asked_at = now() - interval '11 minutes'"
+  assert_eq "$(status_of root "$HUB_URL/panel/screens/$id/frame.png")" 404 "a frame past 10 minutes"
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM screen_request")" 0
+}
+
 # Counting you can trust: a door's entries with no release, releases nobody used and exits
 # while released, from the totem's events to the hub, shown in the store's days beside
 # in - out +- corrections at the end of each day; a closed day left off by more than the

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A door's line as the hub keeps it (`GET /v1/line`): the places taken from phones at this
 /// door that are still live, those their holders left, and what the store's other doors did
 /// with tickets this door may see (called there, so it may admit them; its own used there,
@@ -19,15 +21,19 @@ public struct DoorLine: Codable, Hashable, Sendable {
     /// doors (`CapacityEscrow`); none where it shares nothing yet, or from a hub that sends
     /// the door's part with the settings.
     public var doorLimit: DoorLimit?
+    /// Someone at the hub's panel asked to see this totem's screen: it sends one frame
+    /// (absent from hubs before 0.13, and when nobody asks).
+    public var screenWanted: ScreenWanted?
 
     public init(version: Int64, remoteTickets: [RemoteJoin], leftRemote: [String], calledAtOtherDoors: [String] = [],
-                usedAtOtherDoors: [String] = [], doorLimit: DoorLimit? = nil) {
+                usedAtOtherDoors: [String] = [], doorLimit: DoorLimit? = nil, screenWanted: ScreenWanted? = nil) {
         self.version = version
         self.remoteTickets = remoteTickets
         self.leftRemote = leftRemote
         self.calledAtOtherDoors = calledAtOtherDoors
         self.usedAtOtherDoors = usedAtOtherDoors
         self.doorLimit = doorLimit
+        self.screenWanted = screenWanted
     }
 
     /// What is wrong with it, if anything (the hub's answer is input like any other).
@@ -41,6 +47,7 @@ public struct DoorLine: Codable, Hashable, Sendable {
             return "\"\(bad.prefix(16))\" is not a ticket number"
         }
         if let problem = doorLimit?.problem { return problem }
+        if let problem = screenWanted?.problem { return problem }
         if let problem = remoteTickets.lazy.compactMap(\.problem).first { return problem }
         if let bad = leftRemote.first(where: { TicketNumber($0)?.lane != .remote }) {
             return "\"\(bad.prefix(16))\" is not a place taken from a phone"
@@ -81,5 +88,28 @@ public struct DoorLimit: Codable, Hashable, Sendable {
     public static func newer(_ first: DoorLimit?, _ second: DoorLimit?) -> DoorLimit? {
         guard let first, let second else { return first ?? second }
         return second.version > first.version ? second : first
+    }
+}
+
+/// A look at a totem's screen asked for at the hub's panel: the request's id, to send the
+/// frame under, and who asked (kept in the totem's audit trail).
+public struct ScreenWanted: Codable, Hashable, Sendable {
+    public var id: String
+    public var by: String
+
+    public init(id: String, by: String) {
+        self.id = id
+        self.by = by
+    }
+
+    var problem: String? {
+        guard (1...64).contains(id.utf8.count),
+              id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
+            return "a screen request's id is 1 to 64 lower-case letters, digits and dashes"
+        }
+        guard (1...64).contains(by.utf8.count), !by.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            return "who asked for the screen is 1 to 64 bytes, no control characters"
+        }
+        return nil
     }
 }

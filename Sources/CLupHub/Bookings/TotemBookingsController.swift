@@ -3,9 +3,10 @@ import Foundation
 import Hummingbird
 
 /// What a totem offers a customer at the entrance: today's bookable slots, and a booking
-/// made for them there.
+/// made for them there; and the frame of its screen the panel asked for.
 struct TotemBookingsController {
     let bookings: Bookings
+    let screens: RemoteScreens
 
     func addRoutes(to totems: some RouterMethods<HubRequestContext>) {
         totems.get(RouterPath(HubWire.totemSlotsPath)) { [bookings] _, context in
@@ -26,6 +27,14 @@ struct TotemBookingsController {
                 forSomeoneElse: false))
             return HubMessage.json(TotemBooking(number: made.number, code: made.code, slotStart: made.slotStart.timeIntervalSince1970),
                                    status: .created)
+        }
+        // The frame of its screen someone at the panel asked for (`RemoteScreens`).
+        totems.post(RouterPath(HubWire.totemScreenPath)) { [screens] request, context in
+            let device = try context.totem()
+            var request = request
+            let frame = try HubMessage.decode(ScreenFrame.self, from: try await HubMessage.body(of: &request, context: context))
+            try await screens.take(frame, from: device.deviceID)
+            return HubMessage.json(["ok": true], status: .created)
         }
     }
 }

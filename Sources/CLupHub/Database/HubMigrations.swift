@@ -514,6 +514,21 @@ enum HubMigrations {
             ALTER TABLE chain_setting ADD COLUMN counting_tolerance integer NOT NULL DEFAULT 2
                 CHECK (counting_tolerance BETWEEN 0 AND 1000);
             """),
+        (28, "a look at a totem's screen from the panel", """
+            -- Asked at the panel, answered by the totem with one frame; a frame is kept
+            -- 10 minutes at most (RemoteScreens.kept), the request with it.
+            CREATE TABLE screen_request (
+                id text PRIMARY KEY,
+                store_id text NOT NULL,
+                device_id text NOT NULL,
+                asked_by text NOT NULL,
+                asked_at timestamptz NOT NULL DEFAULT now(),
+                frame bytea CHECK (octet_length(frame) <= 1048576),
+                frame_taken_at timestamptz,
+                frame_came_at timestamptz
+            );
+            CREATE INDEX screen_request_device ON screen_request (device_id, asked_at);
+            """),
     ]
 
     /// The statements of a migration: split where a line ends with `;` (migrations hold no

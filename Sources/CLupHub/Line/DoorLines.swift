@@ -43,7 +43,8 @@ extension RemoteLine {
             ORDER BY business_day DESC, number LIMIT \(StoreSettingsDocument.maximumListCount)
             """, as: String.self, logger)
         return DoorLine(version: version, remoteTickets: live, leftRemote: left, calledAtOtherDoors: called, usedAtOtherDoors: used,
-                        doorLimit: try await doorLimit(store: store, device: device, connection, logger))
+                        doorLimit: try await doorLimit(store: store, device: device, connection, logger),
+                        screenWanted: try await RemoteScreens.wanted(by: device, connection, logger))
     }
 
     /// The part of the store's capacity last given to `device`'s door (`DoorShares.replan`),

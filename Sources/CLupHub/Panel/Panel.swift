@@ -114,6 +114,40 @@ struct Panel: Sendable {
             }
             return Response(status: .seeOther, headers: [.location: "/panel/fleet"])
         }
+        // A totem's screen: asked for, then looked at (`RemoteScreens`).
+        panel.post("fleet/screen") { request, context in
+            let session = try Self.session(context)
+            var request = request
+            let form = try await Self.form(&request, session: session, words: context.panelWords)
+            guard let device = form["device"], (1...64).contains(device.utf8.count) else {
+                throw HubError.badRequest(context.panelWords.noSuchLook)
+            }
+            let who = AuditActor.panel(session.manager.name, from: address(request, context))
+            let id = try await RemoteScreens(database: database).ask(DeviceID(device), for: session.manager, by: who)
+            return Response(status: .seeOther, headers: [.location: "/panel/screens/\(id)"])
+        }
+        panel.get("screens/:id") { _, context in
+            let session = try Self.session(context)
+            let words = context.panelWords
+            let id = String((context.parameters.get("id") ?? "").prefix(64))
+            guard let look = try await RemoteScreens(database: database).look(id, for: session.manager) else {
+                return Self.page(PanelPages.message(words.noSuchLook, words.noSuchLook, session: session, here: "/panel/fleet", words: words),
+                                 status: .notFound)
+            }
+            let (body, refresh) = PanelPages.look(look, now: Date(), words: words)
+            return Self.page(PanelPages.page(title: words.screenOfTotem(look.device.rawValue), manager: session.manager, csrf: session.csrf,
+                                             here: "/panel/screens/\(look.id)", words: words, body: body, refreshSeconds: refresh))
+        }
+        panel.get("screens/:id/frame.png") { _, context in
+            let session = try Self.session(context)
+            let id = String((context.parameters.get("id") ?? "").prefix(64))
+            guard let look = try await RemoteScreens(database: database).look(id, for: session.manager), let frame = look.frame else {
+                throw HubError(.notFound, .badHubRequest, context.panelWords.noSuchLook)
+            }
+            var headers = Self.securityHeaders
+            headers[.contentType] = "image/png"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: frame)))
+        }
         panel.post("logout") { request, context in
             let session = try Self.session(context)
             var request = request
@@ -354,6 +388,7 @@ struct Panel: Sendable {
             \(startForm)
             \(table)
             <p>\(PanelPages.html(words.fleetNote(silentAfter: Int(Self.silentAfter))))</p>
+            \(PanelPages.screenForm(totems: rows.filter { $0.revokedAt == nil }.map(\.deviceID.rawValue), csrf: session.csrf, words: words))
             <h2 id="notices">\(words.undeliveredNotices)</h2>
             \(deadTable)
             """

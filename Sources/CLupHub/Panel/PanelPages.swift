@@ -23,7 +23,7 @@ enum PanelPages {
     /// A whole page around `body` (already HTML), in the language of `words`; `here` is the
     /// page's own address, where the language switch comes back to.
     static func page(title: String, manager: PanelAccounts.Manager?, csrf: String?, here: String, words: PanelWords,
-                     body: String) -> String {
+                     body: String, refreshSeconds: Int? = nil) -> String {
         let bar = manager.map { manager in
             """
             <nav><a href="/panel">\(words.stores)</a> <a href="/panel/fleet">\(words.fleet)</a>
@@ -36,7 +36,7 @@ enum PanelPages {
         return """
             <!doctype html>
             <html lang="\(words.language.rawValue)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(html(title)) — CLup</title>
+            <title>\(html(title)) — CLup</title>\(refreshSeconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" } ?? "")
             <style>
             body { font: 16px/1.45 "DejaVu Sans", "Noto Sans", sans-serif; margin: 0; color: #111; background: #fff; }
             main { max-width: 1100px; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
@@ -266,4 +266,36 @@ enum PanelPages {
         return ([header] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 
+
+    /// Under the fleet: a totem to look at the screen of, among those the manager may see.
+    static func screenForm(totems: [String], csrf: String, words: PanelWords) -> String {
+        guard !totems.isEmpty else { return "" }
+        return """
+            <h2 id="screens">\(html(words.screenTitle))</h2>
+            <form method="post" action="/panel/fleet/screen" class="settings"><input type="hidden" name="csrf" value="\(html(csrf))">
+            <label>\(html(words.screenOf)) <select name="device" id="screenDevice">\(totems.map { "<option>\(html($0))</option>" }.joined())</select></label>
+            <button type="submit" id="lookAtScreen">\(html(words.lookAtScreen))</button>
+            <p>\(html(words.screenNote))</p>
+            </form>
+            """
+    }
+
+    /// A look at a totem's screen: the frame with its time, or the wait for it.
+    static func look(_ look: RemoteScreens.Look, now: Date, words: PanelWords) -> (body: String, refresh: Int?) {
+        let header = "<h1>\(html(words.screenOfTotem(look.device.rawValue)))</h1>"
+        let asked = "<p>\(html(words.screenAsked(by: look.askedBy, at: words.utcTime(look.askedAt))))</p>"
+        if look.frame != nil, let taken = look.takenAt {
+            return ("""
+                \(header)
+                <p id="screenTaken">\(html(words.screenTaken(words.utcTime(taken))))</p>
+                <img id="screen" src="/panel/screens/\(html(look.id))/frame.png" alt="\(html(words.screenOfTotem(look.device.rawValue)))">
+                \(asked)
+                <p>\(html(words.screenKept))</p>
+                """, nil)
+        }
+        guard now.timeIntervalSince(look.askedAt) < RemoteScreens.answerWithin else {
+            return ("\(header)<p class=\"error\" id=\"screenLate\">\(html(words.screenNoAnswer))</p>\(asked)", nil)
+        }
+        return ("\(header)<p class=\"notice\" id=\"screenWaiting\">\(html(words.screenWaiting))</p>\(asked)", 1)
+    }
 }

@@ -98,6 +98,56 @@ extension PanelWords {
         return pick("paper low: about \(left) tickets left", "carta in esaurimento: circa \(left) biglietti", "Papier fast leer: etwa \(left) Tickets",
                     "papier presque épuisé : environ \(left) tickets", "queda poco papel: unos \(left) tickets")
     }
+    var screenTitle: String {
+        pick("A totem's screen", "Lo schermo di un totem", "Der Bildschirm eines Totems", "L'écran d'une borne", "La pantalla de un tótem")
+    }
+    var screenOf: String { pick("Totem", "Totem", "Totem", "Borne", "Tótem") }
+    var lookAtScreen: String {
+        pick("Look at its screen now", "Guarda il suo schermo ora", "Seinen Bildschirm jetzt ansehen", "Voir son écran maintenant",
+             "Ver su pantalla ahora")
+    }
+    var screenNote: String {
+        pick("The totem sends one picture of what its screen shows; the totem and the hub both keep who looked. The picture is deleted after 10 minutes.",
+             "Il totem invia un'immagine di ciò che mostra lo schermo; il totem e l'hub registrano chi ha guardato. L'immagine è cancellata dopo 10 minuti.",
+             "Das Totem sendet ein Bild dessen, was sein Bildschirm zeigt; Totem und Hub halten fest, wer hingesehen hat. Das Bild wird nach 10 Minuten gelöscht.",
+             "La borne envoie une image de ce qu'affiche son écran ; la borne et le hub gardent qui a regardé. L'image est effacée après 10 minutes.",
+             "El tótem envía una imagen de lo que muestra su pantalla; el tótem y el hub guardan quién miró. La imagen se borra a los 10 minutos.")
+    }
+    func screenOfTotem(_ device: String) -> String {
+        pick("Screen of \(device)", "Schermo di \(device)", "Bildschirm von \(device)", "Écran de \(device)", "Pantalla de \(device)")
+    }
+    func screenAsked(by who: String, at time: String) -> String {
+        pick("Asked by \(who) at \(time).", "Chiesto da \(who) alle \(time).", "Angefragt von \(who) um \(time).", "Demandé par \(who) à \(time).",
+             "Pedido por \(who) a las \(time).")
+    }
+    func screenTaken(_ time: String) -> String {
+        pick("As the screen was at \(time).", "Com'era lo schermo alle \(time).", "So sah der Bildschirm um \(time) aus.", "L'écran tel qu'il était à \(time).",
+             "La pantalla tal como estaba a las \(time).")
+    }
+    var screenKept: String {
+        pick("This picture is deleted 10 minutes after it was asked for.", "Questa immagine è cancellata 10 minuti dopo la richiesta.",
+             "Dieses Bild wird 10 Minuten nach der Anfrage gelöscht.", "Cette image est effacée 10 minutes après la demande.",
+             "Esta imagen se borra 10 minutos después de pedirla.")
+    }
+    var screenWaiting: String {
+        pick("Waiting for the totem's picture (it comes within seconds when the totem is heard)…",
+             "In attesa dell'immagine del totem (arriva in pochi secondi se il totem è in linea)…",
+             "Warten auf das Bild des Totems (es kommt in Sekunden, wenn das Totem erreichbar ist)…",
+             "En attente de l'image de la borne (elle arrive en quelques secondes si la borne répond)…",
+             "Esperando la imagen del tótem (llega en segundos si el tótem responde)…")
+    }
+    var screenNoAnswer: String {
+        pick("The totem sent no picture within a minute: see its last contact on the fleet page.",
+             "Il totem non ha inviato immagini entro un minuto: vedi il suo ultimo contatto nella flotta.",
+             "Das Totem hat binnen einer Minute kein Bild gesendet: siehe seinen letzten Kontakt in der Flotte.",
+             "La borne n'a envoyé aucune image en une minute : voir son dernier contact dans la flotte.",
+             "El tótem no envió imagen en un minuto: mira su último contacto en la flota.")
+    }
+    var noSuchLook: String {
+        pick("No such look (or more than 10 minutes old).", "Nessuna richiesta così (o più vecchia di 10 minuti).",
+             "Keine solche Anfrage (oder älter als 10 Minuten).", "Pas de telle demande (ou de plus de 10 minutes).",
+             "No hay tal petición (o tiene más de 10 minutos).")
+    }
     func allDevicesOK(_ count: Int) -> String {
         pick("all \(count) ok", "tutti e \(count) a posto", "alle \(count) in Ordnung", "les \(count) fonctionnent", "los \(count) funcionan")
     }

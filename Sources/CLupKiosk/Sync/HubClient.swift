@@ -110,6 +110,23 @@ final class HubClient: Sendable {
         send("POST", HubWire.totemBookingsPath, body: body, signer: signer, deadline: Self.customerDeadline, answer)
     }
 
+    /// Sends the frame of the screen the panel asked for; `answer` is told as `slotOffers`
+    /// tells it.
+    func sendScreen(_ frame: ScreenFrame, signer: Signer, _ answer: @escaping @Sendable (Result<OK, CodedError>) -> Void) {
+        let body: Data
+        do {
+            body = try encode(frame)
+        } catch {
+            return answer(.failure(error))
+        }
+        send("POST", HubWire.totemScreenPath, body: body, signer: signer, deadline: 20, answer)
+    }
+
+    /// The hub's `{"ok": true}`.
+    struct OK: Decodable, Sendable {
+        let ok: Bool
+    }
+
     /// How long a customer in front of the totem is kept waiting for the hub.
     static let customerDeadline: Int64 = 4
 

@@ -20,6 +20,8 @@ final class HubLink {
     private(set) var lineVersion: Int64?
     private var settingsFollower: HubFollower<StoreSettingsDocument>?
     private var lineFollower: HubFollower<DoorLine>?
+    /// The last look at the screen the hub asked for: each is answered once.
+    private var lastScreenRequest: String?
     private let runtime: KioskRuntime
 
     init(enrolment: TotemEnrolment?, settings: StoreSettingsDocument?, lineLimit: DoorLimit?, sync: SyncClient?,
@@ -174,6 +176,10 @@ final class HubLink {
         kiosk.authority.otherDoors.called = line.calledElsewhere
         kiosk.authority.otherDoors.used = line.usedElsewhere
         lineVersion = line.version
+        if let wanted = line.screenWanted, wanted.id != lastScreenRequest {
+            lastScreenRequest = wanted.id
+            sendScreen(wanted, of: kiosk)
+        }
         let totem = kiosk.config.totem.letter, validity = Double(kiosk.config.tickets.validMinutes) * 60
         // A part the line gives that this door has not recorded yet (the first after it moved
         // to its line too: recorded, it tells the hub the door holds to its line's part).
@@ -195,6 +201,31 @@ final class HubLink {
         kiosk.adopt(withDoorLimit(kiosk.config))  // and settles the queue under the new part
         logger.notice("the door's part of the capacity from the hub applied", metadata: [
             "places": "\(limit.limit)", "version": "\(limit.version)"])
+    }
+
+    /// One frame of the screen for the look someone at the hub's panel asked for: kept in the
+    /// audit trail (who asked, and that it was sent or why not), then sent. The screens
+    /// show no customer's data (numbers, waits, the store's texts), so the frame holds none.
+    func sendScreen(_ wanted: ScreenWanted, of kiosk: Kiosk) {
+        guard let sync else { return }
+        let logger = runtime.logger
+        let entry = { (result: String) in
+            AuditEntry(role: .technician, who: "\(wanted.by) (hub panel)", action: AuditEntry.Action(rawValue: "screen-seen"), result: result,
+                       what: "screen \(kiosk.screens.flow.screen.name)", from: "the hub's panel, look \(wanted.id)")
+        }
+        let png: [UInt8]
+        do {
+            png = try kiosk.screenshot()
+        } catch {
+            logger.error("the screen could not be captured for the hub", metadata: ["error": "\(error)"])
+            kiosk.record([entry("not sent: \(CodedError(describing: error).code)")])
+            return
+        }
+        kiosk.record([entry("sent")])
+        let frame = ScreenFrame(request: wanted.id, png: Data(png), takenAt: runtime.clock.now().timeIntervalSince1970)
+        sync.sendScreen(frame) { error in
+            if let error { logger.error("the screen's frame did not reach the hub", metadata: ["error": "\(error)"]) }
+        }
     }
 
     /// The door's part of the capacity last put in force from its line, from the event log;

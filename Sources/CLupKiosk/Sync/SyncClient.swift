@@ -163,6 +163,23 @@ public final class SyncClient: Sendable {
         health.withLock { $0 = devices }
     }
 
+    /// Sends `frame` to the hub, signed as this totem; `done` is told how it went, on the
+    /// hub client's thread.
+    func sendScreen(_ frame: ScreenFrame, _ done: @escaping @Sendable (CodedError?) -> Void) {
+        do {
+            let signer = HubClient.Signer(deviceID: enrolment.deviceID, key: try Curve25519.Signing.PrivateKey(rawRepresentation: deviceKey),
+                                          clockOffset: clockOffset)
+            client.sendScreen(frame, signer: signer) { result in
+                switch result {
+                case .success: done(nil)
+                case let .failure(error): done(error)
+                }
+            }
+        } catch {
+            done(CodedError(describing: error))
+        }
+    }
+
     /// Booking through the hub for "Book a later time", signed as this totem, with a short
     /// deadline (a customer is waiting); answered on the hub client's thread.
     var bookingDesk: HubBookingDesk {

@@ -38,6 +38,8 @@ public enum HubWire {
     public static let totemSlotsPath = "/v1/totem/slots"
     /// `POST` a `TotemBookingRequest`: the hub books a place for a customer at the totem.
     public static let totemBookingsPath = "/v1/totem/bookings"
+    /// Where a totem sends the frame of its screen someone at the panel asked for.
+    public static let totemScreenPath = "/v1/totem/screen"
 
     /// At most this many events in one batch.
     public static let maximumBatchEvents = 500
@@ -642,5 +644,30 @@ public struct TotemBooking: Codable, Sendable, Equatable {
         self.number = number
         self.code = code
         self.slotStart = slotStart
+    }
+}
+
+/// One frame of a totem's screen, for the look asked for at the panel (`ScreenWanted`):
+/// the PNG `clupctl screenshot` would save, and when it was taken (Unix seconds).
+public struct ScreenFrame: Codable, Sendable, Equatable {
+    public var request: String
+    public var png: Data
+    public var takenAt: Double
+
+    /// A frame's PNG is at most this many bytes (the body's bound, less base64's third).
+    public static let maximumBytes = 1 << 20
+
+    public init(request: String, png: Data, takenAt: Double) {
+        self.request = request
+        self.png = png
+        self.takenAt = takenAt
+    }
+
+    /// What is wrong with it, if anything.
+    public var problem: String? {
+        guard png.count <= Self.maximumBytes else { return "a frame of \(png.count) bytes; at most \(Self.maximumBytes)" }
+        guard png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return "the frame is not a PNG" }
+        guard takenAt.isFinite, takenAt > 0 else { return "the frame's time is not a time" }
+        return nil
     }
 }

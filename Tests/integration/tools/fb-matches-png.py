@@ -65,4 +65,5 @@ def main():
     sys.exit(0 if differing == 0 else 1)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,7 @@ and at the fleet, and try another store. Screenshots go into SHOTS.
 
 usage: panel-walk.py HUB_URL NAME PASSWORD STORE WALK_IN OTHER_STORE SHOTS
        panel-walk.py --italian HUB_URL NAME PASSWORD STORE DAY SHOTS
+       panel-walk.py --screen HUB_URL NAME PASSWORD DEVICE SHOTS
 With PANEL_SAVED_CHECK set, a shell command, also measures how long after the save it
 first succeeds. Prints one JSON object: what the browser saw.
 
@@ -34,7 +35,7 @@ def free_port():
 
 
 class Browser:
-    def __init__(self):
+    def __init__(self, window="1200,1600"):
         # A profile of its own for each walk: nothing (a cookie, a chosen language) carries
         # over from one walk to the next.
         self.profile = tempfile.mkdtemp(prefix="panel-walk-")
@@ -55,7 +56,7 @@ class Browser:
         caps = {"capabilities": {"alwaysMatch": {
             "browserName": "chrome", "acceptInsecureCerts": True,
             "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1600",
+                "--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={window}",
                 f"--user-data-dir={self.profile}", "--disable-dev-shm-usage"]}}}}
         self.session = self.call("POST", "/session", caps)["sessionId"]
 
@@ -199,5 +200,46 @@ def italian():
     print(json.dumps(seen))
 
 
+def screen():
+    """--screen: log in, open the fleet, choose DEVICE under "A totem's screen", ask to look,
+    and wait (the page asks again each second) for the frame; saves the image as the
+    browser drew it (an element screenshot) in SHOTS/screen-drawn.png, and the page."""
+    hub, name, password, device, shots = sys.argv[2:7]
+    os.makedirs(shots, exist_ok=True)
+    seen = {}
+    # Tall enough for a portrait kiosk's whole screen.
+    browser = Browser(window="1200,2400")
+    try:
+        browser.go(hub + "/panel/login")
+        browser.type("#name", name)
+        browser.type("#password", password)
+        browser.click("#login")
+        browser.wait_for_url(lambda url: not url.endswith("/panel/login"), "a page past the login")
+        browser.go(hub + "/panel/fleet")
+        browser.s("POST", "/execute/sync", {"script": "document.getElementById('screenDevice').value = arguments[0]", "args": [device]})
+        asked = time.monotonic()
+        browser.click("#lookAtScreen")
+        seen["look_url"] = browser.wait_for_url(lambda url: "/panel/screens/" in url, "the look's page")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and 'id="screen"' not in browser.source():
+            time.sleep(0.1)
+        seen["frame_after"] = round(time.monotonic() - asked, 2)
+        seen["page"] = browser.text()
+        # Drawn at its own size, the frame's pixels are the element's.
+        seen["natural"] = browser.s("POST", "/execute/sync", {"script": "const i = document.getElementById('screen'); "
+                                                                      "return [i.naturalWidth, i.naturalHeight, i.complete]", "args": []})
+        browser.shot(f"{shots}/7-fleet-screen-of-{device}.png")
+        # Drawn at its own size from a whole pixel (the text above it may end between two),
+        # the frame's pixels are the element's.
+        browser.s("POST", "/execute/sync", {"script": "const i = document.getElementById('screen'); "
+                                                      "i.style.position = 'fixed'; i.style.top = '0'; i.style.left = '0'", "args": []})
+        element = browser.find("#screen")
+        with open(f"{shots}/screen-drawn.png", "wb") as file:
+            file.write(base64.b64decode(browser.s("GET", f"/element/{element}/screenshot")))
+    finally:
+        browser.close()
+    print(json.dumps(seen))
+
+
 if __name__ == "__main__":
-    italian() if sys.argv[1] == "--italian" else main()
+    {"--italian": italian, "--screen": screen}.get(sys.argv[1], main)()

@@ -1,0 +1,125 @@
+import CLupCore
+import CLupProtocol
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A totem's screen seen from the panel: someone allowed (a chain administrator, or the
+/// manager of the totem's store) asks; the hub puts the request on the totem's line, which
+/// it follows already (`DoorLine.screenWanted`); the totem sends one frame of its screen
+/// (`ScreenFrame`, the PNG `clupctl screenshot` saves) and keeps who asked in its own
+/// audit trail; the panel shows it with its time. Each look is audited here too. A frame
+/// is kept `kept` seconds at most: the screens hold nobody's data, and a frame stays a
+/// picture of a moment.
+public struct RemoteScreens: Sendable {
+    let database: HubDatabase
+
+    public init(database: HubDatabase) {
+        self.database = database
+    }
+
+    /// How long a request and its frame are kept.
+    public static let kept = 600.0
+    /// How long a request waits for the totem: after that it is not on the line any more.
+    public static let answerWithin = 60.0
+
+    /// A look as the panel shows it.
+    public struct Look: Sendable, Equatable {
+        public let id: String
+        public let device: DeviceID
+        public let store: StoreID
+        public let askedBy: String
+        public let askedAt: Date
+        /// The frame and when the totem took it; nil until it comes.
+        public let frame: Data?
+        public let takenAt: Date?
+    }
+
+    /// Asks `device` for a frame of its screen on behalf of `manager`; returns the request's id.
+    public func ask(_ device: DeviceID, for manager: PanelAccounts.Manager, by actor: AuditActor, now: Date = Date()) async throws -> String {
+        let logger = database.logger
+        let id = UUID().uuidString.lowercased()
+        let action = "totem screen asked"
+        let store = try await database.transaction { connection in
+            try await connection.all("SELECT store_id FROM totem WHERE device_id = \(device) AND revoked_at IS NULL",
+                                     as: StoreID.self, logger).first
+        }
+        do {
+            guard let store else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(device)") }
+            guard manager.mayManage(store) else {
+                throw HubError(.forbidden, .panelForbidden, "\(manager.name) manages store \(manager.store?.rawValue ?? "-") only")
+            }
+            try await database.transaction { connection in
+                try await Self.purge(now: now, connection, logger)
+                try await connection.query("""
+                    INSERT INTO screen_request (id, store_id, device_id, asked_by, asked_at)
+                    VALUES (\(id), \(store), \(device), \(manager.name), \(now))
+                    """, logger: logger)
+                // On its line: a new version, its long poll woken when this commits.
+                try await connection.query("UPDATE totem SET line_version = line_version + 1 WHERE device_id = \(device)", logger: logger)
+                try await SettingsSignals.notify(store: store, connection, logger)
+                try await Audit.record(by: actor, store: store, action: action, before: nil, after: "\(device)", connection, logger)
+            }
+            return id
+        } catch let refusal as HubError {
+            await Audit.refused(by: actor, store: store, action: action, error: refusal, database: database)
+            throw refusal
+        }
+    }
+
+    /// What `device`'s line carries: the latest request not answered yet, asked lately.
+    static func wanted(by device: DeviceID, now: Date = Date(), _ connection: PostgresConnection, _ logger: Logger) async throws -> ScreenWanted? {
+        try await connection.rows("""
+            SELECT id, asked_by FROM screen_request
+            WHERE device_id = \(device) AND frame IS NULL AND asked_at > \(now.addingTimeInterval(-answerWithin))
+            ORDER BY asked_at DESC LIMIT 1
+            """, as: (String, String).self, logger).first.map { ScreenWanted(id: $0.0, by: String($0.1.prefix(64))) }
+    }
+
+    /// A frame from `device`: kept if it answers a request of that totem not answered yet,
+    /// asked lately.
+    public func take(_ frame: ScreenFrame, from device: DeviceID, now: Date = Date()) async throws {
+        if let problem = frame.problem { throw HubError.badRequest(problem) }
+        let logger = database.logger
+        let kept = try await database.transaction { connection in
+            try await connection.all("""
+                UPDATE screen_request SET frame = \(frame.png), frame_taken_at = \(Date(timeIntervalSince1970: frame.takenAt)),
+                    frame_came_at = \(now)
+                WHERE id = \(frame.request) AND device_id = \(device) AND frame IS NULL
+                    AND asked_at > \(now.addingTimeInterval(-Self.answerWithin))
+                RETURNING id
+                """, as: String.self, logger)
+        }
+        guard !kept.isEmpty else {
+            throw HubError(.notFound, .badHubRequest, "no request for a frame of \(device)'s screen waits under that id")
+        }
+    }
+
+    /// The look `id`, for `manager`: nil if there is none (or no longer), refused if it is
+    /// of a totem of another store.
+    public func look(_ id: String, for manager: PanelAccounts.Manager, now: Date = Date()) async throws -> Look? {
+        let logger = database.logger
+        guard let row = try await database.transaction({ connection in
+            try await Self.purge(now: now, connection, logger)
+            return try await connection.rows("""
+                SELECT id, device_id, store_id, asked_by, asked_at, frame, frame_taken_at FROM screen_request WHERE id = \(id)
+                """, as: (String, DeviceID, StoreID, String, Date, Data?, Date?).self, logger).first
+        }) else { return nil }
+        guard manager.mayManage(row.2) else {
+            throw HubError(.forbidden, .panelForbidden, "\(manager.name) manages store \(manager.store?.rawValue ?? "-") only")
+        }
+        return Look(id: row.0, device: row.1, store: row.2, askedBy: row.3, askedAt: row.4, frame: row.5, takenAt: row.6)
+    }
+
+    /// Forgets the requests and frames older than `kept`.
+    static func purge(now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("DELETE FROM screen_request WHERE asked_at < \(now.addingTimeInterval(-kept))", logger: logger)
+    }
+
+    /// The hub's round that forgets old frames, whether anyone looks again or not.
+    static func round(_ database: HubDatabase, every interval: Duration = .seconds(60), logger: Logger) -> Round {
+        Round(name: "forgetting old frames of totems' screens", interval: interval, database: database, logger: logger) {
+            try await database.transaction { connection in try await purge(now: Date(), connection, logger) }
+        }
+    }
+}
