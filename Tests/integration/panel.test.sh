@@ -310,6 +310,7 @@ test_a_totems_screen_is_seen_from_the_fleet_page_as_the_totem_shows_it() {
   echo "report: the totem's screen reached the fleet page $(field "" "['frame_after']") s after the click; served: $served; as Chromium drew it: $drawn"
   # Audited at the hub (who asked, which totem) and at the totem (who looked, sent).
   assert_eq "$(hub_psql -c "SELECT who || ' ' || after || ' ' || result FROM audit WHERE action = 'totem screen asked'")" "root $device ok"
+  assert_contains "$(hub_psql -c "SELECT who || ' ' || after FROM audit WHERE action = 'totem screen seen'")" "root $device, look $id"
   assert_contains "$(clupctl audit)" "root (hub panel)"
   assert_contains "$(clupctl audit)" "screen-seen"
   # A manager of another store: neither asks nor looks, and the refusal is audited.
@@ -317,7 +318,8 @@ test_a_totems_screen_is_seen_from_the_fleet_page_as_the_totem_shows_it() {
   token=$(panel_curl bob "$HUB_URL/panel/fleet" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
   assert_eq "$(status_of bob --data-urlencode "csrf=$token" --data-urlencode "device=$device" "$HUB_URL/panel/fleet/screen")" 403 \
     "another store's manager asking"
-  assert_eq "$(hub_psql -c "SELECT count(*) FROM audit WHERE action = 'totem screen asked' AND who = 'bob' AND result LIKE 'refused: E-HUB-022%'")" 1
+  assert_eq "$(hub_psql -c "SELECT after FROM audit WHERE action = 'totem screen asked' AND who = 'bob' AND result LIKE 'refused: E-HUB-022%'")" \
+    "$device"
   assert_eq "$(status_of bob "$HUB_URL/panel/screens/$id")" 403 "another store's manager looking"
   assert_eq "$(status_of bob "$HUB_URL/panel/screens/$id/frame.png")" 403 "another store's manager fetching the frame"
   # Ten minutes on, the frame is gone.
@@ -353,12 +355,14 @@ test_a_doors_counting_figures_reach_the_panel_and_a_day_past_the_tolerance_is_fl
   metrics=$(clupctl metrics)
   assert_contains "$metrics" 'clup_totem_passages_without_release{door="main"} 1'
   assert_contains "$metrics" 'clup_totem_passages_wrong_way{door="main"} 1'
-  today=$(date -u +%F)
+  # The totem's business day, the latest it reports (it starts at 05:00: before, it is
+  # yesterday's date).
   wait_until_prints 60 "1 0 1" hub_psql -c "SELECT without_release || ' ' || releases_unused || ' ' || wrong_way FROM door_counting
-                                              WHERE store_id = '7' AND business_day = '$today'"
-  # Yesterday, as another door counted it: 20 in, 15 out, 5 left inside at closing.
+    WHERE store_id = '7' AND business_day = (SELECT max(business_day) FROM door_counting WHERE store_id = '7')"
+  today=$(hub_psql -c "SELECT max(business_day)::text FROM door_counting WHERE store_id = '7'")
+  # The day before, as counted: 20 in, 15 out, 5 left inside at closing.
   hub_psql -c "INSERT INTO occupancy (store_id, business_day, door, carried, entries, exits, corrections)
-               VALUES ('7', current_date - 1, 'main', 0, 20, 15, 0)"
+               VALUES ('7', date '$today' - 1, 'main', 0, 20, 15, 0)"
   assert_eq "$(login_as ada ada "$ADA_PASSWORD")" 303 "Ada's login"
   page=$(panel_curl ada "$HUB_URL/panel/stores/7")
   assert_contains "$page" "<th>inside at the end</th><th>entries without release</th><th>releases unused</th><th>exits while released</th>"

@@ -173,13 +173,13 @@ _clupctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    shell|login|logout|technician|status|tickets|queue|call-next|skip|void|ledger|config|printer|reprint|issue|employee|audit|devices|selftest|calibrate|logs|diagnostics|screenshot|screen|sim|sync|metrics|errors|help)
+    shell|login|logout|technician|status|tickets|queue|call-next|skip|void|ledger|config|printer|paper|reprint|issue|employee|audit|devices|selftest|calibrate|logs|diagnostics|screenshot|screen|sim|sync|metrics|errors|help)
         # Offer subcommand argument completions
         "_clupctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'shell login logout technician status tickets queue call-next skip void ledger config printer reprint issue employee audit devices selftest calibrate logs diagnostics screenshot screen sim sync metrics errors help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'shell login logout technician status tickets queue call-next skip void ledger config printer paper reprint issue employee audit devices selftest calibrate logs diagnostics screenshot screen sim sync metrics errors help' -- "${cur}"))
         ;;
     esac
 }
@@ -548,6 +548,59 @@ _clupctl_config_show() {
 _clupctl_printer() {
     repeating_flags=()
     non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket)
+    __clupctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    esac
+}
+
+_clupctl_paper() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __clupctl_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    show|new-roll)
+        # Offer subcommand argument completions
+        "_clupctl_paper_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'show new-roll' -- "${cur}"))
+        ;;
+    esac
+}
+
+_clupctl_paper_show() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket)
+    __clupctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        return
+        ;;
+    esac
+}
+
+_clupctl_paper_new-roll() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
     repeating_options=()
     non_repeating_options=(--socket)
     __clupctl_offer_flags_options 0

@@ -62,6 +62,7 @@ _clupctl() {
             'ledger:Show or correct today'\''s occupancy ledger.'
             'config:Show the configuration in force.'
             'printer:Show the ticket printer'\''s state and today'\''s print failures.'
+            'paper:Show the paper left on the printer'\''s roll; say when a new roll goes in.'
             'reprint:Print again a ticket the printer failed.'
             'issue:Issue a priority ticket for a customer (pregnant, disability, elderly, other).'
             'employee:The employees who may log in at the totem'\''s PIN pad.'
@@ -83,7 +84,7 @@ _clupctl() {
         ;;
     arg)
         case "${words[1]}" in
-        shell|login|logout|technician|status|tickets|queue|call-next|skip|void|ledger|config|printer|reprint|issue|employee|audit|devices|selftest|calibrate|logs|diagnostics|screenshot|screen|sim|sync|metrics|errors|help)
+        shell|login|logout|technician|status|tickets|queue|call-next|skip|void|ledger|config|printer|paper|reprint|issue|employee|audit|devices|selftest|calibrate|logs|diagnostics|screenshot|screen|sim|sync|metrics|errors|help)
             "_clupctl_${words[1]}" && ret=0
             ;;
         esac
@@ -377,6 +378,57 @@ _clupctl_printer() {
     local -ar arg_specs=(
         '--socket[clupd'\''s control socket (or set CLUP_SOCKET).]:socket:'
         '--json[Print JSON.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_clupctl_paper() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'show:Show the paper left on the roll, by the count and the printer'\''s sensor.'
+            'new-roll:Say a full roll was just put in: the count of tickets left starts again (audited).'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        show|new-roll)
+            "_clupctl_paper_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_clupctl_paper_show() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--socket[clupd'\''s control socket (or set CLUP_SOCKET).]:socket:'
+        '--json[Print JSON.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_clupctl_paper_new-roll() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--socket[clupd'\''s control socket (or set CLUP_SOCKET).]:socket:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0

@@ -22,6 +22,8 @@ public struct RemoteScreens: Sendable {
     public static let kept = 600.0
     /// How long a request waits for the totem: after that it is not on the line any more.
     public static let answerWithin = 60.0
+    /// How far a frame's time may be from the hub's clock.
+    public static let clockTolerance = 300.0
 
     /// A look as the panel shows it.
     public struct Look: Sendable, Equatable {
@@ -45,8 +47,10 @@ public struct RemoteScreens: Sendable {
                                      as: StoreID.self, logger).first
         }
         do {
-            guard let store else { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(device)") }
-            guard manager.mayManage(store) else {
+            // A store's manager hears the same of a totem that is not theirs as of one that
+            // does not exist: the panel tells nobody which ids the chain has.
+            guard let store, manager.mayManage(store) else {
+                if manager.role == .chainAdmin { throw HubError(.notFound, .unknownDevice, "no enrolled totem \(device)") }
                 throw HubError(.forbidden, .panelForbidden, "\(manager.name) manages store \(manager.store?.rawValue ?? "-") only")
             }
             try await database.transaction { connection in
@@ -62,36 +66,55 @@ public struct RemoteScreens: Sendable {
             }
             return id
         } catch let refusal as HubError {
-            await Audit.refused(by: actor, store: store, action: action, error: refusal, database: database)
+            await Audit.refused(by: actor, store: store, action: action, error: refusal, database: database, about: "\(device)")
             throw refusal
         }
     }
 
-    /// What `device`'s line carries: the latest request not answered yet, asked lately.
+    /// What `device`'s line carries: the latest request not answered yet, asked lately, and
+    /// everyone waiting for a frame of it (one frame answers them all).
     static func wanted(by device: DeviceID, now: Date = Date(), _ connection: PostgresConnection, _ logger: Logger) async throws -> ScreenWanted? {
         try await connection.rows("""
-            SELECT id, asked_by FROM screen_request
+            SELECT (array_agg(id ORDER BY asked_at DESC))[1], string_agg(DISTINCT asked_by, ', ') FROM screen_request
             WHERE device_id = \(device) AND frame IS NULL AND asked_at > \(now.addingTimeInterval(-answerWithin))
-            ORDER BY asked_at DESC LIMIT 1
-            """, as: (String, String).self, logger).first.map { ScreenWanted(id: $0.0, by: String($0.1.prefix(64))) }
+            HAVING count(*) > 0
+            """, as: (String, String).self, logger).first.map { ScreenWanted(id: $0.0, by: TypedText.prefix($0.1, 64)) }
     }
 
     /// A frame from `device`: kept if it answers a request of that totem not answered yet,
     /// asked lately.
     public func take(_ frame: ScreenFrame, from device: DeviceID, now: Date = Date()) async throws {
         if let problem = frame.problem { throw HubError.badRequest(problem) }
+        // Its time is shown as the frame's: a totem whose clock is that far off sends none.
+        guard abs(frame.takenAt - now.timeIntervalSince1970) <= Self.clockTolerance else {
+            throw HubError.badRequest("the frame's time is \(Int(frame.takenAt - now.timeIntervalSince1970)) s off the hub's clock; at most \(Int(Self.clockTolerance))")
+        }
         let logger = database.logger
         let kept = try await database.transaction { connection in
+            // Every ask of this totem still waiting, the one named among them: one frame answers all.
             try await connection.all("""
                 UPDATE screen_request SET frame = \(frame.png), frame_taken_at = \(Date(timeIntervalSince1970: frame.takenAt)),
                     frame_came_at = \(now)
-                WHERE id = \(frame.request) AND device_id = \(device) AND frame IS NULL
-                    AND asked_at > \(now.addingTimeInterval(-Self.answerWithin))
+                WHERE device_id = \(device) AND frame IS NULL AND asked_at > \(now.addingTimeInterval(-Self.answerWithin))
+                    AND EXISTS (SELECT 1 FROM screen_request n WHERE n.id = \(frame.request) AND n.device_id = \(device)
+                                AND n.frame IS NULL)
                 RETURNING id
                 """, as: String.self, logger)
         }
         guard !kept.isEmpty else {
             throw HubError(.notFound, .badHubRequest, "no request for a frame of \(device)'s screen waits under that id")
+        }
+    }
+
+    /// `manager` saw the frame of look `id` (the page fetched its picture): audited.
+    public func seen(_ look: Look, by actor: AuditActor) async {
+        do {
+            try await database.transaction { [logger = database.logger] connection in
+                try await Audit.record(by: actor, store: look.store, action: "totem screen seen", before: nil,
+                                       after: "\(look.device), look \(look.id)", connection, logger)
+            }
+        } catch {
+            database.logger.error("a look at a totem's screen could not be audited", metadata: ["error": "\(error)"])
         }
     }
 
@@ -111,13 +134,14 @@ public struct RemoteScreens: Sendable {
         return Look(id: row.0, device: row.1, store: row.2, askedBy: row.3, askedAt: row.4, frame: row.5, takenAt: row.6)
     }
 
-    /// Forgets the requests and frames older than `kept`.
+    /// Forgets the requests and frames older than `kept` (deleted rows: PostgreSQL's WAL,
+    /// its replicas' and the database's backups still hold them for their own time).
     static func purge(now: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("DELETE FROM screen_request WHERE asked_at < \(now.addingTimeInterval(-kept))", logger: logger)
     }
 
     /// The hub's round that forgets old frames, whether anyone looks again or not.
-    static func round(_ database: HubDatabase, every interval: Duration = .seconds(60), logger: Logger) -> Round {
+    static func round(_ database: HubDatabase, every interval: Duration = .seconds(10), logger: Logger) -> Round {
         Round(name: "forgetting old frames of totems' screens", interval: interval, database: database, logger: logger) {
             try await database.transaction { connection in try await purge(now: Date(), connection, logger) }
         }

@@ -138,12 +138,14 @@ struct Panel: Sendable {
             return Self.page(PanelPages.page(title: words.screenOfTotem(look.device.rawValue), manager: session.manager, csrf: session.csrf,
                                              here: "/panel/screens/\(look.id)", words: words, body: body, refreshSeconds: refresh))
         }
-        panel.get("screens/:id/frame.png") { _, context in
+        panel.get("screens/:id/frame.png") { request, context in
             let session = try Self.session(context)
             let id = String((context.parameters.get("id") ?? "").prefix(64))
-            guard let look = try await RemoteScreens(database: database).look(id, for: session.manager), let frame = look.frame else {
+            let screens = RemoteScreens(database: database)
+            guard let look = try await screens.look(id, for: session.manager), let frame = look.frame else {
                 throw HubError(.notFound, .badHubRequest, context.panelWords.noSuchLook)
             }
+            await screens.seen(look, by: .panel(session.manager.name, from: address(request, context)))
             var headers = Self.securityHeaders
             headers[.contentType] = "image/png"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: frame)))
@@ -257,9 +259,10 @@ struct Panel: Sendable {
         // Shown in the manager's language; the CSV downloads keep the database's words.
         // A day's row leads to that day's statistics.
         // A closed day left with more people inside (or fewer) than the chain tolerates is
-        // flagged; the store's current day is not closed yet.
+        // flagged; the store's latest day, which may still run (the hub does not know when
+        // the totems' business day starts), is not closed yet: as in the metrics.
         let tolerance = try await HubAdmin(database: database).countingTolerance()
-        let current = BusinessDay(containing: now, startMinute: 0, timeZone: zone).date
+        let current = dayRows.last?[0] ?? ""
         let shownDays = dayRows.map { row in
             let off = row[0] < current && abs(Int(row[4]) ?? 0) > tolerance
             return [PanelPages.Cell(words.day(row[0]), link: "\(here)?day=\(row[0])")]

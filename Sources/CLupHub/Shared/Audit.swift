@@ -78,11 +78,13 @@ public enum Audit {
     /// Records an attempt the hub refused, in a transaction of its own (the change it asked
     /// for was not made); `error`'s message is the result. Never throws: the refusal is what
     /// the caller reports, an audit that could not be kept is logged.
-    public static func refused(by actor: AuditActor, store: StoreID?, action: String, error: any Error, database: HubDatabase) async {
+    /// `about`: what was asked for (a totem's id), kept as the record's `after`.
+    public static func refused(by actor: AuditActor, store: StoreID?, action: String, error: any Error, database: HubDatabase,
+                               about: String? = nil) async {
         let result = "refused: \(CodedError(describing: error))"
         do {
             try await database.transaction { connection in
-                try await record(by: actor, store: store, action: action, result: result, before: nil, after: nil,
+                try await record(by: actor, store: store, action: action, result: result, before: nil, after: about,
                                  connection, database.logger)
             }
         } catch {

@@ -150,6 +150,16 @@ public final class Daemon {
         // Real devices are opened first, so the kiosk starts with what is actually there.
         devices.start()
         usb.start(logger: logger)
+        // Before the kiosk starts: its first settling records the lapses and no-shows of
+        // while clupd was down, which the door's counting and the disk's watch must see.
+        kiosk.desk.onRecorded = { [unowned self] events in
+            for event in events { counting.record(event) }
+        }
+        kiosk.desk.onStorageProblem = { [unowned self] in
+            notifier.notify("STATUS=\(statusLine())")
+            hub.sync?.report(healthForTheHub)
+            if kiosk.desk.storageProblem != nil { watchForRoom() }
+        }
         kiosk.start()
         let refusals = RefusedCallers()
         server.onRefused = { [unowned self] peer in auditRefused(peer, refusals) }
@@ -164,14 +174,6 @@ public final class Daemon {
         printerWatch.start()
         startWatchdog()
         hub.start(kiosk: kiosk, deviceID: deviceID)
-        kiosk.desk.onRecorded = { [unowned self] events in
-            for event in events { counting.record(event) }
-        }
-        kiosk.desk.onStorageProblem = { [unowned self] in
-            notifier.notify("STATUS=\(statusLine())")
-            hub.sync?.report(healthForTheHub)
-            if kiosk.desk.storageProblem != nil { watchForRoom() }
-        }
         notifier.notify("READY=1\nSTATUS=\(statusLine())")
         logger.info("clupd ready", metadata: ["device": "\(deviceID)", "socket": "\(server.path)",
                                                 "state": "\(state.path)", "hub": "\(hub.enrolment?.hub ?? "none")"])

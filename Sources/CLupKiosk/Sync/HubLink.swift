@@ -1,4 +1,5 @@
 import CLupCore
+import CLupDrawing
 import CLupProtocol
 import CLupStore
 import Foundation
@@ -203,29 +204,46 @@ final class HubLink {
             "places": "\(limit.limit)", "version": "\(limit.version)"])
     }
 
-    /// One frame of the screen for the look someone at the hub's panel asked for: kept in the
-    /// audit trail (who asked, and that it was sent or why not), then sent. The screens
-    /// show no customer's data (numbers, waits, the store's texts), so the frame holds none.
+    /// One frame of the screen for the look someone at the hub's panel asked for, sent; who
+    /// asked is kept in the audit trail with how it went. The customers' screens show no
+    /// one's data (numbers, waits, the store's texts). An employee's screens (the PIN pad,
+    /// the priority reasons) are not sent: a frame saying a member of staff is at the totem
+    /// goes instead.
     func sendScreen(_ wanted: ScreenWanted, of kiosk: Kiosk) {
         guard let sync else { return }
         let logger = runtime.logger
+        let screen = kiosk.screens.flow.screen.name
+        let staff = Self.staffScreens.contains(screen)
         let entry = { (result: String) in
             AuditEntry(role: .technician, who: "\(wanted.by) (hub panel)", action: AuditEntry.Action(rawValue: "screen-seen"), result: result,
-                       what: "screen \(kiosk.screens.flow.screen.name)", from: "the hub's panel, look \(wanted.id)")
+                       what: "screen \(screen)\(staff ? " (an employee's: not sent)" : "")", from: "the hub's panel, look \(wanted.id)")
         }
         let png: [UInt8]
         do {
-            png = try kiosk.screenshot()
+            png = staff ? try Self.staffAtTheTotem(kiosk.screens.geometry) : try kiosk.screenshot()
         } catch {
             logger.error("the screen could not be captured for the hub", metadata: ["error": "\(error)"])
             kiosk.record([entry("not sent: \(CodedError(describing: error).code)")])
             return
         }
-        kiosk.record([entry("sent")])
         let frame = ScreenFrame(request: wanted.id, png: Data(png), takenAt: runtime.clock.now().timeIntervalSince1970)
-        sync.sendScreen(frame) { error in
+        let told = runtime.loop.expect { [unowned kiosk] (error: CodedError?) in
             if let error { logger.error("the screen's frame did not reach the hub", metadata: ["error": "\(error)"]) }
+            kiosk.record([entry(error.map { "not sent: \($0.code)" } ?? "sent")])
         }
+        sync.sendScreen(frame) { error in told.send(error) }
+    }
+
+    /// The screens a look from the hub does not show: an employee's.
+    static let staffScreens: Set<String> = ["pin-pad", "checking-pin", "pad-locked", "priority-reason"]
+
+    /// What a look sees while an employee uses the totem.
+    static func staffAtTheTotem(_ geometry: ScreenGeometry) throws -> [UInt8] {
+        let canvas = try Canvas(width: Int(geometry.width), height: Int(geometry.height))
+        canvas.fill(Color(red: 0.85, green: 0.87, blue: 0.89))
+        canvas.text("A member of staff is using the totem", x: geometry.width / 2, y: geometry.height / 2,
+                    size: max(12, geometry.width / 24), bold: true, alignment: .center)
+        return try canvas.pngData()
     }
 
     /// The door's part of the capacity last put in force from its line, from the event log;

@@ -656,6 +656,8 @@ public struct ScreenFrame: Codable, Sendable, Equatable {
 
     /// A frame's PNG is at most this many bytes (the body's bound, less base64's third).
     public static let maximumBytes = 1 << 20
+    /// And at most this many pixels a side.
+    public static let maximumSide = 7680
 
     public init(request: String, png: Data, takenAt: Double) {
         self.request = request
@@ -666,7 +668,13 @@ public struct ScreenFrame: Codable, Sendable, Equatable {
     /// What is wrong with it, if anything.
     public var problem: String? {
         guard png.count <= Self.maximumBytes else { return "a frame of \(png.count) bytes; at most \(Self.maximumBytes)" }
-        guard png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return "the frame is not a PNG" }
+        guard png.count >= 24, png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+              png[png.startIndex + 12..<png.startIndex + 16].elementsEqual(Array("IHDR".utf8)) else { return "the frame is not a PNG" }
+        // Its size from IHDR: a screen's, not a picture that would swamp the browser showing it.
+        let number = { (at: Int) in png[(png.startIndex + at)..<(png.startIndex + at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        guard (1...Self.maximumSide).contains(number(16)), (1...Self.maximumSide).contains(number(20)) else {
+            return "a frame of \(number(16))×\(number(20)) pixels; at most \(Self.maximumSide) a side"
+        }
         guard takenAt.isFinite, takenAt > 0 else { return "the frame's time is not a time" }
         return nil
     }
