@@ -65,6 +65,11 @@ let package = Package(
         .target(name: "CEvdev"),
         // The framebuffer ioctls, likewise.
         .target(name: "CFramebuffer"),
+        // Screens through the kernel's mode setting (DRM/KMS): libdrm, and what Swift cannot
+        // call of it (the dumb-buffer ioctls, page-flip events, uevents).
+        .systemLibrary(name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
+                       providers: [.apt(["libdrm-dev"])]),
+        .target(name: "CDRM", dependencies: ["CLibDRM"]),
         .target(name: "CLupCore", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
             // The log handler clupd and the hub share (LineSafeLogHandler).
@@ -78,7 +83,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "CLupHardware", dependencies: [
-            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CGPIOD", "CEspeak", "CALSA", "CXKBCommon",
+            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CDRM", "CGPIOD", "CEspeak", "CALSA", "CXKBCommon",
         ]),
         // QR symbols (libqrencode): the tickets' and the website's.
         .target(name: "CLupQR", dependencies: ["CLupCore", "CQRencode"]),

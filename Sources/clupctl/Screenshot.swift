@@ -7,10 +7,12 @@ struct Screenshot: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Save the current screen as a PNG file.")
 
     @OptionGroup var connection: Connection
+    @Flag(help: "The calling board above the door (hardware.calling_display) rather than the customer's screen.")
+    var doorScreen = false
     @Argument(help: "Where to write the PNG.") var file: String
 
     func run() throws {
-        let reply = try connection.client.send(Control.Screenshot())
+        let reply = try connection.client.send(Control.Screenshot(doorScreen: doorScreen))
         try reply.png.write(to: URL(fileURLWithPath: file), options: .atomic)
         print(shown(file))
     }

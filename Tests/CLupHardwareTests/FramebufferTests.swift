@@ -80,6 +80,56 @@ final class FramebufferTests: XCTestCase {
         }
     }
 
+    /// A landscape panel mounted upright: the screen is drawn 40 wide and 60 high, the panel
+    /// is 60 wide and 40 high. Each corner of the picture lands where the turn puts it.
+    func test_aPictureTurnedAQuarterLandsOnThePanelTurned() throws {
+        let panel = FramebufferFormat.xrgb8888(width: 60, height: 40)
+        XCTAssertTrue(DisplayRotation.quarter.drawnSize(width: 60, height: 40) == (40, 60))
+        XCTAssertTrue(DisplayRotation.half.drawnSize(width: 60, height: 40) == (60, 40))
+        let picture = try Canvas(width: 40, height: 60)
+        picture.fill(.black)
+        picture.fillRect(x: 0, y: 0, width: 1, height: 1, color: Color(red: 1, green: 0, blue: 0))     // top left: red
+        picture.fillRect(x: 39, y: 0, width: 1, height: 1, color: Color(red: 0, green: 1, blue: 0))    // top right: green
+        picture.fillRect(x: 0, y: 59, width: 1, height: 1, color: Color(red: 0, green: 0, blue: 1))    // bottom left: blue
+        var memory = [UInt8](repeating: 0xAA, count: panel.byteCount)
+        // Turned 90° clockwise: the top left goes to the top right, the top right to the
+        // bottom right, the bottom left to the top left.
+        memory.withUnsafeMutableBytes { panel.draw(picture, into: $0.baseAddress!, rotation: .quarter) }
+        memory.withUnsafeBytes { bytes in
+            XCTAssertEqual(panel.color(atX: 59, y: 0, in: bytes), 0xFF0000)
+            XCTAssertEqual(panel.color(atX: 59, y: 39, in: bytes), 0x00FF00)
+            XCTAssertEqual(panel.color(atX: 0, y: 0, in: bytes), 0x0000FF)
+            XCTAssertEqual(panel.color(atX: 30, y: 20, in: bytes), 0)
+        }
+        // Three quarters: the top left goes to the bottom left.
+        memory.withUnsafeMutableBytes { panel.draw(picture, into: $0.baseAddress!, rotation: .threeQuarters) }
+        memory.withUnsafeBytes { bytes in
+            XCTAssertEqual(panel.color(atX: 0, y: 39, in: bytes), 0xFF0000)
+            XCTAssertEqual(panel.color(atX: 0, y: 0, in: bytes), 0x00FF00)
+            XCTAssertEqual(panel.color(atX: 59, y: 39, in: bytes), 0x0000FF)
+        }
+        // Half, on a 16-bit panel of the picture's own size: the top left goes to the bottom right.
+        let small = FramebufferFormat.rgb565(width: 40, height: 60)
+        var small16 = [UInt8](repeating: 0xAA, count: small.byteCount)
+        small16.withUnsafeMutableBytes { small.draw(picture, into: $0.baseAddress!, rotation: .half) }
+        small16.withUnsafeBytes { bytes in
+            XCTAssertEqual(small.color(atX: 39, y: 59, in: bytes), 0xF80000)
+            XCTAssertEqual(small.color(atX: 0, y: 59, in: bytes), 0x00FC00)
+        }
+    }
+
+    func test_aTurnedFramebufferDisplayLaysTheScreensOutUpright() throws {
+        let path = "/tmp/clup-fb-turned-\(getpid())"
+        defer { unlink(path) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
+        let display = FramebufferDisplay(path: path, fallbackWidth: 1, fallbackHeight: 1,
+                                         assumedFormat: .xrgb8888(width: 64, height: 48), rotation: .threeQuarters)
+        XCTAssertEqual([display.width, display.height], [48, 64])
+        XCTAssertThrowsError(try display.show(try Canvas(width: 64, height: 48)), "a frame of the panel's own size is refused")
+        try display.show(try testCard(width: 48, height: 64))
+        XCTAssertEqual(display.health.state, .ok, display.health.detail)
+    }
+
     func test_theDisplayWritesFramesIntoAFileStandingInForTheFramebuffer() throws {
         let path = "/tmp/clup-fb-\(getpid())"
         defer { unlink(path) }

@@ -91,6 +91,18 @@ final class TouchDecoderTests: XCTestCase {
         XCTAssertEqual([ended[0].startX, ended[0].endX], [5, 7])
     }
 
+    /// A single-touch panel in mouse emulation (and qemu's usb-tablet) presses BTN_LEFT.
+    func test_singleTouchFollowsTheLeftButtonOfAPanelInMouseEmulation() {
+        var decoder = TouchDecoder(mode: .singleTouch)
+        let ended = run(&decoder, [
+            abs(0, EventCode.x, 16384), abs(0, EventCode.y, 8000), key(0, EventCode.leftButton, 1), syn(0),
+            key(0.08, EventCode.leftButton, 0), syn(0.08),
+            key(0.1, 0x111, 1), syn(0.1), key(0.15, 0x111, 0), syn(0.15),   // BTN_RIGHT: no contact
+        ])
+        XCTAssertEqual(ended.count, 1)
+        XCTAssertEqual([ended[0].startX, ended[0].startY], [16384, 8000])
+    }
+
     func test_afterSynDroppedEventsUpToTheNextReportAreDiscardedAndContactsCancelled() {
         var decoder = TouchDecoder(mode: .slots(2))
         _ = run(&decoder, [abs(0, EventCode.trackingID, 1), abs(0, EventCode.positionX, 100), syn(0)])

@@ -200,7 +200,7 @@ final class KioskConfigurationTests: XCTestCase {
     func test_linuxModeLooksForEveryDeviceNotNamedWhereTheUdevRulesPutIt() throws {
         let config = try KioskConfiguration.parse("[hardware]\nmode = \"linux\"\nserial_reader = \"/dev/ttyACM0\"", file: "c.toml")
         let devices = config.hardware.devices()
-        XCTAssertEqual(devices.display, .framebuffer(path: "/dev/fb0", assumedFormat: nil))
+        XCTAssertEqual(devices.display, .firstScreen, "the first DRM card where there is one, else /dev/fb0")
         XCTAssertEqual(devices.speaker, .alsa(device: "default", headset: nil))
         XCTAssertEqual(devices.headset, DeviceChoices.Headset.none, "a jack only where one is named")
         XCTAssertEqual(devices.touchscreen, .evdev(path: "/dev/clup/touch", axesFrom: nil, calibration: [1, 0, 0, 0, 1, 0]))
@@ -209,6 +209,29 @@ final class KioskConfigurationTests: XCTestCase {
         XCTAssertEqual(devices.reader, .serial(path: "/dev/ttyACM0"), "the one named")
         XCTAssertEqual(config.hardware.devices(simulate: true).touchscreen, .simulated, "clupd --simulate")
         XCTAssertEqual(config.hardware.devices(simulate: true).reader, .serial(path: "/dev/ttyACM0"), "named: still real")
+    }
+
+    func test_aScreenIsADRMConnectorOrAFramebufferAndTurnsOnlyByQuarters() throws {
+        let config = try KioskConfiguration.parse("""
+            [hardware]
+            display = "/dev/dri/card1:HDMI-A-1"
+            display_rotation = 270
+            calling_display = "/dev/dri/card1:DP-2"
+            """, file: "c.toml")
+        let devices = config.hardware.devices()
+        XCTAssertEqual(devices.display, .drm(card: "/dev/dri/card1", connector: "HDMI-A-1"))
+        XCTAssertEqual(devices.rotation, .threeQuarters)
+        XCTAssertEqual(devices.callingBoard, .drm(card: "/dev/dri/card1", connector: "DP-2"))
+        let card = try KioskConfiguration.parse("[hardware]\ndisplay = \"/dev/dri/card0\"\ncalling_display = \"/dev/fb1\"", file: "c.toml")
+        XCTAssertEqual(card.hardware.devices().display, .drm(card: "/dev/dri/card0", connector: nil))
+        XCTAssertEqual(card.hardware.devices().callingBoard, .framebuffer(path: "/dev/fb1"))
+        XCTAssertEqual(card.hardware.devices().rotation, DisplayRotation.none)
+        let file = try KioskConfiguration.parse("[hardware]\ndisplay = \"/tmp/fb.raw\"", file: "c.toml")
+        XCTAssertEqual(file.hardware.devices().display, .framebuffer(path: "/tmp/fb.raw", assumedFormat: nil))
+        XCTAssertThrowsError(try KioskConfiguration.parse("[hardware]\ndisplay_rotation = 45", file: "c.toml")) { error in
+            XCTAssertTrue("\(error)".contains("45 is not a quarter turn: 0, 90, 180 or 270"), "\(error)")
+        }
+        XCTAssertThrowsError(try KioskConfiguration.parse("[hardware]\ndisplay_rotation = 360", file: "c.toml"))
     }
 
     /// The example file is what every key's declaration writes: a key added to a table is in

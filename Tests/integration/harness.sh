@@ -45,6 +45,19 @@ wait_until() {
   fail "not within $seconds s: $*"
 }
 
+# As wait_until, bounded by the clock rather than by a count of tries: for checks that take
+# a while themselves (inside an emulated VM, one try may take seconds).
+wait_within() {
+  local seconds=$1 deadline; shift
+  deadline=$((SECONDS + seconds))
+  while :; do
+    if [ $# -eq 1 ]; then eval "$1" && return 0; else "$@" && return 0; fi
+    [ "$SECONDS" -lt "$deadline" ] || break
+    sleep 0.1  # not a wait: the pause between polls
+  done
+  fail "not within $seconds s: $*"
+}
+
 # Runs COMMAND [ARG…] until what it prints is EXPECTED, up to SECONDS (its exit status
 # does not count, as in `[ "$(COMMAND)" = EXPECTED ]`).
 wait_until_prints() {

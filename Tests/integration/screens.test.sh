@@ -185,9 +185,14 @@ test_the_calling_board_above_the_door_shows_the_number_called() {
   wait_until 10 "clupctl status | grep -q 'door-screen .*1280x720 awake'"
   assert_eq "$(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(24); print(*struct.unpack('>II', d[16:24]))" \
     "$WORK/state/calling-board/screen.png")" "1280 720"
+  # What a technician saves of it is what the board shows.
+  clupctl screenshot --door-screen "$WORK/board.png" >/dev/null
+  # shellcheck disable=SC2016 # read again at each try (the board writes its PNG on a queue of its own)
+  (wait_until 10 'python3 "$ROOT/Tests/integration/tools/png-same.py" "$WORK/board.png" "$WORK/state/calling-board/screen.png" >/dev/null') \
+    || fail "clupctl screenshot --door-screen is not the board: $(python3 "$ROOT/Tests/integration/tools/png-same.py" "$WORK/board.png" "$WORK/state/calling-board/screen.png")"
   clupctl sim scan "$(ticket_field A-001 code)" >/dev/null
   wait_until 10 "clupctl status | grep -q 'door-screen .*1280x720 asleep'"
-  echo "report: the calling board (1280x720) lit for A-001, dark once it was admitted: $WORK/state/calling-board/screen.png"
+  echo "report: the calling board (1280x720) lit for A-001 (clupctl screenshot --door-screen: the same pixels), dark once it was admitted: $WORK/state/calling-board/screen.png"
 }
 
 run_tests

@@ -24,8 +24,8 @@ kiosk_login() {
   printf '%s\n' "$KIOSK_TECHNICIAN_SECRET" | clupctl login "$KIOSK_TECHNICIAN" >/dev/null
 }
 
-# Writes $WORK/clupd.toml: a small screen-timeout (and its warning) so the demo and tests
-# see the screen sleep, the store's time zone KIOSK_TIMEZONE (default UTC), plus any lines given.
+# Writes $WORK/clupd.toml: a small screen-timeout (KIOSK_IDLE_SECONDS, default 2 s; and
+# its warning) so the demo and tests see the screen sleep, the store's time zone KIOSK_TIMEZONE (default UTC), plus any lines given.
 kiosk_write_config() {
   {
     echo '[store]'
@@ -34,7 +34,7 @@ kiosk_write_config() {
     echo "timezone = \"${KIOSK_TIMEZONE:-UTC}\""
 
     echo '[screen]'
-    echo 'idle_timeout_seconds = 2'
+    echo "idle_timeout_seconds = ${KIOSK_IDLE_SECONDS:-2}"
     echo 'timeout_warning_seconds = 1'
     echo "result_seconds = 1"
     printf '%s\n' "$@"

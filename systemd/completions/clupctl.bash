@@ -887,7 +887,7 @@ _clupctl_diagnostics() {
 
 _clupctl_screenshot() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--door-screen -h --help)
     repeating_options=()
     non_repeating_options=(--socket)
     __clupctl_offer_flags_options 1

@@ -628,6 +628,7 @@ _clupctl_screenshot() {
     local -i ret=1
     local -ar arg_specs=(
         '--socket[clupd'\''s control socket (or set CLUP_SOCKET).]:socket:'
+        '--door-screen[The calling board above the door (hardware.calling_display) rather than the customer'\''s screen.]'
         ':file:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -17,6 +17,9 @@ public protocol Display: AnyObject {
     /// Returns once what was shown is on the panel (a display that writes its frames on a
     /// queue of its own has written them): what clupd shows as it stops stays shown.
     func finishShowing()
+    /// Called when the display comes or goes by itself (a connector plugged or unplugged),
+    /// where the backend is told; the kiosk looks at every display's health anyway.
+    var onHealthChange: (() -> Void)? { get set }
 }
 
 extension Display {
@@ -28,4 +31,9 @@ extension Display {
     public func noticeSizeChange() -> Bool { false }
 
     public func finishShowing() {}
+
+    public var onHealthChange: (() -> Void)? {
+        get { nil }
+        set {}
+    }
 }

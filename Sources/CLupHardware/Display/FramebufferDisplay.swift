@@ -11,6 +11,8 @@ public final class FramebufferDisplay: Display {
     /// Used when `path` is not a framebuffer (ENOTTY): a file standing in for one, written
     /// in this layout (how tests and a headless bench look at what the screen shows).
     let assumedFormat: FramebufferFormat?
+    /// How the picture is turned on its way to the panel.
+    public let rotation: DisplayRotation
     /// The size screens are drawn at: the framebuffer's, or the configured screen size
     /// while it could not be opened; a new mode is taken up by `noticeSizeChange`.
     public private(set) var width: Int
@@ -33,15 +35,16 @@ public final class FramebufferDisplay: Display {
         var physicalSizeMM: (width: Double, height: Double)?
     }
 
-    public init(path: String, fallbackWidth: Int, fallbackHeight: Int, assumedFormat: FramebufferFormat? = nil) {
+    public init(path: String, fallbackWidth: Int, fallbackHeight: Int, assumedFormat: FramebufferFormat? = nil,
+                rotation: DisplayRotation = .none) {
         self.path = path
         self.assumedFormat = assumedFormat
+        self.rotation = rotation
         switch Self.map(path, assumedFormat: assumedFormat) {
         case let .success(mapped):
             self.mapped = mapped
-            width = mapped.format.width
-            height = mapped.format.height
-            physicalSizeMM = mapped.physicalSizeMM
+            (width, height) = rotation.drawnSize(width: mapped.format.width, height: mapped.format.height)
+            physicalSizeMM = rotation.turned(mapped.physicalSizeMM)
         case let .failure(problem):
             self.problem = problem.message
             width = fallbackWidth
@@ -58,7 +61,7 @@ public final class FramebufferDisplay: Display {
         if let problem {
             return DeviceHealth(role: "display", backend: "fbdev", state: .missing, detail: "\(path): \(problem)")
         }
-        if let format, format.width != width || format.height != height {
+        if let format, rotation.drawnSize(width: format.width, height: format.height) != (width, height) {
             // It appeared, or changed mode: the next look lays the screens out again.
             return DeviceHealth(role: "display", backend: "fbdev", state: .fault,
                                 detail: "\(path) is \(format.width)x\(format.height), the screens are still drawn at \(width)x\(height)")
@@ -69,11 +72,11 @@ public final class FramebufferDisplay: Display {
 
     public func show(_ frame: Canvas) throws {
         let screen = try opened()
-        guard Int(frame.width) == screen.format.width, Int(frame.height) == screen.format.height else {
+        guard rotation.drawnSize(width: screen.format.width, height: screen.format.height) == (Int(frame.width), Int(frame.height)) else {
             throw DisplayError(message: "a frame of \(Int(frame.width))x\(Int(frame.height)) for a screen of "
                 + "\(screen.format.width)x\(screen.format.height) (it changed; the screens are laid out again)")
         }
-        screen.format.draw(frame, into: screen.memory)
+        screen.format.draw(frame, into: screen.memory, rotation: rotation)
         if !isAwake { _ = clup_fb_blank(screen.fd, 0) }
         isAwake = true
         framesShown += 1
@@ -90,8 +93,9 @@ public final class FramebufferDisplay: Display {
 
     public func noticeSizeChange() -> Bool {
         guard let screen = try? opened() else { return false }
-        guard screen.format.width != width || screen.format.height != height else { return false }
-        (width, height, physicalSizeMM) = (screen.format.width, screen.format.height, screen.physicalSizeMM)
+        let drawn = rotation.drawnSize(width: screen.format.width, height: screen.format.height)
+        guard drawn != (width, height) else { return false }
+        (width, height, physicalSizeMM) = (drawn.width, drawn.height, rotation.turned(screen.physicalSizeMM))
         return true
     }
 

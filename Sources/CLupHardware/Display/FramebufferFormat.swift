@@ -85,17 +85,34 @@ public struct FramebufferFormat: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Writes `canvas` into `destination` (at least `byteCount` bytes): the part of the
-    /// canvas that fits, black where the canvas does not reach.
-    public func draw(_ canvas: Canvas, into destination: UnsafeMutableRawPointer) {
+    /// canvas that fits, black where the canvas does not reach. Turned by `rotation`, the
+    /// canvas is drawn at the turned size (`rotation.drawnSize`) and turned as it is copied.
+    public func draw(_ canvas: Canvas, into destination: UnsafeMutableRawPointer, rotation: DisplayRotation = .none) {
         let bytesPerPixel = bitsPerPixel / 8
         // cairo's pixels are already this framebuffer's (little-endian 0x00RRGGBB): rows are copied.
         let sameLayout = self == .xrgb8888(width: width, height: height).with(lineLength: lineLength)
         canvas.withPixels { pixels, stride in
             let rows = stride == 0 ? 0 : pixels.count / stride
-            let visible = min(width, Int(canvas.width), stride)
+            let columns = min(Int(canvas.width), stride)
+            guard let base = pixels.baseAddress, rows > 0 else {
+                for y in 0..<height { memset(destination + y * lineLength, 0, width * bytesPerPixel) }
+                return
+            }
+            if rotation != .none {
+                for y in 0..<height {
+                    let row = destination + y * lineLength
+                    for x in 0..<width {
+                        let (sx, sy) = rotation.source(x: x, y: y, width: columns, height: rows)
+                        let rgb: UInt32 = sx >= 0 && sx < columns && sy >= 0 && sy < rows ? base[sy * stride + sx] : 0
+                        store(sameLayout ? rgb : pack(rgb), at: row, x: x, bytesPerPixel: bytesPerPixel)
+                    }
+                }
+                return
+            }
+            let visible = min(width, columns)
             for y in 0..<height {
                 let row = destination + y * lineLength
-                guard y < rows, let base = pixels.baseAddress else {
+                guard y < rows else {
                     memset(row, 0, width * bytesPerPixel)
                     continue
                 }
@@ -103,20 +120,22 @@ public struct FramebufferFormat: Sendable, Equatable, CustomStringConvertible {
                 if sameLayout {
                     memcpy(row, source, visible * 4)
                 } else {
-                    for x in 0..<visible {
-                        let value = pack(source[x])
-                        switch bytesPerPixel {
-                        case 2: row.storeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian, toByteOffset: x * 2, as: UInt16.self)
-                        case 4: row.storeBytes(of: value.littleEndian, toByteOffset: x * 4, as: UInt32.self)
-                        default:
-                            for byte in 0..<bytesPerPixel {
-                                row.storeBytes(of: UInt8(truncatingIfNeeded: value >> (8 * byte)), toByteOffset: x * bytesPerPixel + byte,
-                                               as: UInt8.self)
-                            }
-                        }
-                    }
+                    for x in 0..<visible { store(pack(source[x]), at: row, x: x, bytesPerPixel: bytesPerPixel) }
                 }
                 if visible < width { memset(row + visible * bytesPerPixel, 0, (width - visible) * bytesPerPixel) }
+            }
+        }
+    }
+
+    /// Stores one pixel's value at column `x` of `row`.
+    @inline(__always)
+    private func store(_ value: UInt32, at row: UnsafeMutableRawPointer, x: Int, bytesPerPixel: Int) {
+        switch bytesPerPixel {
+        case 2: row.storeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian, toByteOffset: x * 2, as: UInt16.self)
+        case 4: row.storeBytes(of: value.littleEndian, toByteOffset: x * 4, as: UInt32.self)
+        default:
+            for byte in 0..<bytesPerPixel {
+                row.storeBytes(of: UInt8(truncatingIfNeeded: value >> (8 * byte)), toByteOffset: x * bytesPerPixel + byte, as: UInt8.self)
             }
         }
     }

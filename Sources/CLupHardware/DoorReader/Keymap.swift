@@ -20,6 +20,14 @@ public final class Keymap: @unchecked Sendable {
     public struct Keystroke: Sendable, Equatable {
         public let key: UInt16
         public let modifiers: [UInt16]
+
+        /// Keys of the main block (the rows from Esc to the space bar, and the ISO key beside
+        /// the left Shift), not the keypad's.
+        var isMainBlock: Bool { (key <= 58 && key != 55) || key == 86 }
+
+        /// Which of two strokes typing one character a scanner uses: the main block's, then
+        /// the one with fewer modifiers (the higher wins).
+        var preference: (Int, Int) { (isMainBlock ? 1 : 0, -modifiers.count) }
     }
 
     /// Why a layout cannot be used.
@@ -148,8 +156,12 @@ public final class Keymap: @unchecked Sendable {
                 if mask & shiftBit != 0, shiftBit != 0 { modifiers.append(leftShift) }
                 if mask & levelThreeBit != 0, levelThreeBit != 0 { modifiers.append(rightAlt) }
                 let stroke = Keystroke(key: UInt16(keycode - 8), modifiers: modifiers)
+                // A scanner is a USB keyboard: it has no key beyond the HID keyboard page
+                // (xkb's KEY_DOLLAR and the like), and it types on the main block, the keypad
+                // only for what the main block lacks.
+                guard stroke.key < 0x100 else { continue }
                 let character = Character(scalar)
-                if let known = strokes[character], known.modifiers.count <= modifiers.count { continue }
+                if let known = strokes[character], known.preference >= stroke.preference { continue }
                 strokes[character] = stroke
             }
         }

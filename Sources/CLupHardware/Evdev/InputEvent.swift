@@ -33,6 +33,9 @@ public enum EventCode {
     public static let trackingID: UInt16 = 0x39        // ABS_MT_TRACKING_ID
 
     public static let touch: UInt16 = 0x14A            // BTN_TOUCH
+    /// A single-touch panel in mouse emulation (and qemu's usb-tablet) presses the left
+    /// button for a contact.
+    public static let leftButton: UInt16 = 0x110       // BTN_LEFT
     public static let frontProximity: UInt16 = 0x0B    // SW_FRONT_PROXIMITY
     public static let headphoneInsert: UInt16 = 0x02   // SW_HEADPHONE_INSERT
 }

@@ -39,7 +39,8 @@ public struct Contact: Hashable, Sendable {
 }
 
 /// Decodes a touch panel's event stream into contacts: multitouch protocol B (slots),
-/// protocol A (`SYN_MT_REPORT`) and single-touch (`BTN_TOUCH` with `ABS_X`/`ABS_Y`).
+/// protocol A (`SYN_MT_REPORT`) and single-touch (`BTN_TOUCH`, or `BTN_LEFT` from a panel
+/// in mouse emulation, with `ABS_X`/`ABS_Y`).
 ///
 /// Events between two `SYN_REPORT`s are one frame; contacts begin, move and end at frame
 /// boundaries. After `SYN_DROPPED` everything up to the next `SYN_REPORT` is discarded
@@ -277,7 +278,7 @@ public struct TouchDecoder: Sendable {
         switch (event.type, event.code) {
         case (EventCode.absolute, EventCode.x): singleX = event.value
         case (EventCode.absolute, EventCode.y): singleY = event.value
-        case (EventCode.key, EventCode.touch): touching = event.value != 0
+        case (EventCode.key, EventCode.touch), (EventCode.key, EventCode.leftButton): touching = event.value != 0
         case (EventCode.synchronization, EventCode.report):
             if touching, var contact = active.first {
                 contact.move(to: singleX, singleY, at: event.time)

@@ -36,12 +36,32 @@ struct DeviceSet {
     init(config: KioskConfiguration, simulate: Bool, stateDirectory: String, loop: EventLoop) throws(ConfigurationError) {
         let choices = config.hardware.devices(simulate: simulate)
         var starters: [() -> Void] = []
+        // One DRMCard per card: the screens on its connectors share its mode setting.
+        var cards: [String: DRMCard] = [:]
+        func card(_ path: String) -> DRMCard {
+            if let card = cards[path] { return card }
+            let card = DRMCard(path: path, loop: loop)
+            cards[path] = card
+            starters.append(card.start)
+            return card
+        }
+        let (width, height, rotation) = (config.screen.width, config.screen.height, choices.rotation)
+        // A connector named for one screen is kept for it before the other takes the first one.
+        if case let .drm(path, connector?) = choices.callingBoard { card(path).reserve(connector) }
+        if case let .drm(path, connector?) = choices.display { card(path).reserve(connector) }
         let display: Display = switch choices.display {
         case let .framebuffer(path, format):
-            FramebufferDisplay(path: path, fallbackWidth: config.screen.width, fallbackHeight: config.screen.height,
-                               assumedFormat: format)
+            FramebufferDisplay(path: path, fallbackWidth: width, fallbackHeight: height, assumedFormat: format, rotation: rotation)
+        case let .drm(path, connector):
+            DRMDisplay(card: card(path), connector: connector, rotation: rotation, fallbackWidth: width, fallbackHeight: height)
+        case .firstScreen:
+            if let first = DRMCard.firstWithConnectors() {
+                DRMDisplay(card: card(first), connector: nil, rotation: rotation, fallbackWidth: width, fallbackHeight: height)
+            } else {
+                FramebufferDisplay(path: "/dev/fb0", fallbackWidth: width, fallbackHeight: height, rotation: rotation)
+            }
         case .simulated:
-            PNGDisplay(width: config.screen.width, height: config.screen.height, directory: stateDirectory)
+            PNGDisplay(width: width, height: height, directory: stateDirectory)
         }
 
         let speech = SpeechSynthesizer(wordsPerMinute: config.voice.wordsPerMinute)
@@ -56,6 +76,8 @@ struct DeviceSet {
         case .none: nil
         case .simulated: PNGDisplay(width: 1280, height: 720, directory: Self.folder(stateDirectory + "/calling-board"))
         case let .framebuffer(path): FramebufferDisplay(path: path, fallbackWidth: 1280, fallbackHeight: 720)
+        case let .drm(path, connector):
+            DRMDisplay(card: card(path), connector: connector, rotation: .none, fallbackWidth: 1280, fallbackHeight: 720)
         }
 
         let headset: HeadsetJack?

@@ -30,6 +30,8 @@ final class Caller {
     /// Ends the door's words to a person whose code was refused (`tellAtTheDoor`); the
     /// numbers wait until then.
     private var doorWordsTimer: EventLoop.TimerID?
+    /// The words on the board meanwhile, and their language.
+    private var doorWordsShown: (words: DoorWords, language: String)?
     /// How long the door's words stay on the board.
     static let doorWordsSeconds = 8.0
 
@@ -39,6 +41,17 @@ final class Caller {
         self.board = board
         self.runtime = runtime
         self.settings = settings
+        // A board on a connector plugged back (or in another mode) is drawn again.
+        board?.onHealthChange = { [unowned self] in boardNeedsDrawing() }
+    }
+
+    /// The board is back, or in another size: it is drawn again (the kiosk calls this when
+    /// its look finds the board back; a DRM board's connector also tells).
+    func boardNeedsDrawing() {
+        guard let board, board.health.state != .missing else { return }
+        _ = board.noticeSizeChange()
+        boardShows = nil
+        showOnTheBoard()
     }
 
     /// After every settling of the queue: says the tickets newly called, forgets those that
@@ -95,6 +108,25 @@ final class Caller {
         }
     }
 
+    /// What the calling board shows now, as PNG, drawn again (for `clupctl screenshot
+    /// --door-screen`): the numbers called, the door's words while they are up, else black.
+    func boardScreenshot() throws -> [UInt8] {
+        guard let board else {
+            throw CodedError(.displayFailed, "this totem has no calling board (hardware.calling_display)")
+        }
+        let renderer = ScreenRenderer(geometry: ScreenGeometry(width: Double(board.width), height: Double(board.height)))
+        if let words = doorWordsShown {
+            let texts = TextCatalog.of(words.language)
+            return try renderer.renderDoorWords(texts(words.words.title), texts(words.words.hint)).pngData()
+        }
+        guard let called = boardShows, !called.isEmpty else {
+            let black = try Canvas(width: board.width, height: board.height)
+            black.fill(.black)
+            return try black.pngData()
+        }
+        return try renderer.renderCallingBoard(called, language: settings().language).pngData()
+    }
+
     /// Tells the person at the door, on the board above it, why their code did not open it,
     /// in `language`, for `doorWordsSeconds`; the numbers called come back after.
     func tellAtTheDoor(_ words: DoorWords, language: String) {
@@ -102,8 +134,10 @@ final class Caller {
         let texts = TextCatalog.of(language)
         let (title, hint) = (texts(words.title), texts(words.hint))
         runtime.loop.cancel(doorWordsTimer)
+        doorWordsShown = (words, language)
         doorWordsTimer = runtime.loop.schedule(after: Self.doorWordsSeconds) { [unowned self] in
             doorWordsTimer = nil
+            doorWordsShown = nil
             boardShows = nil
             showOnTheBoard()
         }

@@ -67,6 +67,10 @@ final class Kiosk {
     var authority: TicketAuthority
     /// The screen shown, where its buttons sit, and what it waits for.
     var screens: ScreenState
+    /// Whether the display was missing or faulty at the last look at the devices.
+    private var displayWasDown = false
+    /// Likewise the calling board above the door.
+    private var boardWasDown = false
     /// The kiosk's timers running: the screen flow's, the store's hours, the look at the devices.
     var timers: [Timer: EventLoop.TimerID] = [:]
     /// Says the tickets called, and shows them on the calling board.
@@ -114,7 +118,10 @@ final class Kiosk {
     }
 
     /// How often the devices are looked at while they work: a framebuffer given another mode
-    /// tells nobody (a touch panel that goes or comes back does, at once).
+    /// tells nobody, nor does a screen's connector on a card without hotplug detection (a
+    /// touch panel that goes or comes back does, at once, and so does a DRM connector whose
+    /// driver sends the kernel's hotplug uevent: HDMI and DisplayPort do). Few wakeups
+    /// while nobody is there (KioskTimeOfDayTests).
     static let deviceLookSeconds = 30.0
 
     init(config: KioskConfiguration, devices: KioskDevices, desk: QueueDesk, spooler: PrintSpooler,
@@ -152,6 +159,7 @@ final class Kiosk {
         devices.reader.onRead = { [unowned self] in logged(receive(.read($0))) }
         devices.headset?.onChange = { [unowned self] in logged(receive(.headset($0))) }
         devices.touchscreen.onHealthChange = { [unowned self] in watchTheDevices() }
+        devices.display.onHealthChange = { [unowned self] in watchTheDevices() }
         spooler.onAccepted = { [unowned self] number, job in recordAccepted(number, job: job) }
         spooler.onEnded = { [unowned self] number, outcome in printEnded(number, outcome) }
         desk.add(self)
@@ -190,7 +198,28 @@ final class Kiosk {
     /// every second while a device is in trouble, else every `deviceLookSeconds`.
     private func watchTheDevices() {
         stop(.devices)
-        if devices.display.health.state == .missing { redraw() }
+        // A display missing is given the screen each look (it may be back); one back (a
+        // connector plugged again) is given it once.
+        let display = devices.display.health
+        if display.state != .ok && !displayWasDown {
+            logger.error("the display is gone", metadata: ["detail": "\(display.detail)"])
+        } else if display.state == .ok && displayWasDown {
+            logger.notice("the display is back", metadata: ["detail": "\(display.detail)"])
+        }
+        if display.state == .missing || (display.state == .ok && displayWasDown) { redraw() }
+        displayWasDown = display.state != .ok
+        // The calling board likewise (drawn by the caller): while down it is only looked at
+        // (a look opens it again, or probes a DRM card's connectors every few seconds), and
+        // drawn once it is back.
+        if let board = devices.callingBoard {
+            var state = board.health.state
+            if state != .ok {
+                _ = board.noticeSizeChange()
+                state = board.health.state
+            }
+            if state == .ok && boardWasDown { caller.boardNeedsDrawing() }
+            boardWasDown = state != .ok
+        }
         if devices.display.noticeSizeChange() {
             // Another mode or another panel: the screens are laid out again for it.
             screens.geometry = Self.geometry(of: devices.display, config)
@@ -207,7 +236,9 @@ final class Kiosk {
             }
             handle(.panel(working: working))
         }
-        let trouble = !working || devices.display.health.state != .ok
+        // As the display was at this look: one that was down is looked at again in a second
+        // (and said back then), whatever the frame drawn meanwhile made of it.
+        let trouble = !working || display.state != .ok || boardWasDown
         start(.devices, after: trouble ? 1 : Self.deviceLookSeconds) { [unowned self] in watchTheDevices() }
     }
 

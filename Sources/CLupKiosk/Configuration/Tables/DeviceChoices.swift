@@ -1,3 +1,4 @@
+import Foundation
 import CLupConfig
 import CLupHardware
 
@@ -9,6 +10,11 @@ public struct DeviceChoices: Sendable, Equatable {
         /// PNG frames in the state directory.
         case simulated
         case framebuffer(path: String, assumedFormat: FramebufferFormat?)
+        /// A connector of a DRM card (nil: its first connected one).
+        case drm(card: String, connector: String?)
+        /// `mode = "linux"` with no screen named: the first DRM card where there is one (its
+        /// first connected connector), else the first framebuffer.
+        case firstScreen
     }
 
     public enum CallingBoard: Sendable, Equatable {
@@ -16,6 +22,7 @@ public struct DeviceChoices: Sendable, Equatable {
         /// PNG frames in `STATE_DIR/calling-board/`, 1280×720.
         case simulated
         case framebuffer(path: String)
+        case drm(card: String, connector: String?)
     }
 
     public enum Speaker: Sendable, Equatable {
@@ -57,6 +64,7 @@ public struct DeviceChoices: Sendable, Equatable {
     }
 
     public var display: Display
+    public var rotation: DisplayRotation
     public var speaker: Speaker
     public var headset: Headset
     public var callingBoard: CallingBoard
@@ -70,6 +78,7 @@ public struct DeviceChoices: Sendable, Equatable {
     public static func == (lhs: DeviceChoices, rhs: DeviceChoices) -> Bool {
         (lhs.display, lhs.speaker, lhs.touchscreen, lhs.presence, lhs.turnstile, lhs.reader)
             == (rhs.display, rhs.speaker, rhs.touchscreen, rhs.presence, rhs.turnstile, rhs.reader)
+            && lhs.rotation == rhs.rotation
             && lhs.headset == rhs.headset && lhs.callingBoard == rhs.callingBoard
             && lhs.release?.target == rhs.release?.target && lhs.release?.activeLow == rhs.release?.activeLow
     }
@@ -77,12 +86,12 @@ public struct DeviceChoices: Sendable, Equatable {
 
 extension HardwareSettings {
     /// What the keys choose. With `mode = "linux"` each device not named is looked for where
-    /// `hardware/udev/70-clup.rules` links it, the screen is the first framebuffer and the
+    /// `hardware/udev/70-clup.rules` links it, the screen is the first DRM card's first
+    /// connected connector (else the first framebuffer) and the
     /// voice speaks through ALSA's default device; `simulate` (clupd --simulate) keeps them
     /// simulated whatever the mode.
     public func devices(simulate: Bool = false) -> DeviceChoices {
         let standard = mode == .linux && !simulate
-        let display = self.display ?? (standard ? "/dev/fb0" : nil)
         let speaker = self.speaker ?? (standard ? "default" : nil)
         let touchscreen = self.touchscreen ?? (standard ? "/dev/clup/touch" : nil)
         let presenceSwitch = presence ?? (standard && proximity == nil && pir == nil ? "/dev/clup/presence" : nil)
@@ -90,11 +99,18 @@ extension HardwareSettings {
         let reader = self.reader ?? (standard && serialReader == nil ? "/dev/clup/reader" : nil)
 
         return DeviceChoices(
-            display: display.map { .framebuffer(path: $0, assumedFormat: displayFormat) } ?? .simulated,
+            display: display.map { Self.screen($0, assumedFormat: displayFormat) } ?? (standard ? .firstScreen : .simulated),
+            rotation: displayRotation,
             speaker: speaker.map { .alsa(device: $0, headset: headsetSpeaker) } ?? .simulated,
             // A jack only where one is named: not every totem has one.
             headset: headset.map { .evdev(path: $0) } ?? (mode == .linux && !simulate ? .none : .simulated),
-            callingBoard: callingDisplay.map { $0 == "simulated" ? .simulated : .framebuffer(path: $0) } ?? .none,
+            callingBoard: callingDisplay.map { name -> DeviceChoices.CallingBoard in
+                switch Self.screen(name, assumedFormat: nil) {
+                case _ where name == "simulated": .simulated
+                case let .drm(card, connector): .drm(card: card, connector: connector)
+                default: .framebuffer(path: name)
+                }
+            } ?? .none,
             touchscreen: touchscreen.map { .evdev(path: $0, axesFrom: touchscreenAxes, calibration: calibration) } ?? .simulated,
             presence: presenceSwitch.map { .evdevSwitch(path: $0) }
                 ?? pir.map { .pir($0, activeLow: pirActiveLow, hold: pirHold) }
@@ -107,5 +123,24 @@ extension HardwareSettings {
             release: turnstileRelease.map { ($0, turnstileReleaseActiveLow) },
             reader: reader.map { .wedge(path: $0, layout: readerLayout) }
                 ?? serialReader.map { .serial(path: $0) } ?? .simulated(layout: readerLayout))
+    }
+}
+
+extension HardwareSettings {
+    /// A screen as named under `[hardware]`: a DRM card (`/dev/dri/card0`, or one of its
+    /// connectors: `/dev/dri/card0:HDMI-A-1`), else a framebuffer or a file standing in for one.
+    static func screen(_ name: String, assumedFormat: FramebufferFormat?) -> DeviceChoices.Display {
+        let (path, connector) = splitConnector(name)
+        if path.hasPrefix("/dev/dri/") { return .drm(card: path, connector: connector) }
+        return .framebuffer(path: name, assumedFormat: assumedFormat)
+    }
+
+    /// `/dev/dri/card0:HDMI-A-1` as the card and the connector's name.
+    static func splitConnector(_ name: String) -> (path: String, connector: String?) {
+        // A stable name with colons of its own (/dev/dri/by-path/pci-0000:00:02.0-card) is a card.
+        guard !FileManager.default.fileExists(atPath: name), let colon = name.lastIndex(of: ":"), colon != name.startIndex, name.index(after: colon) != name.endIndex else {
+            return (name, nil)
+        }
+        return (String(name[..<colon]), String(name[name.index(after: colon)...]))
     }
 }

@@ -9,7 +9,8 @@ public struct HardwareSettings: ConfigTable {
     public static let doc = """
         The devices (hardware/WIRING.md). Each device named here uses its Linux backend; the others are
         simulated, unless mode = "linux", which looks for each device not named at its udev name
-        (/dev/clup/…), the screen at /dev/fb0 and the voice at ALSA "default".
+        (/dev/clup/…), the screen on the first DRM card (/dev/dri/card0, its first connected
+        connector; else /dev/fb0) and the voice at ALSA "default".
         """
 
     /// How the devices not named are driven.
@@ -21,6 +22,8 @@ public struct HardwareSettings: ConfigTable {
     public var mode = Mode.simulated
     public var display: String?
     public var displayFormat: FramebufferFormat?
+    public var displayRotationDegrees = 0
+    public var displayRotation: DisplayRotation { DisplayRotation(rawValue: displayRotationDegrees) ?? .none }
     public var callingDisplay: String?
     public var speaker: String?
     public var headset: String?
@@ -55,13 +58,19 @@ public struct HardwareSettings: ConfigTable {
     public static let keys: [ConfigKey<HardwareSettings>] = [
         .parsed("mode", \.mode, doc: "\"simulated\" or \"linux\" (see above)", expected: "\"simulated\" or \"linux\"",
                 parse: Mode.init(rawValue:), format: \.rawValue),
-        .text("display", \.display, doc: "the framebuffer, example: \"/dev/fb0\""),
+        .text("display", \.display,
+              doc: "the screen: a DRM card, example: \"/dev/dri/card0\" (its first connected connector) or "
+                  + "\"/dev/dri/card0:HDMI-A-1\" (one connector, as /sys/class/drm names it); or a framebuffer, \"/dev/fb0\""),
+        .integer("display_rotation", \.displayRotationDegrees, in: 0...270,
+                 doc: "degrees the picture is turned clockwise on the panel: 0, 90, 180 or 270 "
+                     + "(a landscape panel mounted upright; turn the touch panel with calibration too)"),
         .optional("display_format", \.displayFormat,
                   doc: "only for a file standing in for a framebuffer: \"800x480 xrgb8888\" or \"480x320 rgb565\"",
                   expected: "\"WIDTHxHEIGHT xrgb8888\" or \"WIDTHxHEIGHT rgb565\"",
                   parse: FramebufferFormat.init(parsing:), format: { $0.configValue ?? $0.description }),
         .text("calling_display", \.callingDisplay,
-              doc: "a second screen above the door showing the numbers called: its framebuffer, example: \"/dev/fb1\"; "
+              doc: "a second screen above the door showing the numbers called: a DRM connector, example: "
+                  + "\"/dev/dri/card0:HDMI-A-2\", or a framebuffer, \"/dev/fb1\"; "
                   + "\"simulated\": PNG frames in STATE_DIR/calling-board/; none: no second screen"),
         .text("speaker", \.speaker, doc: "the voice's ALSA device, example: \"default\" or \"plughw:CARD=Device\""),
         .text("headset", \.headset,
@@ -109,6 +118,9 @@ public struct HardwareSettings: ConfigTable {
     ]
 
     public func validate(_ problem: (String, String) -> ConfigurationError) throws(ConfigurationError) {
+        guard DisplayRotation(rawValue: displayRotationDegrees) != nil else {
+            throw problem("display_rotation", "\(displayRotationDegrees) is not a quarter turn: 0, 90, 180 or 270")
+        }
         if reader != nil && serialReader != nil {
             throw problem("serial_reader", "one door reader: set hardware.reader or hardware.serial_reader, not both")
         }

@@ -21,7 +21,9 @@ extension Daemon {
             return paperReport()
         }
         router.on(Control.Devices.self) { [unowned self] _, _ in devicesReport() }
-        router.on(Control.Screenshot.self) { [unowned self] _, _ in ScreenshotReply(png: Data(try kiosk.screenshot())) }
+        router.on(Control.Screenshot.self) { [unowned self] ask, _ in
+            ScreenshotReply(png: Data(ask.doorScreen == true ? try kiosk.caller.boardScreenshot() : try kiosk.screenshot()))
+        }
         router.on(Control.Screen.self) { [unowned self] _, _ in kiosk.screenReport }
         router.later(Control.SelfTest.self) { command, context in
             .later(try selfTests.run(command.step, timeoutSeconds: command.timeoutSeconds, force: command.force, by: context.who))

@@ -52,8 +52,11 @@ extension Control {
         public static let wireName = "screenshot"
         public static let needsTechnician = false
         public static let trail = AuditTrail.routineRead
-        public var summary: String { "screenshot" }
-        public init() {}
+        public var summary: String { doorScreen == true ? "screenshot of the door screen" : "screenshot" }
+        /// The calling board above the door rather than the customer's screen (nil: false,
+        /// as a clupctl before it asks).
+        public var doorScreen: Bool?
+        public init(doorScreen: Bool = false) { self.doorScreen = doorScreen ? true : nil }
     }
 
     /// `clupctl screen`: the screen shown, its language and buttons.
