@@ -218,12 +218,6 @@ int clup_drm_set_dpms(int fd, uint32_t connector, int on) {
     return drmModeConnectorSetProperty(fd, connector, property, on ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF);
 }
 
-int clup_drm_dpms(int fd, uint32_t connector) {
-    uint64_t value = 0;
-    if (!connector_property(fd, connector, "DPMS", &value)) return -1;
-    return value == DRM_MODE_DPMS_ON ? 1 : 0;
-}
-
 int clup_uevent_socket(void) {
     int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
     if (fd < 0) return -1;

@@ -30,6 +30,7 @@ final class ScreenGalleryTests: XCTestCase {
         ("printing", .printing(number: "AP-017")), ("ticket-ready", .ticketReady(number: "A-017", wait: "")),
         ("print-failed", .printFailed(reason: "E-PRN-003 printer out of paper")), ("out-of-order", .outOfOrder),
         ("store-full", .storeFull), ("store-closed", .storeClosed(hours: "08:00–20:00")),
+        ("no-paper", .noTickets(paperOut: true)), ("printer-down", .noTickets(paperOut: false)),
         ("pin-pad-staff-number", .pinPad(PinEntry(staffNumber: "10472"))),
         ("pin-pad-refused", .pinPad(PinEntry(staffNumber: "10472", typingPin: true, pinDigits: 3, refused: true))),
         ("checking-pin", .checkingPin), ("pad-locked", .padLocked(until: "14:35")), ("priority-reason", .priorityReason),

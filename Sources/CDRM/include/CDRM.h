@@ -62,9 +62,6 @@ int clup_drm_wait_flips(int fd, int timeout_ms, uint64_t *flipped, double *when,
 /// The connector's DPMS: 1 on, 0 off. 0 or -1 with errno (ENOENT: no DPMS property).
 int clup_drm_set_dpms(int fd, uint32_t connector, int on);
 
-/// The connector's DPMS as the kernel keeps it: 1 on, 0 off or standby, -1 unknown.
-int clup_drm_dpms(int fd, uint32_t connector);
-
 /// A socket on which the kernel announces devices coming, going and changing (its uevents),
 /// non-blocking; -1 with errno where it cannot be had (e.g. no AF_NETLINK in a sandbox).
 int clup_uevent_socket(void);

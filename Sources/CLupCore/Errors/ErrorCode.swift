@@ -50,6 +50,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case printJobEnded = "E-PRN-006"
     case printTimedOut = "E-PRN-007"
     case ticketLayoutFailed = "E-PRN-008"
+    case printerNotReady = "E-PRN-009"
     case codeTooLongForQR = "E-PRN-010"
     case badPrinterProfile = "E-PRN-020"
     case paperCountUnsaved = "E-PRN-021"
@@ -238,8 +239,11 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .countOutOfRange: ("A count of people inside is between 0 and 100,000.", "Give the number you counted.")
         case .noSuchPrinterQueue: ("CUPS has no printer queue of that name.", "Check printer.queue and `lpstat -p`.")
         case .printServerUnreachable: ("cupsd does not answer.", "Check that CUPS runs (`systemctl status cups`).")
-        case .outOfPaper: ("The printer is out of paper.", "Load a paper roll; then `clupctl reprint` the tickets it failed.")
+        case .outOfPaper: ("The printer is out of paper.",
+                           "Load a paper roll (with a port read, tickets start again by themselves); `clupctl reprint` any ticket it failed.")
         case .printJobRefused: ("cupsd refused the print job.", "See the printer's state in `clupctl printer` and the CUPS error log.")
+        case .printerNotReady: ("The printer's port says it cannot print: off line or in error (a cover open, a jam, the cutter).",
+                                "Close the cover, clear the jam or put the printer on line; `clupctl printer` shows its lines.")
         case .paperCountUnsaved: ("The count of the paper on the roll could not be kept; the new roll was not taken.",
                                   "Free space in the state directory (`df -h /var/lib/clup`), then say `clupctl paper new-roll` again.")
         case .printJobEnded: ("The print job ended without printing.", "See the printer's state reasons in `clupctl printer`.")

@@ -71,7 +71,9 @@ public final class DRMCard {
         }
     }
 
-    /// The open card, opened again if it was not or went away (ENODEV).
+    /// The open card, opened again if it was not or went away (ENODEV). Asking the driver's
+    /// name (one ioctl) is how a card that went away is found before it is used, rather than
+    /// by each caller's ioctl failing in its own way.
     func opened() throws(FramebufferDisplay.DisplayError) -> Int32 {
         if fd >= 0 {
             var name = [CChar](repeating: 0, count: 64)

@@ -159,13 +159,6 @@ public final class DRMDisplay: Display {
         isAwake = false
     }
 
-    /// The connector's DPMS as the kernel keeps it: on, off, or nil where it has none.
-    public var panelPowered: Bool? {
-        guard let output, card.fd >= 0 else { return nil }
-        let state = clup_drm_dpms(card.fd, output.connector)
-        return state < 0 ? nil : state == 1
-    }
-
     public func noticeSizeChange() -> Bool {
         guard let output = try? prepared() else { return false }
         let drawn = rotation.drawnSize(width: output.mode.width, height: output.mode.height)

@@ -171,6 +171,8 @@ public final class Daemon {
             self.loop.stop()
         }
         printerWatch.onLooked = { [unowned self] in hub.sync?.report(healthForTheHub) }
+        printerWatch.port = kiosk.devices.printerPort
+        kiosk.onPrinterPortChange = { [unowned self] in hub.sync?.report(healthForTheHub) }
         printerWatch.start()
         startWatchdog()
         hub.start(kiosk: kiosk, deviceID: deviceID)

@@ -157,7 +157,8 @@ struct DeviceSet {
         }
 
         devices = KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,
-                               reader: reader, voice: voice, headset: headset, callingBoard: callingBoard)
+                               reader: reader, voice: voice, headset: headset, callingBoard: callingBoard,
+                               printerPort: choices.printerPort.map { PrinterPortWatch(path: $0) })
         let all = starters
         start = { for starter in all { starter() } }
     }

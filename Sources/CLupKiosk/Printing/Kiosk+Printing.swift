@@ -20,10 +20,22 @@ extension Kiosk {
         }
     }
 
-    /// Records the ticket `command` issues, then starts it on its way to the printer.
-    func recordAndPrint(wait: WaitEstimate, askedAt: Double?, _ command: (inout DayState, Moment) throws -> [DomainEvent])
-        -> KioskOutcome {
+    /// Why no ticket can come out now, as the printer's port says (no paper, off line, an
+    /// error); nil when it says nothing against it, or there is no port to read.
+    var printerStopsTickets: CodedError? {
+        guard let lines = devices.printerPort?.stopsTickets else { return nil }
+        return lines.paperOut ? CodedError(.outOfPaper, "the printer's port says it has no paper")
+            : CodedError(.printerNotReady, "the printer's port says \(lines.words)")
+    }
+
+    /// Records the ticket `command` issues, then starts it on its way to the printer; refused
+    /// while the printer's port says no ticket can come out, unless `whateverThePrinter`
+    /// (a place the hub already booked: recorded, so that staff can reprint it).
+    func recordAndPrint(wait: WaitEstimate, askedAt: Double?, whateverThePrinter: Bool = false,
+                        _ command: (inout DayState, Moment) throws -> [DomainEvent]) -> KioskOutcome {
         do {
+            // The printer's port says nothing can come out: no ticket is recorded to fail.
+            if !whateverThePrinter, let refusal = printerStopsTickets { throw refusal }
             let pending = try desk.prepare(command)
             guard case let .ticketIssued(ticket)? = pending.events.first else {
                 throw CodedError(.internalError, "no ticket was issued")

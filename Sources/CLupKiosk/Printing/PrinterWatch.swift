@@ -1,4 +1,5 @@
 import CLupCore
+import CLupHardware
 import CLupPrinting
 import CLupProtocol
 import Foundation
@@ -19,6 +20,8 @@ final class PrinterWatch {
     private var next: (timer: EventLoop.TimerID, calm: Bool)?
     /// Told after each look (the hub hears the printer's health).
     var onLooked: (() -> Void)?
+    /// The USB printer's port, where one is named: what its lines say joins cupsd's word.
+    var port: PrinterPortWatch?
 
     /// The printer the tickets go to (a reload may change its queue).
     var printer: any TicketPrinter { spooler.printer }
@@ -41,11 +44,23 @@ final class PrinterWatch {
         schedule(calm: false)
     }
 
-    /// Whether the printer was ready at the last look.
-    var isReady: Bool { last?.status?.isReady == true && last?.error == nil }
+    /// Whether the printer was ready at the last look, and its port (if any) says nothing against it.
+    var isReady: Bool { cupsReady && port?.stopsTickets == nil }
 
-    /// The printer as `clupctl printer` and `status` show it.
+    private var cupsReady: Bool { last?.status?.isReady == true && last?.error == nil }
+
+    /// The printer as `clupctl printer` and `status` show it: cupsd's word, and its port's
+    /// lines where one is named (no paper there makes it not ready, whatever cupsd says).
     func report() -> PrinterReport {
+        let report = cupsReport()
+        guard let lines = port?.stopsTickets else { return report }
+        return PrinterReport(queue: report.queue, ready: false, state: report.state,
+                             reasons: report.reasons.filter { $0 != "none" && !lines.reasons.contains($0) } + lines.reasons,
+                             message: (report.message.isEmpty ? "" : report.message + "; ") + "its port says \(lines.words)",
+                             checkedSecondsAgo: report.checkedSecondsAgo)
+    }
+
+    private func cupsReport() -> PrinterReport {
         let age = last.flatMap { $0.at >= 0 ? runtime.clock.monotonic() - $0.at : nil }
         if let error = last?.error {
             return PrinterReport(queue: printer.queue, ready: false, state: "unreachable", reasons: [],
@@ -70,7 +85,7 @@ final class PrinterWatch {
             case let .failure(error): last = (last?.status, error, last?.at ?? -1)
             }
             onLooked?()
-            schedule(calm: isReady && !spooler.isBusy)
+            schedule(calm: cupsReady && !spooler.isBusy)
         }
     }
 

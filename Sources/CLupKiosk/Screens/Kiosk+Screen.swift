@@ -134,12 +134,15 @@ extension Kiosk {
     }
 
     /// Tells the flow whether the store is open, full (as many inside as its capacity) or
-    /// closed (outside its opening hours on its own clock); the entrance screen follows.
+    /// closed (outside its opening hours on its own clock), or whether the printer's port
+    /// says no ticket can come out; the entrance screen follows.
     func updateEntrance() {
         let next: ScreenFlow.Entrance
         if !isOpen(at: clock.now()) {
             next = .closed(hours: StoreSettingsDocument.OpeningHours(opensMinute: config.store.opensMinute,
                                                                      closesMinute: config.store.closesMinute).description)
+        } else if let lines = devices.printerPort?.stopsTickets {
+            next = .noTickets(paperOut: lines.paperOut)
         } else if desk.day.inside >= config.queue.capacity {
             next = .full
         } else {

@@ -27,6 +27,9 @@ enum Screen: Equatable, Sendable {
     case storeFull
     /// Outside the opening hours ("08:00–20:00"): no ticket.
     case storeClosed(hours: String)
+    /// The printer's port says no ticket can come out (no paper, or a cover open, a jam,
+    /// off line): no ticket, and staff are asked for.
+    case noTickets(paperOut: Bool)
     /// An employee types their staff number (or it came from their badge), then their PIN.
     case pinPad(PinEntry)
     /// The PIN is being checked (a slow hash, on a worker).
@@ -66,7 +69,7 @@ enum Screen: Equatable, Sendable {
     /// Where a customer starts: welcome, or what replaces it while the store is full or closed.
     var isEntrance: Bool {
         switch self {
-        case .welcome, .storeFull, .storeClosed: true
+        case .welcome, .storeFull, .storeClosed, .noTickets: true
         default: false
         }
     }
@@ -94,6 +97,7 @@ enum Screen: Equatable, Sendable {
         case .noFreeSlots: "no-free-slots"
         case .storeFull: "store-full"
         case .storeClosed: "store-closed"
+        case let .noTickets(paperOut): paperOut ? "no-paper" : "printer-down"
         case .pinPad: "pin-pad"
         case .checkingPin: "checking-pin"
         case .padLocked: "pad-locked"
@@ -268,7 +272,7 @@ struct ScreenGeometry {
     /// The buttons of `screen` itself.
     private func ownButtons(on screen: Screen, texts: TextCatalog, largeText: Bool) -> [Button] {
         switch screen {
-        case .storeClosed:
+        case .storeClosed, .noTickets:
             return languageButtons(largeText: largeText, language: texts.language)
         case .welcome, .storeFull:
             return languageButtons(largeText: largeText, language: texts.language)

@@ -64,12 +64,15 @@ struct ScreenFlow: Equatable {
         case full
         /// Outside the opening hours ("08:00–20:00").
         case closed(hours: String)
+        /// The printer's port says no ticket can come out: no paper, or an error.
+        case noTickets(paperOut: Bool)
 
         var screen: Screen {
             switch self {
             case .open: .welcome
             case .full: .storeFull
             case let .closed(hours): .storeClosed(hours: hours)
+            case let .noTickets(paperOut): .noTickets(paperOut: paperOut)
             }
         }
     }

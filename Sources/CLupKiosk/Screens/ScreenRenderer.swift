@@ -98,6 +98,9 @@ struct ScreenRenderer {
         case let .storeClosed(hours):
             stack([Text(texts(.closedTitle), size: unit * 1.6, bold: true, color: style.warning),
                    Text(texts(.closedHours, ["hours": hours]), size: unit * 1.1)], in: (h * 0.225)...(h * 0.895), on: canvas)
+        case let .noTickets(paperOut):
+            stack([Text(texts(paperOut ? .noPaperTitle : .printerDownTitle), size: unit * 1.6, bold: true, color: style.warning),
+                   Text(texts(.outOfOrderHint), size: unit * 1.1)], in: (h * 0.225)...(h * 0.895), on: canvas)
         case let .pinPad(entry):
             // A refused PIN says so in place of the prompt. The PIN shows as dots, never its digits.
             let typed = entry.typingPin ? String(repeating: "● ", count: entry.pinDigits) : entry.staffNumber

@@ -44,6 +44,7 @@ struct CustomerTexts {
         case .welcome: previous == .asleep ? catalog(.spokenWelcome) : nil
         case .storeFull: previous == .asleep || previous == .welcome ? catalog(.spokenFull) : nil
         case let .storeClosed(hours): catalog(.spokenClosed, ["hours": hours])
+        case let .noTickets(paperOut): catalog(paperOut ? .noPaperTitle : .printerDownTitle) + ". " + catalog(.outOfOrderHint) + "."
         case let .pinPad(entry):
             // As the pad opens, the PIN step begins or a PIN is refused; never a digit typed.
             if entry.refused { catalog(.spokenStaffWrong) }

@@ -89,6 +89,12 @@ extension Kiosk {
     /// Books a place in the chosen slot: through the hub when it has one, else from this
     /// totem's own share.
     func book(_ choice: SlotChoice, askedAt: Double?) -> KioskOutcome {
+        // No place is taken at the hub for a ticket the printer cannot give.
+        if choice.atHub > 0, hubBookings != nil, let stopped = printerStopsTickets {
+            let refusal = CodedError(.ticketNotRecorded, "no ticket: \(stopped)")
+            handle(.ticketNotRecorded(reason: refusal.description))
+            return KioskOutcome(refused: refusal)
+        }
         guard choice.atHub > 0, let hub = hubBookings else {
             return issueTicket(.booking(slotStart: choice.start), askedAt: askedAt, language: screens.flow.language)
         }
@@ -121,7 +127,8 @@ extension Kiosk {
             return
         }
         let slot = Date(timeIntervalSince1970: booking.slotStart)
-        let outcome = recordAndPrint(wait: WaitEstimate(low: 0, high: 0), askedAt: askedAt) { day, now in
+        // The hub holds the place already: it is recorded even if the printer stopped meanwhile.
+        let outcome = recordAndPrint(wait: WaitEstimate(low: 0, high: 0), askedAt: askedAt, whateverThePrinter: true) { day, now in
             try day.joinHubBooking(number, slot: slot, code: booking.code, at: now, language: screens.flow.language)
         }
         if let refusal = outcome.refusal {

@@ -18,6 +18,8 @@ struct KioskDevices {
     var headset: HeadsetJack?
     /// A second screen, above the door, that shows the numbers called alone; nil: none.
     var callingBoard: Display?
+    /// The USB ticket printer's port, for its paper and error lines; nil: none named.
+    var printerPort: PrinterPortWatch?
 }
 
 /// The loop the kiosk runs on, its clock and its log.
@@ -93,6 +95,8 @@ final class Kiosk {
         case hours
         /// The next look at the devices.
         case devices
+        /// The next look at the printer's port.
+        case printerPort
     }
 
     /// (Re)starts `timer`: `fire` runs when it is up, unless it was stopped or started again before.
@@ -123,6 +127,14 @@ final class Kiosk {
     /// driver sends the kernel's hotplug uevent: HDMI and DisplayPort do). Few wakeups
     /// while nobody is there (KioskTimeOfDayTests).
     static let deviceLookSeconds = 30.0
+
+    /// How often the USB printer's port is read, where one is named: its lines are the only
+    /// word of a printer out of paper before a ticket fails on it (CUPS's usb backend never
+    /// asks), so this is how soon the screen says so.
+    static let printerPortLookSeconds = 2.0
+
+    /// Told when what the printer's port says changes (the hub hears the printer's health).
+    var onPrinterPortChange: (() -> Void)?
 
     init(config: KioskConfiguration, devices: KioskDevices, desk: QueueDesk, spooler: PrintSpooler,
          key: Curve25519.Signing.PrivateKey, runtime: KioskRuntime) {
@@ -169,6 +181,7 @@ final class Kiosk {
         redraw()
         watchTheHours()
         watchTheDevices()
+        watchThePrinterPort()
     }
 
     /// Puts a reloaded configuration in force (the caller kept the keys only a restart
@@ -240,6 +253,34 @@ final class Kiosk {
         // (and said back then), whatever the frame drawn meanwhile made of it.
         let trouble = !working || display.state != .ok || boardWasDown
         start(.devices, after: trouble ? 1 : Self.deviceLookSeconds) { [unowned self] in watchTheDevices() }
+    }
+
+    /// Reads the USB printer's port off the loop, every `printerPortLookSeconds`: no paper,
+    /// a cover open or the printer off line stop the tickets at the entrance (the screen says
+    /// why) until its lines are right again.
+    private func watchThePrinterPort() {
+        guard let port = devices.printerPort else { return }
+        let (path, interface, read) = (port.path, port.interface, port.read)
+        loop.background({ read(path, interface) }) { [unowned self] result in
+            if port.update(result) {
+                let detail = port.health.detail
+                if port.stopsTickets != nil {
+                    logger.error("the printer's port says no ticket can be printed; tickets stop", metadata: ["detail": "\(detail)"])
+                } else if port.health.state == .ok {
+                    logger.notice("the printer's port says it is ready", metadata: ["detail": "\(detail)"])
+                } else {
+                    logger.warning("the printer's port cannot be read; CUPS's word alone says what fails",
+                                   metadata: ["detail": "\(detail)"])
+                }
+                updateEntrance()
+                onPrinterPortChange?()
+            }
+            // A port that did not answer held a worker for up to usblp's 5 s: looked at less often.
+            let failed = if case .failed = port.reading { true } else { false }
+            start(.printerPort, after: failed ? Self.printerPortLookSeconds * 15 : Self.printerPortLookSeconds) { [unowned self] in
+                watchThePrinterPort()
+            }
+        }
     }
 
     private func logged(_ outcome: KioskOutcome) {
@@ -396,6 +437,7 @@ final class Kiosk {
             + (devices.callingBoard.map { board in
                 [DeviceHealth(role: "door-screen", backend: board.health.backend, state: board.health.state, detail: board.health.detail)]
             } ?? [])
+            + (devices.printerPort.map { [$0.health] } ?? [])
         if let voice = devices.voice {
             let said = voice.lastUtterance.map { "; last said \"\($0)\"" } ?? ""
             health.append(DeviceHealth(role: voice.health.role, backend: voice.health.backend, state: voice.health.state,

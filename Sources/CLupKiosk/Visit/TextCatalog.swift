@@ -114,6 +114,8 @@ enum TextKey: String, CaseIterable {
     case readyScanBooking = "ready.scan-booking"
     case outOfOrderTitle = "out-of-order.title"
     case outOfOrderHint = "out-of-order.hint"
+    case noPaperTitle = "no-paper.title"
+    case printerDownTitle = "printer-down.title"
     case printFailedTitle = "print-failed.title"
     case printFailedHint = "print-failed.hint"
     case ticketLaneRegular = "ticket.lane.regular"

@@ -139,7 +139,7 @@ final class KioskHarness {
     let kiosk: Kiosk
     nonisolated(unsafe) static let key = try! Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 3, count: 32))
 
-    init(headset: HeadsetJack? = nil, callingBoard: Display? = nil, _ configure: (inout KioskConfiguration) -> Void = { _ in }) throws {
+    init(headset: HeadsetJack? = nil, callingBoard: Display? = nil, printerPort: PrinterPortWatch? = nil, _ configure: (inout KioskConfiguration) -> Void = { _ in }) throws {
         var config = KioskConfiguration()
         configure(&config)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-kiosk-\(UUID())")
@@ -153,7 +153,8 @@ final class KioskHarness {
                                    spool: directory.path, loop: loop, clock: clock, logger: logger)
         kiosk = Kiosk(config: config,
                       devices: KioskDevices(display: display, touchscreen: touchscreen, presence: presence, turnstile: turnstile,
-                                            reader: reader, voice: voice, headset: headset, callingBoard: callingBoard),
+                                            reader: reader, voice: voice, headset: headset, callingBoard: callingBoard,
+                                            printerPort: printerPort),
                       desk: desk, spooler: spooler, key: Self.key, runtime: KioskRuntime(loop: loop, clock: clock, logger: logger))
         kiosk.start()
         settle()

@@ -12,9 +12,11 @@ socket), once qemu made them. Each line the guest writes is a JSON object:
   at PATH (a path in EXCHANGE_DIR, which the guest mounts at the same path) turned by
   ROTATION degrees clockwise as clupd turns its screens; answers {"return": {"width", "height",
   "lit", "differing"}} (lit: pixels that are not black; differing only with a PNG);
-- {"clup": "keys", "keys": [[QNUM, DOWN], ...], "pause": SECONDS}: each key pressed or
-  released in turn on the VM's keyboard (QMP input-send-event, QEMU's key numbers), with
-  PAUSE between them, as a scanner types;
+- {"clup": "keys", "keys": [[QNUM, DOWN], ...], "pause": SECONDS, "device": ID, "head": N}:
+  each key pressed or released in turn on the VM's keyboard (QMP input-send-event, QEMU's
+  key numbers), with PAUSE between them, as a scanner types; where the VM has more than
+  one keyboard, on the one bound to head N of display ID (usb-kbd,display=ID: qemu sends
+  events to a console's keyboard, not to a device; without ID, to a keyboard bound to none);
 - {"clup": "tap", "x": X, "y": Y, "hold": SECONDS}: a finger on the VM's tablet (usb-tablet,
   0…32767 on each axis) at X, Y for HOLD seconds (a tap rests about a tenth of a second:
   timed here, as the guest's asks take longer than that under emulation);
@@ -22,12 +24,12 @@ socket), once qemu made them. Each line the guest writes is a JSON object:
   NAME (in the folder of QMP_SOCKET), which a VM's serial device reads.
 Standard library only; runs until either socket closes.
 """
+import importlib.util
 import json
 import os
 import socket
 import sys
 import time
-import zlib
 
 
 def connect(path, deadline):
@@ -96,48 +98,18 @@ def read_ppm(path):
 
 
 def read_png(path):
-    """8-bit RGB or RGBA PNG as (width, height, RGB bytes)."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat = 8, b""
-    while pos < len(data):
-        length = int.from_bytes(data[pos:pos + 4], "big")
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height = int.from_bytes(body[0:4], "big"), int.from_bytes(body[4:8], "big")
-            depth, colour = body[8], body[9]
-            assert depth == 8 and colour in (2, 6), f"unsupported PNG: depth {depth}, colour type {colour}"
-            channels = 3 if colour == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw, stride = zlib.decompress(idat), width * channels
-    out, previous = bytearray(), bytearray(stride)
-    for y in range(height):
-        kind = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        if kind == 1:
-            for x in range(channels, stride):
-                line[x] = (line[x] + line[x - channels]) & 0xFF
-        elif kind == 2:
-            line = bytearray((a + b) & 0xFF for a, b in zip(line, previous))
-        elif kind == 3:
-            for x in range(stride):
-                left = line[x - channels] if x >= channels else 0
-                line[x] = (line[x] + (left + previous[x]) // 2) & 0xFF
-        elif kind == 4:
-            for x in range(stride):
-                left = line[x - channels] if x >= channels else 0
-                up, corner = previous[x], previous[x - channels] if x >= channels else 0
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                line[x] = (line[x] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
-        previous = bytes(line)
-        if channels == 3:
-            out += line
-        else:
-            del line[3::4]
-            out += line
+    """8-bit RGB or RGBA PNG as (width, height, RGB bytes), with fb-matches-png.py's reader."""
+    spec = importlib.util.spec_from_file_location("fb", os.path.join(os.path.dirname(__file__), "fb-matches-png.py"))
+    fb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fb)
+    width, height, channels, rows = fb.read_png(path)
+    if channels == 3:
+        return width, height, b"".join(rows)
+    out = bytearray()
+    for row in rows:
+        line = bytearray(row)
+        del line[3::4]
+        out += line
     return width, height, bytes(out)
 
 
@@ -187,7 +159,10 @@ def keys(qmp, ask):
     pause = float(ask.get("pause", 0.01))
     for number, down in ask["keys"]:
         key = {"type": "key", "data": {"down": bool(down), "key": {"type": "number", "data": int(number)}}}
-        answer = qmp_ask(qmp, {"execute": "input-send-event", "arguments": {"events": [key]}})
+        arguments = {"events": [key]}
+        if "device" in ask:
+            arguments["device"], arguments["head"] = ask["device"], int(ask.get("head", 0))
+        answer = qmp_ask(qmp, {"execute": "input-send-event", "arguments": arguments})
         if "error" in answer:
             return answer
         time.sleep(pause)  # the scanner's pace between keys, not a wait on progress

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Types, on the VM's USB keyboard (qemu's usb-kbd, through tools/vm-host.py), the key
-events a wedge scanner sends: `clupd scanner-keys --layout LAYOUT CODE | vm-keys.py`.
+events a wedge scanner sends: `clupd scanner-keys --layout LAYOUT CODE | vm-keys.py [PAUSE [DISPLAY HEAD]]`.
 
 Reads binary struct input_event records (24 bytes on x86-64) from stdin, keeps the key
 presses and releases, and asks the host to send them at a scanner's pace (PAUSE seconds
-between keys, default 0.008). Prints the host's answer.
+between keys, default 0.008), where the VM has more than one keyboard on the one bound to
+head HEAD of the display with qemu id DISPLAY. Prints the host's answer.
 """
 import json
 import os
@@ -33,7 +34,10 @@ def main():
         if kind == 1 and value in (0, 1):
             keys.append([qnum(code), value == 1])
     ask = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vm-ask.py")
-    request = json.dumps({"clup": "keys", "keys": keys, "pause": pause})
+    ask_keys = {"clup": "keys", "keys": keys, "pause": pause}
+    if len(sys.argv) > 3:
+        ask_keys["device"], ask_keys["head"] = sys.argv[2], int(sys.argv[3])
+    request = json.dumps(ask_keys)
     sys.exit(subprocess.run([sys.executable, ask, request], timeout=300).returncode)
 
 

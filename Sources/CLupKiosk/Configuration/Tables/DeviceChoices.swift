@@ -74,11 +74,14 @@ public struct DeviceChoices: Sendable, Equatable {
     /// The output that unlocks one passage, and whether its relay closes on a low output.
     public var release: (target: ReleaseLine.Target, activeLow: Bool)?
     public var reader: DoorReader
+    /// The USB printer's usblp port, read for its status lines (only where one is named:
+    /// a printer on the network has none).
+    public var printerPort: String?
 
     public static func == (lhs: DeviceChoices, rhs: DeviceChoices) -> Bool {
         (lhs.display, lhs.speaker, lhs.touchscreen, lhs.presence, lhs.turnstile, lhs.reader)
             == (rhs.display, rhs.speaker, rhs.touchscreen, rhs.presence, rhs.turnstile, rhs.reader)
-            && lhs.rotation == rhs.rotation
+            && lhs.rotation == rhs.rotation && lhs.printerPort == rhs.printerPort
             && lhs.headset == rhs.headset && lhs.callingBoard == rhs.callingBoard
             && lhs.release?.target == rhs.release?.target && lhs.release?.activeLow == rhs.release?.activeLow
     }
@@ -122,7 +125,8 @@ extension HardwareSettings {
                 } ?? .simulated,
             release: turnstileRelease.map { ($0, turnstileReleaseActiveLow) },
             reader: reader.map { .wedge(path: $0, layout: readerLayout) }
-                ?? serialReader.map { .serial(path: $0) } ?? .simulated(layout: readerLayout))
+                ?? serialReader.map { .serial(path: $0) } ?? .simulated(layout: readerLayout),
+            printerPort: printerPort)
     }
 }
 

@@ -52,6 +52,7 @@ public struct HardwareSettings: ConfigTable {
     public var turnstileRelease: ReleaseLine.Target?
     public var turnstileReleaseActiveLow = false
     public var usbProfiles: String?
+    public var printerPort: String?
 
     public init() {}
 
@@ -114,6 +115,10 @@ public struct HardwareSettings: ConfigTable {
                   expected: "a value file path (\"/sys/…/value\") or a GPIO line \"CHIP:LINE\"",
                   parse: ReleaseLine.Target.init(parsing:), format: \.configValue),
         .flag("turnstile_release_active_low", \.turnstileReleaseActiveLow, doc: "true for relay modules that close on a low input"),
+        .text("printer_port", \.printerPort,
+              doc: "the USB ticket printer's port as usblp makes it, example: \"/dev/clup/printer\" (/dev/usb/lp0): "
+                  + "its paper and error lines are read every few seconds, and tickets stop while it has no paper; "
+                  + "none: CUPS's word only"),
         .path("usb_profiles", \.usbProfiles, doc: "known USB models for `clupctl devices`, example: \"usb-devices.json\""),
     ]
 

@@ -60,7 +60,7 @@ extension Daemon {
               sync.lastSuccess?.timeIntervalSince1970 ?? 0)
         gauge("clup_totem_clock_skew_seconds", "The totem's clock minus the hub's (0: not measured).", sync.clockSkew ?? 0)
         gauge("clup_totem_dead_letters", "Events the hub kept as dead letters since clupd started.", Double(sync.deadLettered))
-        gauge("clup_totem_printer_ready", "1 when cupsd last said the ticket printer is ready, else 0.",
+        gauge("clup_totem_printer_ready", "1 when cupsd last said the ticket printer is ready and its USB port (where one is read) says nothing against it, else 0.",
               printerWatch.isReady ? 1 : 0)
         for device in (kiosk.deviceHealth + [usb.health]) {
             gauge("clup_totem_device_ok", "1 for a device working, else 0, by role and backend.",
