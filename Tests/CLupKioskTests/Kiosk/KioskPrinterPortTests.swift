@@ -1,6 +1,7 @@
 import CLupCore
 import CLupHardware
 @testable import CLupKiosk
+import CLupProtocol
 import Synchronization
 import XCTest
 
@@ -56,6 +57,37 @@ final class KioskPrinterPortTests: XCTestCase {
         totem.pass(Kiosk.printerPortLookSeconds + 0.5)
         XCTAssertEqual(totem.kiosk.screens.flow.screen, .noTickets(paperOut: false), "a cover open: the printer is not ready")
         XCTAssertEqual(totem.voice.lastUtterance, "The ticket printer is not ready. Please ask a member of staff for a ticket.")
+    }
+
+    func test_noPlaceIsTakenAtTheHubForATicketThePrinterCannotGive() throws {
+        let lines = PortLines()
+        let port = PrinterPortWatch(path: "/dev/clup/printer") { _, interface in
+            (.status(PrinterPortStatus(byte: lines.byte.withLock { $0 })), interface)
+        }
+        let totem = try KioskHarness(printerPort: port) {
+            $0.queue.ownBookingsPerSlot = 0
+            $0.keys["Z"] = KioskBookingTests.bookingKey.publicKey.rawRepresentation
+        }
+        let asked = Mutex<[Double]>([])
+        totem.kiosk.hubBookings = HubBookingDesk(
+            answering: { SlotOffers(slots: [.init(start: KioskBookingTests.noon.timeIntervalSince1970, free: 2)]) },
+            book: { start in
+                asked.withLock { $0.append(start) }
+                return TotemBooking(number: "ZB-001", code: "unused", slotStart: start)
+            })
+        totem.approach()
+        _ = try totem.press(.bookLater)
+        guard case .choosingSlot = totem.kiosk.screens.flow.screen else {
+            return XCTFail("the screen is \(totem.kiosk.screens.flow.screen.name)")
+        }
+        // The roll ends while the customer chooses a time.
+        lines.set(0x30)
+        totem.pass(Kiosk.printerPortLookSeconds + 0.5)
+        let outcome = try totem.press(.slot(0))
+        XCTAssertEqual(outcome.refusal?.code, ErrorCode.ticketNotRecorded.rawValue)
+        XCTAssertEqual(asked.withLock { $0 }, [], "the hub was not asked for a place")
+        XCTAssertTrue(totem.kiosk.desk.day.tickets.isEmpty)
+        XCTAssertEqual(totem.kiosk.screens.flow.screen.name, "print-failed", "the customer is told")
     }
 
     func test_theStoreClosedSaysSoWhateverThePrinterSays() throws {
