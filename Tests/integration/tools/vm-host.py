@@ -17,9 +17,11 @@ socket), once qemu made them. Each line the guest writes is a JSON object:
   key numbers), with PAUSE between them, as a scanner types; where the VM has more than
   one keyboard, on the one bound to head N of display ID (usb-kbd,display=ID: qemu sends
   events to a console's keyboard, not to a device; without ID, to a keyboard bound to none);
-- {"clup": "tap", "x": X, "y": Y, "hold": SECONDS}: a finger on the VM's tablet (usb-tablet,
-  0…32767 on each axis) at X, Y for HOLD seconds (a tap rests about a tenth of a second:
-  timed here, as the guest's asks take longer than that under emulation);
+- {"clup": "tap", "x": X, "y": Y, "hold": SECONDS, "device": ID, "head": N}: a finger on
+  the VM's tablet (usb-tablet, 0…32767 on each axis) at X, Y for HOLD seconds (a tap rests
+  about a tenth of a second: timed here, as the guest's asks take longer than that under
+  emulation); on the tablet bound to head N of display ID where one is (usb-tablet,display=ID:
+  unbound, the button's events may go to the machine's PS/2 mouse once its driver is up);
 - {"clup": "serial", "socket": NAME, "text": TEXT}: TEXT written to the chardev socket
   NAME (in the folder of QMP_SOCKET), which a VM's serial device reads.
 Standard library only; runs until either socket closes.
@@ -172,12 +174,18 @@ def keys(qmp, ask):
 def tap(qmp, ask):
     def button(down):
         return {"type": "btn", "data": {"down": down, "button": "left"}}
+
+    def send(events):
+        arguments = {"events": events}
+        if "device" in ask:
+            arguments["device"], arguments["head"] = ask["device"], int(ask.get("head", 0))
+        return qmp_ask(qmp, {"execute": "input-send-event", "arguments": arguments})
     position = [{"type": "abs", "data": {"axis": axis, "value": int(ask[axis])}} for axis in ("x", "y")]
-    answer = qmp_ask(qmp, {"execute": "input-send-event", "arguments": {"events": position + [button(True)]}})
+    answer = send(position + [button(True)])
     if "error" in answer:
         return answer
     time.sleep(float(ask.get("hold", 0.1)))  # the finger resting on the panel, not a wait on progress
-    return qmp_ask(qmp, {"execute": "input-send-event", "arguments": {"events": [button(False)]}})
+    return send([button(False)])
 
 
 serial_sockets = {}
