@@ -53,9 +53,8 @@ for b in json.load(sys.stdin)["buttons"]:
 }
 # The turnstile's board closes contact KEY (F12: someone went in) for a moment. qemu sends
 # input to a console's devices, not to a device: the scanner and the tablet are bound to the
-# screen's (display=gpu; unbound, the tablet's button went to the PS/2 mouse in one run of
-# two, once the guest's psmouse driver was up), so keys sent to no console go to the board,
-# the one keyboard left unbound.
+# screen's (display=gpu), so keys sent to no console go to the board, the one keyboard left
+# unbound.
 contact() { ask "{\"clup\": \"keys\", \"keys\": [[$1, true], [$1, false]], \"pause\": 0.2}" >/dev/null; }
 awake() { clupctl status | grep -q "^screen  *welcome$"; }
 count_loud() { tail -c +45 "$1" | od -An -v -t d2 -w2 | awk '$1 > 1000 || $1 < -1000 { n++ } END { print n + 0 }'; }

@@ -20,8 +20,8 @@ socket), once qemu made them. Each line the guest writes is a JSON object:
 - {"clup": "tap", "x": X, "y": Y, "hold": SECONDS, "device": ID, "head": N}: a finger on
   the VM's tablet (usb-tablet, 0…32767 on each axis) at X, Y for HOLD seconds (a tap rests
   about a tenth of a second: timed here, as the guest's asks take longer than that under
-  emulation); on the tablet bound to head N of display ID where one is (usb-tablet,display=ID:
-  unbound, the button's events may go to the machine's PS/2 mouse once its driver is up);
+  emulation); sent to head N of display ID where the tablet is bound to it
+  (usb-tablet,display=ID), as the totem in a box binds its tablet and its scanner;
 - {"clup": "serial", "socket": NAME, "text": TEXT}: TEXT written to the chardev socket
   NAME (in the folder of QMP_SOCKET), which a VM's serial device reads.
 Standard library only; runs until either socket closes.
