@@ -81,6 +81,7 @@ func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (Hu
             defer { group.cancelAll() }
             await database.findPrimary()
             await database.running()
+            try await database.checkReachable()
             return try await body(database)
         }
     } catch let error as HubError {

@@ -23,10 +23,6 @@ start_with_devices() {
               "touchscreen_axes = \"$FIXTURES/Atmel_maXTouch_Touchscreen.desc\"" "reader = \"$WORK/reader\""
 }
 
-# Waits until clupctl status shows TEXT (a minute at most, for a kiosk that never does).
-status_shows() { clupctl status | grep -q -- "$1"; }
-wait_status() { (wait_until 60 status_shows "$1") || fail "status never showed [$1]: $(clupctl status)"; }
-
 test_a_tap_on_the_panel_prints_a_ticket_and_its_scan_at_the_reader_opens_the_turnstile() {
   start_with_devices
   wait_status "touchscreen  evdev      ok"

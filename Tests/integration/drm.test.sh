@@ -21,10 +21,9 @@ export BIN=${BIN:-$ROOT/.build/debug}
 source "$ROOT/Tests/integration/harness.sh"
 
 # The guest's CPUs are emulated, and slower still while the host's other core is busy: the
-# bounds (2 minutes of the clock) are only for a kiosk that never gets there.
-status_shows() { clupctl status | grep -q -- "$1"; }
-wait_status() { (wait_within 120 status_shows "$1") || fail "status never showed [$1]: $(clupctl status)"; }
-milliseconds_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+# bounds (2 minutes of the clock, harness.sh's wait_status) are only for a kiosk that never
+# gets there.
+STATUS_WAIT=120
 
 # What qemu shows on DEVICE's HEAD, against `clupctl screenshot [--door-screen]` turned by
 # ROTATION degrees: succeeds when no pixel differs; the answer is kept in $WORK/compared.

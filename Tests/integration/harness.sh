@@ -58,6 +58,15 @@ wait_within() {
   fail "not within $seconds s: $*"
 }
 
+# Whether `clupctl status` shows TEXT (a grep pattern), and a wait for it, bounded by the
+# clock: STATUS_WAIT seconds (60 unless a test file sets it; the VM tests give 120, their CPUs
+# being emulated and slower still while the host's other core is busy). The bound is only
+# for a kiosk that never gets there.
+status_shows() { clupctl status | grep -q -- "$1"; }
+wait_status() { (wait_within "${STATUS_WAIT:-60}" status_shows "$1") || fail "status never showed [$1]: $(clupctl status)"; }
+# Milliseconds since STARTED, a `date +%s%N`.
+milliseconds_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
 # Runs COMMAND [ARG…] until what it prints is EXPECTED, up to SECONDS (its exit status
 # does not count, as in `[ "$(COMMAND)" = EXPECTED ]`).
 wait_until_prints() {
@@ -90,18 +99,19 @@ assert_unit_hardened() {
 }
 
 run_tests() {
-  local passed=0 failed=0 name outcome
+  local passed=0 failed=0 name outcome started
   for name in $(declare -F | awk '{print $3}' | grep '^test_' | grep -E -- "${ONLY:-.}"); do
     WORK=$(mktemp -d /tmp/clup-it.XXXXXX) && chmod 755 "$WORK"
+    started=$SECONDS
     # Not inside `if` nor before `||`: there bash would ignore set -e in the test.
     ( trap kiosk_stop EXIT; set -euo pipefail; "$name" ) >"$WORK/test.out" 2>&1
     outcome=$?
     if [ "$outcome" -eq 0 ]; then
-      passed=$((passed + 1)); echo "  ok    $name"
+      passed=$((passed + 1)); echo "  ok    $name ($((SECONDS - started)) s)"
       sed -n 's/^report: /        /p' "$WORK/test.out"
       rm -rf "$WORK"
     else
-      failed=$((failed + 1)); echo "  FAIL  $name (work dir kept: $WORK)"
+      failed=$((failed + 1)); echo "  FAIL  $name after $((SECONDS - started)) s (work dir kept: $WORK)"
       sed 's/^/        /' "$WORK/test.out" | tail -n 30
     fi
   done

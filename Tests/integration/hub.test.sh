@@ -302,11 +302,12 @@ test_a_binary_changed_outside_an_update_raises_an_alert_at_the_hub() {
   # A technician's edit of the configuration is not a change of the software.
   echo "# edited on site" >>"$WORK/root/etc/clup/clupd.toml"
   assert_eq "$(verify)" "verify: ok: 3 files of clup-totem 0.12.0 as installed"
-  # Once the hub has the clean report (its metric says 0 files changed), no alert was raised.
-  # (The health a batch carries is the totem's as of its last look at the printer: a sync
-  # asked for sends a new batch until one carries the report.)
-  # shellcheck disable=SC2016 # run again at each try
-  wait_until 120 'clupctl sync now >/dev/null; wait_synced; [ "$(hub_files_changed)" = 0 ]'
+  # A sync asked for carries the totem's health as it is at the ask, with the check's report:
+  # once it has answered, the hub has the clean report (its metric says 0 files changed),
+  # and no alert was raised.
+  clupctl sync now >/dev/null
+  wait_synced
+  assert_eq "$(hub_files_changed)" 0 "files changed, as the hub has it after a sync asked for"
   assert_eq "$(integrity_audits)" 0 "a clean check raises nothing"
   # clupctl replaced by hand.
   printf 'patched' >>"$WORK/root/usr/bin/clupctl"
@@ -317,8 +318,9 @@ test_a_binary_changed_outside_an_update_raises_an_alert_at_the_hub() {
   assert_contains "$(clupctl status)" "1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupctl changed"
   assert_contains "$(clupctl metrics)" "clup_totem_files_changed 1"
   # The hub raises it once, however many uploads carry the same report.
-  # shellcheck disable=SC2016 # run again at each try
-  wait_until 120 'clupctl sync now >/dev/null; wait_synced; [ "$(integrity_audits)" = 1 ]'
+  clupctl sync now >/dev/null
+  wait_synced
+  assert_eq "$(integrity_audits)" 1 "audit records once a sync asked for carried the report"
   for _ in 1 2 3; do clupctl sync now >/dev/null; wait_synced; done
   assert_eq "$(integrity_audits)" 1 "audit records of the same report sent with four batches"
   assert_eq "$(hub_psql -c "SELECT who, source, store_id, result FROM audit WHERE action = 'integrity check'")" \
@@ -334,8 +336,9 @@ test_a_binary_changed_outside_an_update_raises_an_alert_at_the_hub() {
   cp "$BIN/clupctl" "$WORK/root/usr/bin/clupctl"
   assert_eq "$(verify)" "verify: ok: 3 files of clup-totem 0.12.0 as installed"
   case $(clupctl status) in *"changed outside an update"*) fail "the status still shows the change after a clean check" ;; esac
-  # shellcheck disable=SC2016 # run again at each try
-  wait_until 120 'clupctl sync now >/dev/null; wait_synced; [ "$(hub_files_changed)" = 0 ]'
+  clupctl sync now >/dev/null
+  wait_synced
+  assert_eq "$(hub_files_changed)" 0 "files changed, as the hub has it after the clean check"
   assert_eq "$(integrity_audits)" 1 "audit records after the clean check"
 }
 
@@ -361,11 +364,16 @@ test_enrolment_codes_are_single_use_expire_and_unknown_ones_are_refused() {
   assert_contains "$out" "E-HUB-002"
   rc=0; out=$("$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/state" 2>&1) || rc=$?
   assert_contains "$out" "E-SYNC-007"
-  # A hub whose certificate is not signed by the CA given is not talked to.
+  # A hub whose certificate is not signed by the CA given is not talked to. (The other
+  # hub's init makes its CA, then finds no database: it says so within seconds.)
   "$ROOT/scripts/private-postgres" stop "$WORK/pg" >/dev/null
   mkdir -p "$WORK/other-hub"
   sed "s#state_directory = .*#state_directory = \"$WORK/other-hub\"#" "$WORK/hub.toml" > "$WORK/other.toml"
-  "$BIN/clup-hub" init --config "$WORK/other.toml" >/dev/null 2>&1 || true
+  started=$SECONDS
+  rc=0; out=$("$BIN/clup-hub" init --config "$WORK/other.toml" 2>&1) || rc=$?
+  assert_status $rc 1 "clup-hub init without its database"
+  assert_contains "$out" "E-HUB-010 the hub's database cannot be reached"
+  [ $((SECONDS - started)) -lt 30 ] || fail "clup-hub init took $((SECONDS - started)) s to say its database cannot be reached"
   rc=0; out=$("$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/other-hub/ca.pem" --state-dir "$WORK/third" 2>&1) || rc=$?
   assert_status $rc 1 "a hub the CA does not vouch for"
   assert_contains "$out" "E-SYNC-001"

@@ -16,11 +16,9 @@ export BIN=${BIN:-$ROOT/.build/debug}
 source "$ROOT/Tests/integration/harness.sh"
 FIXTURES=$ROOT/Tests/Fixtures/evemu
 
-# Waits until clupctl status shows TEXT. The guest's CPUs are emulated, and slower still
-# while the host's other core is busy, so the bound (2 minutes) is only for a kiosk that
-# never gets there.
-status_shows() { clupctl status | grep -q -- "$1"; }
-wait_status() { (wait_until 120 status_shows "$1") || fail "status never showed [$1]: $(clupctl status)"; }
+# The guest's CPUs are emulated, and slower still while the host's other core is busy: the
+# waits for a status line are bounded at 2 minutes of the clock (harness.sh's wait_status).
+STATUS_WAIT=120
 
 # Counts the bytes of FILE that are not zero.
 lit_bytes() { tr -d '\000' < "$1" | wc -c; }

@@ -22,9 +22,7 @@ export BIN=${BIN:-$ROOT/.build/debug}
 source "$ROOT/Tests/integration/harness.sh"
 TOOLS=$ROOT/Tests/integration/tools
 
-status_shows() { clupctl status | grep -q -- "$1"; }
-wait_status() { (wait_within 120 status_shows "$1") || fail "status never showed [$1]: $(clupctl status)"; }
-milliseconds_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+STATUS_WAIT=120
 ask() { timeout 120 python3 "$TOOLS/vm-ask.py" "$1"; }
 
 # The event node of the input device NAME (as the kernel names it), or nothing. There is no

@@ -128,6 +128,14 @@ public final class HubDatabase: Service, Sendable {
         }
     }
 
+    /// Connects once to the member serving now, outside the pool, and throws if that fails
+    /// (within its connect timeout, 2 s): a command run by hand says the database is not
+    /// there in seconds, where the pool would keep trying for a minute first.
+    public func checkReachable() async throws {
+        let connection = try await PostgresConnection.connect(configuration: directConfiguration, id: 0, logger: logger)
+        try await connection.close()
+    }
+
     /// With several members: finds the primary before the first request (within the
     /// deadline; else the first member serves, and requests fail until it is found).
     public func findPrimary() async {

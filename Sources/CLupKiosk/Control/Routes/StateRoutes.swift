@@ -21,6 +21,9 @@ extension Daemon {
             logger.info("sync asked for", metadata: ["by": "\(context.who)"])
             let pending = PendingReply<SyncReport>("the sync asked for", seconds: SyncClient.askedWait + 5)
             let tried = loop.expect { [unowned self] (_: Bool) in pending.finish(.success(syncReport())) }
+            // The attempt carries the totem's health as it is now (a check of its files just
+            // run, a device just fixed), not as of the last look at the printer (up to a minute ago).
+            hub.sync?.report(healthForTheHub)
             hub.syncNow { tried.send(true) }
             return .later(pending)
         }
