@@ -96,16 +96,22 @@ public enum TotemBackup {
         if let destination {
             return .copied(try copy(database: database, to: destination), removed: [], pruneFailure: nil)
         }
-        let folder = stateDirectory + "/" + folderName
+        return try intoBackupsFolder(database: database, keep: keep, now: now)
+    }
+
+    /// Copies `database` into the backups folder beside it (made if missing), where only the
+    /// newest `keep` copies then stay.
+    static func intoBackupsFolder(database: String, keep: Int, now: Date) throws -> Outcome {
+        let backups = folder(of: database) + "/" + folderName
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+            try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw Failure.folder(path: folder, detail: (error as NSError).localizedDescription)
+            throw Failure.folder(path: backups, detail: (error as NSError).localizedDescription)
         }
-        let copy = try copy(database: database, to: folder + "/" + fileName(at: now, schema: schema(of: database)))
+        let copy = try copy(database: database, to: backups + "/" + fileName(at: now, schema: schema(of: database)))
         do {
-            return .copied(copy, removed: try prune(folder: folder, keep: keep, sparing: copy.path), pruneFailure: nil)
+            return .copied(copy, removed: try prune(folder: backups, keep: keep, sparing: copy.path), pruneFailure: nil)
         } catch {
             return .copied(copy, removed: [], pruneFailure: CodedError(describing: error).message)
         }

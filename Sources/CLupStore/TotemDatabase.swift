@@ -23,6 +23,8 @@ public enum TotemDatabase {
         case foreignDatabase(path: String, applicationID: Int32)
         case cannotOpen(path: String, detail: String)
         case damaged(path: String, problems: [String])
+        /// Migrations are due, and the copy of the database to take first could not be taken.
+        case noCopyBeforeMigrating(path: String, detail: String)
 
         public var coded: CodedError {
             switch self {
@@ -35,11 +37,16 @@ public enum TotemDatabase {
             case let .damaged(path, problems):
                 CodedError(.damagedDatabase, "\(path) is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); "
                     + "it was left as it is: keep it for the support desk, and move it aside to start fresh")
+            case let .noCopyBeforeMigrating(path, detail):
+                CodedError(.noCopyBeforeMigrating, "\(path) was not migrated to this version's schema, because no copy of it "
+                    + "could be taken first (\(detail)); it was left as the previous version wrote it")
             }
         }
     }
 
-    public static func open(path: String) throws -> DatabaseQueue {
+    /// Opens the database at `path`, migrated. A database with migrations due is copied into
+    /// the backups folder beside it first (`copyBeforeMigrating`); that copy is given to `copied`.
+    public static func open(path: String, copied: ((TotemBackup.Copy) -> Void)? = nil) throws -> DatabaseQueue {
         try check(path: path)
         var configuration = Configuration()
         configuration.prepareDatabase { db in
@@ -58,6 +65,7 @@ public enum TotemDatabase {
                     try db.execute(sql: "PRAGMA application_id = \(applicationID)")
                 }
             }
+            if let copy = try copyBeforeMigrating(queue, path: path) { copied?(copy) }
             try migrator.migrate(queue)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
             || error.resultCode == .SQLITE_CORRUPT {
@@ -68,6 +76,31 @@ public enum TotemDatabase {
             throw OpenError.cannotOpen(path: path, detail: "\(error)")
         }
         return queue
+    }
+
+    /// How many copies the backups folder keeps, a copy taken before a migration among them
+    /// (as `clupd backup` keeps by default).
+    static let copiesKept = 3
+
+    /// A database some of whose migrations are due (a new file, with none applied, aside) is
+    /// copied into the backups folder beside it before anything migrates it: the way back to
+    /// the version that wrote it, whoever started this clupd. (The package's postinst takes a
+    /// copy too, but a power cut while the package unpacked skips the postinst, and systemd
+    /// then starts the new clupd at the next boot.) No copy, no migration: the previous
+    /// version still reads the file as it is. Returns the copy taken, if one was.
+    static func copyBeforeMigrating(_ queue: DatabaseQueue, path: String) throws -> TotemBackup.Copy? {
+        let (applied, complete) = try queue.read { db in
+            (try migrator.appliedIdentifiers(db), try migrator.hasCompletedMigrations(db))
+        }
+        guard !applied.isEmpty, !complete else { return nil }
+        do {
+            switch try TotemBackup.intoBackupsFolder(database: path, keep: copiesKept, now: Date()) {
+            case let .copied(copy, _, _): return copy
+            case .noDatabase: return nil
+            }
+        } catch {
+            throw OpenError.noCopyBeforeMigrating(path: path, detail: CodedError(describing: error).message)
+        }
     }
 
     /// Refuses an existing file that is not a CLup database or is damaged, reading it without

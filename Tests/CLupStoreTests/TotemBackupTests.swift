@@ -124,14 +124,7 @@ final class TotemBackupTests: XCTestCase {
     func test_theBackupOfAnOlderSchemaNeitherMigratesTheSourceNorTheCopy() throws {
         let migrations = TotemDatabase.migrator.migrations
         let older = migrations[migrations.count - 2]
-        let queue = try DatabaseQueue(path: path("clup.sqlite"))
-        try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA application_id = \(TotemDatabase.applicationID)")
-            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-        }
-        try TotemDatabase.migrator.migrate(queue, upTo: older)
-        try Self.appendTransaction(queue, first: 0)
-        try queue.close()
+        try olderDatabase(at: older)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path("clup.sqlite")))
 
         let copy = try TotemBackup.copy(database: path("clup.sqlite"), to: path("copy.sqlite"))
@@ -141,6 +134,62 @@ final class TotemBackupTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("clup.sqlite"))), bytes, "the source changed")
         XCTAssertEqual(TotemBackup.fileName(at: Date(timeIntervalSince1970: 1_795_000_000), schema: older),
                        "clupd-20261118T110640.000Z-\(older.split(separator: ":")[0]).sqlite")
+    }
+
+    /// A database at `schema` (with one transaction of events), as an older clupd left it.
+    func olderDatabase(at schema: String) throws {
+        let queue = try DatabaseQueue(path: path("clup.sqlite"))
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA application_id = \(TotemDatabase.applicationID)")
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        }
+        try TotemDatabase.migrator.migrate(queue, upTo: schema)
+        try Self.appendTransaction(queue, first: 0)
+        try queue.close()
+    }
+
+    /// Issue 45: a power cut while the package unpacked skips its postinst (and its backup);
+    /// the new clupd, started by systemd at the next boot, copies the database itself before
+    /// migrating it, so the previous version can still be put back with its data.
+    func test_whicheverWayClupdIsStartedADatabaseIsCopiedBeforeItIsMigrated() throws {
+        let migrations = TotemDatabase.migrator.migrations
+        let older = migrations[migrations.count - 2]
+        try olderDatabase(at: older)
+        let store = try TotemStore(path: path("clup.sqlite"), deviceID: "t")
+        let copy = try XCTUnwrap(store.copiedBeforeMigrating, "no copy taken before migrating")
+        XCTAssertEqual(copy.schema, older)
+        XCTAssertEqual(copy.events, 10)
+        XCTAssertEqual((copy.path as NSString).deletingLastPathComponent, path("backups"))
+        XCTAssertEqual(TotemBackup.schema(of: copy.path), older, "the copy is of the schema before")
+        XCTAssertEqual(TotemBackup.schema(of: path("clup.sqlite")), migrations.last, "the database itself is migrated")
+        XCTAssertEqual(try store.lastSeq(), 9, "the events went through the migration")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("backups")), [(copy.path as NSString).lastPathComponent])
+    }
+
+    /// A new file and one already at this version's schema have nothing to go back to.
+    func test_aNewDatabaseAndAnUpToDateOneAreNotCopied() throws {
+        for _ in 0..<2 {
+            let store = try TotemStore(path: path("clup.sqlite"), deviceID: "t")
+            XCTAssertNil(store.copiedBeforeMigrating)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("backups")), "a backups folder was made")
+    }
+
+    /// No copy, no migration: the file stays as the previous version wrote it, and the error says why.
+    func test_aDatabaseThatCannotBeCopiedIsNotMigrated() throws {
+        let migrations = TotemDatabase.migrator.migrations
+        let older = migrations[migrations.count - 2]
+        try olderDatabase(at: older)
+        // A file where the backups folder would be (as root, a folder's permissions would not stop the copy).
+        FileManager.default.createFile(atPath: path("backups"), contents: Data("in the way".utf8))
+        XCTAssertThrowsError(try TotemStore(path: path("clup.sqlite"), deviceID: "t")) { error in
+            let coded = (error as? TotemDatabase.OpenError)?.coded
+            XCTAssertEqual(coded?.code, ErrorCode.noCopyBeforeMigrating.rawValue, "\(error)")
+            XCTAssertTrue(coded?.message.hasPrefix("\(self.path("clup.sqlite")) was not migrated to this version's schema, "
+                + "because no copy of it could be taken first (cannot make the backups folder \(self.path("backups")): ") == true,
+                          coded?.message ?? "\(error)")
+        }
+        XCTAssertEqual(TotemBackup.schema(of: path("clup.sqlite")), older, "the database was migrated without a copy")
     }
 
     func test_aDamagedSourceGivesAnErrorAndLeavesNoFile() throws {

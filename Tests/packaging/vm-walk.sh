@@ -87,10 +87,17 @@ apt-get install -y "$NEW"/clup-totem_*.deb >/tmp/apt.log 2>&1 || { cat /tmp/apt.
 grep -i "backup\|copied\|copy" /tmp/apt.log | sed 's/^/      /' || true
 assert_eq "$(dpkg-query -W -f '${Version}' clup-totem)" "$NEW_VERSION"
 within 60 restarted_from "$old_pid"
-backup=$(find /var/lib/clup/backups -maxdepth 1 -name 'clupd-*.sqlite' -printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d ' ' -f 2-)
-[ -f "$backup" ] || fail "no backup in /var/lib/clup/backups"
-assert_eq "$(sqlite3 "$backup" 'PRAGMA integrity_check')" ok "the backup's integrity"
-assert_eq "$(sqlite3 "$backup" "SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v8:%'")" 0 "the backup is of the old schema"
+# Two copies: the package's (taken while the old clupd served) and the new clupd's own, taken
+# before it migrated (which a power cut in the middle of the upgrade would not skip).
+mapfile -t backups < <(find /var/lib/clup/backups -maxdepth 1 -name 'clupd-*.sqlite' -printf '%T@ %p\n' | sort -n | cut -d ' ' -f 2-)
+assert_eq "${#backups[@]}" 2 "copies in /var/lib/clup/backups (the package's, then clupd's before migrating): ${backups[*]}"
+for backup in "${backups[@]}"; do
+  assert_eq "$(sqlite3 "$backup" 'PRAGMA integrity_check')" ok "the integrity of $backup"
+  assert_eq "$(sqlite3 "$backup" "SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v8:%'")" 0 "$backup is of the old schema"
+done
+journalctl -u clupd -o cat | grep -q "the database was copied before this version migrated it" \
+  || fail "clupd did not log its copy before migrating: $(journalctl -u clupd -o cat | tail -n 20)"
+backup=${backups[0]}
 assert_eq "$(totem_sql "SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v8:%'")" 1 "the new clupd migrated"
 assert_eq "$(sqlite3 "$backup" 'SELECT COALESCE(MAX(seq), 0) FROM event')" "$events_before" "the backup holds every event"
 report "backup $(basename "$backup"), $(stat -c '%s bytes, %U:%G %a' "$backup"); schema $(sqlite3 "$backup" 'SELECT count(*) FROM grdb_migrations') -> $(totem_sql 'SELECT count(*) FROM grdb_migrations') migrations"

@@ -96,6 +96,10 @@ public final class Daemon {
         }
         do {
             let store = try TotemStore(path: state.databasePath, deviceID: enrolment?.deviceID ?? config.deviceID)
+            if let copy = store.copiedBeforeMigrating {
+                logger.notice("the database was copied before this version migrated it", metadata: [
+                    "copy": "\(copy.path)", "schema": "\(copy.schema ?? "none")", "tickets": "\(copy.tickets)", "events": "\(copy.events)"])
+            }
             let settings = enrolment == nil ? nil : HubLink.lastSettings(in: store, logger: logger)
             hub = HubLink(enrolment: enrolment, settings: settings,
                           lineLimit: enrolment == nil ? nil : HubLink.lastLineLimit(in: store, logger: logger),
