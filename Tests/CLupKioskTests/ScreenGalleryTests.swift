@@ -29,6 +29,7 @@ final class ScreenGalleryTests: XCTestCase {
         ("booking-slot", .bookingSlot(time: "14:30")), ("no-free-slots", .noFreeSlots),
         ("printing", .printing(number: "AP-017")), ("ticket-ready", .ticketReady(number: "A-017", wait: "")),
         ("print-failed", .printFailed(reason: "E-PRN-003 printer out of paper")), ("out-of-order", .outOfOrder),
+        ("back-soon", .backSoon),
         ("store-full", .storeFull), ("store-closed", .storeClosed(hours: "08:00–20:00")),
         ("no-paper", .noTickets(paperOut: true)), ("printer-down", .noTickets(paperOut: false)),
         ("pin-pad-staff-number", .pinPad(PinEntry(staffNumber: "10472"))),
@@ -63,7 +64,7 @@ final class ScreenGalleryTests: XCTestCase {
                 }
                 let canvas = try renderer.render(shown, facts: facts, language: language, largeText: largeText)
                 try canvas.writePNG(to: folder.appendingPathComponent("\(name).png").path)
-                let bar: [Button.Action] = shown == .asleep || shown == .outOfOrder ? []
+                let bar: [Button.Action] = shown == .asleep || shown == .outOfOrder || shown == .backSoon ? []
                     : shown.isStaff || largeText ? [.repeatSpeech, .largeText] : [.repeatSpeech, .voice, .largeText]
                 XCTAssertEqual(geometry.buttons(on: shown, language: language, largeText: largeText).suffix(bar.count).map(\.action), bar,
                                "\(language) \(name): Repeat, the voice's settings and large text (none where nothing can be touched)")

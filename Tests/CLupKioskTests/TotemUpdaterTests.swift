@@ -19,6 +19,12 @@ final class TotemUpdaterTests: XCTestCase {
                                         printerReady: true, lastSync: Date())
         var newVersionHealthy = true
         var newVersionStarts = true
+        /// The new version's clupd exits as it starts: systemd restarts it every 2 s (one
+        /// failure per helper's poll), or with `givenUp`, gives it up at once (an exit status
+        /// in RestartPreventExitStatus).
+        var newVersionExits = false
+        var givenUp = false
+        var unit = TotemUpdater.UnitState(state: "active", restarts: 0, lastExit: nil)
         var installFails = false
         /// What the target's install does to the database (a migration of its own).
         var onInstall: ((String) -> Void)?
@@ -43,7 +49,11 @@ final class TotemUpdaterTests: XCTestCase {
             FileManager.default.createFile(atPath: path, contents: Data("package \(version)".utf8))
             return path
         }
+        /// Whether the update marker stood in `stateDirectory` at each install.
+        var underWayAtInstall: [Bool] = []
+        var stateDirectory = ""
         func install(_ path: String) throws {
+            underWayAtInstall.append(TotemUpdater.updateUnderWay(in: stateDirectory))
             let version = String(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self).dropFirst(8))
             steps.append("install \(version)")
             if installFails && version != "0.12.0" { throw CodedError(.updateStepFailed, "dpkg: error processing package") }
@@ -52,12 +62,21 @@ final class TotemUpdaterTests: XCTestCase {
             let good = version == "0.12.0" || newVersionHealthy
             answer.deviceProblems = good ? [] : ["display failed: no framebuffer"]
             active = version == "0.12.0" || newVersionStarts
+            // The package's restart is a start by hand: systemd's count of restarts starts again.
+            unit = .init(state: active ? "active" : "activating", restarts: 0, lastExit: nil)
+            if version != "0.12.0" && newVersionExits && givenUp { unit = .init(state: "failed", restarts: 0, lastExit: "exit status 78") }
             onInstall?(version)
         }
         func clupdActive() -> Bool { active }
+        func clupdUnit() -> TotemUpdater.UnitState { unit }
         func stopClupd() throws { steps.append("stop"); active = false }
         func startClupd() throws { steps.append("start"); active = installed == "0.12.0" || newVersionStarts }
-        func sleep(seconds: Double) { clock = clock.addingTimeInterval(seconds) }
+        func sleep(seconds: Double) {
+            clock = clock.addingTimeInterval(seconds)
+            if installed != "0.12.0" && newVersionExits && !givenUp {
+                unit = .init(state: "activating", restarts: unit.restarts + 1, lastExit: "exit status 1")
+            }
+        }
         func now() -> Date { clock }
     }
 
@@ -97,7 +116,8 @@ final class TotemUpdaterTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
 
     func updater(_ machine: Machine) -> TotemUpdater {
-        TotemUpdater(system: machine, stateDirectory: state, workDirectory: work, deadline: 60, shippedKeys: shipped)
+        machine.stateDirectory = state
+        return TotemUpdater(system: machine, stateDirectory: state, workDirectory: work, deadline: 60, shippedKeys: shipped)
     }
 
     func report() throws -> UpdateReport {
@@ -126,6 +146,7 @@ final class TotemUpdaterTests: XCTestCase {
         XCTAssertEqual(said.version, "0.13.0")
         XCTAssertEqual(said.outcome, .installed)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/pending.json"))
+        XCTAssertFalse(TotemUpdater.updateUnderWay(in: state), "the marker outlived the update")
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: work + "/cache")),
                        ["clup-totem_0.12.0.deb", "clup-totem_0.13.0.deb"], "the way back stays in the cache")
         XCTAssertEqual(updater(machine).run(), .nothingToDo("clup-totem 0.13.0 is installed"))
@@ -144,6 +165,47 @@ final class TotemUpdaterTests: XCTestCase {
         // The hub's target stays until the rollout is paused: the helper does not try it again.
         guard case .nothingToDo = updater(machine).run() else { return XCTFail("a version undone here is not tried again by itself") }
         XCTAssertEqual(machine.steps.count, 6)
+    }
+
+    /// Issue 45: a release whose clupd exits as it starts was undone only at the deadline
+    /// (the entrance out of service for about 4 minutes in the VM walk).
+    func test_aVersionWhoseClupdExitsAtStartIsUndoneAtItsSecondFailureNotAtTheDeadline() throws {
+        let machine = Machine()
+        machine.newVersionStarts = false
+        machine.newVersionExits = true
+        let began = machine.clock
+        XCTAssertEqual(updater(machine).run(),
+                       .rolledBack("0.13.0", because: "clupd failed 2 times in a row and was restarted (exit status 1) after 4 s"))
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0", "stop", "install 0.12.0", "start"])
+        XCTAssertEqual(machine.installed, "0.12.0")
+        XCTAssertEqual(machine.underWayAtInstall, [true, true], "the marker stood while each version was installed")
+        XCTAssertFalse(TotemUpdater.updateUnderWay(in: state), "the marker outlived the rollback")
+        XCTAssertLessThanOrEqual(machine.clock.timeIntervalSince(began), 4, "undone at the second failure, not at the deadline (60 s)")
+        XCTAssertEqual(try report().outcome, .rolledBack)
+    }
+
+    func test_aVersionSystemdGaveUpOnIsUndoneAtOnce() throws {
+        let machine = Machine()
+        machine.newVersionStarts = false
+        machine.newVersionExits = true
+        machine.givenUp = true
+        XCTAssertEqual(updater(machine).run(),
+                       .rolledBack("0.13.0", because: "clupd failed and systemd gave it up (exit status 78) after 0 s"))
+        XCTAssertEqual(machine.installed, "0.12.0")
+    }
+
+    /// What `systemctl show` prints, read as the helper reads it.
+    func test_systemdsWordOnTheUnitIsRead() throws {
+        XCTAssertEqual(DebianUpdateSystem.unitState("ActiveState=activating\nNRestarts=2\nExecMainCode=1\nExecMainStatus=1\n"),
+                       .init(state: "activating", restarts: 2, lastExit: "exit status 1"))
+        XCTAssertEqual(DebianUpdateSystem.unitState("NRestarts=0\nExecMainCode=2\nExecMainStatus=11\nActiveState=failed"),
+                       .init(state: "failed", restarts: 0, lastExit: "signal 11 SIGSEGV"))
+        XCTAssertEqual(DebianUpdateSystem.unitState("ActiveState=active\nNRestarts=0\nExecMainCode=0\nExecMainStatus=0\n"),
+                       .init(state: "active", restarts: 0, lastExit: nil))
+        // Nothing read (systemctl missing or refusing): nothing failed, the deadline still holds.
+        XCTAssertNil(DebianUpdateSystem.unitState("").plainFailure)
+        XCTAssertNil(DebianUpdateSystem.unitState("ActiveState=activating\nNRestarts=1\nExecMainCode=1\nExecMainStatus=1").plainFailure)
+        XCTAssertNil(DebianUpdateSystem.unitState("NRestarts=99999999999999999999999\nActiveState=active").plainFailure, "an absurd count")
     }
 
     func test_aVersionWhoseDevicesFailIsUndoneAndTheDatabaseItMigratedIsPutAsideForTheCopy() throws {

@@ -185,7 +185,7 @@ public final class Daemon {
                                                 "state": "\(state.path)", "hub": "\(hub.enrolment?.hub ?? "none")"])
         loop.run()
         notifier.notify("STOPPING=1")
-        kiosk.showOutOfOrderWhileAway()
+        kiosk.showOutOfOrderWhileAway(updating: TotemUpdater.updateUnderWay(in: state.path))
         hub.stop()
         server.stopListening()
         return 0

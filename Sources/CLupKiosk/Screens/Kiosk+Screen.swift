@@ -200,11 +200,13 @@ extension Kiosk {
     }
 
     /// What the panel shows while clupd is not running (stopped for an update, a restart, a
-    /// crash's restart): "out of order", drawn now, on the loop's own thread, and left there
+    /// crash's restart): "out of order", or "back in a moment" while the update helper
+    /// installs a version (`updating`), drawn now, on the loop's own thread, and left there
     /// (a framebuffer keeps its last frame). A display that fails is only logged.
-    func showOutOfOrderWhileAway() {
+    func showOutOfOrderWhileAway(updating: Bool = false) {
         do {
-            let frame = try ScreenRenderer(geometry: screens.geometry).render(.outOfOrder, facts: screenFacts, language: screens.flow.language,
+            let frame = try ScreenRenderer(geometry: screens.geometry).render(updating ? .backSoon : .outOfOrder, facts: screenFacts,
+                                                                            language: screens.flow.language,
                                                                             largeText: screens.flow.largeText)
             try devices.display.show(frame)
             devices.display.finishShowing()

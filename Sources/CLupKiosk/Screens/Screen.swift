@@ -15,6 +15,9 @@ enum Screen: Equatable, Sendable {
     case printFailed(reason: String)
     /// The touch panel is gone: nobody can use the totem until it is back.
     case outOfOrder
+    /// clupd stopping for a software update: the frame it leaves on the panel while the new
+    /// version starts (or the one before comes back): back in a moment, staff asked meanwhile.
+    case backSoon
     /// "Book a later time": the free slots are being looked up.
     case findingSlots
     /// Today's free slots to choose from (at most `ScreenGeometry.slotButtons`).
@@ -91,6 +94,7 @@ enum Screen: Equatable, Sendable {
         case .ticketReady: "ticket-ready"
         case .printFailed: "print-failed"
         case .outOfOrder: "out-of-order"
+        case .backSoon: "back-soon"
         case .findingSlots: "finding-slots"
         case .choosingSlot: "choosing-slot"
         case .bookingSlot: "booking-slot"
@@ -243,7 +247,7 @@ struct ScreenGeometry {
     /// ends with "Repeat" and the large-text switch (labelled with what it turns to).
     func buttons(on screen: Screen, language: String = "en", largeText: Bool = false) -> [Button] {
         switch screen {
-        case .asleep, .outOfOrder:
+        case .asleep, .outOfOrder, .backSoon:
             return []
         default:
             let texts = TextCatalog.of(language)
@@ -323,8 +327,8 @@ struct ScreenGeometry {
                 Button(action: .language(code), label: TextCatalog.of(code).name, x: width * 0.15, y: height * (0.20 + 0.11 * Double(index)),
                        width: width * 0.7, height: height * 0.095)
             } + [Button(action: .back, label: texts(.buttonBack), x: width * 0.3, y: height * 0.77, width: width * 0.4, height: height * 0.095)]
-        case .asleep, .printing, .ticketReady, .printFailed, .outOfOrder, .findingSlots, .bookingSlot, .noFreeSlots, .checkingPin,
-             .padLocked:
+        case .asleep, .printing, .ticketReady, .printFailed, .outOfOrder, .backSoon, .findingSlots, .bookingSlot, .noFreeSlots,
+             .checkingPin, .padLocked:
             return []
         }
     }

@@ -144,6 +144,10 @@ struct ScreenRenderer {
         case .outOfOrder:
             stack([Text(texts(.outOfOrderTitle), size: unit * 2, bold: true, color: style.warning),
                    Text(texts(.outOfOrderHint), size: unit * 1.1)], in: body, on: canvas)
+        case .backSoon:
+            stack([Text(texts(.backSoonTitle), size: unit * 2, bold: true),
+                   Text(texts(.backSoonHint), size: unit * 1.1),
+                   Text(texts(.outOfOrderHint), size: unit * 1.1)], in: body, on: canvas)
         case let .printFailed(reason):
             stack([Text(texts(.printFailedTitle), size: unit * 1.4, bold: true, color: style.warning),
                    Text(texts(.printFailedHint), size: unit * 1.1), Text(reason, size: unit * 0.7, color: style.muted)],

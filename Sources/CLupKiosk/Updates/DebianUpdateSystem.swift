@@ -77,6 +77,43 @@ public struct DebianUpdateSystem: TotemUpdater.System {
     }
 
     public func clupdActive() -> Bool { (try? Command.run("systemctl", ["is-active", "--quiet", "clupd"]).status) == 0 }
+    public func clupdUnit() -> TotemUpdater.UnitState {
+        let properties = (try? Command.run("systemctl", ["show", "clupd", "--property=ActiveState,NRestarts,ExecMainCode,ExecMainStatus"]))
+            .map { $0.status == 0 ? $0.output : "" } ?? ""
+        return Self.unitState(properties)
+    }
+
+    /// `systemctl show`'s KEY=VALUE lines read (an unknown or missing value reads as nothing
+    /// failed: the deadline still holds).
+    static func unitState(_ text: String) -> TotemUpdater.UnitState {
+        var values: [Substring: Substring] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            values[line[..<equals]] = line[line.index(after: equals)...]
+        }
+        let status = values["ExecMainStatus"].flatMap { Int32($0) }
+        // ExecMainCode is the waitid() si_code: 1 exited, 2 killed, 3 dumped core; 0 while none has ended.
+        let lastExit: String? = switch (values["ExecMainCode"].flatMap { Int($0) }, status) {
+        case (1, let status?): "exit status \(status)"
+        case (2, let signal?), (3, let signal?): "signal \(signal)" + (Self.signalName(signal).map { " SIG\($0)" } ?? "")
+        default: nil
+        }
+        return .init(state: values["ActiveState"].map(String.init) ?? "unknown",
+                     restarts: values["NRestarts"].flatMap { Int($0) } ?? 0, lastExit: lastExit)
+    }
+
+    static func signalName(_ signal: Int32) -> String? {
+        switch signal {
+        case SIGSEGV: "SEGV"
+        case SIGABRT: "ABRT"
+        case SIGKILL: "KILL"
+        case SIGTERM: "TERM"
+        case SIGILL: "ILL"
+        case SIGBUS: "BUS"
+        case SIGTRAP: "TRAP"
+        default: nil
+        }
+    }
     public func stopClupd() throws { try Command.check("systemctl", ["stop", "clupd"]) }
     /// Starts clupd, even after a crash loop made systemd give up on it (its start limit).
     public func startClupd() throws {

@@ -20,7 +20,8 @@ import Glibc
 /// installs the target (the package's own postinst backs the database up and restarts
 /// clupd), then waits up to `deadline` for the new clupd: active (READY), answering,
 /// running the target, its devices ok, its printer ready, and an upload to the hub since
-/// it started. Else it stops clupd, reinstalls the version before from its cache, puts the
+/// it started. Else (at the deadline, or as soon as systemd says the new clupd failed at
+/// start twice or gave it up) it stops clupd, reinstalls the version before from its cache, puts the
 /// database copy back if the new one had migrated it (the migrated file kept beside it),
 /// and starts clupd again. Either way it leaves its report (`update-report.json` in clupd's
 /// state folder), which clupd sends to the hub with its next upload: a failure there pauses
@@ -50,6 +51,8 @@ public struct TotemUpdater {
         func install(_ path: String) throws
         /// Whether clupd's unit is active (it signalled READY).
         func clupdActive() -> Bool
+        /// clupd's unit as systemd tells it (`systemctl show`): how its starts went.
+        func clupdUnit() -> UnitState
         func stopClupd() throws
         func startClupd() throws
         func sleep(seconds: Double)
@@ -101,6 +104,35 @@ public struct TotemUpdater {
         case failed(String, because: String)
         /// Not installed: no signed manifest vouches for it (or an expired one, or a downgrade).
         case refused(String, because: String)
+    }
+
+    /// clupd's unit as systemd tells it: its state, and how many times systemd restarted it
+    /// after it failed (`NRestarts`, which a start by hand, such as the package's restart,
+    /// sets back to 0), and how its main process last ended.
+    public struct UnitState: Equatable, Sendable {
+        /// `ActiveState`: active, activating, deactivating, inactive, failed (given up).
+        public var state: String
+        public var restarts: Int
+        /// "exit status 1", "signal SEGV"…; nil when no process has ended yet.
+        public var lastExit: String?
+
+        public init(state: String, restarts: Int, lastExit: String?) {
+            self.state = state
+            self.restarts = restarts
+            self.lastExit = lastExit
+        }
+
+        /// Failed starts after which a new version is undone at once, not at the deadline.
+        public static let failedStartsToGiveUp = 2
+
+        /// Why the version running has plainly failed, or nil: systemd gave it up, or it
+        /// failed `failedStartsToGiveUp` times in a row since it was started.
+        public var plainFailure: String? {
+            let how = lastExit.map { " (\($0))" } ?? ""
+            if state == "failed" { return "clupd failed and systemd gave it up\(how)" }
+            if restarts >= Self.failedStartsToGiveUp { return "clupd failed \(restarts) times in a row and was restarted\(how)" }
+            return nil
+        }
     }
 
     /// What an update is about to do, written before it starts.
@@ -204,6 +236,10 @@ public struct TotemUpdater {
                               nextKeys: manifest.nextKeys)
         do {
             try write(pending)
+            // clupd, stopped by the package's restart, leaves "back in a moment" on the panel
+            // rather than "out of order" while this lasts (`updateUnderWay`).
+            FileManager.default.createFile(atPath: Self.markerPath(in: stateDirectory), contents: Data(target.utf8),
+                                           attributes: [.posixPermissions: 0o644])
             try system.install(targetPackage)
         } catch {
             return rollBack(pending, because: "the install failed: \(CodedError(describing: error).message)")
@@ -211,11 +247,17 @@ public struct TotemUpdater {
         return finish(pending, interrupted: false)
     }
 
-    /// Waits for the new clupd to come up healthy (a run cut short waits afresh); keeps it or undoes it.
+    /// Waits for the new clupd to come up healthy (a run cut short waits afresh); keeps it or
+    /// undoes it: as soon as it has plainly failed (`UnitState.plainFailure`: exited at start
+    /// twice, say), else when `deadline` is up (answering but never synced, devices not back).
     func finish(_ pending: Pending, interrupted: Bool) -> Outcome {
-        let until = system.now().addingTimeInterval(deadline)
+        let started = system.now()
+        let until = started.addingTimeInterval(deadline)
         var last = "clupd did not start"
         while system.now() < until {
+            if let failure = system.clupdUnit().plainFailure {
+                return rollBack(pending, because: "\(failure) after \(Int(system.now().timeIntervalSince(started).rounded())) s")
+            }
             if system.clupdActive() {
                 do {
                     let window = try system.window()
@@ -443,8 +485,23 @@ public struct TotemUpdater {
         return try? JSONDecoder().decode(UpdateReport.self, from: data)
     }
 
-    /// Leaves the report clupd sends the hub (readable by clupd's user).
+    /// The file saying an update is being installed, in clupd's state folder.
+    static func markerPath(in stateDirectory: String) -> String { stateDirectory + "/update-under-way" }
+    /// How long a marker is believed: one left by a helper cut short must not make a real
+    /// failure look like an update for ever.
+    static let markerBelievedSeconds = 1800.0
+
+    /// Whether an update is being installed (for clupd as it stops: the frame it leaves).
+    public static func updateUnderWay(in stateDirectory: String, now: Date = Date()) -> Bool {
+        guard let modified = (try? FileManager.default.attributesOfItem(atPath: markerPath(in: stateDirectory)))?[.modificationDate] as? Date
+        else { return false }
+        return abs(now.timeIntervalSince(modified)) < markerBelievedSeconds
+    }
+
+    /// Leaves the report clupd sends the hub (readable by clupd's user). The update is over,
+    /// whichever way: the marker goes.
     func report(_ version: String, _ outcome: UpdateReport.Outcome, _ detail: String, manifest: String? = nil) {
+        try? FileManager.default.removeItem(atPath: Self.markerPath(in: stateDirectory))
         let report = UpdateReport(version: version, outcome: outcome, detail: String(detail.prefix(300)),
                                   at: system.now().timeIntervalSince1970, manifest: manifest)
         guard let data = try? JSONEncoder().encode(report) else { return }

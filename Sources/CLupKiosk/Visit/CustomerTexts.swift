@@ -65,7 +65,7 @@ struct CustomerTexts {
         case .printFailed: catalog(.spokenPrintFailed)
         case .noFreeSlots: catalog(.spokenNoSlots)
         case .choosingSlot: catalog(.spokenChooseSlot)
-        case .asleep, .printing, .outOfOrder, .findingSlots, .bookingSlot, .checkingPin: nil
+        case .asleep, .printing, .outOfOrder, .backSoon, .findingSlots, .bookingSlot, .checkingPin: nil
         }
     }
 
@@ -83,6 +83,7 @@ struct CustomerTexts {
         case let .bookingSlot(time): return catalog(.slotsBooking, ["time": time])
         case .printing: return catalog(.printingTitle)
         case .outOfOrder: return catalog(.outOfOrderTitle) + ". " + catalog(.outOfOrderHint)
+        case .backSoon: return catalog(.backSoonTitle) + ". " + catalog(.backSoonHint) + ". " + catalog(.outOfOrderHint)
         case .checkingPin: return catalog(.staffChecking)
         default: return nil
         }

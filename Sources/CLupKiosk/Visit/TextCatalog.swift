@@ -116,6 +116,8 @@ enum TextKey: String, CaseIterable {
     case outOfOrderHint = "out-of-order.hint"
     case noPaperTitle = "no-paper.title"
     case printerDownTitle = "printer-down.title"
+    case backSoonTitle = "back-soon.title"
+    case backSoonHint = "back-soon.hint"
     case printFailedTitle = "print-failed.title"
     case printFailedHint = "print-failed.hint"
     case ticketLaneRegular = "ticket.lane.regular"

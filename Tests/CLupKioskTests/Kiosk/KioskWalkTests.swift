@@ -243,4 +243,25 @@ final class KioskAwayTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(totem.display.last).pngData(), expected, "the out-of-order screen")
         XCTAssertTrue(totem.display.isAwake, "lit, so that a person at the door reads it")
     }
+
+    /// Issue 45: while the update helper installs a version, the frame left says "back in a
+    /// moment"; a marker a helper cut short left long ago does not.
+    func test_stoppedForAnUpdateThePanelIsLeftSayingBackInAMoment() throws {
+        let totem = try KioskHarness()
+        let folder = NSTemporaryDirectory() + "away-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        XCTAssertFalse(TotemUpdater.updateUnderWay(in: folder), "no marker")
+        FileManager.default.createFile(atPath: TotemUpdater.markerPath(in: folder), contents: Data("0.13.0".utf8))
+        XCTAssertTrue(TotemUpdater.updateUnderWay(in: folder))
+        XCTAssertFalse(TotemUpdater.updateUnderWay(in: folder, now: Date().addingTimeInterval(3600)), "a marker an hour old")
+        totem.kiosk.showOutOfOrderWhileAway(updating: TotemUpdater.updateUnderWay(in: folder))
+        let expected = try ScreenRenderer(geometry: totem.kiosk.screens.geometry)
+            .render(.backSoon, facts: totem.kiosk.screenFacts, language: "en", largeText: false)
+        XCTAssertEqual(try XCTUnwrap(totem.display.last).pngData(), try expected.pngData(), "the back-in-a-moment screen")
+        // The lines as drawn (a title may wrap), read as one text.
+        let text = expected.drawnTexts.map(\.text).joined(separator: " ")
+        XCTAssertTrue(text.contains("Back in a moment This totem is being updated"), text)
+        XCTAssertFalse(text.contains("Out of order"), text)
+    }
 }
