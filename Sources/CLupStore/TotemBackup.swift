@@ -202,9 +202,12 @@ public enum TotemBackup {
         return try? queue.read(lastMigration)
     }
 
-    /// Deletes the copies in `folder` but the newest `keep` (by the time in their names),
-    /// never `sparing` (the copy just taken, whatever its name) which counts as one of
-    /// them; nothing but regular files named `clupd-*.sqlite`. Returns the paths deleted.
+    /// Deletes the copies in `folder` but the newest `keep` (by the time in their names) and
+    /// the newest of each schema (the `-v9` of their names): a clupd that cannot finish a
+    /// migration takes a copy at each start, and those must not push out the last copy of
+    /// the schema before the upgrade. Never `sparing` (the copy just taken, whatever its
+    /// name), which counts as one of the newest; nothing but regular files named
+    /// `clupd-*.sqlite`. Returns the paths deleted.
     @discardableResult
     public static func prune(folder: String, keep: Int, sparing: String? = nil) throws -> [String] {
         let spared = sparing.map { ($0 as NSString).lastPathComponent }
@@ -215,11 +218,20 @@ public enum TotemBackup {
                 return lstat(folder + "/" + name, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
             }
             .sorted()
-        let old = copies.dropLast(max(keep - (spared == nil ? 0 : 1), 0)).map { folder + "/" + $0 }
+        let newestOfEachSchema = Set(Dictionary(grouping: copies + (spared.map { [$0] } ?? []), by: schemaPart).values.compactMap { $0.max() })
+        let old = copies.dropLast(max(keep - (spared == nil ? 0 : 1), 0)).filter { !newestOfEachSchema.contains($0) }
+            .map { folder + "/" + $0 }
         for path in old where unlink(path) != 0 {
             throw Failure.oldCopy(path: path, detail: String(cString: strerror(errno)))
         }
         return old
+    }
+
+    /// The schema a copy's name gives (`v9` of `clupd-20261124T151500.042Z-v9.sqlite`), or
+    /// what follows the time in a name made by hand; "" for none.
+    static func schemaPart(of name: String) -> Substring {
+        let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
+        return middle.firstIndex(of: "-").map { middle[middle.index(after: $0)...] } ?? ""
     }
 
     static func count(_ table: String, in db: Database) throws -> Int {

@@ -45,8 +45,8 @@ public enum TotemDatabase {
     }
 
     /// Opens the database at `path`, migrated. A database with migrations due is copied into
-    /// the backups folder beside it first (`copyBeforeMigrating`); that copy is given to `copied`.
-    public static func open(path: String, copied: ((TotemBackup.Copy) -> Void)? = nil) throws -> DatabaseQueue {
+    /// the backups folder beside it first (`copyBeforeMigrating`); what that did is given to `copied`.
+    public static func open(path: String, copied: ((TotemBackup.Outcome) -> Void)? = nil) throws -> DatabaseQueue {
         try check(path: path)
         var configuration = Configuration()
         configuration.prepareDatabase { db in
@@ -87,17 +87,15 @@ public enum TotemDatabase {
     /// the version that wrote it, whoever started this clupd. (The package's postinst takes a
     /// copy too, but a power cut while the package unpacked skips the postinst, and systemd
     /// then starts the new clupd at the next boot.) No copy, no migration: the previous
-    /// version still reads the file as it is. Returns the copy taken, if one was.
-    static func copyBeforeMigrating(_ queue: DatabaseQueue, path: String) throws -> TotemBackup.Copy? {
+    /// version still reads the file as it is. Returns the copy taken (and the older copies
+    /// pruned), if one was.
+    static func copyBeforeMigrating(_ queue: DatabaseQueue, path: String) throws -> TotemBackup.Outcome? {
         let (applied, complete) = try queue.read { db in
             (try migrator.appliedIdentifiers(db), try migrator.hasCompletedMigrations(db))
         }
         guard !applied.isEmpty, !complete else { return nil }
         do {
-            switch try TotemBackup.intoBackupsFolder(database: path, keep: copiesKept, now: Date()) {
-            case let .copied(copy, _, _): return copy
-            case .noDatabase: return nil
-            }
+            return try TotemBackup.intoBackupsFolder(database: path, keep: copiesKept, now: Date())
         } catch {
             throw OpenError.noCopyBeforeMigrating(path: path, detail: CodedError(describing: error).message)
         }

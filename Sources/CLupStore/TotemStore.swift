@@ -12,15 +12,16 @@ public final class TotemStore: Sendable {
     public let deviceID: String
     public let path: String
     let database: DatabaseQueue
-    /// The copy of the database taken before this opening migrated it, if it did.
-    public let copiedBeforeMigrating: TotemBackup.Copy?
+    /// The copy of the database taken before this opening migrated it (and the older copies
+    /// pruned), if it did.
+    public let copiedBeforeMigrating: TotemBackup.Outcome?
 
     /// Opens (creating if absent) the database at `path`, migrated (a copy taken first,
     /// into the backups folder beside it, if migrations were due).
     public init(path: String, deviceID: String) throws {
         self.deviceID = deviceID
         self.path = path
-        var copied: TotemBackup.Copy?
+        var copied: TotemBackup.Outcome?
         database = try TotemDatabase.open(path: path) { copied = $0 }
         copiedBeforeMigrating = copied
     }

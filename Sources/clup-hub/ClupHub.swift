@@ -65,8 +65,11 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
-/// Runs `body` with the database's pool running beside it; errors become one line.
-func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (HubDatabase) async throws -> T) async throws -> T {
+/// Runs `body` with the database's pool running beside it; errors become one line. With
+/// `reachableFirst` (an administrator's command), a database that is not there is said in
+/// seconds (`HubDatabase.checkReachable`); `serve` waits on its pool as before.
+func withDatabase<T: Sendable>(_ config: HubConfiguration, reachableFirst: Bool = true,
+                               _ body: @Sendable (HubDatabase) async throws -> T) async throws -> T {
     // PostgresNIO's warnings, in every command: escaped, and with their priority under the journal.
     LineSafeLogHandler.bootstrap()
     var logger = Logger(label: "clup-hub")
@@ -81,7 +84,7 @@ func withDatabase<T: Sendable>(_ config: HubConfiguration, _ body: @Sendable (Hu
             defer { group.cancelAll() }
             await database.findPrimary()
             await database.running()
-            try await database.checkReachable()
+            if reachableFirst { try await database.checkReachable() }
             return try await body(database)
         }
     } catch let error as HubError {
@@ -189,7 +192,7 @@ struct Serve: AsyncParsableCommand {
             let database = try HubDatabase(settings: config.database, logger: logger)
             // The schema is checked once with a pool of its own, before serving; ingest's
             // window is the chain's retention from the first batch.
-            database.keptEventDays = try await withDatabase(config) {
+            database.keptEventDays = try await withDatabase(config, reachableFirst: false) {
                 try await $0.checkSchema()
                 return try await Retention(database: $0).refresh()
             }

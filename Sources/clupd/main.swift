@@ -243,11 +243,12 @@ struct Verify: ParsableCommand {
 struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the database with SQLite's backup API (consistent while clupd runs; nothing is migrated).",
-        discussion: "Without --to the copy goes to STATE_DIR/backups/, where only the newest --keep copies are kept.")
+        discussion: "Without --to the copy goes to STATE_DIR/backups/, where the newest --keep copies are kept, "
+            + "and the newest copy of each schema (the last one from before an upgrade).")
 
     @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
     @Option(help: "Where to write the copy (default: STATE_DIR/backups/clupd-TIME-SCHEMA.sqlite).") var to: String?
-    @Option(help: "How many copies to keep in STATE_DIR/backups, the new one among them (1 to 100; not used with --to).")
+    @Option(help: "How many copies to keep in STATE_DIR/backups, the new one among them, besides the newest of each schema (1 to 100; not used with --to).")
     var keep = 3
 
     func validate() throws {

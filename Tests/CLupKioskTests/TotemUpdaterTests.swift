@@ -175,7 +175,7 @@ final class TotemUpdaterTests: XCTestCase {
         machine.newVersionExits = true
         let began = machine.clock
         XCTAssertEqual(updater(machine).run(),
-                       .rolledBack("0.13.0", because: "clupd failed 2 times in a row and was restarted (exit status 1) after 4 s"))
+                       .rolledBack("0.13.0", because: "clupd failed and systemd restarted it 2 times, last exit status 1, 4 s after the install"))
         XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0", "stop", "install 0.12.0", "start"])
         XCTAssertEqual(machine.installed, "0.12.0")
         XCTAssertEqual(machine.underWayAtInstall, [true, true], "the marker stood while each version was installed")
@@ -190,7 +190,7 @@ final class TotemUpdaterTests: XCTestCase {
         machine.newVersionExits = true
         machine.givenUp = true
         XCTAssertEqual(updater(machine).run(),
-                       .rolledBack("0.13.0", because: "clupd failed and systemd gave it up (exit status 78) after 0 s"))
+                       .rolledBack("0.13.0", because: "clupd failed and systemd gave it up, last exit status 78, 0 s after the install"))
         XCTAssertEqual(machine.installed, "0.12.0")
     }
 

@@ -156,7 +156,11 @@ final class TotemBackupTests: XCTestCase {
         let older = migrations[migrations.count - 2]
         try olderDatabase(at: older)
         let store = try TotemStore(path: path("clup.sqlite"), deviceID: "t")
-        let copy = try XCTUnwrap(store.copiedBeforeMigrating, "no copy taken before migrating")
+        guard case let .copied(copy, removed, pruneFailure) = store.copiedBeforeMigrating else {
+            return XCTFail("no copy taken before migrating")
+        }
+        XCTAssertEqual(removed, [])
+        XCTAssertNil(pruneFailure)
         XCTAssertEqual(copy.schema, older)
         XCTAssertEqual(copy.events, 10)
         XCTAssertEqual((copy.path as NSString).deletingLastPathComponent, path("backups"))
@@ -164,6 +168,25 @@ final class TotemBackupTests: XCTestCase {
         XCTAssertEqual(TotemBackup.schema(of: path("clup.sqlite")), migrations.last, "the database itself is migrated")
         XCTAssertEqual(try store.lastSeq(), 9, "the events went through the migration")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("backups")), [(copy.path as NSString).lastPathComponent])
+    }
+
+    /// A clupd that cannot finish its migrations takes a copy at each start (of the half-
+    /// migrated file): however many, the last copy of the schema before the upgrade stays.
+    func test_copiesOfAHalfMigratedFileNeverPushOutTheLastCopyFromBefore() throws {
+        let folder = path("backups")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["clupd-20261101T000000.000Z-v8.sqlite", "clupd-20261102T000000.000Z-v9.sqlite"] {
+            FileManager.default.createFile(atPath: folder + "/" + name, contents: Data("x".utf8))
+        }
+        for day in 3...8 {
+            let name = "clupd-202611\(String(format: "%02d", day))T000000.000Z-v10.sqlite"
+            FileManager.default.createFile(atPath: folder + "/" + name, contents: Data("x".utf8))
+            try TotemBackup.prune(folder: folder, keep: 3, sparing: folder + "/" + name)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(),
+                       ["clupd-20261101T000000.000Z-v8.sqlite", "clupd-20261102T000000.000Z-v9.sqlite",
+                        "clupd-20261106T000000.000Z-v10.sqlite", "clupd-20261107T000000.000Z-v10.sqlite",
+                        "clupd-20261108T000000.000Z-v10.sqlite"])
     }
 
     /// A new file and one already at this version's schema have nothing to go back to.
@@ -216,11 +239,11 @@ final class TotemBackupTests: XCTestCase {
                      "notes.txt", "clupd.sqlite", "other-20261101.sqlite"]
         for name in names { FileManager.default.createFile(atPath: path(name), contents: Data("x".utf8)) }
         let removed = try TotemBackup.prune(folder: directory.path, keep: 2)
-        XCTAssertEqual(removed.map { ($0 as NSString).lastPathComponent },
-                       ["clupd-20261101T000000Z-v7.sqlite", "clupd-20261102T000000Z-v7.sqlite"])
+        // The newest two, and the newest v7 (the last copy of the schema before v8).
+        XCTAssertEqual(removed.map { ($0 as NSString).lastPathComponent }, ["clupd-20261101T000000Z-v7.sqlite"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(),
-                       ["clupd-20261103T000000Z-v8.sqlite", "clupd-20261104T000000Z-v8.sqlite", "clupd.sqlite", "notes.txt",
-                        "other-20261101.sqlite"])
+                       ["clupd-20261102T000000Z-v7.sqlite", "clupd-20261103T000000Z-v8.sqlite", "clupd-20261104T000000Z-v8.sqlite",
+                        "clupd.sqlite", "notes.txt", "other-20261101.sqlite"])
     }
 
     /// Without --to, into the backups folder; the copy just taken is kept whatever else is there.
@@ -240,13 +263,15 @@ final class TotemBackupTests: XCTestCase {
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("backups")).sorted(),
                        taken.dropFirst().map { ($0 as NSString).lastPathComponent })
-        // A copy named by hand sorts after every dated one; the one just taken stays all the same.
+        // A copy named by hand sorts after every dated one; the one just taken stays all the
+        // same, and the newest copy of a schema is kept (a name by hand is a schema of its own).
         FileManager.default.createFile(atPath: path("backups/clupd-before-the-upgrade.sqlite"), contents: Data("x".utf8))
         guard case let .copied(copy, removed, _) = try TotemBackup.run(stateDirectory: directory.path, to: nil, keep: 1) else {
             return XCTFail("no copy")
         }
-        XCTAssertEqual(removed.sorted(), (taken.dropFirst() + [path("backups/clupd-before-the-upgrade.sqlite")]).sorted())
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("backups")), [(copy.path as NSString).lastPathComponent])
+        XCTAssertEqual(removed.sorted(), taken.dropFirst().sorted())
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("backups")).sorted(),
+                       ["clupd-before-the-upgrade.sqlite", (copy.path as NSString).lastPathComponent].sorted())
     }
 
     func test_aFirstInstallHasNothingToBackUp() throws {
@@ -295,8 +320,10 @@ final class TotemBackupTests: XCTestCase {
         FileManager.default.createFile(atPath: path("target"), contents: Data("x".utf8))
         try FileManager.default.createSymbolicLink(atPath: path("clupd-20261103T000000Z-v7.sqlite"), withDestinationPath: path("target"))
         FileManager.default.createFile(atPath: path("clupd-20261104T000000Z-v8.sqlite"), contents: Data("x".utf8))
-        XCTAssertEqual(try TotemBackup.prune(folder: directory.path, keep: 1), [path("clupd-20261102T000000Z-v7.sqlite")])
+        FileManager.default.createFile(atPath: path("clupd-20261105T000000Z-v8.sqlite"), contents: Data("x".utf8))
+        XCTAssertEqual(try TotemBackup.prune(folder: directory.path, keep: 1), [path("clupd-20261104T000000Z-v8.sqlite")])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(),
-                       ["clupd-20261101T000000Z-v7.sqlite", "clupd-20261103T000000Z-v7.sqlite", "clupd-20261104T000000Z-v8.sqlite", "target"])
+                       ["clupd-20261101T000000Z-v7.sqlite", "clupd-20261102T000000Z-v7.sqlite", "clupd-20261103T000000Z-v7.sqlite",
+                        "clupd-20261105T000000Z-v8.sqlite", "target"])
     }
 }

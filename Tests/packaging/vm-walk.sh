@@ -95,7 +95,7 @@ for backup in "${backups[@]}"; do
   assert_eq "$(sqlite3 "$backup" 'PRAGMA integrity_check')" ok "the integrity of $backup"
   assert_eq "$(sqlite3 "$backup" "SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v8:%'")" 0 "$backup is of the old schema"
 done
-journalctl -u clupd -o cat | grep -q "the database was copied before this version migrated it" \
+journalctl -u clupd -o cat | grep "the database was copied before this version migrated it" >/dev/null \
   || fail "clupd did not log its copy before migrating: $(journalctl -u clupd -o cat | tail -n 20)"
 backup=${backups[0]}
 assert_eq "$(totem_sql "SELECT count(*) FROM grdb_migrations WHERE identifier LIKE 'v8:%'")" 1 "the new clupd migrated"

@@ -259,7 +259,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
                                 "Keep it for the support desk; move it aside to start fresh.")
         case .diskFull: ("The disk holding the database is full; nothing was recorded.", "Free space in the state directory.")
         case .noCopyBeforeMigrating: ("The database was not migrated to the new version: no copy of it could be taken first.",
-                                      "Free space in the state directory (a copy takes as much as the database), or reinstall the previous version, which reads it as it is.")
+                                      "Free space in the state directory (a copy takes as much as the database) and make its backups folder writable by clupd's user, then systemctl restart clupd; or reinstall the previous version, which reads the file as it is.")
         case .unreadableRow: ("A stored row cannot be read; the day was rebuilt from the event log.", "Nothing to do; tell support if it repeats.")
         case .eventOfAnotherDay: ("An event of one business day was committed with another day's state.", "Report it: a bug.")
         case .unreadableEvent: ("A stored event cannot be read and was left out.", "Tell support; the event is still in the database.")

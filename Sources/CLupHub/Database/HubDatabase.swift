@@ -129,12 +129,24 @@ public final class HubDatabase: Service, Sendable {
     }
 
     /// Connects once to the member serving now, outside the pool, and throws if that fails
-    /// (within its connect timeout, 2 s): a command run by hand says the database is not
-    /// there in seconds, where the pool would keep trying for a minute first.
+    /// within `reachableWithin` (a refused connection fails at once, a silent host after the
+    /// connect timeout, 2 s; a server that accepts but never finishes the start-up is given up
+    /// on too): a command run by hand says the database is not there in seconds, where the
+    /// pool would keep trying for a minute first.
     public func checkReachable() async throws {
-        let connection = try await PostgresConnection.connect(configuration: directConfiguration, id: 0, logger: logger)
-        try await connection.close()
+        let (configuration, logger) = (directConfiguration, self.logger)
+        do {
+            try await Self.withTimeout(Self.reachableWithin) {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                // Reached: a failure to say goodbye is not the database's absence.
+                try? await connection.close()
+            }
+        } catch is CancellationError {
+            throw HubError(.serviceUnavailable, .hubDatabaseUnavailable,
+                           "the hub's database cannot be reached: no answer within \(Self.reachableWithin)")
+        }
     }
+    static let reachableWithin: Duration = .seconds(5)
 
     /// With several members: finds the primary before the first request (within the
     /// deadline; else the first member serves, and requests fail until it is found).

@@ -95,10 +95,14 @@ public final class Daemon {
             throw .configuration(error)
         }
         do {
+            // A migration due copies the database first, before READY: systemd is told to wait.
+            notifier.notify("EXTEND_TIMEOUT_USEC=600000000\nSTATUS=opening the database (copied first if it is to be migrated)")
             let store = try TotemStore(path: state.databasePath, deviceID: enrolment?.deviceID ?? config.deviceID)
-            if let copy = store.copiedBeforeMigrating {
+            if case let .copied(copy, removed, pruneFailure) = store.copiedBeforeMigrating {
                 logger.notice("the database was copied before this version migrated it", metadata: [
-                    "copy": "\(copy.path)", "schema": "\(copy.schema ?? "none")", "tickets": "\(copy.tickets)", "events": "\(copy.events)"])
+                    "copy": "\(copy.path)", "schema": "\(copy.schema ?? "none")", "tickets": "\(copy.tickets)", "events": "\(copy.events)",
+                    "older copies removed": "\(removed.count)"])
+                if let pruneFailure { logger.warning("an older copy in the backups folder could not be removed: \(pruneFailure)") }
             }
             let settings = enrolment == nil ? nil : HubLink.lastSettings(in: store, logger: logger)
             hub = HubLink(enrolment: enrolment, settings: settings,

@@ -20,8 +20,8 @@ import Glibc
 /// installs the target (the package's own postinst backs the database up and restarts
 /// clupd), then waits up to `deadline` for the new clupd: active (READY), answering,
 /// running the target, its devices ok, its printer ready, and an upload to the hub since
-/// it started. Else (at the deadline, or as soon as systemd says the new clupd failed at
-/// start twice or gave it up) it stops clupd, reinstalls the version before from its cache, puts the
+/// it started. Else (at the deadline, or as soon as systemd has restarted the new clupd
+/// twice after a failure, or given it up) it stops clupd, reinstalls the version before from its cache, puts the
 /// database copy back if the new one had migrated it (the migrated file kept beside it),
 /// and starts clupd again. Either way it leaves its report (`update-report.json` in clupd's
 /// state folder), which clupd sends to the hub with its next upload: a failure there pauses
@@ -106,9 +106,10 @@ public struct TotemUpdater {
         case refused(String, because: String)
     }
 
-    /// clupd's unit as systemd tells it: its state, and how many times systemd restarted it
-    /// after it failed (`NRestarts`, which a start by hand, such as the package's restart,
-    /// sets back to 0), and how its main process last ended.
+    /// clupd's unit as systemd tells it: its state, how many times systemd restarted it after
+    /// a failure (`NRestarts`: at start or later, the watchdog's kills included; a start by
+    /// hand, such as the package's restart, and a boot set it back to 0), and how its main
+    /// process last ended.
     public struct UnitState: Equatable, Sendable {
         /// `ActiveState`: active, activating, deactivating, inactive, failed (given up).
         public var state: String
@@ -122,15 +123,17 @@ public struct TotemUpdater {
             self.lastExit = lastExit
         }
 
-        /// Failed starts after which a new version is undone at once, not at the deadline.
-        public static let failedStartsToGiveUp = 2
+        /// Restarts after a failure (at start, or later: a crash, the watchdog) after which a
+        /// new version is undone at once, not at the deadline.
+        public static let failuresToGiveUp = 2
 
-        /// Why the version running has plainly failed, or nil: systemd gave it up, or it
-        /// failed `failedStartsToGiveUp` times in a row since it was started.
+        /// Why the version running has plainly failed, or nil: systemd gave it up, or had to
+        /// restart it `failuresToGiveUp` times since it was installed (the package's restart,
+        /// or the boot, set the count back to 0).
         public var plainFailure: String? {
-            let how = lastExit.map { " (\($0))" } ?? ""
+            let how = lastExit.map { ", last \($0)" } ?? ""
             if state == "failed" { return "clupd failed and systemd gave it up\(how)" }
-            if restarts >= Self.failedStartsToGiveUp { return "clupd failed \(restarts) times in a row and was restarted\(how)" }
+            if restarts >= Self.failuresToGiveUp { return "clupd failed and systemd restarted it \(restarts) times\(how)" }
             return nil
         }
     }
@@ -248,15 +251,15 @@ public struct TotemUpdater {
     }
 
     /// Waits for the new clupd to come up healthy (a run cut short waits afresh); keeps it or
-    /// undoes it: as soon as it has plainly failed (`UnitState.plainFailure`: exited at start
-    /// twice, say), else when `deadline` is up (answering but never synced, devices not back).
+    /// undoes it: as soon as it has plainly failed (`UnitState.plainFailure`: restarted twice
+    /// by systemd after exiting at start, say), else when `deadline` is up (answering but never synced, devices not back).
     func finish(_ pending: Pending, interrupted: Bool) -> Outcome {
         let started = system.now()
         let until = started.addingTimeInterval(deadline)
         var last = "clupd did not start"
         while system.now() < until {
             if let failure = system.clupdUnit().plainFailure {
-                return rollBack(pending, because: "\(failure) after \(Int(system.now().timeIntervalSince(started).rounded())) s")
+                return rollBack(pending, because: "\(failure), \(Int(system.now().timeIntervalSince(started).rounded())) s after the install")
             }
             if system.clupdActive() {
                 do {
