@@ -6,8 +6,8 @@
 # N+1 and a bad N+2 whose clupd exits at start. A rollout of N+1 reaches the totem with its
 # settings; its update helper (clup-update.timer, every minute) waits while a customer is in
 # front, installs N+1 once nobody is, and keeps it when the new clupd comes up healthy. A
-# rollout of N+2: the helper installs it, the new clupd never signals READY, and within the
-# deadline the helper puts N+1 back; the tickets printed before still open the door, and the
+# rollout of N+2: the helper installs it, the new clupd exits at start, and at its second
+# failed start the helper puts N+1 back; the tickets printed before still open the door, and the
 # hub pauses the rollout. Figures: publish to installed on an idle totem, and how long clupd
 # did not answer during the good update and during the rollback.
 #
@@ -154,7 +154,9 @@ within 600 'has "undone" helper_said'
 silence=$(longest_silence)
 undone_at=$(date +%s.%N)
 helper_said | sed 's/^/      /'
-assert_contains "$(helper_said)" "clup-totem $BAD_VERSION undone: not healthy within 180 s"
+# Undone as soon as it plainly failed (issue 45: it was at the deadline, 180 s, the entrance
+# out of service for about 4 minutes).
+assert_contains "$(helper_said)" "clup-totem $BAD_VERSION undone: clupd failed and systemd "
 assert_eq "$(installed)" "$GOOD_VERSION" "the version after the rollback"
 within 60 answers
 is_active clupd || fail "clupd is not running after the rollback"
@@ -164,7 +166,7 @@ assert_eq "$(digest "SELECT number, state FROM ticket WHERE number <= '$first' O
 assert_contains "$(clupctl sim scan "$qr")" "goodbye: $first leaves" "ticket $first on the way out"
 clupctl sim pass out >/dev/null
 report "undone $(awk -v a="$started" -v b="$undone_at" 'BEGIN { printf "%.0f", b - a }') s after the helper's run could start;" \
-  "clupd did not answer for ${silence} s at most (the deadline, 180 s, and the way back)"
+  "the entrance out of service (clupd not answering) for ${silence} s at most: two failed starts, and the way back"
 
 step "The hub hears it and pauses the rollout for every totem; the totem is no longer asked to install"
 within 120 has "paused: $device rolled-back" hub rollout status
