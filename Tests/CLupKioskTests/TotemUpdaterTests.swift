@@ -202,6 +202,16 @@ final class TotemUpdaterTests: XCTestCase {
                        .init(state: "failed", restarts: 0, lastExit: "signal 11 SIGSEGV"))
         XCTAssertEqual(DebianUpdateSystem.unitState("ActiveState=active\nNRestarts=0\nExecMainCode=0\nExecMainStatus=0\n"),
                        .init(state: "active", restarts: 0, lastExit: nil))
+        // The bad release of the VM's update walk: clup-keys (the same clupd) fails, and clupd's
+        // start fails on it with no restart to count.
+        let keysFailed = DebianUpdateSystem.unitState(
+            "Id=clupd.service\nActiveState=inactive\nNRestarts=0\nExecMainCode=0\nExecMainStatus=0\n\n"
+            + "Id=clup-keys.service\nActiveState=failed\nNRestarts=0\nExecMainCode=1\nExecMainStatus=1\n")
+        XCTAssertEqual(keysFailed, .init(state: "inactive", restarts: 0, lastExit: nil,
+                                         neededFailed: "clup-keys.service (last exit status 1)"))
+        XCTAssertEqual(keysFailed.plainFailure, "clup-keys.service (last exit status 1) failed: clupd needs it to start")
+        XCTAssertNil(DebianUpdateSystem.unitState("Id=clupd.service\nActiveState=active\nNRestarts=0\n\n"
+                                                  + "Id=clup-keys.service\nActiveState=active\n").plainFailure)
         // Nothing read (systemctl missing or refusing): nothing failed, the deadline still holds.
         XCTAssertNil(DebianUpdateSystem.unitState("").plainFailure)
         XCTAssertNil(DebianUpdateSystem.unitState("ActiveState=activating\nNRestarts=1\nExecMainCode=1\nExecMainStatus=1").plainFailure)

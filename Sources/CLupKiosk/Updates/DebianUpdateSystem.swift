@@ -78,28 +78,42 @@ public struct DebianUpdateSystem: TotemUpdater.System {
 
     public func clupdActive() -> Bool { (try? Command.run("systemctl", ["is-active", "--quiet", "clupd"]).status) == 0 }
     public func clupdUnit() -> TotemUpdater.UnitState {
-        let properties = (try? Command.run("systemctl", ["show", "clupd", "--property=ActiveState,NRestarts,ExecMainCode,ExecMainStatus"]))
+        let properties = (try? Command.run("systemctl", ["show", "clupd", "clup-keys",
+                                                         "--property=Id,ActiveState,NRestarts,ExecMainCode,ExecMainStatus"]))
             .map { $0.status == 0 ? $0.output : "" } ?? ""
         return Self.unitState(properties)
     }
 
-    /// `systemctl show`'s KEY=VALUE lines read (an unknown or missing value reads as nothing
-    /// failed: the deadline still holds).
+    /// `systemctl show`'s KEY=VALUE lines read, a block per unit (clupd's, or one without an
+    /// `Id`; then the units clupd needs, clup-keys: one of those failed stops clupd's start
+    /// with no restart to count). An unknown or missing value reads as nothing failed: the
+    /// deadline still holds.
     static func unitState(_ text: String) -> TotemUpdater.UnitState {
-        var values: [Substring: Substring] = [:]
-        for line in text.split(separator: "\n") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            values[line[..<equals]] = line[line.index(after: equals)...]
+        var state = TotemUpdater.UnitState(state: "unknown", restarts: 0, lastExit: nil)
+        for block in text.components(separatedBy: "\n\n") {
+            var values: [Substring: Substring] = [:]
+            for line in block.split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                values[line[..<equals]] = line[line.index(after: equals)...]
+            }
+            guard !values.isEmpty else { continue }
+            let status = values["ExecMainStatus"].flatMap { Int32($0) }
+            // ExecMainCode is the waitid() si_code: 1 exited, 2 killed, 3 dumped core; 0 while none has ended.
+            let lastExit: String? = switch (values["ExecMainCode"].flatMap { Int($0) }, status) {
+            case (1, let status?): "exit status \(status)"
+            case (2, let signal?), (3, let signal?): "signal \(signal)" + (Self.signalName(signal).map { " SIG\($0)" } ?? "")
+            default: nil
+            }
+            let id = values["Id"].map(String.init) ?? "clupd.service"
+            if id == "clupd.service" {
+                state.state = values["ActiveState"].map(String.init) ?? "unknown"
+                state.restarts = values["NRestarts"].flatMap { Int($0) } ?? 0
+                state.lastExit = lastExit
+            } else if values["ActiveState"] == "failed", state.neededFailed == nil {
+                state.neededFailed = id + (lastExit.map { " (last \($0))" } ?? "")
+            }
         }
-        let status = values["ExecMainStatus"].flatMap { Int32($0) }
-        // ExecMainCode is the waitid() si_code: 1 exited, 2 killed, 3 dumped core; 0 while none has ended.
-        let lastExit: String? = switch (values["ExecMainCode"].flatMap { Int($0) }, status) {
-        case (1, let status?): "exit status \(status)"
-        case (2, let signal?), (3, let signal?): "signal \(signal)" + (Self.signalName(signal).map { " SIG\($0)" } ?? "")
-        default: nil
-        }
-        return .init(state: values["ActiveState"].map(String.init) ?? "unknown",
-                     restarts: values["NRestarts"].flatMap { Int($0) } ?? 0, lastExit: lastExit)
+        return state
     }
 
     static func signalName(_ signal: Int32) -> String? {

@@ -116,11 +116,15 @@ public struct TotemUpdater {
         public var restarts: Int
         /// "exit status 1", "signal SEGV"…; nil when no process has ended yet.
         public var lastExit: String?
+        /// A unit clupd needs (clup-keys) that failed, as "clup-keys.service (last exit
+        /// status 1)": clupd's start then fails with no restart to count.
+        public var neededFailed: String?
 
-        public init(state: String, restarts: Int, lastExit: String?) {
+        public init(state: String, restarts: Int, lastExit: String?, neededFailed: String? = nil) {
             self.state = state
             self.restarts = restarts
             self.lastExit = lastExit
+            self.neededFailed = neededFailed
         }
 
         /// Restarts after a failure (at start, or later: a crash, the watchdog) after which a
@@ -132,6 +136,7 @@ public struct TotemUpdater {
         /// or the boot, set the count back to 0).
         public var plainFailure: String? {
             let how = lastExit.map { ", last \($0)" } ?? ""
+            if let neededFailed { return "\(neededFailed) failed: clupd needs it to start" }
             if state == "failed" { return "clupd failed and systemd gave it up\(how)" }
             if restarts >= Self.failuresToGiveUp { return "clupd failed and systemd restarted it \(restarts) times\(how)" }
             return nil
