@@ -167,7 +167,7 @@ assert_eq "$(digest "SELECT number, state FROM ticket WHERE number <= '$first' O
 assert_contains "$(clupctl sim scan "$qr")" "goodbye: $first leaves" "ticket $first on the way out"
 clupctl sim pass out >/dev/null
 report "undone $(awk -v a="$started" -v b="$undone_at" 'BEGIN { printf "%.0f", b - a }') s after the helper's run could start;" \
-  "the entrance out of service (clupd not answering) for ${silence} s at most: two failed starts, and the way back"
+  "the entrance out of service (clupd not answering) for ${silence} s at most: the failed start, and the way back"
 
 step "The hub hears it and pauses the rollout for every totem; the totem is no longer asked to install"
 within 120 has "paused: $device rolled-back" hub rollout status

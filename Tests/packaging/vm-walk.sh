@@ -9,7 +9,7 @@
 # correction and event written before is checked after. Then, on the new version: reload
 # with a good and a bad configuration, journald priorities, `clupctl logs` from the
 # journal, the watchdog, the syscall filter (any denial kills clupd for the whole walk),
-# `systemd-analyze security`, remove and purge.
+# `systemd-analyze security`, remove and install again (clupd starts again), purge.
 #
 # Reads $CLUP_SHARE/out/vm/walk.env (written by scripts/test-packages): OLD_DIR, NEW_DIR
 # (folders of .deb files, relative to the share), OLD_VERSION, NEW_VERSION.
@@ -212,11 +212,21 @@ awk -v t="$totem_exposure" -v h="$hub_exposure" 'BEGIN { exit !(t != "" && h != 
   || fail "exposure clupd $totem_exposure (at most 1.5), clup-hub $hub_exposure (at most 1.2)"
 report "exposure: clupd $totem_exposure, clup-hub $hub_exposure"
 
-step "Remove keeps the data; purge removes it, and nothing else"
+step "Remove keeps the data, and installing the package again starts clupd again"
 rm -rf /etc/systemd/system/clupd.service.d; systemctl daemon-reload
+tickets_kept=$(digest "SELECT number, state FROM ticket ORDER BY number")
 apt-get remove -y clup-totem >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt remove clup-totem"; }
 is_active clupd && fail "clupd still runs after remove"
 [ -f /var/lib/clup/clup.sqlite ] || fail "remove deleted the database"
+apt-get install -y "$NEW"/clup-totem_*.deb >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt install clup-totem again"; }
+is_active clupd || fail "clupd is $(systemctl is-active clupd || true) after the package was installed again"
+within 60 answers
+assert_eq "$(digest "SELECT number, state FROM ticket ORDER BY number")" "$tickets_kept" "the tickets after remove and install"
+[ -e /var/lib/clup/clupd-ran-before-remove ] && fail "the mark left by remove is still there after the install"
+report "removed and installed again: clupd $(systemctl is-active clupd), $(systemctl show -p StatusText --value clupd | cut -c1-60)"
+
+step "Purge removes the data, and nothing else"
+apt-get remove -y clup-totem >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt remove clup-totem"; }
 apt-get purge -y clup-totem >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt purge clup-totem"; }
 [ -e /var/lib/clup ] && fail "purge left /var/lib/clup: $(ls -la /var/lib/clup)"
 [ -f /etc/clup/clupd.toml ] || fail "purge removed the technician's /etc/clup/clupd.toml"
