@@ -110,8 +110,10 @@ rc=0; out=$(dpkg --configure -a 2>&1) || rc=$?
 report "dpkg --configure -a: exit $rc, $(wc -l <<< "$out") lines: $(head -n 1 <<< "$out" | cut -c1-140)"
 rc=0; out=$(dpkg --configure clup-totem 2>&1) || rc=$?
 report "dpkg --configure clup-totem: exit $rc: $(grep -m 1 -i 'clup-totem' <<< "$out" | cut -c1-160)"
+[ "$rc" -ne 0 ] || fail "dpkg --configure clup-totem succeeded on a half-installed package: $out"
 rc=0; out=$(apt-get -f install -y 2>&1) || rc=$?
 report "apt-get -f install: exit $rc: $(grep -m 1 '^E:' <<< "$out" | cut -c1-160)"
+assert_contains "$out" "needs to be reinstalled, but I can't find an archive for it" "apt-get -f install"
 assert_eq "$(package_state)" iHR "dpkg's state of clup-totem after dpkg --configure and apt-get -f install"
 dpkg -i "$NEW"/clup-totem_*.deb >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; fail "dpkg -i clup-totem $NEW_VERSION after the cut"; }
 assert_eq "$(package_state)" ii "dpkg's state of clup-totem after dpkg -i"

@@ -218,6 +218,7 @@ tickets_kept=$(digest "SELECT number, state FROM ticket ORDER BY number")
 apt-get remove -y clup-totem >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt remove clup-totem"; }
 is_active clupd && fail "clupd still runs after remove"
 [ -f /var/lib/clup/clup.sqlite ] || fail "remove deleted the database"
+[ -e /var/lib/clup/clupd-ran-before-remove ] || fail "remove left no mark that clupd was running"
 apt-get install -y "$NEW"/clup-totem_*.deb >/tmp/apt.log 2>&1 || { cat /tmp/apt.log; fail "apt install clup-totem again"; }
 is_active clupd || fail "clupd is $(systemctl is-active clupd || true) after the package was installed again"
 within 60 answers
