@@ -7,9 +7,10 @@
 # printed and admitted at the door. Then `apt-get install` of the NEW package, and the
 # power cut while dpkg unpacks it: every new file in place, the package half-installed,
 # its postinst (the package's copy of the database, the restart) never run. The cut is
-# placed by stopping dpkg in the old package's `postrm upgrade` (the last step of the
-# unpacking), then the disk is synced and the machine switched off as by sysrq, nothing
-# stopped.
+# placed by stopping dpkg in the old package's `postrm upgrade` (run once the new files
+# are renamed into place, before the package is marked unpacked), then the disk is synced
+# and the machine switched off as by sysrq, nothing stopped. The second boot loads no
+# framebuffer nor sound card (vm_machine is the first boot's): clupd answers and admits without them.
 #
 # Second boot: systemd starts the new clupd, which copies the database before it migrates
 # it (the one copy there is), and serves the ticket printed before. A technician then does
