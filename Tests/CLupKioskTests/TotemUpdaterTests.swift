@@ -43,6 +43,14 @@ final class TotemUpdaterTests: XCTestCase {
             if answer.runningManifest == nil, let installed { answer.runningManifest = vouch?(installed, clock) }
             return answer
         }
+        /// The package `fetch` would leave in `work`'s cache, made there as it would.
+        func fetchedPath(_ work: String, _ version: String) -> String {
+            let cache = work + "/cache"
+            try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+            let path = TotemUpdater.cachedPackage(version, in: cache)
+            FileManager.default.createFile(atPath: path, contents: Data("package \(version)".utf8))
+            return path
+        }
         func fetch(_ version: String, into cache: String) throws -> String {
             steps.append("fetch \(version)")
             let path = TotemUpdater.cachedPackage(version, in: cache)
@@ -54,6 +62,10 @@ final class TotemUpdaterTests: XCTestCase {
         var stateDirectory = ""
         func install(_ path: String) throws {
             underWayAtInstall.append(TotemUpdater.updateUnderWay(in: stateDirectory))
+            guard FileManager.default.fileExists(atPath: path) else {
+                steps.append("install \((path as NSString).lastPathComponent), missing")
+                throw CodedError(.updateStepFailed, "dpkg: error: cannot access archive '\(path)': No such file or directory")
+            }
             let version = String(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self).dropFirst(8))
             steps.append("install \(version)")
             if installFails && version != "0.12.0" { throw CodedError(.updateStepFailed, "dpkg: error processing package") }
@@ -287,6 +299,33 @@ final class TotemUpdaterTests: XCTestCase {
         machine.answer.running = "0.14.0"
         XCTAssertEqual(updater(machine).run(), .installed("0.14.0"))
         XCTAssertEqual(try report().detail, "healthy after a run cut short")
+    }
+
+    func test_aRunCutShortWhileDpkgUnpackedInstallsTheTargetAgainBeforeJudgingIt() throws {
+        let machine = Machine()
+        machine.answer.target = "0.13.0"
+        let cut = TotemUpdater.Pending(target: "0.13.0", previous: "0.12.0", previousPackage: machine.fetchedPath(work, "0.12.0"),
+                                       targetPackage: machine.fetchedPath(work, "0.13.0"), databaseCopy: nil, schema: nil,
+                                       startedAt: machine.clock, problemsBefore: [], printerReadyBefore: true)
+        try updater(machine).write(cut)
+        // The power went while dpkg unpacked: the package is half-installed (dpkg-query does
+        // not say "installed"), yet the new clupd, whose files were in place, answers.
+        machine.installed = nil
+        machine.answer.running = "0.13.0"
+        XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
+        XCTAssertEqual(machine.steps, ["install 0.13.0"], "the cached target installed again before it is judged")
+        XCTAssertEqual(machine.installed, "0.13.0")
+
+        // Cut before dpkg changed anything, and the cached target is gone: the way back is taken.
+        let second = Machine()
+        second.answer.target = "0.13.0"
+        try updater(second).write(cut)
+        try FileManager.default.removeItem(atPath: cut.targetPackage)
+        guard case let .rolledBack(_, because) = updater(second).run() else { return XCTFail("not undone") }
+        XCTAssertTrue(because.hasPrefix("the install cut short could not be finished (dpkg left clup-totem at 0.12.0)"), because)
+        XCTAssertTrue(because.hasSuffix("cannot access archive '\(cut.targetPackage)': No such file or directory"), because)
+        XCTAssertEqual(second.steps, ["install clup-totem_0.13.0.deb, missing", "stop", "install 0.12.0", "start"])
+        XCTAssertEqual(second.installed, "0.12.0")
     }
 
     // MARK: The release manager's word

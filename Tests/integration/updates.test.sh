@@ -281,6 +281,30 @@ test_the_update_helpers_units_verify_and_are_hardened() {
   echo "report: $(tail -n 1 "$WORK/security.txt" | sed 's/→ //')"
 }
 
+# The mark the prerm leaves on `apt remove` when clupd ran: the package's own preinst and
+# postinst, run as dpkg runs them for a system under DPKG_ROOT (the scripts then touch only
+# that root). A reinstall after remove starts clupd again and takes the mark away; an
+# upgrade drops a stale one (left across a downgrade) before the postinst could read it.
+test_the_mark_of_a_running_clupd_serves_a_reinstall_only_and_stays_in_its_root() {
+  local root="$WORK/dpkg-root" out rc
+  local mark="$root/var/lib/clup/clupd-ran-before-remove"
+  mkdir -p "$root/var/lib/clup"
+  # A database there too: the postinst's copy is the host's clupd's business only on a running system.
+  : > "$root/var/lib/clup/clup.sqlite"
+  touch "$mark"
+  out=$(DPKG_ROOT=$root sh "$ROOT/debian/clup-totem.preinst" install 0.12.0 2>&1) || fail "preinst install: $out"
+  [ -e "$mark" ] || fail "preinst install took the mark a reinstall needs"
+  rc=0; out=$(DPKG_ROOT=$root sh "$ROOT/debian/clup-totem.postinst" configure 0.12.0 2>&1) || rc=$?
+  assert_status $rc 0 "postinst configure under DPKG_ROOT: $out"
+  [ ! -e "$mark" ] || fail "postinst left the mark in $root"
+  touch "$mark"
+  out=$(DPKG_ROOT=$root sh "$ROOT/debian/clup-totem.preinst" upgrade 0.11.0 2>&1) || fail "preinst upgrade: $out"
+  [ ! -e "$mark" ] || fail "preinst upgrade kept a stale mark"
+  rc=0; out=$(DPKG_ROOT=$root sh "$ROOT/debian/clup-totem.postinst" configure 0.11.0 2>&1) || rc=$?
+  assert_status $rc 0 "postinst configure after the upgrade: $out"
+  assert_eq "$(ls -A "$root/var/lib/clup")" "clup.sqlite" "what the scripts left in the root"
+}
+
 # The release manager's key, made on "their machine" ($WORK/release-key, sealed with a
 # passphrase), its public half trusted at the hub.
 release_key() {

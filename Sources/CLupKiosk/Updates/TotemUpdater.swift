@@ -176,7 +176,7 @@ public struct TotemUpdater {
     // MARK: One run
 
     public func run() -> Outcome {
-        if let pending = loadPending() { return finish(pending, interrupted: true) }
+        if let pending = loadPending() { return resume(pending) }
         let window: UpdateWindowReport
         do {
             window = try system.window()
@@ -253,6 +253,30 @@ public struct TotemUpdater {
             return rollBack(pending, because: "the install failed: \(CodedError(describing: error).message)")
         }
         return finish(pending, interrupted: false)
+    }
+
+    /// Finishes a run cut short (a power cut, the helper killed). dpkg may have been cut in
+    /// the middle too: the package half-installed (`iHR`, which `installedVersion` does not
+    /// count as installed) or still the version before. The cached target is then installed
+    /// again, as a technician would (`dpkg -i` of the same file), before clupd is judged:
+    /// a clupd that answers over a half-installed package is not an installed update.
+    func resume(_ pending: Pending) -> Outcome {
+        let installed: String?
+        do {
+            installed = try system.installedVersion()
+        } catch {
+            return rollBack(pending, because: "after a run cut short, cannot tell which clup-totem is installed: "
+                + CodedError(describing: error).message)
+        }
+        if installed != pending.target {
+            do {
+                try system.install(pending.targetPackage)
+            } catch {
+                return rollBack(pending, because: "the install cut short could not be finished (dpkg left clup-totem "
+                    + "\(installed.map { "at \($0)" } ?? "half-installed")): \(CodedError(describing: error).message)")
+            }
+        }
+        return finish(pending, interrupted: true)
     }
 
     /// Waits for the new clupd to come up healthy (a run cut short waits afresh); keeps it or
