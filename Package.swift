@@ -140,7 +140,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "clupd", dependencies: [
-            "CLupKiosk", "CLupProtocol", "CLupHardware", "CLupStore", "CLupCore",
+            "CLupKiosk", "CLupProtocol", "CLupHardware", "CLupStore", "CLupCore", "ClupctlCommand", "CICUData",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The release manager's signing tool (release manifests), run away from the hub.
@@ -151,10 +151,18 @@ let package = Package(
         .executableTarget(name: "clup-bench", dependencies: [
             "CLupCore", "CLupStore", "CLupPrinting", "CLupQR", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .executableTarget(name: "clupctl", dependencies: [
+        // ICU's data for clupd and clupctl: the items a totem can ask for, 5.7 MB, linked in
+        // place of the 34 MB the toolchain's Foundation carries (scripts/icu-subset writes
+        // it). Only a static build (--static-swift-stdlib: the package's, the bench's) takes
+        // it; a development build's shared Foundation keeps its own whole set.
+        .target(name: "CICUData", exclude: ["icudt-subset.dat"], cSettings: [.headerSearchPath(".")]),
+        // clupctl's commands and shell: the `clupctl` executable of a development build, and
+        // clupd when started as `clupctl` (the package links /usr/bin/clupctl to clupd).
+        .target(name: "ClupctlCommand", dependencies: [
             "CLupProtocol", "CLupCore", "CEditLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "clupctl", dependencies: ["ClupctlCommand", "CICUData"]),
 
         // Random walks through the store's days and an independent model of the rules,
         // shared by the core's and the store's tests.
@@ -193,7 +201,7 @@ let package = Package(
         .testTarget(name: "CLupConfigTests", dependencies: ["CLupConfig"]),
         // Logging: clupd's log lines, as LineSafeLogHandler writes them, through `clupctl logs`' filter.
         .testTarget(name: "clupctlTests", dependencies: [
-            "clupctl", "CLupCore", "CLupProtocol", .product(name: "Logging", package: "swift-log"),
+            "ClupctlCommand", "CLupCore", "CLupProtocol", .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
     ]

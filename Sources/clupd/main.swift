@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClupctlCommand
 import CLupCore
 import CLupHardware
 import CLupKiosk
@@ -360,4 +361,6 @@ struct ScannerKeys: ParsableCommand {
     }
 }
 
+// The package installs one binary for both commands: /usr/bin/clupctl is a link to clupd.
+if ClupctlMain.isInvoked(as: CommandLine.arguments.first) { ClupctlMain.main() }
 Clupd.main()

@@ -1,4 +1,4 @@
-@testable import clupctl
+@testable import ClupctlCommand
 import ArgumentParser
 import CLupProtocol
 import Foundation
@@ -9,6 +9,17 @@ import XCTest
 final class HostileInputTests: XCTestCase {
     /// A terminal's window title (OSC 0 … BEL), a clear screen (CSI 2J) and a NUL.
     let escapes = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{0}"
+
+    /// The package's /usr/bin/clupctl is a link to clupd: clupd runs clupctl by that name only.
+    func test_clupdRunsClupctlOnlyWhenStartedByThatName() {
+        XCTAssertTrue(ClupctlMain.isInvoked(as: "/usr/bin/clupctl"))
+        XCTAssertTrue(ClupctlMain.isInvoked(as: "clupctl"))
+        XCTAssertFalse(ClupctlMain.isInvoked(as: "/usr/bin/clupd"))
+        XCTAssertFalse(ClupctlMain.isInvoked(as: "/usr/lib/clupctl/clupd"))
+        XCTAssertFalse(ClupctlMain.isInvoked(as: "/usr/bin/clupctl-old"))
+        XCTAssertFalse(ClupctlMain.isInvoked(as: "clupctl/"))
+        XCTAssertFalse(ClupctlMain.isInvoked(as: nil))
+    }
 
     func test_anAuditEntryTypedWithANewlineAndEscapesPrintsAsOneVisibleLine() {
         let forged = "x\n1999-01-01T00:00:00Z  technician tess       login            ok"

@@ -1,5 +1,5 @@
 import ArgumentParser
-@testable import clupctl
+@testable import ClupctlCommand
 import CLupCore
 import CLupProtocol
 import Foundation

@@ -166,9 +166,12 @@ test_tab_completes_commands_options_ticket_numbers_and_steps_and_ctrl_c_abandons
   echo "report: Tab: rep → reprint, skip A-00 → A-001 A-002 (the called ones), selftest pri → printer"
 }
 
+# The first shell is opened as the package opens it: /usr/bin/clupctl is a link to clupd,
+# which runs clupctl when started under that name. The second is a development build's clupctl.
 test_help_lists_every_command_and_the_history_outlives_the_shell() {
   kiosk_start
-  shell_open
+  ln -s "$BIN/clupd" "$WORK/clupctl"
+  CLUPCTL=$WORK/clupctl shell_open
   wait_pane "$PROMPT_RE"
   out=$(shell_run help)
   for command in status skip void selftest calibrate logs diagnostics login technician audit; do

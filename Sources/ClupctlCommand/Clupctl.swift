@@ -52,12 +52,20 @@ func printJSON<T: Encodable>(_ value: T) throws {
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
-/// Runs the command line; maps failures to the exit statuses scripts rely on.
-@main
-enum ClupctlMain {
-    static func main() {
+/// Runs the command line; maps failures to the exit statuses scripts rely on. Started by
+/// the `clupctl` executable of a development build, and by `clupd` when it is started as
+/// `clupctl` (the package's `/usr/bin/clupctl` is a link to clupd: one binary, one copy of
+/// the Swift runtime, Foundation and its ICU data, for both commands).
+public enum ClupctlMain {
+    public static func main() -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst())
         exit(execute(arguments.isEmpty ? ["shell"] : arguments))
+    }
+
+    /// Whether a process started as `argument0` (its `argv[0]`) is clupctl: the link's name.
+    public static func isInvoked(as argument0: String?) -> Bool {
+        guard let argument0 else { return false }
+        return argument0.split(separator: "/", omittingEmptySubsequences: false).last == "clupctl"
     }
 
     /// Runs one command line (from the shell, or the process's), prints what it says and

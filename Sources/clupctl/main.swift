@@ -1,0 +1,4 @@
+import ClupctlCommand
+
+// A development build's clupctl; the package's is a link to clupd, which starts the same.
+ClupctlMain.main()
