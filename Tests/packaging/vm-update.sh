@@ -168,6 +168,13 @@ assert_contains "$(clupctl sim scan "$qr")" "goodbye: $first leaves" "ticket $fi
 clupctl sim pass out >/dev/null
 report "undone $(awk -v a="$started" -v b="$undone_at" 'BEGIN { printf "%.0f", b - a }') s after the helper's run could start;" \
   "the entrance out of service (clupd not answering) for ${silence} s at most: the failed start, and the way back"
+# Where those seconds went: dpkg's own log (to the second) of the bad install and of the
+# way back, and systemd's of clupd's stops and starts (issue 45's split of the silence).
+report "the steps, as dpkg and systemd logged them:"
+{ grep -E " (upgrade|status installed|status half-installed) clup-totem:" /var/log/dpkg.log | tail -n 8 | cut -c12-
+  journalctl -u clupd -u clup-keys --since "$HELPER_SINCE" --no-pager -o short-precise 2>/dev/null \
+    | grep -E "systemd\[1\]: (Start|Stopp|Stopped|Started|Failed|clupd|clup-keys)" | cut -c8-22,39- | tail -n 20
+} | sed 's/^/      /'
 
 step "The hub hears it and pauses the rollout for every totem; the totem is no longer asked to install"
 within 120 has "paused: $device rolled-back" hub rollout status
