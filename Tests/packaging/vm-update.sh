@@ -173,7 +173,8 @@ report "undone $(awk -v a="$started" -v b="$undone_at" 'BEGIN { printf "%.0f", b
 report "the steps, as dpkg and systemd logged them:"
 { grep -E " (upgrade|status installed|status half-installed) clup-totem:" /var/log/dpkg.log | tail -n 8 | cut -c12-
   journalctl -u clupd -u clup-keys --since "$HELPER_SINCE" --no-pager -o short-precise 2>/dev/null \
-    | grep -E "systemd\[1\]: (Start|Stopp|Stopped|Started|Failed|clupd|clup-keys)" | cut -c8-22,39- | tail -n 20
+    | grep -E "systemd\[1\]: (Start|Stopp|Failed|clupd|clup-keys)" | sed -E 's/^[A-Z][a-z]+ +[0-9]+ ([0-9:.]+) [^ ]+ /\1 /' \
+    | tail -n 20
 } | sed 's/^/      /'
 
 step "The hub hears it and pauses the rollout for every totem; the totem is no longer asked to install"
