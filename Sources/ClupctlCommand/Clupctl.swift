@@ -62,10 +62,11 @@ public enum ClupctlMain {
         exit(execute(arguments.isEmpty ? ["shell"] : arguments))
     }
 
-    /// Whether a process started as `argument0` (its `argv[0]`) is clupctl: the link's name.
+    /// Whether a process started as `argument0` (its `argv[0]`) is clupctl: the link's name,
+    /// or a login shell's (`-clupctl`, as login starts a shell).
     public static func isInvoked(as argument0: String?) -> Bool {
-        guard let argument0 else { return false }
-        return argument0.split(separator: "/", omittingEmptySubsequences: false).last == "clupctl"
+        guard let name = argument0?.split(separator: "/", omittingEmptySubsequences: false).last else { return false }
+        return name == "clupctl" || name == "-clupctl"
     }
 
     /// Runs one command line (from the shell, or the process's), prints what it says and

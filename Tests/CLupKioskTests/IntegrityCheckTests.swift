@@ -17,7 +17,8 @@ final class IntegrityCheckTests: XCTestCase {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
         try Data("clupd 0.12.0\n".utf8).write(to: URL(fileURLWithPath: root + "/usr/bin/clupd"))
-        try Data("clupctl 0.12.0\n".utf8).write(to: URL(fileURLWithPath: root + "/usr/bin/clupctl"))
+        // As the package installs it: clupctl a link to clupd.
+        try FileManager.default.createSymbolicLink(atPath: root + "/usr/bin/clupctl", withDestinationPath: "clupd")
         try Data("[store]\n".utf8).write(to: URL(fileURLWithPath: root + "/etc/clup/clupd.toml"))
         // What dpkg keeps of an installed package: its status, its files, their MD5 sums.
         try """
@@ -33,7 +34,7 @@ final class IntegrityCheckTests: XCTestCase {
             """.write(toFile: root + "/var/lib/dpkg/status", atomically: true, encoding: .utf8)
         try "/usr\n/usr/bin\n/usr/bin/clupd\n/usr/bin/clupctl\n/etc/clup\n/etc/clup/clupd.toml\n"
             .write(toFile: root + "/var/lib/dpkg/info/clup-totem.list", atomically: true, encoding: .utf8)
-        try "\(md5(root + "/usr/bin/clupd"))  usr/bin/clupd\n\(md5(root + "/usr/bin/clupctl"))  usr/bin/clupctl\n"
+        try "\(md5(root + "/usr/bin/clupd"))  usr/bin/clupd\n"
             .write(toFile: root + "/var/lib/dpkg/info/clup-totem.md5sums", atomically: true, encoding: .utf8)
     }
 
@@ -70,6 +71,22 @@ final class IntegrityCheckTests: XCTestCase {
         XCTAssertEqual(report.changed.sorted(), ["/usr/bin/clupctl missing", "/usr/bin/clupd changed"])
         XCTAssertEqual(report.summary.prefix(56), "2 files of clup-totem 0.12.0 changed outside an update: ")
         XCTAssertFalse(report.isClean)
+    }
+
+    /// dpkg keeps no sum for a link and `dpkg --verify` passes over it: the check looks at
+    /// clupctl's link itself.
+    func test_clupctlsLinkReplacedOrPointedElsewhereIsNamed() throws {
+        let link = root + "/usr/bin/clupctl"
+        try FileManager.default.removeItem(atPath: link)
+        try Data("#!/bin/sh\n".utf8).write(to: URL(fileURLWithPath: link))
+        XCTAssertEqual(check.run(now: Date()).changed, ["/usr/bin/clupctl changed"], "a file in the link's place")
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/bin/sh")
+        XCTAssertEqual(check.run(now: Date()).changed, ["/usr/bin/clupctl changed"], "a link elsewhere")
+        try FileManager.default.removeItem(atPath: link)
+        XCTAssertEqual(check.run(now: Date()).changed, ["/usr/bin/clupctl missing"])
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "clupd")
+        XCTAssertTrue(check.run(now: Date()).isClean, "the link put back")
     }
 
     func test_aPackageNotInstalledIsACheckThatDidNotRunNotAClearance() throws {

@@ -60,14 +60,22 @@ final class TotemUpdaterTests: XCTestCase {
         /// Whether the update marker stood in `stateDirectory` at each install.
         var underWayAtInstall: [Bool] = []
         var stateDirectory = ""
+        /// `dpkg -i` over a half-installed package: here as an install, named apart in `steps`.
+        var reinstalling = false
+        func reinstall(_ path: String) throws {
+            reinstalling = true
+            defer { reinstalling = false }
+            try install(path)
+        }
         func install(_ path: String) throws {
             underWayAtInstall.append(TotemUpdater.updateUnderWay(in: stateDirectory))
+            let verb = reinstalling ? "reinstall" : "install"
             guard FileManager.default.fileExists(atPath: path) else {
-                steps.append("install \((path as NSString).lastPathComponent), missing")
+                steps.append("\(verb) \((path as NSString).lastPathComponent), missing")
                 throw CodedError(.updateStepFailed, "dpkg: error: cannot access archive '\(path)': No such file or directory")
             }
             let version = String(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self).dropFirst(8))
-            steps.append("install \(version)")
+            steps.append("\(verb) \(version)")
             if installFails && version != "0.12.0" { throw CodedError(.updateStepFailed, "dpkg: error processing package") }
             installed = version
             answer.running = version
@@ -313,7 +321,7 @@ final class TotemUpdaterTests: XCTestCase {
         machine.installed = nil
         machine.answer.running = "0.13.0"
         XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
-        XCTAssertEqual(machine.steps, ["install 0.13.0"], "the cached target installed again before it is judged")
+        XCTAssertEqual(machine.steps, ["reinstall 0.13.0"], "the cached target installed again (dpkg -i) before it is judged")
         XCTAssertEqual(machine.installed, "0.13.0")
 
         // Cut before dpkg changed anything, and the cached target is gone: the way back is taken.
@@ -324,8 +332,34 @@ final class TotemUpdaterTests: XCTestCase {
         guard case let .rolledBack(_, because) = updater(second).run() else { return XCTFail("not undone") }
         XCTAssertTrue(because.hasPrefix("the install cut short could not be finished (dpkg left clup-totem at 0.12.0)"), because)
         XCTAssertTrue(because.hasSuffix("cannot access archive '\(cut.targetPackage)': No such file or directory"), because)
-        XCTAssertEqual(second.steps, ["install clup-totem_0.13.0.deb, missing", "stop", "install 0.12.0", "start"])
+        XCTAssertEqual(second.steps, ["reinstall clup-totem_0.13.0.deb, missing", "stop", "install 0.12.0", "start"])
         XCTAssertEqual(second.installed, "0.12.0")
+    }
+
+    func test_aRunCutShortWhileUndoingFinishesTheWayBackAndNeverInstallsTheTargetAgain() throws {
+        let machine = Machine()
+        machine.newVersionExits = true
+        machine.givenUp = true
+        // The way back fails at first (its package gone from the cache): the run ends with
+        // the undoing written down, as a power cut in the middle of it would leave it.
+        let cache = work + "/cache"
+        machine.onInstall = { version in
+            if version == "0.13.0" { try? FileManager.default.removeItem(atPath: TotemUpdater.cachedPackage("0.12.0", in: cache)) }
+        }
+        guard case let .failed(_, because) = updater(machine).run() else { return XCTFail("the way back did not fail") }
+        XCTAssertTrue(because.hasPrefix("clupd failed and systemd gave it up"), because)
+        let left = try XCTUnwrap(updater(machine).loadPending(), "pending.json kept for the next run")
+        let reason = try XCTUnwrap(left.rollingBack, "the reason for undoing written down")
+        XCTAssertTrue(because.hasPrefix(reason), "\(reason) / \(because)")
+        // The next run finishes the way back, and the bad release is not tried again.
+        machine.steps = []
+        machine.onInstall = nil
+        _ = machine.fetchedPath(work, "0.12.0")
+        guard case let .rolledBack(_, detail) = updater(machine).run() else { return XCTFail("not undone") }
+        XCTAssertEqual(machine.steps, ["stop", "install 0.12.0", "start"])
+        XCTAssertTrue(detail.contains("the way back finished by the run after one cut short"), detail)
+        XCTAssertEqual(machine.installed, "0.12.0")
+        XCTAssertNil(updater(machine).loadPending(), "nothing left to finish")
     }
 
     // MARK: The release manager's word

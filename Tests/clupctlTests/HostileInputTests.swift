@@ -14,6 +14,8 @@ final class HostileInputTests: XCTestCase {
     func test_clupdRunsClupctlOnlyWhenStartedByThatName() {
         XCTAssertTrue(ClupctlMain.isInvoked(as: "/usr/bin/clupctl"))
         XCTAssertTrue(ClupctlMain.isInvoked(as: "clupctl"))
+        XCTAssertTrue(ClupctlMain.isInvoked(as: "-clupctl"), "a technician's login shell")
+        XCTAssertFalse(ClupctlMain.isInvoked(as: "--clupctl"))
         XCTAssertFalse(ClupctlMain.isInvoked(as: "/usr/bin/clupd"))
         XCTAssertFalse(ClupctlMain.isInvoked(as: "/usr/lib/clupctl/clupd"))
         XCTAssertFalse(ClupctlMain.isInvoked(as: "/usr/bin/clupctl-old"))

@@ -268,9 +268,11 @@ test_the_hubs_secrets_sealed_are_read_from_systemds_credentials_and_none_is_left
 make_installed_root() {
   local root=$1
   mkdir -p "$root/usr/bin" "$root/etc/clup" "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
-  cp "$BIN/clupd" "$BIN/clupctl" "$root/usr/bin/"
+  cp "$BIN/clupd" "$root/usr/bin/"
+  # As the package installs it: clupctl a link to clupd, which dpkg keeps no sum of.
+  ln -s clupd "$root/usr/bin/clupctl"
   cp "$WORK/clupd.toml" "$root/etc/clup/clupd.toml"
-  (cd "$root" && md5sum usr/bin/clupd usr/bin/clupctl) >"$root/var/lib/dpkg/info/clup-totem.md5sums"
+  (cd "$root" && md5sum usr/bin/clupd) >"$root/var/lib/dpkg/info/clup-totem.md5sums"
   printf '/usr\n/usr/bin\n/usr/bin/clupd\n/usr/bin/clupctl\n/etc/clup\n/etc/clup/clupd.toml\n' >"$root/var/lib/dpkg/info/clup-totem.list"
   cat >"$root/var/lib/dpkg/status" <<STATUS
 Package: clup-totem
@@ -317,8 +319,8 @@ test_a_binary_changed_outside_an_update_raises_an_alert_at_the_hub() {
   # shellcheck disable=SC2016 # run again at each try
   (wait_until 10 '[ "$(hub_files_changed)" = 0 ]') || fail "the hub's metric of changed files: [$(hub_files_changed)], not 0"
   assert_eq "$(integrity_audits)" 0 "a clean check raises nothing"
-  # clupctl replaced by hand.
-  printf 'patched' >>"$WORK/root/usr/bin/clupctl"
+  # clupctl replaced by hand: a program of its own in the link's place.
+  cp --remove-destination "$BIN/clupctl" "$WORK/root/usr/bin/clupctl"
   rc=0; out=$(verify) || rc=$?
   assert_eq "$rc" 1 "clupd verify with a file changed"
   assert_eq "$out" "verify: 1 file of clup-totem 0.12.0 changed outside an update: /usr/bin/clupctl changed"
@@ -341,7 +343,7 @@ test_a_binary_changed_outside_an_update_raises_an_alert_at_the_hub() {
   grep -q "integrity check: 1 file of clup-totem 0.12.0 changed outside an update" "$WORK/clupd.log" || fail "clupd did not log the change"
   echo "report: $(clup_hub audit --store 7 | grep 'integrity check')"
   # Put back, the next check clears the alert (and adds no record).
-  cp "$BIN/clupctl" "$WORK/root/usr/bin/clupctl"
+  ln -sf clupd "$WORK/root/usr/bin/clupctl"
   assert_eq "$(verify)" "verify: ok: 3 files of clup-totem 0.12.0 as installed"
   case $(clupctl status) in *"changed outside an update"*) fail "the status still shows the change after a clean check" ;; esac
   sync_now_online

@@ -102,6 +102,9 @@ def items(data):
         name_offset, data_offset = struct.unpack_from("<II", data, header + 4 + 8 * i)
         end = data.index(b"\0", header + name_offset)
         entries.append((data[header + name_offset:end], data_offset))
+    offsets = [offset for _, offset in entries]
+    if offsets != sorted(offsets):
+        fail("the toolchain's items are not stored in the order of their names: each one's length cannot be told")
     result = []
     for i, (name, offset) in enumerate(entries):
         end = entries[i + 1][1] if i + 1 < count else len(data) - header

@@ -72,8 +72,17 @@ public struct DebianUpdateSystem: TotemUpdater.System {
     }
 
     public func install(_ path: String) throws {
+        // A dpkg cut short (its journal in /var/lib/dpkg/updates) makes apt refuse everything
+        // ("dpkg was interrupted"): its journal is replayed first, as apt asks.
+        if let journal = try? FileManager.default.contentsOfDirectory(atPath: "/var/lib/dpkg/updates"), !journal.isEmpty {
+            _ = try? Command.run("dpkg", ["--force-confold", "--configure", "-a"], environment: Self.environment)
+        }
         try Command.check("apt-get", ["-q", "-y", "--allow-downgrades", "-o", "Dpkg::Options::=--force-confold", "install", path],
                           environment: Self.environment)
+    }
+
+    public func reinstall(_ path: String) throws {
+        try Command.check("dpkg", ["--force-confold", "-i", path], environment: Self.environment)
     }
 
     public func clupdActive() -> Bool { (try? Command.run("systemctl", ["is-active", "--quiet", "clupd"]).status) == 0 }

@@ -25,14 +25,33 @@ public struct IntegrityCheck {
     public let installedVersion: () throws -> String?
     /// How many files the package installed (dpkg -L), for the report.
     public let fileCount: () -> Int
+    /// The package's links changed or missing (`changedLinks`): dpkg keeps no sum for a link,
+    /// and `dpkg --verify` passes over them.
+    public let links: () -> [String]
 
     public init(stateDirectory: String, workDirectory: String, verify: @escaping Verify,
-                installedVersion: @escaping () throws -> String?, fileCount: @escaping () -> Int) {
+                installedVersion: @escaping () throws -> String?, fileCount: @escaping () -> Int,
+                links: @escaping () -> [String] = { [] }) {
         self.stateDirectory = stateDirectory
         self.workDirectory = workDirectory
         self.verify = verify
         self.installedVersion = installedVersion
         self.fileCount = fileCount
+        self.links = links
+    }
+
+    /// The links the package installs and what each points to (debian/clup-totem.links).
+    public static let packagedLinks = ["/usr/bin/clupctl": "clupd"]
+
+    /// Each of `packagedLinks` under `root` that is missing, or is not that link ("changed":
+    /// another link, or a file put in its place).
+    public static func changedLinks(under root: String) -> [String] {
+        packagedLinks.keys.sorted().compactMap { path in
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: root + path) {
+                return target == packagedLinks[path] ? nil : "\(path) changed"
+            }
+            return FileManager.default.fileExists(atPath: root + path) ? "\(path) changed" : "\(path) missing"
+        }
     }
 
     /// Once a day.
@@ -77,7 +96,9 @@ public struct IntegrityCheck {
         }
         do {
             let (status, output) = try verify()
-            let changed = Self.changedFiles(in: output)
+            var changed = Self.changedFiles(in: output)
+            // A link dpkg also says is missing is named once.
+            changed += links().filter { !changed.contains($0) }
             // dpkg says 0 whether files differ or not; anything else is a check that did not run.
             guard status == 0 else {
                 let said = output.split(separator: "\n").suffix(2).joined(separator: " | ")
@@ -136,6 +157,7 @@ extension IntegrityCheck {
                     return path.hasPrefix("/")
                         && (!FileManager.default.fileExists(atPath: under + path, isDirectory: &isFolder) || !isFolder.boolValue)
                 }.count
-            })
+            },
+            links: { changedLinks(under: under) })
     }
 }

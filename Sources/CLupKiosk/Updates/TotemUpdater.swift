@@ -49,6 +49,9 @@ public struct TotemUpdater {
         func fetch(_ version: String, into cache: String) throws -> String
         /// Installs the package file at `path` (a downgrade too).
         func install(_ path: String) throws
+        /// Installs the package file at `path` again over a package a cut left half-installed
+        /// (`dpkg -i`, as a technician mends it: apt refuses a package that needs reinstalling).
+        func reinstall(_ path: String) throws
         /// Whether clupd's unit is active (it signalled READY).
         func clupdActive() -> Bool
         /// clupd's unit as systemd tells it (`systemctl show`): how its starts went.
@@ -158,6 +161,9 @@ public struct TotemUpdater {
         var printerReadyBefore: Bool
         /// The keys the installed release's manifest hands over to, trusted once it is healthy.
         var nextKeys: [String]?
+        /// Why the update is being undone, once `rollBack` has begun: a run cut short then
+        /// finishes the way back, and never installs the release it was undoing again.
+        var rollingBack: String? = nil
 
         /// Whether `window` shows the new clupd as healthy as the old one was: no device newly
         /// not ok, the printer ready if it was, and an upload to the hub since it started.
@@ -255,12 +261,16 @@ public struct TotemUpdater {
         return finish(pending, interrupted: false)
     }
 
-    /// Finishes a run cut short (a power cut, the helper killed). dpkg may have been cut in
-    /// the middle too: the package half-installed (`iHR`, which `installedVersion` does not
-    /// count as installed) or still the version before. The cached target is then installed
-    /// again, as a technician would (`dpkg -i` of the same file), before clupd is judged:
-    /// a clupd that answers over a half-installed package is not an installed update.
+    /// Finishes a run cut short (a power cut, the helper killed). One cut while undoing the
+    /// update finishes the way back. Otherwise dpkg may have been cut in the middle too: the
+    /// package half-installed (`iHR`, which `installedVersion` does not count as installed)
+    /// or still the version before. The cached target is then installed again, as a
+    /// technician would (`dpkg -i` of the same file), before clupd is judged: a clupd that
+    /// answers over a half-installed package is not an installed update.
     func resume(_ pending: Pending) -> Outcome {
+        if let reason = pending.rollingBack {
+            return rollBack(pending, because: "\(reason); the way back finished by the run after one cut short")
+        }
         let installed: String?
         do {
             installed = try system.installedVersion()
@@ -270,7 +280,7 @@ public struct TotemUpdater {
         }
         if installed != pending.target {
             do {
-                try system.install(pending.targetPackage)
+                try system.reinstall(pending.targetPackage)
             } catch {
                 return rollBack(pending, because: "the install cut short could not be finished (dpkg left clup-totem "
                     + "\(installed.map { "at \($0)" } ?? "half-installed")): \(CodedError(describing: error).message)")
@@ -318,6 +328,12 @@ public struct TotemUpdater {
     /// Puts the version before back, and the database as it was if the new one migrated it.
     func rollBack(_ pending: Pending, because: String) -> Outcome {
         var detail = because
+        if pending.rollingBack == nil {
+            var undoing = pending
+            undoing.rollingBack = because
+            // Best effort: without it, a run cut short would try the target once more first.
+            try? write(undoing)
+        }
         do {
             try system.stopClupd()
             try system.install(pending.previousPackage)
