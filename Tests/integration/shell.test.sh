@@ -188,6 +188,10 @@ test_help_lists_every_command_and_the_history_outlives_the_shell() {
   keys Up
   wait_pane "$PROMPT_RE"'config show$'
   assert_eq "$(stat -c %a "$WORK/home/.local/state/clupctl/history")" 600 "the history is its owner's alone"
+  # The audit names the program as it was started: clupctl, not the link's target.
+  printf 'wrong-secret\n' | CLUP_SOCKET="$WORK/control.sock" CLUP_SESSION_FILE="$WORK/link-session" "$WORK/clupctl" login tess \
+    >/dev/null 2>&1 && fail "a wrong secret logged in"
+  assert_contains "$(clupctl audit | grep ' login ' | tail -n 1)" "says clupctl" "a login through the link, in the audit"
 }
 
 test_every_command_prints_the_same_in_the_shell_as_alone_and_reads_have_json() {

@@ -43,9 +43,18 @@ public struct CallerClaim: Codable, Sendable, Equatable, CustomStringConvertible
         let loginUID = (try? String(contentsOfFile: "/proc/self/loginuid", encoding: .utf8))
             .flatMap { UInt32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.flatMap { $0 == UInt32.max ? nil : $0 }
         let loginName = loginUID.flatMap { getpwuid($0) }.flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
-        return CallerClaim(program: ProcessInfo.processInfo.processName, terminal: terminal, loginUID: loginUID,
+        return CallerClaim(program: programName(CommandLine.arguments.first) ?? ProcessInfo.processInfo.processName,
+                           terminal: terminal, loginUID: loginUID,
                            loginName: loginName, sudoUser: ProcessInfo.processInfo.environment["SUDO_USER"]).bounded()
     }()
+
+    /// The name a program was started as (`argv[0]`'s last component, a login shell's `-`
+    /// dropped): clupctl is a link to clupd, and the executable's own name would say clupd.
+    static func programName(_ argument0: String?) -> String? {
+        guard let last = argument0?.split(separator: "/").last else { return nil }
+        let name = last.hasPrefix("-") ? last.dropFirst() : last
+        return name.isEmpty ? nil : String(name)
+    }
 
     /// Every field bounded ("…" after a cut): what came over the socket is hostile. Not
     /// escaped here: it is escaped once, where it is kept (`AuditEntry`, `AuditActor`).
