@@ -63,10 +63,10 @@ public enum ClupctlMain {
     }
 
     /// Whether a process started as `argument0` (its `argv[0]`) is clupctl: the link's name,
-    /// or a login shell's (`-clupctl`, as login starts a shell).
+    /// or a login shell's (`-clupctl`, as login starts a shell). The name is read the way the
+    /// audit reads it (`CallerClaim.programName`), so what runs and what is recorded agree.
     public static func isInvoked(as argument0: String?) -> Bool {
-        guard let name = argument0?.split(separator: "/", omittingEmptySubsequences: false).last else { return false }
-        return name == "clupctl" || name == "-clupctl"
+        CallerClaim.programName(argument0) == "clupctl"
     }
 
     /// Runs one command line (from the shell, or the process's), prints what it says and

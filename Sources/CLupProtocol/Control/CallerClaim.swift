@@ -50,7 +50,7 @@ public struct CallerClaim: Codable, Sendable, Equatable, CustomStringConvertible
 
     /// The name a program was started as (`argv[0]`'s last component, a login shell's `-`
     /// dropped): clupctl is a link to clupd, and the executable's own name would say clupd.
-    static func programName(_ argument0: String?) -> String? {
+    public static func programName(_ argument0: String?) -> String? {
         guard let last = argument0?.split(separator: "/").last else { return nil }
         let name = last.hasPrefix("-") ? last.dropFirst() : last
         return name.isEmpty ? nil : String(name)
