@@ -21,6 +21,7 @@ struct ReleaseCommand: AsyncParsableCommand {
                 let repository = ReleaseRepository(stateDirectory: try options.load().hub.stateDirectoryPath)
                 let release = try repository.add(packageAt: file)
                 print("release: \(release) published at \(ReleaseRepository.urlPath), suite \(ReleaseRepository.suite)")
+
             }
         }
     }
@@ -64,6 +65,8 @@ struct ReleaseCommand: AsyncParsableCommand {
                     try await ReleaseManifests(database: $0).vouch(data, repository: repository, by: .shell)
                 }
                 print("release: \(manifest.release) vouched for, \(manifest.packages.count) package(s), expires \(manifest.expires.formatted(.iso8601))")
+                let folder = (file as NSString).deletingLastPathComponent
+                for line in repository.publishDeltas(of: manifest, from: folder.isEmpty ? "." : folder) { print("release: \(line)") }
             }
         }
     }

@@ -84,6 +84,9 @@ struct Sign: ParsableCommand {
     @Option(help: "When the manifest says it was issued (ISO 8601, e.g. 2027-01-04T09:00:00Z; default now): its expiry counts from there.")
     var issued: String?
     @Option(help: "The signed manifest to write.") var out: String
+    @Option(name: .customLong("delta-from"),
+            help: "An earlier release's clup-totem .deb: a delta from it to this release (debdelta) is made beside --out and listed (repeat).")
+    var deltaFrom: [String] = []
     @Argument(help: "The release's clup-totem .deb files (one version; one per architecture).") var packages: [String]
 
     func run() throws {
@@ -99,6 +102,7 @@ struct Sign: ParsableCommand {
         guard versions.count == 1, let release = versions.first else {
             throw failure(.releaseNotVouched, "a manifest is of one clup-totem version; these files hold \(versions.sorted())")
         }
+        let deltas = try makeDeltas(to: release, packages: Array(zip(packages, listed)))
         var nextKeys: [String] = []
         for file in nextKeyFiles {
             guard let data = FileManager.default.contents(atPath: file), data.count <= 16_384 else {
@@ -120,7 +124,7 @@ struct Sign: ParsableCommand {
         }
         let manifest = ReleaseManifest(release: release, packages: listed, issued: now, expires: now.addingTimeInterval(Double(days) * 86_400),
                                        downgradeFrom: downgradeFrom.isEmpty ? nil : downgradeFrom,
-                                       nextKeys: nextKeys.isEmpty ? nil : nextKeys, supportEnds: ends)
+                                       nextKeys: nextKeys.isEmpty ? nil : nextKeys, supportEnds: ends, deltas: deltas.isEmpty ? nil : deltas)
         if let problem = manifest.problem() { throw failure(.releaseNotVouched, problem) }
         guard let sealed = FileManager.default.contents(atPath: key) else {
             throw failure(.releaseSigningKeyUnusable, "cannot read the sealed key \(key)")
@@ -130,6 +134,57 @@ struct Sign: ParsableCommand {
         try write(envelope.json, to: out, mode: 0o644)
         let publicKey = try ReleaseKey(rawRepresentation: privateKey.publicKey.rawRepresentation)
         print("clup-release: manifest of \(release) (\(listed.count) package(s)) signed by \(publicKey), expires \(manifest.expires.formatted(.iso8601)): \(out)")
+        for delta in deltas {
+            print("clup-release: delta from \(delta.from) (\(delta.architecture)): \(delta.size) bytes, listed")
+        }
+    }
+
+    /// The deltas to this release from each `--delta-from` package, made beside the manifest
+    /// with Debian's debdelta (bsdiff, which follows code moved in an executable: a one-file
+    /// change to clupd is a delta of about 1 MB where xdelta3 made 6.7) and checked by
+    /// rebuilding the package from them, as a totem will.
+    func makeDeltas(to release: String, packages: [(path: String, listed: ReleaseManifest.Package)]) throws -> [ReleaseManifest.Delta] {
+        let folder = (out as NSString).deletingLastPathComponent.isEmpty ? "." : (out as NSString).deletingLastPathComponent
+        var made: [ReleaseManifest.Delta] = []
+        for old in deltaFrom {
+            let fields = try debianFields(old)
+            guard fields["Package"] == "clup-totem", let from = fields["Version"], ReleaseManifest.isVersion(from), from != release,
+                  let architecture = fields["Architecture"],
+                  let new = packages.first(where: { $0.listed.name == "clup-totem" && $0.listed.architecture == architecture })
+            else { throw failure(.releaseNotVouched, "\(old) is not an earlier clup-totem of an architecture this release has") }
+            let path = folder + "/" + DeltaName.file(from: from, to: release, architecture: architecture)
+            let check = NSTemporaryDirectory() + "clup-release-\(UUID().uuidString).deb"
+            defer { try? FileManager.default.removeItem(atPath: check) }
+            try? FileManager.default.removeItem(atPath: path)
+            try tool("debdelta", ["--delta-algo", "bsdiff", "-M", "2000", old, new.path, path])
+            try tool("debpatch", ["-A", path, old, check])
+            guard let rebuilt = try? ReleaseFiles.digest(check), rebuilt.sha256 == new.listed.sha256 else {
+                throw failure(.releaseNotVouched, "the delta from \(from) does not rebuild \(new.path) (debdelta, debpatch)")
+            }
+            let (sha256, size) = try ReleaseFiles.digest(path)
+            made.append(.init(from: from, architecture: architecture, sha256: sha256, size: size))
+        }
+        return made
+    }
+}
+
+/// Runs a tool found on the PATH; a failure is a refusal with the last of what it said.
+func tool(_ name: String, _ arguments: [String]) throws {
+    let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    guard let executable = directories.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw failure(.releaseNotVouched, "\(name) is not installed (Debian's debdelta and bsdiff packages)")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw failure(.releaseNotVouched, "\(name) failed: \(String(decoding: output.suffix(300), as: UTF8.self))")
     }
 }
 

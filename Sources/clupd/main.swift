@@ -173,7 +173,7 @@ struct UpdateCommand: ParsableCommand {
     func run() throws {
         let system = DebianUpdateSystem(socketPath: socket, aptDirectory: aptDirectory, workDirectory: workDir)
         let updater = TotemUpdater(system: system, stateDirectory: stateDir, workDirectory: workDir, deadline: deadline,
-                                   shippedKeys: releaseKeys)
+                                   shippedKeys: releaseKeys, say: { print("update: \($0)") })
         // The daily check of the installed files first, whatever the update does or cannot
         // do, but never in the middle of an update (a run cut short finishes it first).
         if !updater.isPending, let report = IntegrityCheck.dpkg(stateDirectory: stateDir, workDirectory: workDir).runIfDue(now: Date()) {

@@ -57,6 +57,42 @@ final class TotemUpdaterTests: XCTestCase {
             FileManager.default.createFile(atPath: path, contents: Data("package \(version)".utf8))
             return path
         }
+        /// The delta the hub serves (nil: none), what applying it makes, and whether fetching
+        /// it fails (the hub answers 500).
+        var deltaServed: String?
+        var deltaRebuilds = ""
+        var deltaFails = false
+        var deltaLimits: [Int64] = []
+        func architecture() throws -> String { "amd64" }
+        func fetchDelta(_ name: String, atMost limit: Int64, into directory: String) throws -> String? {
+            deltaLimits.append(limit)
+            if deltaFails {
+                steps.append("delta \(name), failed")
+                throw CodedError(.updateStepFailed, "the delta did not come: 500 Internal Server Error")
+            }
+            guard let deltaServed else { return nil }
+            steps.append("delta \(name)")
+            FileManager.default.createFile(atPath: directory + "/" + name, contents: Data(deltaServed.utf8))
+            return directory + "/" + name
+        }
+        func applyDelta(_ delta: String, making path: String) throws {
+            steps.append("debpatch")
+            FileManager.default.createFile(atPath: path, contents: Data(deltaRebuilds.utf8))
+        }
+        /// Whether keeping clupd's executable fails (no room), and the version whose clupd
+        /// was put back over the installed package's (nil: the package's own runs).
+        var keepFails = false
+        var clupdPutBack: String?
+        func keepClupd(at path: String) throws {
+            if keepFails { throw CodedError(.updateStepFailed, "No space left on device") }
+            FileManager.default.createFile(atPath: path, contents: Data("clupd \(installed ?? "?")".utf8))
+        }
+        func putClupdBack(from path: String) throws {
+            let version = String(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self).dropFirst(6))
+            steps.append("clupd \(version) back")
+            clupdPutBack = version
+            answer.running = version
+        }
         /// Whether the update marker stood in `stateDirectory` at each install.
         var underWayAtInstall: [Bool] = []
         var stateDirectory = ""
@@ -67,8 +103,11 @@ final class TotemUpdaterTests: XCTestCase {
             defer { reinstalling = false }
             try install(path)
         }
+        /// Whether clupd was in service as each install began.
+        var activeAtInstall: [Bool] = []
         func install(_ path: String) throws {
             underWayAtInstall.append(TotemUpdater.updateUnderWay(in: stateDirectory))
+            activeAtInstall.append(active)
             let verb = reinstalling ? "reinstall" : "install"
             guard FileManager.default.fileExists(atPath: path) else {
                 steps.append("\(verb) \((path as NSString).lastPathComponent), missing")
@@ -78,6 +117,7 @@ final class TotemUpdaterTests: XCTestCase {
             steps.append("\(verb) \(version)")
             if installFails && version != "0.12.0" { throw CodedError(.updateStepFailed, "dpkg: error processing package") }
             installed = version
+            clupdPutBack = nil
             answer.running = version
             let good = version == "0.12.0" || newVersionHealthy
             answer.deviceProblems = good ? [] : ["display failed: no framebuffer"]
@@ -90,7 +130,10 @@ final class TotemUpdaterTests: XCTestCase {
         func clupdActive() -> Bool { active }
         func clupdUnit() -> TotemUpdater.UnitState { unit }
         func stopClupd() throws { steps.append("stop"); active = false }
-        func startClupd() throws { steps.append("start"); active = installed == "0.12.0" || newVersionStarts }
+        func startClupd() throws {
+            steps.append("start")
+            active = (clupdPutBack ?? installed) == "0.12.0" || newVersionStarts
+        }
         func sleep(seconds: Double) {
             clock = clock.addingTimeInterval(seconds)
             if installed != "0.12.0" && newVersionExits && !givenUp {
@@ -113,13 +156,17 @@ final class TotemUpdaterTests: XCTestCase {
     /// A manifest of `version` (the package `Machine.fetch` makes, unless `contents`) signed
     /// by `key`, issued at `now`, holding `days` days.
     static func manifest(_ version: String, at now: Date, contents: String? = nil, key: Curve25519.Signing.PrivateKey = releaseKey,
-                         days: Double = 30, downgradeFrom: [String]? = nil, nextKeys: [String]? = nil) -> String {
+                         days: Double = 30, downgradeFrom: [String]? = nil, nextKeys: [String]? = nil,
+                         deltaFrom: [String: String]? = nil) -> String {
         let bytes = Data((contents ?? "package \(version)").utf8)
-        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let hex = { (data: Data) in SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+        let deltas = deltaFrom?.map { from, delta in
+            ReleaseManifest.Delta(from: from, architecture: "amd64", sha256: hex(Data(delta.utf8)), size: Int64(delta.utf8.count))
+        }
         let manifest = ReleaseManifest(release: version, packages: [.init(name: "clup-totem", version: version, architecture: "amd64",
-                                                                          sha256: sha256, size: Int64(bytes.count))],
+                                                                          sha256: hex(bytes), size: Int64(bytes.count))],
                                        issued: now, expires: now.addingTimeInterval(days * 86_400), downgradeFrom: downgradeFrom,
-                                       nextKeys: nextKeys)
+                                       nextKeys: nextKeys, deltas: deltas)
         return (try? SignedReleaseManifest.sign(manifest, with: key).text) ?? ""
     }
 
@@ -172,19 +219,100 @@ final class TotemUpdaterTests: XCTestCase {
         XCTAssertEqual(updater(machine).run(), .nothingToDo("clup-totem 0.13.0 is installed"))
     }
 
+    /// Issue 45: a release is rebuilt from a delta from the version installed when its signed
+    /// manifest lists one; a delta the hub altered is never applied, and one that rebuilds
+    /// something else is never installed: either costs the whole package, never the update.
+    func test_aDeltaTheManifestListsSavesTheDownloadAndNothingElseIsTrusted() throws {
+        final class Said: @unchecked Sendable { var lines: [String] = [] }
+        let said = Said()
+        let machine = Machine()
+        machine.stateDirectory = state
+        let signedDelta = "delta"
+        machine.vouch = { version, now in
+            TotemUpdaterTests.manifest(version, at: now, deltaFrom: version == "0.12.0" ? nil : ["0.12.0": signedDelta])
+        }
+        machine.deltaServed = signedDelta
+        machine.deltaRebuilds = "package 0.13.0"
+        let updater = TotemUpdater(system: machine, stateDirectory: state, workDirectory: work, deadline: 60, shippedKeys: shipped,
+                                   say: { said.lines.append($0) })
+        XCTAssertEqual(updater.run(), .installed("0.13.0"))
+        XCTAssertEqual(machine.steps, ["delta clup-totem_0.12.0_0.13.0_amd64.debdelta", "debpatch", "fetch 0.12.0", "install 0.13.0"],
+                       "the target not fetched whole")
+        XCTAssertEqual(machine.deltaLimits, [Int64(signedDelta.utf8.count)], "a delta never let grow past its signed size")
+        XCTAssertEqual(said.lines, ["clup-totem 0.13.0: rebuilt from a delta from 0.12.0 of 5 bytes, 35.7 % of the package's 14 bytes",
+                                    "the way back, clup-totem 0.12.0: fetched whole, 14 bytes"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/delta"), "the delta does not stay")
+
+        // Each time from 0.12.0 again: the hub serves another delta than the signed one (never
+        // applied), then one that rebuilds another package (never installed), then answers 500.
+        for (version, served, rebuilds, fails) in [("0.14.0", "the hub's own delta", "package 0.14.0", false),
+                                                   ("0.15.0", signedDelta, "package 0.15.0, another build", false),
+                                                   ("0.16.0", signedDelta, "package 0.16.0", true)] {
+            machine.installed = "0.12.0"
+            machine.answer.running = "0.12.0"
+            machine.answer.target = version
+            machine.deltaServed = served
+            machine.deltaRebuilds = rebuilds
+            machine.deltaFails = fails
+            machine.steps = []
+            said.lines = []
+            XCTAssertEqual(updater.run(), .installed(version))
+            XCTAssertEqual(machine.steps.last, "install \(version)")
+            XCTAssertTrue(machine.steps.contains("fetch \(version)"), "\(version) fetched whole: \(machine.steps)")
+            XCTAssertEqual(machine.steps.contains("debpatch"), version == "0.15.0", "only the signed delta is applied: \(machine.steps)")
+            XCTAssertTrue(said.lines.first?.hasPrefix("clup-totem \(version): fetched whole, 14 bytes (the delta from 0.12.0 failed: ") == true,
+                          said.lines.first ?? "")
+        }
+        // A manifest without a delta from the version installed: nothing asked of the hub.
+        machine.installed = "0.12.0"
+        machine.answer.running = "0.12.0"
+        machine.answer.target = "0.17.0"
+        machine.vouch = { version, now in TotemUpdaterTests.manifest(version, at: now) }
+        machine.steps = []
+        XCTAssertEqual(updater.run(), .installed("0.17.0"))
+        XCTAssertEqual(machine.steps, ["fetch 0.17.0", "fetch 0.12.0", "install 0.17.0"])
+    }
+
     func test_aVersionThatNeverSignalsReadyIsUndoneWithinTheDeadline() throws {
         let machine = Machine()
         machine.newVersionStarts = false
         let began = machine.clock
         XCTAssertEqual(updater(machine).run(),
                        .rolledBack("0.13.0", because: "not healthy within 60 s: clupd is not active (no READY)"))
-        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0", "stop", "install 0.12.0", "start"])
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0", "stop", "clupd 0.12.0 back", "start", "install 0.12.0", "start"])
         XCTAssertEqual(machine.installed, "0.12.0")
         XCTAssertLessThanOrEqual(machine.clock.timeIntervalSince(began), 62, "undone when the deadline is up, not later")
         XCTAssertEqual(try report().outcome, .rolledBack)
         // The hub's target stays until the rollout is paused: the helper does not try it again.
         guard case .nothingToDo = updater(machine).run() else { return XCTFail("a version undone here is not tried again by itself") }
-        XCTAssertEqual(machine.steps.count, 6)
+        XCTAssertEqual(machine.steps.count, 8)
+    }
+
+    /// Issue 45: the way back went through dpkg's unpacking of the whole package (57 s of
+    /// the 109 the entrance was out of service for in the VM walk). The clupd before is now
+    /// kept at the install and put back at once, in service before its package is.
+    func test_theClupdBeforeIsBackInServiceBeforeItsPackageIsReinstalled() throws {
+        let machine = Machine()
+        machine.newVersionStarts = false
+        machine.newVersionExits = true
+        XCTAssertEqual(updater(machine).run(),
+                       .rolledBack("0.13.0", because: "clupd failed and systemd restarted it 2 times, last exit status 1, 4 s after the install"))
+        XCTAssertEqual(machine.activeAtInstall, [true, true], "in service as the target began, and as its way back's package began")
+        XCTAssertEqual(Array(machine.steps.suffix(5)), ["stop", "clupd 0.12.0 back", "start", "install 0.12.0", "start"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work).filter { $0.hasPrefix("clupd-") }, [],
+                       "the kept clupd goes with the update")
+
+        // No room to keep it: the way back is the package's alone, as before.
+        let full = Machine()
+        full.newVersionStarts = false
+        full.newVersionExits = true
+        full.keepFails = true
+        full.answer.target = "0.14.0"
+        XCTAssertEqual(updater(full).run(),
+                       .rolledBack("0.14.0", because: "clupd failed and systemd restarted it 2 times, last exit status 1, 4 s after the install"))
+        XCTAssertEqual(Array(full.steps.suffix(3)), ["stop", "install 0.12.0", "start"])
+        XCTAssertEqual(full.activeAtInstall, [true, false])
+        XCTAssertEqual(full.installed, "0.12.0")
     }
 
     /// Issue 45: a release whose clupd exits as it starts was undone only at the deadline
@@ -196,7 +324,7 @@ final class TotemUpdaterTests: XCTestCase {
         let began = machine.clock
         XCTAssertEqual(updater(machine).run(),
                        .rolledBack("0.13.0", because: "clupd failed and systemd restarted it 2 times, last exit status 1, 4 s after the install"))
-        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0", "stop", "install 0.12.0", "start"])
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0", "stop", "clupd 0.12.0 back", "start", "install 0.12.0", "start"])
         XCTAssertEqual(machine.installed, "0.12.0")
         XCTAssertEqual(machine.underWayAtInstall, [true, true], "the marker stood while each version was installed")
         XCTAssertFalse(TotemUpdater.updateUnderWay(in: state), "the marker outlived the rollback")
@@ -356,7 +484,7 @@ final class TotemUpdaterTests: XCTestCase {
         machine.onInstall = nil
         _ = machine.fetchedPath(work, "0.12.0")
         guard case let .rolledBack(_, detail) = updater(machine).run() else { return XCTFail("not undone") }
-        XCTAssertEqual(machine.steps, ["stop", "install 0.12.0", "start"])
+        XCTAssertEqual(machine.steps, ["stop", "clupd 0.12.0 back", "start", "install 0.12.0", "start"])
         XCTAssertTrue(detail.contains("the way back finished by the run after one cut short"), detail)
         XCTAssertEqual(machine.installed, "0.12.0")
         XCTAssertNil(updater(machine).loadPending(), "nothing left to finish")

@@ -322,6 +322,53 @@ sign_release() {
 # passphrase (the wrong one opens nothing, and the file holds no key in clear), a manifest
 # the hub refuses when the hub does not trust its key, when its package is not the one the
 # repository holds, or when it has expired.
+# Issue 45: deltas between releases. The release manager makes them (clup-release sign
+# --delta-from, debdelta) and lists their SHA-256 in the signed manifest; the hub serves
+# those that match it, beside the repository; apt's own https on the totem's tree fetches
+# one, and debpatch rebuilds from it and the release before the very package signed.
+test_signed_deltas_are_served_by_the_hub_and_rebuild_the_release() {
+  updates_up
+  release_key
+  "$BIN/clupd" apt-source --state-dir "$WORK/state" --apt-directory "$WORK/apt/etc/apt" >/dev/null || fail "apt-source"
+  # Releases of 1 MiB that compress badly, each the same with its last line changed.
+  head -c 1048576 /dev/urandom | base64 > "$WORK/payload"
+  local old new older name
+  old=$(build_package 0.99.0 "$(cat "$WORK/payload")
+release 0.99.0")
+  new=$(build_package 0.100.0 "$(cat "$WORK/payload")
+release 0.100.0")
+  older=$(build_package 0.98.0 "another payload")
+  for deb in "$older" "$old" "$new"; do clup_hub release add "$deb" >/dev/null || fail "release add $deb"; done
+  mkdir -p "$WORK/signed"
+  out=$(sign_release "$WORK/signed/m.json" "$new" --delta-from "$old" --delta-from "$older") || fail "sign with deltas: $out"
+  assert_contains "$out" "delta from 0.99.0 (amd64): "
+  name=clup-totem_0.99.0_0.100.0_amd64.debdelta
+  [ -s "$WORK/signed/$name" ] || fail "no delta beside the manifest"
+  # A delta the release manager did not make is not taken: the hub refuses a file that is
+  # not the one the manifest lists, and serves only what matches.
+  cp "$WORK/signed/clup-totem_0.98.0_0.100.0_amd64.debdelta" "$WORK/older.debdelta"
+  printf 'x' >> "$WORK/signed/clup-totem_0.98.0_0.100.0_amd64.debdelta"
+  out=$(clup_hub release vouch "$WORK/signed/m.json") || fail "vouch: $out"
+  assert_contains "$out" "delta from 0.99.0 (amd64) served, $(stat -c %s "$WORK/signed/$name") bytes"
+  assert_contains "$out" "delta from 0.98.0 (amd64) refused: clup-totem_0.98.0_0.100.0_amd64.debdelta is not the file the manifest lists"
+  apt_helper_get() { APT_CONFIG="$WORK/apt/etc/apt/apt.conf" /usr/lib/apt/apt-helper -c "$WORK/apt/etc/apt/apt.conf.d/60clup-hub" \
+    download-file "$HUB_URL/repo/deltas/$1" "$2"; }
+  apt_helper_get "$name" "$WORK/download/$name" >/dev/null 2>&1 || fail "apt's https did not fetch the delta"
+  rc=0; apt_helper_get clup-totem_0.98.0_0.100.0_amd64.debdelta "$WORK/download/none" >"$WORK/none.out" 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] || fail "the refused delta was served"
+  assert_contains "$(cat "$WORK/none.out")" "404"
+  cmp -s "$WORK/download/$name" "$WORK/signed/$name" || fail "the delta served is not the one signed"
+  debpatch -A "$WORK/download/$name" "$old" "$WORK/rebuilt.deb" >/dev/null 2>&1 || fail "debpatch could not rebuild 0.100.0"
+  assert_eq "$(sha256sum < "$WORK/rebuilt.deb")" "$(sha256sum < "$new")" "the package rebuilt from 0.99.0 and the delta"
+  local delta whole
+  delta=$(stat -c %s "$WORK/download/$name") whole=$(stat -c %s "$new")
+  [ $((delta * 10)) -lt "$whole" ] || fail "the delta ($delta bytes) is not a tenth of the package ($whole bytes)"
+  # A delta from a package that is not an earlier clup-totem is refused at signing.
+  rc=0; out=$(sign_release "$WORK/signed/n.json" "$new" --delta-from "$new" 2>&1) || rc=$?
+  assert_status $rc 1 "$out"; assert_contains "$out" "is not an earlier clup-totem"
+  echo "report: a one-line change to a release of $whole bytes: a signed delta of $delta bytes ($((delta * 100 / whole)) %), rebuilt to the same SHA-256"
+}
+
 test_release_manifests_are_signed_away_from_the_hub_and_checked_there() {
   updates_up
   release_key

@@ -3,13 +3,15 @@
 # scripts/systemd-vm by scripts/test-packages, as root, never on a development machine.
 #
 # The hub and a totem at this checkout's version (N); the hub's repository holds N, a good
-# N+1 and a bad N+2 whose clupd exits at start. A rollout of N+1 reaches the totem with its
+# N+1 (N built again with one source file changed) and a bad N+2 whose clupd exits at
+# start; the hub makes deltas between them. A rollout of N+1 reaches the totem with its
 # settings; its update helper (clup-update.timer, every minute) waits while a customer is in
 # front, installs N+1 once nobody is, and keeps it when the new clupd comes up healthy. A
 # rollout of N+2: the helper installs it, the new clupd exits at start, and at its second
 # failed start the helper puts N+1 back; the tickets printed before still open the door, and the
 # hub pauses the rollout. Figures: publish to installed on an idle totem, and how long clupd
-# did not answer during the good update and during the rollback.
+# did not answer during the good update and during the rollback, and the bytes the good
+# update fetched, with a delta and without.
 #
 # Then the hub turned against its totems: its operator rolls out a package they signed with
 # a key of their own (the hub's checks skipped, as whoever owns the hub can), a release whose
@@ -64,10 +66,15 @@ done
 # The release manager's public key (made on their machine: the host), and their manifests.
 cp "$SHARE/out/release-key/release-key.pub" /tmp/release-key.pub
 hub release trust /tmp/release-key.pub | sed 's/^/      /'
+# The deltas the manifests list come beside them (the hub serves those that match).
+cp "$UPDATES"/*.debdelta /tmp/
 for manifest in "$UPDATES"/clup-totem_*.manifest.json; do
   cp "$manifest" /tmp/manifest.json
   hub release vouch /tmp/manifest.json | sed 's/^/      /'
 done
+delta=clup-totem_${NEW_VERSION}_${GOOD_VERSION}_amd64.debdelta
+curl -sf --cacert /var/lib/clup-hub/ca.pem -o /dev/null "https://127.0.0.1:$HUB_PORT/repo/deltas/$delta" \
+  || fail "the hub serves no $delta"
 assert_eq "$(hub release list | cut -f2 | paste -sd' ')" "$NEW_VERSION $GOOD_VERSION $BAD_VERSION" "the repository, oldest first"
 index=$(curl -sf --cacert /var/lib/clup-hub/ca.pem "https://127.0.0.1:$HUB_PORT/repo/dists/stable/InRelease") \
   || fail "the hub serves no index at /repo"
@@ -124,7 +131,7 @@ idle_from=$(date +%s.%N)
 within 120 'has "idle: nobody in front" clupctl status'
 watch_answers
 # shellcheck disable=SC2016 # run again at each try
-within 300 '[ "$(installed)" = "$GOOD_VERSION" ] && has "installed, clupd healthy" helper_said'
+within 900 '[ "$(installed)" = "$GOOD_VERSION" ] && has "installed, clupd healthy" helper_said'
 silence=$(longest_silence)
 done_at=$(date +%s.%N)
 helper_said | sed 's/^/      /'
@@ -135,6 +142,13 @@ assert_eq "$(totem_sql "SELECT seq, type, payload FROM event WHERE seq <= $event
   "$log_before" "the event log"
 within 120 has "last update $GOOD_VERSION installed" hub totems
 within 60 'has ": done, " hub rollout status'
+# What the totem fetched (issue 45): the good release (this checkout with one source file
+# changed) rebuilt from the hub's delta and the installed files; the way back, at a first
+# update, whole (from then on it is the cached package of the update before).
+assert_contains "$(helper_said)" "update: clup-totem $GOOD_VERSION: rebuilt from a delta from $NEW_VERSION of "
+report "fetched: $(helper_said | grep -o 'rebuilt from a delta .*' | head -n 1);" \
+  "without a delta: the whole package, $(stat -c %s "$UPDATES/clup-totem_${GOOD_VERSION}_amd64.deb") bytes;" \
+  "$(helper_said | grep -o 'the way back, .*' | head -n 1)"
 report "installed $(awk -v a="$published" -v b="$done_at" 'BEGIN { printf "%.0f", b - a }') s after the rollout started" \
   "($(awk -v a="$idle_from" -v b="$done_at" 'BEGIN { printf "%.0f", b - a }') s after the entrance went idle, the timer's minute included);" \
   "clupd did not answer for ${silence} s at most; rollout: $(hub rollout status | cut -c1-90)"

@@ -184,8 +184,38 @@ public struct ReleaseRepository: Sendable {
         return found
     }
 
-    /// What the package at `path` is, from its control fields; refused if it is not a
-    /// clup-totem package this repository can hold.
+    // MARK: Deltas
+
+    /// Where the hub serves the delta from `from` to `to`.
+    public func deltaPath(from: String, to: String, architecture: String) -> String {
+        publishedDirectory + "/" + DeltaName.urlPath(DeltaName.file(from: from, to: to, architecture: architecture))
+    }
+
+    /// Serves the deltas a manifest the hub vouched for lists, found beside it in `folder`
+    /// (where `clup-release sign --delta-from` made them): each one whose SHA-256 and size
+    /// are the manifest's is published; the hub makes none and alters none, and a totem
+    /// checks each against the same manifest. Says, for each, what became of it.
+    public func publishDeltas(of manifest: ReleaseManifest, from folder: String) -> [String] {
+        (manifest.deltas ?? []).map { delta in
+            let name = DeltaName.file(from: delta.from, to: manifest.release, architecture: delta.architecture)
+            let source = folder + "/" + name
+            guard let (sha256, size) = try? ReleaseFiles.digest(source, maximumBytes: Int64(Self.maximumPackageBytes)) else {
+                return "delta from \(delta.from) (\(delta.architecture)) not beside the manifest: totems running it fetch the whole package"
+            }
+            guard sha256 == delta.sha256, size == delta.size else {
+                return "delta from \(delta.from) (\(delta.architecture)) refused: \(name) is not the file the manifest lists"
+            }
+            let target = deltaPath(from: delta.from, to: manifest.release, architecture: delta.architecture)
+            try? FileManager.default.createDirectory(atPath: publishedDirectory + "/" + DeltaName.folder, withIntermediateDirectories: true)
+            try? FileManager.default.removeItem(atPath: target + ".part")
+            guard (try? FileManager.default.copyItem(atPath: source, toPath: target + ".part")) != nil, rename(target + ".part", target) == 0 else {
+                try? FileManager.default.removeItem(atPath: target + ".part")
+                return "delta from \(delta.from) (\(delta.architecture)) not served: cannot write \(target)"
+            }
+            return "delta from \(delta.from) (\(delta.architecture)) served, \(size) bytes"
+        }
+    }
+
     /// The size of the regular file at `path` (a link followed), or nil if there is none.
     static func regularFileSize(_ path: String) -> UInt64? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
@@ -193,6 +223,8 @@ public struct ReleaseRepository: Sendable {
         return (attributes[.size] as? NSNumber)?.uint64Value
     }
 
+    /// What the package at `path` is, from its control fields; refused if it is not a
+    /// clup-totem package this repository can hold.
     static func inspect(_ path: String) throws(HubError) -> Release {
         guard let size = regularFileSize(path) else {
             throw HubError(.badRequest, .releaseRefused, "\(path) is not a file")

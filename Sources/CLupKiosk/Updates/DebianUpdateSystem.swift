@@ -71,6 +71,76 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         return path
     }
 
+    public func architecture() throws -> String {
+        let (status, printed) = try Command.run("dpkg", ["--print-architecture"])
+        let architecture = printed.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0, !architecture.isEmpty else { throw CodedError(.updateStepFailed, "dpkg --print-architecture said nothing") }
+        return architecture
+    }
+
+    /// Over apt's own https (`apt-helper download-file`: the hub's CA as the chain's apt
+    /// source names it), from the repository the source names, stopped past `limit` bytes.
+    public func fetchDelta(_ name: String, atMost limit: Int64, into directory: String) throws -> String? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/debpatch") else { return nil }
+        guard let text = try? String(contentsOfFile: AptSource.sourcePath(in: aptDirectory), encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("URIs: ") })
+        else { return nil }
+        let base = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let path = directory + "/" + name
+        let status = try Command.download(base + "/" + DeltaName.urlPath(name), to: path, atMost: limit)
+        guard status.fetched else {
+            // None served (apt-helper says 404): nothing wrong, the package comes whole.
+            if status.said.contains("404") { return nil }
+            throw CodedError(.updateStepFailed, "the delta \(name) did not come: \(status.said.prefix(300))")
+        }
+        return path
+    }
+
+    /// debpatch runs the script a delta carries. The delta was checked against the signed
+    /// manifest first; still, it runs as nobody, with no new privileges, in a folder of its
+    /// own (under /var/tmp, private to the helper's unit), for 15 minutes at most.
+    public func applyDelta(_ delta: String, making path: String) throws {
+        var template = Array("/var/tmp/clup-delta-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CodedError(.updateStepFailed, "cannot make a folder in /var/tmp") }
+        let folder = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let nobody: uid_t = 65_534
+        let input = folder + "/delta.debdelta", output = folder + "/package.deb"
+        try FileManager.default.copyItem(atPath: delta, toPath: input)
+        guard chmod(folder, 0o700) == 0, chown(folder, nobody, nobody) == 0, chmod(input, 0o444) == 0 else {
+            throw CodedError(.updateStepFailed, "cannot hand \(folder) to nobody")
+        }
+        try Command.check("setpriv", ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--no-new-privs", "--",
+                                      "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR=\(folder)", "HOME=\(folder)",
+                                      "LC_ALL=C.UTF-8", "timeout", "900", "debpatch", "-A", input, "/", output])
+        try? FileManager.default.removeItem(atPath: path)
+        if rename(output, path) != 0 { try FileManager.default.copyItem(atPath: output, toPath: path) }
+        _ = chown(path, 0, 0)
+        _ = chmod(path, 0o644)
+    }
+
+    /// Where the package installs clupd (clupctl is a link to it).
+    static let clupdPath = "/usr/bin/clupd"
+
+    public func keepClupd(at path: String) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        // A hard link costs nothing; on another file system, a copy.
+        if link(Self.clupdPath, path) != 0 { try FileManager.default.copyItem(atPath: Self.clupdPath, toPath: path) }
+    }
+
+    public func putClupdBack(from path: String) throws {
+        // Beside the installed one first (a link, else a copy), then renamed over it: clupd is
+        // never missing, and never half-written.
+        let beside = Self.clupdPath + ".clup-way-back"
+        try? FileManager.default.removeItem(atPath: beside)
+        if link(path, beside) != 0 { try FileManager.default.copyItem(atPath: path, toPath: beside) }
+        guard rename(beside, Self.clupdPath) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: beside)
+            throw CodedError(.updateStepFailed, "cannot put the kept clupd back in \(Self.clupdPath): \(reason)")
+        }
+    }
+
     public func install(_ path: String) throws {
         // A dpkg cut short (its journal in /var/lib/dpkg/updates) makes apt refuse everything
         // ("dpkg was interrupted"): its journal is replayed first, as apt asks.
@@ -169,6 +239,43 @@ enum Command {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output.suffix(64 * 1024), as: UTF8.self))
+    }
+
+    /// Downloads `url` to `path` with apt's own transport and configuration (`apt-helper
+    /// download-file`), stopped once the file passes `limit` bytes or after 10 minutes.
+    static func download(_ url: String, to path: String, atMost limit: Int64) throws -> (fetched: Bool, said: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/lib/apt/apt-helper")
+        process.arguments = ["-q", "download-file", url, path]
+        process.environment = ProcessInfo.processInfo.environment.merging(DebianUpdateSystem.environment) { _, new in new }
+        let said = NSTemporaryDirectory() + "clup-delta-\(UUID().uuidString).log"
+        FileManager.default.createFile(atPath: said, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: said) }
+        process.standardOutput = FileHandle(forWritingAtPath: said)
+        process.standardError = process.standardOutput
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let started = Date()
+        var over = false
+        while process.isRunning {
+            // apt writes into PATH, or into a partial file beside it.
+            let written = [path, path + ".FAILED"].map(TotemUpdater.size).max() ?? 0
+            if written > limit || Date().timeIntervalSince(started) > 600 {
+                over = true
+                process.terminate()
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        process.waitUntilExit()
+        let output = String(decoding: (FileManager.default.contents(atPath: said) ?? Data()).suffix(4096), as: UTF8.self)
+        if over {
+            try? FileManager.default.removeItem(atPath: path)
+            return (false, "stopped: over \(limit) bytes, or 10 minutes")
+        }
+        let size = TotemUpdater.size(path)
+        return (process.terminationStatus == 0 && size > 0 && size <= limit,
+                output.split(separator: "\n").suffix(2).joined(separator: " | "))
     }
 
     /// Runs `tool`; a non-zero exit is an error with the last of what it said.

@@ -47,6 +47,20 @@ public struct TotemUpdater {
         /// The package of `version`, fetched by apt from the chain's repository into
         /// `cache`; its path.
         func fetch(_ version: String, into cache: String) throws -> String
+        /// dpkg's architecture here (amd64, arm64).
+        func architecture() throws -> String
+        /// The delta file `name` from the hub's repository into `directory`, at most `limit`
+        /// bytes: its path; nil when the hub has none.
+        func fetchDelta(_ name: String, atMost limit: Int64, into directory: String) throws -> String?
+        /// The package the (checked) delta at `delta` makes from the installed files
+        /// (debpatch), written at `path`.
+        func applyDelta(_ delta: String, making path: String) throws
+        /// Keeps the clupd executable installed now at `path` (a hard link: the same file, which
+        /// an upgrade's dpkg replaces by renaming a new one over it), the quick way back.
+        func keepClupd(at path: String) throws
+        /// Puts the clupd executable kept at `path` back in place of the installed one, at once
+        /// (renamed over it), while its whole package is yet to be put back.
+        func putClupdBack(from path: String) throws
         /// Installs the package file at `path` (a downgrade too).
         func install(_ path: String) throws
         /// Installs the package file at `path` again over a package a cut left half-installed
@@ -73,9 +87,13 @@ public struct TotemUpdater {
     /// The release keys the installed package ships: trusted at the first update.
     public let shippedKeys: String
 
+    /// Where a run says what it fetched, as it goes (the helper prints it).
+    public let say: @Sendable (String) -> Void
+
     public init(system: any System, stateDirectory: String, workDirectory: String, deadline: Double = 180,
-                shippedKeys: String = TotemUpdater.shippedKeysPath) {
+                shippedKeys: String = TotemUpdater.shippedKeysPath, say: @escaping @Sendable (String) -> Void = { _ in }) {
         self.system = system
+        self.say = say
         self.stateDirectory = stateDirectory
         self.workDirectory = workDirectory
         self.deadline = deadline
@@ -164,6 +182,8 @@ public struct TotemUpdater {
         /// Why the update is being undone, once `rollBack` has begun: a run cut short then
         /// finishes the way back, and never installs the release it was undoing again.
         var rollingBack: String? = nil
+        /// The clupd executable of the version before, kept to be put back at once.
+        var keptClupd: String? = nil
 
         /// Whether `window` shows the new clupd as healthy as the old one was: no device newly
         /// not ok, the printer ready if it was, and an upload to the hub since it started.
@@ -222,14 +242,16 @@ public struct TotemUpdater {
         do {
             try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             // The target first: a package the hub altered is found before anything else is fetched.
-            targetPackage = try system.fetch(target, into: cache)
+            targetPackage = try fetchTarget(target, from: previous, manifest: manifest)
             do throws(CodedError) {
                 try Self.check(targetPackage, listedIn: manifest)
             } catch {
                 try? FileManager.default.removeItem(atPath: targetPackage)
                 return refuse(target, error, before)
             }
+            let cached = FileManager.default.fileExists(atPath: Self.cachedPackage(previous, in: cache))
             previousPackage = try system.fetch(previous, into: cache)
+            say("the way back, clup-totem \(previous): " + (cached ? "in the cache" : "fetched whole, \(Self.size(previousPackage)) bytes"))
             do throws(CodedError) {
                 try Self.check(previousPackage, listedIn: wayBack)
             } catch {
@@ -244,10 +266,14 @@ public struct TotemUpdater {
             report(target, .failed, because)
             return .failed(target, because: because)
         }
+        // The clupd running now, kept for the quick way back (without it, the way back is the
+        // package's alone).
+        let kept = workDirectory + "/clupd-\(previous)"
+        let keptClupd: String? = (try? system.keepClupd(at: kept)) != nil ? kept : nil
         let pending = Pending(target: target, previous: previous, previousPackage: previousPackage, targetPackage: targetPackage,
                               databaseCopy: copy?.path, schema: copy?.schema, startedAt: system.now(),
                               problemsBefore: before.deviceProblems.map(Self.role(of:)), printerReadyBefore: before.printerReady,
-                              nextKeys: manifest.nextKeys)
+                              nextKeys: manifest.nextKeys, keptClupd: keptClupd)
         do {
             try write(pending)
             // clupd, stopped by the package's restart, leaves "back in a moment" on the panel
@@ -259,6 +285,54 @@ public struct TotemUpdater {
             return rollBack(pending, because: "the install failed: \(CodedError(describing: error).message)")
         }
         return finish(pending, interrupted: false)
+    }
+
+    /// The target's package: rebuilt from a delta from the version installed when the signed
+    /// manifest lists one (the release manager made it: `clup-release sign --delta-from`) and
+    /// the hub serves it, else fetched whole. The delta is checked against the manifest before
+    /// anything reads it, and the package it makes is checked like a fetched one; whatever goes
+    /// wrong with it costs the whole download, never the update.
+    func fetchTarget(_ target: String, from installed: String, manifest: ReleaseManifest) throws -> String {
+        let path = Self.cachedPackage(target, in: cache)
+        var why = "no delta from \(installed) in its signed manifest"
+        if FileManager.default.fileExists(atPath: path) {
+            why = "in the cache"
+        } else if let architecture = try? system.architecture(), let delta = manifest.delta(from: installed, architecture: architecture),
+                  let package = manifest.package(Self.package, architecture: architecture) {
+            let name = DeltaName.file(from: installed, to: target, architecture: architecture)
+            let folder = workDirectory + "/delta"
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            do {
+                try? FileManager.default.removeItem(atPath: folder)
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                if let file = try system.fetchDelta(name, atMost: delta.size, into: folder) {
+                    let (sha256, size) = try ReleaseFiles.digest(file, maximumBytes: delta.size)
+                    guard sha256 == delta.sha256, size == delta.size else {
+                        throw CodedError(.releaseNotVouched, "the hub served another file than the signed manifest's \(name)")
+                    }
+                    try system.applyDelta(file, making: path)
+                    try Self.check(path, listedIn: manifest)
+                    say("clup-totem \(target): rebuilt from a delta from \(installed) of \(size) bytes, "
+                        + "\(Self.percent(size, of: package.size)) of the package's \(package.size) bytes")
+                    return path
+                }
+                why = "the hub does not serve the delta from \(installed)"
+            } catch {
+                try? FileManager.default.removeItem(atPath: path)
+                why = "the delta from \(installed) failed: \(CodedError(describing: error).message)"
+            }
+        }
+        let fetched = try system.fetch(target, into: cache)
+        if why != "in the cache" { say("clup-totem \(target): fetched whole, \(Self.size(fetched)) bytes (\(why))") }
+        return fetched
+    }
+
+    static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    static func percent(_ part: Int64, of whole: Int64) -> String {
+        whole > 0 ? String(format: "%.1f %%", Double(part) * 100 / Double(whole)) : "?"
     }
 
     /// Finishes a run cut short (a power cut, the helper killed). One cut while undoing the
@@ -326,6 +400,11 @@ public struct TotemUpdater {
     }
 
     /// Puts the version before back, and the database as it was if the new one migrated it.
+    /// Its clupd first, at once (the executable kept at the install, renamed back in place,
+    /// and started): the entrance is in service again while dpkg puts the whole package back,
+    /// the longest step (57 s of the 109 the entrance was out of service for under TCG, issue
+    /// 45), whose own restart of clupd then costs seconds. A kept clupd that cannot start
+    /// (the new package's other files not to its liking) waits for its package like the rest.
     func rollBack(_ pending: Pending, because: String) -> Outcome {
         var detail = because
         if pending.rollingBack == nil {
@@ -336,11 +415,20 @@ public struct TotemUpdater {
         }
         do {
             try system.stopClupd()
-            try system.install(pending.previousPackage)
+            // The database first: no clupd of the version before opens a migrated one.
             if let copy = pending.databaseCopy, TotemBackup.schema(of: database) != pending.schema {
                 try restore(copy, migratedBy: pending.target)
                 detail += "; its database, migrated, put aside and the copy from before restored"
             }
+            if let kept = pending.keptClupd, FileManager.default.fileExists(atPath: kept) {
+                do {
+                    try system.putClupdBack(from: kept)
+                    try system.startClupd()
+                } catch {
+                    detail += "; its clupd put back waits for its package (\(CodedError(describing: error).message))"
+                }
+            }
+            try system.install(pending.previousPackage)
             try system.startClupd()
         } catch {
             // The totem is left to a technician: the hub hears it failed, not that it was undone.
@@ -521,7 +609,9 @@ public struct TotemUpdater {
 
     /// Removes `pending.json` and the database copy, and every cached package but `keeping`.
     func clearPending(keeping: [String]) {
-        if let pending = loadPending(), let copy = pending.databaseCopy { try? FileManager.default.removeItem(atPath: copy) }
+        if let pending = loadPending() {
+            for file in [pending.databaseCopy, pending.keptClupd].compactMap({ $0 }) { try? FileManager.default.removeItem(atPath: file) }
+        }
         try? FileManager.default.removeItem(atPath: pendingPath)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? [] where !keeping.contains(cache + "/" + name) {
             try? FileManager.default.removeItem(atPath: cache + "/" + name)

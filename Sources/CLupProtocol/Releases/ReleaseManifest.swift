@@ -68,6 +68,23 @@ public struct ReleaseManifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// A delta the release manager made from an earlier release's package to this one's
+    /// (`DeltaName`, debdelta's format): a totem running `from` fetches it rather than the
+    /// whole package, and checks it against this before anything reads it.
+    public struct Delta: Codable, Sendable, Equatable {
+        public var from: String
+        public var architecture: String
+        public var sha256: String
+        public var size: Int64
+
+        public init(from: String, architecture: String, sha256: String, size: Int64) {
+            self.from = from
+            self.architecture = architecture
+            self.sha256 = sha256
+            self.size = size
+        }
+    }
+
     public static let currentFormat = 1
     public var format: Int
     /// The clup-totem version this manifest is of.
@@ -82,9 +99,12 @@ public struct ReleaseManifest: Codable, Sendable, Equatable {
     public var nextKeys: [String]?
     /// When the release line's support ends (security fixes, SECURITY.md).
     public var supportEnds: Date?
+    /// Deltas to this release from earlier ones (a manifest without is read by every totem;
+    /// one from before deltas ignores them).
+    public var deltas: [Delta]?
 
     public init(release: String, packages: [Package], issued: Date, expires: Date, downgradeFrom: [String]? = nil,
-                nextKeys: [String]? = nil, supportEnds: Date? = nil) {
+                nextKeys: [String]? = nil, supportEnds: Date? = nil, deltas: [Delta]? = nil) {
         format = Self.currentFormat
         self.release = release
         self.packages = packages
@@ -93,6 +113,12 @@ public struct ReleaseManifest: Codable, Sendable, Equatable {
         self.downgradeFrom = downgradeFrom
         self.nextKeys = nextKeys
         self.supportEnds = supportEnds
+        self.deltas = deltas
+    }
+
+    /// The delta to this release from `version` for `architecture`, if listed.
+    public func delta(from version: String, architecture: String) -> Delta? {
+        deltas?.first { $0.from == version && $0.architecture == architecture }
     }
 
     /// The package of `name` for `architecture` at this release, if listed.
@@ -119,6 +145,10 @@ public struct ReleaseManifest: Codable, Sendable, Equatable {
         guard (downgradeFrom ?? []).count <= 64, (downgradeFrom ?? []).allSatisfy(Self.isVersion) else {
             return "downgradeFrom lists at most 64 Debian versions"
         }
+        guard (deltas ?? []).count <= 16, (deltas ?? []).allSatisfy({ delta in
+            Self.isVersion(delta.from) && delta.from != release && delta.architecture.range(of: "^[a-z0-9-]{1,16}\\z", options: .regularExpression) != nil
+                && delta.sha256.range(of: "^[0-9a-f]{64}\\z", options: .regularExpression) != nil && (1...(1 << 32)).contains(delta.size)
+        }) else { return "deltas lists at most 16, each from another Debian version, with an architecture, a SHA-256 and a size" }
         if let next = nextKeys {
             guard (1...16).contains(next.count), next.allSatisfy({ (try? ReleaseKey(line: $0)) != nil }) else {
                 return "nextKeys lists 1 to 16 release key lines"
