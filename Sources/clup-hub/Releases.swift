@@ -21,7 +21,6 @@ struct ReleaseCommand: AsyncParsableCommand {
                 let repository = ReleaseRepository(stateDirectory: try options.load().hub.stateDirectoryPath)
                 let release = try repository.add(packageAt: file)
                 print("release: \(release) published at \(ReleaseRepository.urlPath), suite \(ReleaseRepository.suite)")
-
             }
         }
     }

@@ -140,8 +140,8 @@ struct Sign: ParsableCommand {
     }
 
     /// The deltas to this release from each `--delta-from` package, made beside the manifest
-    /// with Debian's debdelta (bsdiff, which follows code moved in an executable: a one-file
-    /// change to clupd is a delta of about 1 MB where xdelta3 made 6.7) and checked by
+    /// with Debian's debdelta (bsdiff, which follows code moved in an executable: a two-file
+    /// change to clupd is a delta of 0.96 MB where xdelta3 made 6.7) and checked by
     /// rebuilding the package from them, as a totem will.
     func makeDeltas(to release: String, packages: [(path: String, listed: ReleaseManifest.Package)]) throws -> [ReleaseManifest.Delta] {
         let folder = (out as NSString).deletingLastPathComponent.isEmpty ? "." : (out as NSString).deletingLastPathComponent

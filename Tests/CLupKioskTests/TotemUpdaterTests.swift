@@ -51,8 +51,11 @@ final class TotemUpdaterTests: XCTestCase {
             FileManager.default.createFile(atPath: path, contents: Data("package \(version)".utf8))
             return path
         }
+        /// What happens as a package is fetched (a customer arriving, say).
+        var onFetch: ((String) -> Void)?
         func fetch(_ version: String, into cache: String) throws -> String {
             steps.append("fetch \(version)")
+            onFetch?(version)
             let path = TotemUpdater.cachedPackage(version, in: cache)
             FileManager.default.createFile(atPath: path, contents: Data("package \(version)".utf8))
             return path
@@ -245,7 +248,7 @@ final class TotemUpdaterTests: XCTestCase {
 
         // Each time from 0.12.0 again: the hub serves another delta than the signed one (never
         // applied), then one that rebuilds another package (never installed), then answers 500.
-        for (version, served, rebuilds, fails) in [("0.14.0", "the hub's own delta", "package 0.14.0", false),
+        for (version, served, rebuilds, fails) in [("0.14.0", "DELTA", "package 0.14.0", false),
                                                    ("0.15.0", signedDelta, "package 0.15.0, another build", false),
                                                    ("0.16.0", signedDelta, "package 0.16.0", true)] {
             machine.installed = "0.12.0"
@@ -271,6 +274,24 @@ final class TotemUpdaterTests: XCTestCase {
         machine.steps = []
         XCTAssertEqual(updater.run(), .installed("0.17.0"))
         XCTAssertEqual(machine.steps, ["fetch 0.17.0", "fetch 0.12.0", "install 0.17.0"])
+    }
+
+    /// A customer who came while the packages were fetched (a delta rebuilt under TCG takes
+    /// minutes) is not made to wait for an install: the next idle run installs from the cache.
+    /// A cached target a cut left partial is fetched again, not taken for the hub's forgery.
+    func test_theEntranceIsAskedAgainAfterFetchingAndAPartialCachedTargetIsFetchedAgain() throws {
+        let machine = Machine()
+        machine.onFetch = { version in if version == "0.12.0" { machine.answer.idle = false; machine.answer.why = "someone is in front" } }
+        XCTAssertEqual(updater(machine).run(), .waiting("someone is in front"))
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0"], "nothing installed while someone is in front")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work + "/pending.json"))
+        machine.onFetch = nil
+        machine.answer.idle = true
+        // The power went as the cached target was written: a partial file.
+        FileManager.default.createFile(atPath: TotemUpdater.cachedPackage("0.13.0", in: work + "/cache"), contents: Data("packa".utf8))
+        machine.steps = []
+        XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
+        XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0"], "the partial file fetched again, not refused")
     }
 
     func test_aVersionThatNeverSignalsReadyIsUndoneWithinTheDeadline() throws {
@@ -313,6 +334,39 @@ final class TotemUpdaterTests: XCTestCase {
         XCTAssertEqual(Array(full.steps.suffix(3)), ["stop", "install 0.12.0", "start"])
         XCTAssertEqual(full.activeAtInstall, [true, false])
         XCTAssertEqual(full.installed, "0.12.0")
+    }
+
+    /// The quick way back on a real file system: clupd is kept only when it is the installed
+    /// package's (dpkg's MD5), and put back over the file an upgrade's dpkg renamed in its
+    /// place; when dpkg never got to replace it, nothing moves and nothing is left beside it.
+    func test_theKeptClupdIsTheInstalledPackagesAndGoesBackOverTheNewOne() throws {
+        let bin = root + "/usr/bin", clupd = bin + "/clupd", sums = root + "/clup-totem.md5sums"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: clupd, contents: Data("clupd 0.12.0".utf8))
+        let md5 = Insecure.MD5.hash(data: Data("clupd 0.12.0".utf8)).map { String(format: "%02x", $0) }.joined()
+        let system = DebianUpdateSystem(socketPath: root + "/none.sock", aptDirectory: root + "/apt", workDirectory: work,
+                                        clupdPath: clupd, md5sumsPath: sums)
+        let kept = work + "/clupd-0.12.0"
+        XCTAssertThrowsError(try system.keepClupd(at: kept), "no sums: not kept")
+        FileManager.default.createFile(atPath: sums, contents: Data("\(String(repeating: "0", count: 32))  usr/bin/clupd\n".utf8))
+        XCTAssertThrowsError(try system.keepClupd(at: kept), "another clupd than the package's: not kept")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: kept))
+        FileManager.default.createFile(atPath: sums, contents: Data("\(md5)  usr/bin/clupd\n".utf8))
+        try system.keepClupd(at: kept)
+
+        // dpkg never replaced it: nothing to put back, nothing left beside.
+        try system.putClupdBack(from: kept)
+        XCTAssertEqual(try String(contentsOfFile: clupd, encoding: .utf8), "clupd 0.12.0")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: bin), ["clupd"])
+
+        // An upgrade renames the new clupd over it; the kept one goes back over that.
+        FileManager.default.createFile(atPath: clupd + ".dpkg-new", contents: Data("clupd 0.13.0".utf8))
+        XCTAssertEqual(rename(clupd + ".dpkg-new", clupd), 0)
+        XCTAssertEqual(try String(contentsOfFile: kept, encoding: .utf8), "clupd 0.12.0", "the kept link outlives the upgrade")
+        try system.putClupdBack(from: kept)
+        XCTAssertEqual(try String(contentsOfFile: clupd, encoding: .utf8), "clupd 0.12.0")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: bin), ["clupd"])
     }
 
     /// Issue 45: a release whose clupd exits as it starts was undone only at the deadline

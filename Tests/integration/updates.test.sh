@@ -318,14 +318,11 @@ sign_release() {
   "$BIN/clup-release" sign --key "$WORK/release-key/release-key.sealed" --passphrase-file "$WORK/passphrase" --out "$out" "$@" "$deb"
 }
 
-# The release manager's tool and the hub's checks of what it signs: a key sealed with a
-# passphrase (the wrong one opens nothing, and the file holds no key in clear), a manifest
-# the hub refuses when the hub does not trust its key, when its package is not the one the
-# repository holds, or when it has expired.
 # Issue 45: deltas between releases. The release manager makes them (clup-release sign
 # --delta-from, debdelta) and lists their SHA-256 in the signed manifest; the hub serves
 # those that match it, beside the repository; apt's own https on the totem's tree fetches
-# one, and debpatch rebuilds from it and the release before the very package signed.
+# one, and debpatch rebuilds from it and the release before the very package signed (here
+# from the earlier .deb; a totem rebuilds from its installed files, in the VM update walk).
 test_signed_deltas_are_served_by_the_hub_and_rebuild_the_release() {
   updates_up
   release_key
@@ -346,7 +343,6 @@ release 0.100.0")
   [ -s "$WORK/signed/$name" ] || fail "no delta beside the manifest"
   # A delta the release manager did not make is not taken: the hub refuses a file that is
   # not the one the manifest lists, and serves only what matches.
-  cp "$WORK/signed/clup-totem_0.98.0_0.100.0_amd64.debdelta" "$WORK/older.debdelta"
   printf 'x' >> "$WORK/signed/clup-totem_0.98.0_0.100.0_amd64.debdelta"
   out=$(clup_hub release vouch "$WORK/signed/m.json") || fail "vouch: $out"
   assert_contains "$out" "delta from 0.99.0 (amd64) served, $(stat -c %s "$WORK/signed/$name") bytes"
@@ -369,6 +365,10 @@ release 0.100.0")
   echo "report: a one-line change to a release of $whole bytes: a signed delta of $delta bytes ($((delta * 100 / whole)) %), rebuilt to the same SHA-256"
 }
 
+# The release manager's tool and the hub's checks of what it signs: a key sealed with a
+# passphrase (the wrong one opens nothing, and the file holds no key in clear), a manifest
+# the hub refuses when the hub does not trust its key, when its package is not the one the
+# repository holds, or when it has expired.
 test_release_manifests_are_signed_away_from_the_hub_and_checked_there() {
   updates_up
   release_key

@@ -4,7 +4,7 @@
 #
 # The hub and a totem at this checkout's version (N); the hub's repository holds N, a good
 # N+1 (N built again with one source file changed) and a bad N+2 whose clupd exits at
-# start; the hub makes deltas between them. A rollout of N+1 reaches the totem with its
+# start; the release manager made a delta from N to N+1. A rollout of N+1 reaches the totem with its
 # settings; its update helper (clup-update.timer, every minute) waits while a customer is in
 # front, installs N+1 once nobody is, and keeps it when the new clupd comes up healthy. A
 # rollout of N+2: the helper installs it, the new clupd exits at start, and at its second

@@ -198,21 +198,28 @@ public struct ReleaseRepository: Sendable {
     public func publishDeltas(of manifest: ReleaseManifest, from folder: String) -> [String] {
         (manifest.deltas ?? []).map { delta in
             let name = DeltaName.file(from: delta.from, to: manifest.release, architecture: delta.architecture)
-            let source = folder + "/" + name
-            guard let (sha256, size) = try? ReleaseFiles.digest(source, maximumBytes: Int64(Self.maximumPackageBytes)) else {
-                return "delta from \(delta.from) (\(delta.architecture)) not beside the manifest: totems running it fetch the whole package"
-            }
-            guard sha256 == delta.sha256, size == delta.size else {
-                return "delta from \(delta.from) (\(delta.architecture)) refused: \(name) is not the file the manifest lists"
-            }
-            let target = deltaPath(from: delta.from, to: manifest.release, architecture: delta.architecture)
+            let target = deltaPath(from: delta.from, to: manifest.release, architecture: delta.architecture), part = target + ".part"
+            let said = "delta from \(delta.from) (\(delta.architecture))"
             try? FileManager.default.createDirectory(atPath: publishedDirectory + "/" + DeltaName.folder, withIntermediateDirectories: true)
-            try? FileManager.default.removeItem(atPath: target + ".part")
-            guard (try? FileManager.default.copyItem(atPath: source, toPath: target + ".part")) != nil, rename(target + ".part", target) == 0 else {
-                try? FileManager.default.removeItem(atPath: target + ".part")
-                return "delta from \(delta.from) (\(delta.architecture)) not served: cannot write \(target)"
+            try? FileManager.default.removeItem(atPath: part)
+            // The copy is what is checked and served (the file beside the manifest could change
+            // in between); one not served now is not left served from before either.
+            guard Self.regularFileSize(folder + "/" + name) != nil, (try? FileManager.default.copyItem(atPath: folder + "/" + name, toPath: part)) != nil
+            else {
+                try? FileManager.default.removeItem(atPath: target)
+                return "\(said) not beside the manifest: totems running it fetch the whole package"
             }
-            return "delta from \(delta.from) (\(delta.architecture)) served, \(size) bytes"
+            guard let (sha256, size) = try? ReleaseFiles.digest(part, maximumBytes: Int64(Self.maximumPackageBytes)),
+                  sha256 == delta.sha256, size == delta.size else {
+                try? FileManager.default.removeItem(atPath: part)
+                try? FileManager.default.removeItem(atPath: target)
+                return "\(said) refused: \(name) is not the file the manifest lists"
+            }
+            guard rename(part, target) == 0 else {
+                try? FileManager.default.removeItem(atPath: part)
+                return "\(said) not served: cannot write \(target)"
+            }
+            return "\(said) served, \(size) bytes"
         }
     }
 

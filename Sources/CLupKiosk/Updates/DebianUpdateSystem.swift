@@ -1,5 +1,6 @@
 import CLupCore
 import CLupProtocol
+import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -15,10 +16,18 @@ public struct DebianUpdateSystem: TotemUpdater.System {
     /// fetching a release refreshes that source only (the others may be out of reach).
     public let workDirectory: String
 
-    public init(socketPath: String, aptDirectory: String, workDirectory: String) {
+    /// Where the package installs clupd (clupctl is a link to it), and the list of its
+    /// files' MD5 sums dpkg keeps.
+    let clupdPath: String
+    let md5sumsPath: String
+
+    public init(socketPath: String, aptDirectory: String, workDirectory: String, clupdPath: String = "/usr/bin/clupd",
+                md5sumsPath: String = "/var/lib/dpkg/info/clup-totem.md5sums") {
         self.socketPath = socketPath
         self.aptDirectory = aptDirectory
         self.workDirectory = workDirectory
+        self.clupdPath = clupdPath
+        self.md5sumsPath = md5sumsPath
     }
 
     static let environment = ["DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C.UTF-8"]
@@ -79,65 +88,118 @@ public struct DebianUpdateSystem: TotemUpdater.System {
     }
 
     /// Over apt's own https (`apt-helper download-file`: the hub's CA as the chain's apt
-    /// source names it), from the repository the source names, stopped past `limit` bytes.
+    /// source names it), from the repository the source names, at most `limit` bytes.
     public func fetchDelta(_ name: String, atMost limit: Int64, into directory: String) throws -> String? {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/debpatch") else { return nil }
+        for tool in ["/usr/bin/debpatch", "/usr/bin/bspatch"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw CodedError(.updateStepFailed, "\(tool) is not installed (clup-totem recommends debdelta and bsdiff)")
+        }
         guard let text = try? String(contentsOfFile: AptSource.sourcePath(in: aptDirectory), encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("URIs: ") })
-        else { return nil }
+        else { throw CodedError(.updateStepFailed, "no repository in \(AptSource.sourcePath(in: aptDirectory))") }
         let base = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
         let path = directory + "/" + name
-        let status = try Command.download(base + "/" + DeltaName.urlPath(name), to: path, atMost: limit)
-        guard status.fetched else {
+        // The file size limit stops apt's https method itself (a hostile hub's endless file
+        // fills nothing); timeout, a hub that sends nothing.
+        let (status, said) = try Command.run("timeout", ["600", "prlimit", "--fsize=\(limit)", "--",
+                                                         "/usr/lib/apt/apt-helper", "-q", "download-file",
+                                                         base + "/" + DeltaName.urlPath(name), path],
+                                             environment: Self.environment)
+        guard status == 0, FileManager.default.fileExists(atPath: path) else {
+            try? FileManager.default.removeItem(atPath: path)
             // None served (apt-helper says 404): nothing wrong, the package comes whole.
-            if status.said.contains("404") { return nil }
-            throw CodedError(.updateStepFailed, "the delta \(name) did not come: \(status.said.prefix(300))")
+            if said.contains(" 404 ") || said.contains("404  Not Found") { return nil }
+            let last = said.split(separator: "\n").suffix(2).joined(separator: " | ")
+            throw CodedError(.updateStepFailed, "the delta \(name) did not come (status \(status)): \(last.prefix(300))")
         }
         return path
     }
 
     /// debpatch runs the script a delta carries. The delta was checked against the signed
     /// manifest first; still, it runs as nobody, with no new privileges, in a folder of its
-    /// own (under /var/tmp, private to the helper's unit), for 15 minutes at most.
+    /// own (under /var/tmp, private to the helper's unit), for 15 minutes at most; what it
+    /// leaves is read through a descriptor that follows no link and is nothing but a file,
+    /// copied by root into the cache (written aside, synced, renamed), and nobody's folder is
+    /// removed by nobody.
     public func applyDelta(_ delta: String, making path: String) throws {
         var template = Array("/var/tmp/clup-delta-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw CodedError(.updateStepFailed, "cannot make a folder in /var/tmp") }
-        let folder = String(cString: made)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = String(cString: made), work = folder + "/work"
         let nobody: uid_t = 65_534
-        let input = folder + "/delta.debdelta", output = folder + "/package.deb"
-        try FileManager.default.copyItem(atPath: delta, toPath: input)
-        guard chmod(folder, 0o700) == 0, chown(folder, nobody, nobody) == 0, chmod(input, 0o444) == 0 else {
-            throw CodedError(.updateStepFailed, "cannot hand \(folder) to nobody")
+        let asNobody = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--no-new-privs", "--"]
+        defer {
+            _ = try? Command.run("setpriv", asNobody + ["rm", "-rf", "--", work])
+            try? FileManager.default.removeItem(atPath: folder)
         }
-        try Command.check("setpriv", ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--no-new-privs", "--",
-                                      "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR=\(folder)", "HOME=\(folder)",
-                                      "LC_ALL=C.UTF-8", "timeout", "900", "debpatch", "-A", input, "/", output])
-        try? FileManager.default.removeItem(atPath: path)
-        if rename(output, path) != 0 { try FileManager.default.copyItem(atPath: output, toPath: path) }
-        _ = chown(path, 0, 0)
-        _ = chmod(path, 0o644)
+        let input = folder + "/delta.debdelta"
+        try FileManager.default.copyItem(atPath: delta, toPath: input)
+        guard chmod(folder, 0o755) == 0, chmod(input, 0o444) == 0, mkdir(work, 0o700) == 0, chown(work, nobody, nobody) == 0 else {
+            throw CodedError(.updateStepFailed, "cannot make a folder for nobody in \(folder)")
+        }
+        try Command.check("setpriv", asNobody + ["env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR=\(work)", "HOME=\(work)",
+                                                 "LC_ALL=C.UTF-8", "timeout", "900", "debpatch", "-A", input, "/", work + "/package.deb"])
+        let descriptor = open(work + "/package.deb", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CodedError(.updateStepFailed, "debpatch left no package") }
+        let source = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= 1 << 32 else {
+            throw CodedError(.updateStepFailed, "what debpatch left is not a package file")
+        }
+        let part = path + ".part"
+        try? FileManager.default.removeItem(atPath: part)
+        guard FileManager.default.createFile(atPath: part, contents: nil, attributes: [.posixPermissions: 0o644]),
+              let target = FileHandle(forWritingAtPath: part)
+        else { throw CodedError(.updateStepFailed, "cannot write \(part)") }
+        do {
+            while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { try target.write(contentsOf: chunk) }
+            try target.synchronize()
+            try target.close()
+        } catch {
+            try? FileManager.default.removeItem(atPath: part)
+            throw CodedError(.updateStepFailed, "cannot copy the rebuilt package into \(part): \(error)")
+        }
+        guard rename(part, path) == 0 else {
+            try? FileManager.default.removeItem(atPath: part)
+            throw CodedError(.updateStepFailed, "cannot keep \(path)")
+        }
     }
 
-    /// Where the package installs clupd (clupctl is a link to it).
-    static let clupdPath = "/usr/bin/clupd"
-
+    /// Kept only when it is the installed package's own clupd (its MD5 the one dpkg lists):
+    /// the way back must put back the version before, not whatever the file is now.
     public func keepClupd(at path: String) throws {
         try? FileManager.default.removeItem(atPath: path)
+        let listed = (try? String(contentsOfFile: md5sumsPath, encoding: .utf8))?.split(separator: "\n")
+            .first { $0.hasSuffix("  usr/bin/clupd") }.map { String($0.prefix(32)) }
+        guard let listed else { throw CodedError(.updateStepFailed, "dpkg lists no MD5 sum of \(clupdPath)") }
         // A hard link costs nothing; on another file system, a copy.
-        if link(Self.clupdPath, path) != 0 { try FileManager.default.copyItem(atPath: Self.clupdPath, toPath: path) }
+        if link(clupdPath, path) != 0 { try FileManager.default.copyItem(atPath: clupdPath, toPath: path) }
+        guard Self.md5(path) == listed else {
+            try? FileManager.default.removeItem(atPath: path)
+            throw CodedError(.updateStepFailed, "\(clupdPath) is not the installed package's (its MD5 differs from dpkg's)")
+        }
+    }
+
+    static func md5(_ path: String) -> String? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        var hash = Insecure.MD5()
+        while let chunk = try? file.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     public func putClupdBack(from path: String) throws {
+        var kept = stat(), installed = stat()
+        // Still the same file (dpkg did not get to replace it): nothing to put back.
+        if stat(path, &kept) == 0, stat(clupdPath, &installed) == 0, kept.st_dev == installed.st_dev, kept.st_ino == installed.st_ino {
+            return
+        }
         // Beside the installed one first (a link, else a copy), then renamed over it: clupd is
         // never missing, and never half-written.
-        let beside = Self.clupdPath + ".clup-way-back"
+        let beside = clupdPath + ".clup-way-back"
         try? FileManager.default.removeItem(atPath: beside)
+        defer { try? FileManager.default.removeItem(atPath: beside) }
         if link(path, beside) != 0 { try FileManager.default.copyItem(atPath: path, toPath: beside) }
-        guard rename(beside, Self.clupdPath) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: beside)
-            throw CodedError(.updateStepFailed, "cannot put the kept clupd back in \(Self.clupdPath): \(reason)")
+        guard rename(beside, clupdPath) == 0 else {
+            throw CodedError(.updateStepFailed, "cannot put the kept clupd back in \(clupdPath): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -239,43 +301,6 @@ enum Command {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output.suffix(64 * 1024), as: UTF8.self))
-    }
-
-    /// Downloads `url` to `path` with apt's own transport and configuration (`apt-helper
-    /// download-file`), stopped once the file passes `limit` bytes or after 10 minutes.
-    static func download(_ url: String, to path: String, atMost limit: Int64) throws -> (fetched: Bool, said: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/lib/apt/apt-helper")
-        process.arguments = ["-q", "download-file", url, path]
-        process.environment = ProcessInfo.processInfo.environment.merging(DebianUpdateSystem.environment) { _, new in new }
-        let said = NSTemporaryDirectory() + "clup-delta-\(UUID().uuidString).log"
-        FileManager.default.createFile(atPath: said, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: said) }
-        process.standardOutput = FileHandle(forWritingAtPath: said)
-        process.standardError = process.standardOutput
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let started = Date()
-        var over = false
-        while process.isRunning {
-            // apt writes into PATH, or into a partial file beside it.
-            let written = [path, path + ".FAILED"].map(TotemUpdater.size).max() ?? 0
-            if written > limit || Date().timeIntervalSince(started) > 600 {
-                over = true
-                process.terminate()
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        process.waitUntilExit()
-        let output = String(decoding: (FileManager.default.contents(atPath: said) ?? Data()).suffix(4096), as: UTF8.self)
-        if over {
-            try? FileManager.default.removeItem(atPath: path)
-            return (false, "stopped: over \(limit) bytes, or 10 minutes")
-        }
-        let size = TotemUpdater.size(path)
-        return (process.terminationStatus == 0 && size > 0 && size <= limit,
-                output.split(separator: "\n").suffix(2).joined(separator: " | "))
     }
 
     /// Runs `tool`; a non-zero exit is an error with the last of what it said.

@@ -258,6 +258,15 @@ public struct TotemUpdater {
                 try? FileManager.default.removeItem(atPath: previousPackage)
                 return refuse(target, CodedError(.releaseNotVouched, "the way back: \(error.message)"), before)
             }
+            // Fetching (a delta rebuilt under TCG takes minutes) gave a customer time to come:
+            // the entrance is asked again; the packages wait in the cache for the next run.
+            let now: UpdateWindowReport
+            do {
+                now = try system.window()
+            } catch {
+                return .waiting("clupd does not answer (\(CodedError(describing: error).message)): no update without it")
+            }
+            guard now.idle else { return .waiting(now.why) }
             copy = FileManager.default.fileExists(atPath: database)
                 ? try TotemBackup.copy(database: database, to: workDirectory + "/before-\(target).sqlite") : nil
         } catch {
@@ -269,7 +278,13 @@ public struct TotemUpdater {
         // The clupd running now, kept for the quick way back (without it, the way back is the
         // package's alone).
         let kept = workDirectory + "/clupd-\(previous)"
-        let keptClupd: String? = (try? system.keepClupd(at: kept)) != nil ? kept : nil
+        var keptClupd: String? = kept
+        do {
+            try system.keepClupd(at: kept)
+        } catch {
+            keptClupd = nil
+            say("the way back, clup-totem \(previous): its clupd not kept (\(CodedError(describing: error).message)); the package alone would put it back")
+        }
         let pending = Pending(target: target, previous: previous, previousPackage: previousPackage, targetPackage: targetPackage,
                               databaseCopy: copy?.path, schema: copy?.schema, startedAt: system.now(),
                               problemsBefore: before.deviceProblems.map(Self.role(of:)), printerReadyBefore: before.printerReady,
@@ -295,6 +310,10 @@ public struct TotemUpdater {
     func fetchTarget(_ target: String, from installed: String, manifest: ReleaseManifest) throws -> String {
         let path = Self.cachedPackage(target, in: cache)
         var why = "no delta from \(installed) in its signed manifest"
+        // One left by a run cut short may be partial: kept only if it is the signed package.
+        if FileManager.default.fileExists(atPath: path), (try? Self.check(path, listedIn: manifest)) == nil {
+            try? FileManager.default.removeItem(atPath: path)
+        }
         if FileManager.default.fileExists(atPath: path) {
             why = "in the cache"
         } else if let architecture = try? system.architecture(), let delta = manifest.delta(from: installed, architecture: architecture),
@@ -609,8 +628,10 @@ public struct TotemUpdater {
 
     /// Removes `pending.json` and the database copy, and every cached package but `keeping`.
     func clearPending(keeping: [String]) {
-        if let pending = loadPending() {
-            for file in [pending.databaseCopy, pending.keptClupd].compactMap({ $0 }) { try? FileManager.default.removeItem(atPath: file) }
+        if let copy = loadPending()?.databaseCopy { try? FileManager.default.removeItem(atPath: copy) }
+        // The kept clupd (`clupd-VERSION`), whether or not `pending.json` got to name it.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: workDirectory)) ?? [] where name.hasPrefix("clupd-") {
+            try? FileManager.default.removeItem(atPath: workDirectory + "/" + name)
         }
         try? FileManager.default.removeItem(atPath: pendingPath)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? [] where !keeping.contains(cache + "/" + name) {

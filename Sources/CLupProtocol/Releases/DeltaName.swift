@@ -1,8 +1,9 @@
-/// A delta between two clup-totem releases (Debian's `debdelta` format): the hub makes one
-/// to each release it publishes from the few before (`ReleaseRepository.makeDeltas`) and
-/// serves it below its repository; a totem's update helper running one of those fetches it
-/// rather than the whole package (`TotemUpdater.fetchTarget`). The name says both versions,
-/// as `ReleaseManifest.isVersion` allows them (no epoch, nothing a path would misread).
+/// A delta between two clup-totem releases (Debian's `debdelta` format): the release manager
+/// makes it (`clup-release sign --delta-from`) and lists it in the release's signed
+/// manifest, the hub serves it below its repository (`ReleaseRepository.publishDeltas`), and
+/// a totem's update helper running the earlier release fetches it rather than the whole
+/// package (`TotemUpdater.fetchTarget`). The name says both versions, as
+/// `ReleaseManifest.isVersion` allows them (no epoch, nothing a path would misread).
 public enum DeltaName {
     /// The folder below the repository (`/repo/deltas/`).
     public static let folder = "deltas"
