@@ -336,37 +336,46 @@ final class TotemUpdaterTests: XCTestCase {
         XCTAssertEqual(full.installed, "0.12.0")
     }
 
-    /// The quick way back on a real file system: clupd is kept only when it is the installed
-    /// package's (dpkg's MD5), and put back over the file an upgrade's dpkg renamed in its
-    /// place; when dpkg never got to replace it, nothing moves and nothing is left beside it.
-    func test_theKeptClupdIsTheInstalledPackagesAndGoesBackOverTheNewOne() throws {
-        let bin = root + "/usr/bin", clupd = bin + "/clupd", sums = root + "/clup-totem.md5sums"
-        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: clupd, contents: Data("clupd 0.12.0".utf8))
-        let md5 = Insecure.MD5.hash(data: Data("clupd 0.12.0".utf8)).map { String(format: "%02x", $0) }.joined()
-        let system = DebianUpdateSystem(socketPath: root + "/none.sock", aptDirectory: root + "/apt", workDirectory: work,
-                                        clupdPath: clupd, md5sumsPath: sums)
+    /// The quick way back on a real file system: clupd's own files (its executable, its
+    /// version and data in /usr/share/clup) are kept only when they are the installed
+    /// package's (dpkg's MD5), and go back over the files an upgrade's dpkg renamed in their
+    /// place; one dpkg never replaced is left alone, and nothing is left beside them. (The
+    /// VM update walk failed once without the version: the clupd put back said it ran the
+    /// bad release, and the hub took the rollout as done.)
+    func test_clupdsOwnFilesAreKeptWhenThePackagesAndGoBackOverTheNewOnes() throws {
+        let system = root + "/system", bin = system + "/usr/bin", share = system + "/usr/share/clup"
+        let info = system + "/var/lib/dpkg/info"
+        for folder in [bin, share + "/printers", info, work] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let files = ["usr/bin/clupd": "clupd 0.12.0", "usr/share/clup/package-version": "0.12.0\n",
+                     "usr/share/clup/printers/pdf-80mm.json": "{}"]
+        for (file, text) in files { FileManager.default.createFile(atPath: system + "/" + file, contents: Data(text.utf8)) }
+        let md5 = { (text: String) in Insecure.MD5.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined() }
+        let sums = info + "/clup-totem.md5sums"
+        let debian = DebianUpdateSystem(socketPath: root + "/none.sock", aptDirectory: root + "/apt", workDirectory: work, root: system)
         let kept = work + "/clupd-0.12.0"
-        XCTAssertThrowsError(try system.keepClupd(at: kept), "no sums: not kept")
-        FileManager.default.createFile(atPath: sums, contents: Data("\(String(repeating: "0", count: 32))  usr/bin/clupd\n".utf8))
-        XCTAssertThrowsError(try system.keepClupd(at: kept), "another clupd than the package's: not kept")
+        XCTAssertThrowsError(try debian.keepClupd(at: kept), "no sums: not kept")
+        FileManager.default.createFile(atPath: sums, contents: Data(files.map { "\(md5($0.value))  \($0.key)\n" }.joined().utf8))
+        FileManager.default.createFile(atPath: system + "/usr/share/clup/package-version", contents: Data("0.12.0-changed\n".utf8))
+        XCTAssertThrowsError(try debian.keepClupd(at: kept), "a file not the package's: nothing kept")
         XCTAssertFalse(FileManager.default.fileExists(atPath: kept))
-        FileManager.default.createFile(atPath: sums, contents: Data("\(md5)  usr/bin/clupd\n".utf8))
-        try system.keepClupd(at: kept)
+        FileManager.default.createFile(atPath: system + "/usr/share/clup/package-version", contents: Data("0.12.0\n".utf8))
+        try debian.keepClupd(at: kept)
 
-        // dpkg never replaced it: nothing to put back, nothing left beside.
-        try system.putClupdBack(from: kept)
-        XCTAssertEqual(try String(contentsOfFile: clupd, encoding: .utf8), "clupd 0.12.0")
+        // dpkg never replaced them: nothing moves, nothing is left beside.
+        try debian.putClupdBack(from: kept)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: bin), ["clupd"])
 
-        // An upgrade renames the new clupd over it; the kept one goes back over that.
-        FileManager.default.createFile(atPath: clupd + ".dpkg-new", contents: Data("clupd 0.13.0".utf8))
-        XCTAssertEqual(rename(clupd + ".dpkg-new", clupd), 0)
-        XCTAssertEqual(try String(contentsOfFile: kept, encoding: .utf8), "clupd 0.12.0", "the kept link outlives the upgrade")
-        try system.putClupdBack(from: kept)
-        XCTAssertEqual(try String(contentsOfFile: clupd, encoding: .utf8), "clupd 0.12.0")
+        // An upgrade renames the new files over them; the kept ones go back over those.
+        for (file, text) in ["usr/bin/clupd": "clupd 0.13.0", "usr/share/clup/package-version": "0.13.0\n"] {
+            FileManager.default.createFile(atPath: system + "/" + file + ".dpkg-new", contents: Data(text.utf8))
+            XCTAssertEqual(rename(system + "/" + file + ".dpkg-new", system + "/" + file), 0)
+        }
+        try debian.putClupdBack(from: kept)
+        for (file, text) in files { XCTAssertEqual(try String(contentsOfFile: system + "/" + file, encoding: .utf8), text, file) }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: bin), ["clupd"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: share).sorted(), ["package-version", "printers"])
     }
 
     /// Issue 45: a release whose clupd exits as it starts was undone only at the deadline

@@ -16,19 +16,22 @@ public struct DebianUpdateSystem: TotemUpdater.System {
     /// fetching a release refreshes that source only (the others may be out of reach).
     public let workDirectory: String
 
-    /// Where the package installs clupd (clupctl is a link to it), and the list of its
-    /// files' MD5 sums dpkg keeps.
-    let clupdPath: String
-    let md5sumsPath: String
+    /// The system's root ("/"; a folder in tests): where the package installed clupd's own
+    /// files, and dpkg's list of their MD5 sums.
+    let root: String
 
-    public init(socketPath: String, aptDirectory: String, workDirectory: String, clupdPath: String = "/usr/bin/clupd",
-                md5sumsPath: String = "/var/lib/dpkg/info/clup-totem.md5sums") {
+    public init(socketPath: String, aptDirectory: String, workDirectory: String, root: String = "/") {
         self.socketPath = socketPath
         self.aptDirectory = aptDirectory
         self.workDirectory = workDirectory
-        self.clupdPath = clupdPath
-        self.md5sumsPath = md5sumsPath
+        self.root = root.hasSuffix("/") ? root : root + "/"
     }
+
+    /// clupd's own files, as the package names them: its executable (clupctl is a link to
+    /// it) and what it reads at start from /usr/share/clup (its version, the printers' and
+    /// USB devices' descriptions). Together they are the version that runs.
+    static let executable = "usr/bin/clupd"
+    static let dataFolder = "usr/share/clup"
 
     static let environment = ["DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C.UTF-8"]
 
@@ -163,19 +166,39 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         }
     }
 
-    /// Kept only when it is the installed package's own clupd (its MD5 the one dpkg lists):
-    /// the way back must put back the version before, not whatever the file is now.
-    public func keepClupd(at path: String) throws {
-        try? FileManager.default.removeItem(atPath: path)
-        let listed = (try? String(contentsOfFile: md5sumsPath, encoding: .utf8))?.split(separator: "\n")
-            .first { $0.hasSuffix("  usr/bin/clupd") }.map { String($0.prefix(32)) }
-        guard let listed else { throw CodedError(.updateStepFailed, "dpkg lists no MD5 sum of \(clupdPath)") }
-        // A hard link costs nothing; on another file system, a copy.
-        if link(clupdPath, path) != 0 { try FileManager.default.copyItem(atPath: clupdPath, toPath: path) }
-        guard Self.md5(path) == listed else {
-            try? FileManager.default.removeItem(atPath: path)
-            throw CodedError(.updateStepFailed, "\(clupdPath) is not the installed package's (its MD5 differs from dpkg's)")
+    /// Kept only when each file is the installed package's (its MD5 the one dpkg lists): the
+    /// way back must put back the version before, not whatever the files are now. Hard links
+    /// cost nothing (an upgrade's dpkg renames new files over the old); on another file
+    /// system, copies.
+    public func keepClupd(at kept: String) throws {
+        try? FileManager.default.removeItem(atPath: kept)
+        let listed = Dictionary(((try? String(contentsOfFile: root + "var/lib/dpkg/info/clup-totem.md5sums", encoding: .utf8)) ?? "")
+            .split(separator: "\n").compactMap { line -> (String, String)? in
+                let fields = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+                return fields.count == 2 ? (fields[1].trimmingCharacters(in: .whitespaces), String(fields[0])) : nil
+            }, uniquingKeysWith: { first, _ in first })
+        let data = (FileManager.default.enumerator(atPath: root + Self.dataFolder)?.allObjects as? [String] ?? [])
+            .map { Self.dataFolder + "/" + $0 }.filter { Self.isRegular(root + $0) }
+        do {
+            for file in [Self.executable] + data {
+                guard let sum = listed[file] else { throw CodedError(.updateStepFailed, "dpkg lists no MD5 sum of /\(file)") }
+                let copy = kept + "/" + file
+                try FileManager.default.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                if link(root + file, copy) != 0 { try FileManager.default.copyItem(atPath: root + file, toPath: copy) }
+                guard Self.md5(copy) == sum else {
+                    throw CodedError(.updateStepFailed, "/\(file) is not the installed package's (its MD5 differs from dpkg's)")
+                }
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: kept)
+            throw error
         }
+    }
+
+    /// A regular file (a link not followed).
+    static func isRegular(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     static func md5(_ path: String) -> String? {
@@ -186,20 +209,24 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    public func putClupdBack(from path: String) throws {
-        var kept = stat(), installed = stat()
-        // Still the same file (dpkg did not get to replace it): nothing to put back.
-        if stat(path, &kept) == 0, stat(clupdPath, &installed) == 0, kept.st_dev == installed.st_dev, kept.st_ino == installed.st_ino {
-            return
-        }
-        // Beside the installed one first (a link, else a copy), then renamed over it: clupd is
-        // never missing, and never half-written.
-        let beside = clupdPath + ".clup-way-back"
-        try? FileManager.default.removeItem(atPath: beside)
-        defer { try? FileManager.default.removeItem(atPath: beside) }
-        if link(path, beside) != 0 { try FileManager.default.copyItem(atPath: path, toPath: beside) }
-        guard rename(beside, clupdPath) == 0 else {
-            throw CodedError(.updateStepFailed, "cannot put the kept clupd back in \(clupdPath): \(String(cString: strerror(errno)))")
+    /// Each kept file back over the installed one: beside it first (a link, else a copy),
+    /// then renamed over it, so no file is ever missing or half-written; one dpkg never
+    /// replaced (the same file still) is left as it is. The executable goes last.
+    public func putClupdBack(from kept: String) throws {
+        let files = (FileManager.default.enumerator(atPath: kept)?.allObjects as? [String] ?? [])
+            .filter { Self.isRegular(kept + "/" + $0) }
+        for file in files.filter({ $0 != Self.executable }) + files.filter({ $0 == Self.executable }) {
+            let from = kept + "/" + file, target = root + file
+            var old = stat(), now = stat()
+            if stat(from, &old) == 0, stat(target, &now) == 0, old.st_dev == now.st_dev, old.st_ino == now.st_ino { continue }
+            let beside = target + ".clup-way-back"
+            try? FileManager.default.removeItem(atPath: beside)
+            defer { try? FileManager.default.removeItem(atPath: beside) }
+            try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            if link(from, beside) != 0 { try FileManager.default.copyItem(atPath: from, toPath: beside) }
+            guard rename(beside, target) == 0 else {
+                throw CodedError(.updateStepFailed, "cannot put the kept /\(file) back: \(String(cString: strerror(errno)))")
+            }
         }
     }
 

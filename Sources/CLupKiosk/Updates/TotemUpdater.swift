@@ -55,11 +55,13 @@ public struct TotemUpdater {
         /// The package the (checked) delta at `delta` makes from the installed files
         /// (debpatch), written at `path`.
         func applyDelta(_ delta: String, making path: String) throws
-        /// Keeps the clupd executable installed now at `path` (a hard link: the same file, which
-        /// an upgrade's dpkg replaces by renaming a new one over it), the quick way back.
+        /// Keeps clupd's own files installed now (its executable, and /usr/share/clup: its
+        /// version and data) in the folder `path` (hard links: the same files, which an
+        /// upgrade's dpkg replaces by renaming new ones over them), the quick way back.
         func keepClupd(at path: String) throws
-        /// Puts the clupd executable kept at `path` back in place of the installed one, at once
-        /// (renamed over it), while its whole package is yet to be put back.
+        /// Puts the files kept in `path` back in place of the installed ones, at once (each
+        /// renamed over its namesake), while their whole package is yet to be put back: the
+        /// clupd started then is the version before, and says so.
         func putClupdBack(from path: String) throws
         /// Installs the package file at `path` (a downgrade too).
         func install(_ path: String) throws
@@ -182,7 +184,7 @@ public struct TotemUpdater {
         /// Why the update is being undone, once `rollBack` has begun: a run cut short then
         /// finishes the way back, and never installs the release it was undoing again.
         var rollingBack: String? = nil
-        /// The clupd executable of the version before, kept to be put back at once.
+        /// clupd's own files of the version before (a folder), kept to be put back at once.
         var keptClupd: String? = nil
 
         /// Whether `window` shows the new clupd as healthy as the old one was: no device newly
