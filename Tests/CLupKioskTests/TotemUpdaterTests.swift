@@ -292,6 +292,15 @@ final class TotemUpdaterTests: XCTestCase {
         machine.steps = []
         XCTAssertEqual(updater(machine).run(), .installed("0.13.0"))
         XCTAssertEqual(machine.steps, ["fetch 0.13.0", "fetch 0.12.0", "install 0.13.0"], "the partial file fetched again, not refused")
+
+        // The hub paused the rollout while 0.14.0 was fetched: it is not installed.
+        let paused = Machine()
+        paused.answer.target = "0.14.0"
+        paused.onFetch = { version in if version == "0.12.0" { paused.answer.target = nil } }
+        XCTAssertEqual(updater(paused).run(),
+                       .waiting("the hub no longer wants clup-totem 0.14.0 here (it wants no update): fetched, not installed"))
+        XCTAssertEqual(paused.steps, ["fetch 0.14.0", "fetch 0.12.0"])
+        XCTAssertEqual(paused.installed, "0.12.0")
     }
 
     func test_aVersionThatNeverSignalsReadyIsUndoneWithinTheDeadline() throws {

@@ -33,7 +33,9 @@ wait_pane() {
   local re=$1 seconds=${2:-20}
   (wait_until "$seconds" pane_shows "$re") || fail "the screen never showed [$re]; it shows: $(pane | grep -v '^$' | tail -n 15)"
 }
-prompts() { pane | grep -Ec -- "$PROMPT_RE"; }
+# A prompt after Ctrl-C may follow the terminal's own "^C" on its line: the kernel echoes it
+# after it signals, and the shell, woken by the signal, can print its newline first.
+prompts() { pane | sed 's/^\^C//' | grep -Ec -- "$PROMPT_RE"; }
 keys() { tm send-keys -t t "$@"; }
 type_text() { tm send-keys -t t -l -- "$1"; }
 # The line being edited: the last prompt line on the screen.

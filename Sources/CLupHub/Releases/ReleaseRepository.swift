@@ -204,10 +204,14 @@ public struct ReleaseRepository: Sendable {
             try? FileManager.default.removeItem(atPath: part)
             // The copy is what is checked and served (the file beside the manifest could change
             // in between); one not served now is not left served from before either.
-            guard Self.regularFileSize(folder + "/" + name) != nil, (try? FileManager.default.copyItem(atPath: folder + "/" + name, toPath: part)) != nil
-            else {
+            guard let found = Self.regularFileSize(folder + "/" + name) else {
                 try? FileManager.default.removeItem(atPath: target)
                 return "\(said) not beside the manifest: totems running it fetch the whole package"
+            }
+            guard found == UInt64(delta.size), (try? FileManager.default.copyItem(atPath: folder + "/" + name, toPath: part)) != nil else {
+                try? FileManager.default.removeItem(atPath: part)
+                try? FileManager.default.removeItem(atPath: target)
+                return "\(said) refused: \(name) is not the file the manifest lists"
             }
             guard let (sha256, size) = try? ReleaseFiles.digest(part, maximumBytes: Int64(Self.maximumPackageBytes)),
                   sha256 == delta.sha256, size == delta.size else {

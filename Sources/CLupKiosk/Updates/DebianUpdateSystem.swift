@@ -129,9 +129,13 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         let folder = String(cString: made), work = folder + "/work"
         let nobody: uid_t = 65_534
         let asNobody = ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", "--no-new-privs", "--"]
+        // Root never walks nobody's folder: nobody empties it, root removes only what it put
+        // there and the empty folders (anything left goes with the unit's private /var/tmp).
         defer {
             _ = try? Command.run("setpriv", asNobody + ["rm", "-rf", "--", work])
-            try? FileManager.default.removeItem(atPath: folder)
+            unlink(folder + "/delta.debdelta")
+            rmdir(work)
+            rmdir(folder)
         }
         let input = folder + "/delta.debdelta"
         try FileManager.default.copyItem(atPath: delta, toPath: input)
@@ -153,7 +157,12 @@ public struct DebianUpdateSystem: TotemUpdater.System {
               let target = FileHandle(forWritingAtPath: part)
         else { throw CodedError(.updateStepFailed, "cannot write \(part)") }
         do {
-            while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { try target.write(contentsOf: chunk) }
+            // The size seen, no more: nothing left running as nobody makes it grow.
+            var left = Int(info.st_size)
+            while left > 0, let chunk = try source.read(upToCount: min(left, 1 << 20)), !chunk.isEmpty {
+                try target.write(contentsOf: chunk)
+                left -= chunk.count
+            }
             try target.synchronize()
             try target.close()
         } catch {
@@ -177,8 +186,8 @@ public struct DebianUpdateSystem: TotemUpdater.System {
                 let fields = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
                 return fields.count == 2 ? (fields[1].trimmingCharacters(in: .whitespaces), String(fields[0])) : nil
             }, uniquingKeysWith: { first, _ in first })
-        let data = (FileManager.default.enumerator(atPath: root + Self.dataFolder)?.allObjects as? [String] ?? [])
-            .map { Self.dataFolder + "/" + $0 }.filter { Self.isRegular(root + $0) }
+        // The files dpkg lists, not whatever the folder holds now.
+        let data = listed.keys.filter { $0.hasPrefix(Self.dataFolder + "/") }.sorted()
         do {
             for file in [Self.executable] + data {
                 guard let sum = listed[file] else { throw CodedError(.updateStepFailed, "dpkg lists no MD5 sum of /\(file)") }

@@ -251,7 +251,12 @@ public struct TotemUpdater {
                 try? FileManager.default.removeItem(atPath: targetPackage)
                 return refuse(target, error, before)
             }
-            let cached = FileManager.default.fileExists(atPath: Self.cachedPackage(previous, in: cache))
+            // A cached way back a cut left partial is fetched again, not taken for a forgery.
+            let cachedPrevious = Self.cachedPackage(previous, in: cache)
+            if FileManager.default.fileExists(atPath: cachedPrevious), (try? Self.check(cachedPrevious, listedIn: wayBack)) == nil {
+                try? FileManager.default.removeItem(atPath: cachedPrevious)
+            }
+            let cached = FileManager.default.fileExists(atPath: cachedPrevious)
             previousPackage = try system.fetch(previous, into: cache)
             say("the way back, clup-totem \(previous): " + (cached ? "in the cache" : "fetched whole, \(Self.size(previousPackage)) bytes"))
             do throws(CodedError) {
@@ -269,6 +274,10 @@ public struct TotemUpdater {
                 return .waiting("clupd does not answer (\(CodedError(describing: error).message)): no update without it")
             }
             guard now.idle else { return .waiting(now.why) }
+            // The hub may have paused or changed the rollout meanwhile: its word now counts.
+            guard now.target == target else {
+                return .waiting("the hub no longer wants clup-totem \(target) here (it wants \(now.target ?? "no update")): fetched, not installed")
+            }
             copy = FileManager.default.fileExists(atPath: database)
                 ? try TotemBackup.copy(database: database, to: workDirectory + "/before-\(target).sqlite") : nil
         } catch {
@@ -421,8 +430,8 @@ public struct TotemUpdater {
     }
 
     /// Puts the version before back, and the database as it was if the new one migrated it.
-    /// Its clupd first, at once (the executable kept at the install, renamed back in place,
-    /// and started): the entrance is in service again while dpkg puts the whole package back,
+    /// Its clupd first, at once (clupd's own files kept at the install, renamed back in
+    /// place, and started): the entrance is in service again while dpkg puts the whole package back,
     /// the longest step (57 s of the 109 the entrance was out of service for under TCG, issue
     /// 45), whose own restart of clupd then costs seconds. A kept clupd that cannot start
     /// (the new package's other files not to its liking) waits for its package like the rest.
