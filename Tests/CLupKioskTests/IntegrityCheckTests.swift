@@ -98,6 +98,22 @@ final class IntegrityCheckTests: XCTestCase {
         XCTAssertEqual(report.summary, "not checked: clup-totem is not installed from a package")
     }
 
+    /// The package's own configure starts the helper's timer: files dpkg has not finished
+    /// with are not reported (to the hub) and the check stays due.
+    func test_aPackageDpkgIsStillConfiguringIsCheckedAtTheNextRun() throws {
+        let status = root + "/var/lib/dpkg/status"
+        let installed = try String(contentsOfFile: status, encoding: .utf8)
+        try installed.replacingOccurrences(of: "install ok installed", with: "install ok half-configured")
+            .write(toFile: status, atomically: true, encoding: .utf8)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let report = try XCTUnwrap(check.runIfDue(now: start))
+        XCTAssertEqual(report.summary, "not checked: dpkg has not finished installing clup-totem (half-configured): checked at the next run")
+        XCTAssertNil(IntegrityCheck.lastReport(in: state), "nothing left for clupd to send")
+        try installed.write(toFile: status, atomically: true, encoding: .utf8)
+        XCTAssertEqual(check.runIfDue(now: start.addingTimeInterval(60))?.summary, "ok: 3 files of clup-totem 0.12.0 as installed",
+                       "configured: checked at once, not a day later")
+    }
+
     func test_itRunsOnceADayAndAgainWhenTheClockWentBack() throws {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         XCTAssertNotNil(check.runIfDue(now: start), "never checked: due")

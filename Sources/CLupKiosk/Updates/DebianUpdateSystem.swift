@@ -49,6 +49,16 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         return String(fields[1])
     }
 
+    /// dpkg's state of clup-totem under `root` while dpkg is at work on it (`unpacked`,
+    /// `half-configured`, `triggers-pending`, …); nil when installed, not installed, or unknown.
+    static func unfinishedState(root: String) -> String? {
+        guard let (status, output) = try? Command.run("dpkg-query", rooted(root) + ["--show", "--showformat=${db:Status-Status}",
+                                                                                   TotemUpdater.package], environment: environment),
+              status == 0 else { return nil }
+        let state = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return ["", "installed", "not-installed", "config-files"].contains(state) ? nil : TypedText.escaped(String(state.prefix(40)))
+    }
+
     public func window() throws -> UpdateWindowReport {
         try ControlClient(socketPath: socketPath, timeoutSeconds: 10).send(Control.UpdateWindow())
     }

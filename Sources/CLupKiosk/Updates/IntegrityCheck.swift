@@ -28,16 +28,20 @@ public struct IntegrityCheck {
     /// The package's links changed or missing (`changedLinks`): dpkg keeps no sum for a link,
     /// and `dpkg --verify` passes over them.
     public let links: () -> [String]
+    /// dpkg's state of the package while it is still at work on it ("half-configured", say:
+    /// the package's own configure starts the helper's timer); nil otherwise.
+    public let unfinished: () -> String?
 
     public init(stateDirectory: String, workDirectory: String, verify: @escaping Verify,
                 installedVersion: @escaping () throws -> String?, fileCount: @escaping () -> Int,
-                links: @escaping () -> [String] = { [] }) {
+                links: @escaping () -> [String] = { [] }, unfinished: @escaping () -> String? = { nil }) {
         self.stateDirectory = stateDirectory
         self.workDirectory = workDirectory
         self.verify = verify
         self.installedVersion = installedVersion
         self.fileCount = fileCount
         self.links = links
+        self.unfinished = unfinished
     }
 
     /// The links the package installs and what each points to (debian/clup-totem.links).
@@ -75,6 +79,12 @@ public struct IntegrityCheck {
     /// Runs the check now and leaves its report (readable by clupd's user).
     @discardableResult
     public func run(now: Date) -> IntegrityReport {
+        // Files dpkg is still putting in place are not a finding: nothing is left for clupd
+        // (nor the hub) and the check stays due, for the next run.
+        if let state = unfinished() {
+            return IntegrityReport(at: now.timeIntervalSince1970, version: "", files: 0, changed: [],
+                                   problem: "dpkg has not finished installing clup-totem (\(state)): checked at the next run")
+        }
         let report = check(now: now)
         if let data = try? JSONEncoder().encode(report) {
             try? DurableFile.write(data, to: Self.reportPath(in: stateDirectory), mode: 0o644)
@@ -158,6 +168,7 @@ extension IntegrityCheck {
                         && (!FileManager.default.fileExists(atPath: under + path, isDirectory: &isFolder) || !isFolder.boolValue)
                 }.count
             },
-            links: { changedLinks(under: under) })
+            links: { changedLinks(under: under) },
+            unfinished: { DebianUpdateSystem.unfinishedState(root: root) })
     }
 }

@@ -184,8 +184,6 @@ public struct TotemUpdater {
         /// Why the update is being undone, once `rollBack` has begun: a run cut short then
         /// finishes the way back, and never installs the release it was undoing again.
         var rollingBack: String? = nil
-        /// clupd's own files of the version before (a folder), kept to be put back at once.
-        var keptClupd: String? = nil
 
         /// Whether `window` shows the new clupd as healthy as the old one was: no device newly
         /// not ok, the printer ready if it was, and an upload to the hub since it started.
@@ -251,12 +249,7 @@ public struct TotemUpdater {
                 try? FileManager.default.removeItem(atPath: targetPackage)
                 return refuse(target, error, before)
             }
-            // A cached way back a cut left partial is fetched again, not taken for a forgery.
-            let cachedPrevious = Self.cachedPackage(previous, in: cache)
-            if FileManager.default.fileExists(atPath: cachedPrevious), (try? Self.check(cachedPrevious, listedIn: wayBack)) == nil {
-                try? FileManager.default.removeItem(atPath: cachedPrevious)
-            }
-            let cached = FileManager.default.fileExists(atPath: cachedPrevious)
+            let cached = Self.cachedIfSigned(Self.cachedPackage(previous, in: cache), listedIn: wayBack)
             previousPackage = try system.fetch(previous, into: cache)
             say("the way back, clup-totem \(previous): " + (cached ? "in the cache" : "fetched whole, \(Self.size(previousPackage)) bytes"))
             do throws(CodedError) {
@@ -287,19 +280,16 @@ public struct TotemUpdater {
             return .failed(target, because: because)
         }
         // The clupd running now, kept for the quick way back (without it, the way back is the
-        // package's alone).
-        let kept = workDirectory + "/clupd-\(previous)"
-        var keptClupd: String? = kept
+        // package's alone; `keepClupd` leaves no folder when it fails).
         do {
-            try system.keepClupd(at: kept)
+            try system.keepClupd(at: keptClupd(previous))
         } catch {
-            keptClupd = nil
             say("the way back, clup-totem \(previous): its clupd not kept (\(CodedError(describing: error).message)); the package alone would put it back")
         }
         let pending = Pending(target: target, previous: previous, previousPackage: previousPackage, targetPackage: targetPackage,
                               databaseCopy: copy?.path, schema: copy?.schema, startedAt: system.now(),
                               problemsBefore: before.deviceProblems.map(Self.role(of:)), printerReadyBefore: before.printerReady,
-                              nextKeys: manifest.nextKeys, keptClupd: keptClupd)
+                              nextKeys: manifest.nextKeys)
         do {
             try write(pending)
             // clupd, stopped by the package's restart, leaves "back in a moment" on the panel
@@ -320,14 +310,9 @@ public struct TotemUpdater {
     /// wrong with it costs the whole download, never the update.
     func fetchTarget(_ target: String, from installed: String, manifest: ReleaseManifest) throws -> String {
         let path = Self.cachedPackage(target, in: cache)
+        if Self.cachedIfSigned(path, listedIn: manifest) { return try system.fetch(target, into: cache) }
         var why = "no delta from \(installed) in its signed manifest"
-        // One left by a run cut short may be partial: kept only if it is the signed package.
-        if FileManager.default.fileExists(atPath: path), (try? Self.check(path, listedIn: manifest)) == nil {
-            try? FileManager.default.removeItem(atPath: path)
-        }
-        if FileManager.default.fileExists(atPath: path) {
-            why = "in the cache"
-        } else if let architecture = try? system.architecture(), let delta = manifest.delta(from: installed, architecture: architecture),
+        if let architecture = try? system.architecture(), let delta = manifest.delta(from: installed, architecture: architecture),
                   let package = manifest.package(Self.package, architecture: architecture) {
             let name = DeltaName.file(from: installed, to: target, architecture: architecture)
             let folder = workDirectory + "/delta"
@@ -353,9 +338,21 @@ public struct TotemUpdater {
             }
         }
         let fetched = try system.fetch(target, into: cache)
-        if why != "in the cache" { say("clup-totem \(target): fetched whole, \(Self.size(fetched)) bytes (\(why))") }
+        say("clup-totem \(target): fetched whole, \(Self.size(fetched)) bytes (\(why))")
         return fetched
     }
+
+    /// Whether `path` is in the cache as the signed package. One a run cut short left
+    /// partial (or anything else) is deleted, to be fetched again: not taken for a forgery.
+    static func cachedIfSigned(_ path: String, listedIn manifest: ReleaseManifest) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        if (try? check(path, listedIn: manifest)) != nil { return true }
+        try? FileManager.default.removeItem(atPath: path)
+        return false
+    }
+
+    /// Where clupd's own files of `version` are kept for the quick way back (`keepClupd`).
+    func keptClupd(_ version: String) -> String { workDirectory + "/clupd-\(version)" }
 
     static func size(_ path: String) -> Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
@@ -450,7 +447,8 @@ public struct TotemUpdater {
                 try restore(copy, migratedBy: pending.target)
                 detail += "; its database, migrated, put aside and the copy from before restored"
             }
-            if let kept = pending.keptClupd, FileManager.default.fileExists(atPath: kept) {
+            let kept = keptClupd(pending.previous)
+            if FileManager.default.fileExists(atPath: kept) {
                 do {
                     try system.putClupdBack(from: kept)
                     try system.startClupd()
@@ -640,7 +638,8 @@ public struct TotemUpdater {
     /// Removes `pending.json` and the database copy, and every cached package but `keeping`.
     func clearPending(keeping: [String]) {
         if let copy = loadPending()?.databaseCopy { try? FileManager.default.removeItem(atPath: copy) }
-        // The kept clupd (`clupd-VERSION`), whether or not `pending.json` got to name it.
+        // The kept clupd (`keptClupd`), of whichever version, whether or not the run got to
+        // write its pending file.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: workDirectory)) ?? [] where name.hasPrefix("clupd-") {
             try? FileManager.default.removeItem(atPath: workDirectory + "/" + name)
         }
