@@ -98,20 +98,49 @@ final class IntegrityCheckTests: XCTestCase {
         XCTAssertEqual(report.summary, "not checked: clup-totem is not installed from a package")
     }
 
-    /// The package's own configure starts the helper's timer: files dpkg has not finished
-    /// with are not reported (to the hub) and the check stays due.
-    func test_aPackageDpkgIsStillConfiguringIsCheckedAtTheNextRun() throws {
-        let status = root + "/var/lib/dpkg/status"
-        let installed = try String(contentsOfFile: status, encoding: .utf8)
-        try installed.replacingOccurrences(of: "install ok installed", with: "install ok half-configured")
-            .write(toFile: status, atomically: true, encoding: .utf8)
+    /// Holds dpkg's lock under `root` as a running dpkg does (an open-file-description lock,
+    /// which the check sees from the same process), until the descriptor is closed.
+    func holdDpkgLock() throws -> Int32 {
+        let descriptor = open(root + "/var/lib/dpkg/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        XCTAssertEqual(fcntl(descriptor, 37 /* F_OFD_SETLK */, &lock), 0, "dpkg's lock taken")
+        return descriptor
+    }
+
+    func setStatus(_ status: String) throws {
+        let path = root + "/var/lib/dpkg/status"
+        try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: #"Status: install ok [a-z-]+"#, with: "Status: install ok \(status)", options: .regularExpression)
+            .write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// The package's own configure starts the helper's timer: files a running dpkg has not
+    /// finished with are not reported (to the hub) and the check stays due.
+    func test_aPackageARunningDpkgIsConfiguringIsCheckedOnceItIsDone() throws {
+        try setStatus("half-configured")
+        let lock = try holdDpkgLock()
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let report = try XCTUnwrap(check.runIfDue(now: start))
-        XCTAssertEqual(report.summary, "not checked: dpkg has not finished installing clup-totem (half-configured): checked at the next run")
+        XCTAssertEqual(report.summary, "not checked: dpkg is still at work on clup-totem (half-configured): checked once it is done")
         XCTAssertNil(IntegrityCheck.lastReport(in: state), "nothing left for clupd to send")
-        try installed.write(toFile: status, atomically: true, encoding: .utf8)
+        try setStatus("installed")
+        close(lock)
         XCTAssertEqual(check.runIfDue(now: start.addingTimeInterval(60))?.summary, "ok: 3 files of clup-totem 0.12.0 as installed",
                        "configured: checked at once, not a day later")
+    }
+
+    /// A power cut or a failed configure leaves the package unfinished with no dpkg running:
+    /// that is a finding the hub hears, every day, not a check put off for ever.
+    func test_aPackageDpkgLeftUnfinishedIsReported() throws {
+        try setStatus("half-configured")
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let report = try XCTUnwrap(check.runIfDue(now: start))
+        XCTAssertEqual(report.summary, "not checked: dpkg left clup-totem half-configured, not configured (dpkg -i of its package mends it)")
+        XCTAssertEqual(IntegrityCheck.lastReport(in: state), report, "left for clupd to send")
+        XCTAssertNil(check.runIfDue(now: start.addingTimeInterval(60)), "the day's check was made")
     }
 
     func test_itRunsOnceADayAndAgainWhenTheClockWentBack() throws {

@@ -87,6 +87,7 @@ final class TotemUpdaterTests: XCTestCase {
         var keepFails = false
         var clupdPutBack: String?
         func keepClupd(at path: String) throws {
+            try? FileManager.default.removeItem(atPath: path)
             if keepFails { throw CodedError(.updateStepFailed, "No space left on device") }
             FileManager.default.createFile(atPath: path, contents: Data("clupd \(installed ?? "?")".utf8))
         }

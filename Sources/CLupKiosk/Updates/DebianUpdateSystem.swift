@@ -49,14 +49,34 @@ public struct DebianUpdateSystem: TotemUpdater.System {
         return String(fields[1])
     }
 
-    /// dpkg's state of clup-totem under `root` while dpkg is at work on it (`unpacked`,
-    /// `half-configured`, `triggers-pending`, …); nil when installed, not installed, or unknown.
+    /// dpkg's state of clup-totem under `root` when neither installed nor absent (`unpacked`,
+    /// `half-configured`, `half-installed`, `triggers-pending`…), whether or not a dpkg is at
+    /// work on it now (`dpkgRunning`); nil when installed, not installed, or unknown.
     static func unfinishedState(root: String) -> String? {
         guard let (status, output) = try? Command.run("dpkg-query", rooted(root) + ["--show", "--showformat=${db:Status-Status}",
                                                                                    TotemUpdater.package], environment: environment),
               status == 0 else { return nil }
         let state = output.trimmingCharacters(in: .whitespacesAndNewlines)
         return ["", "installed", "not-installed", "config-files"].contains(state) ? nil : TypedText.escaped(String(state.prefix(40)))
+    }
+
+    /// Whether a dpkg holds its lock under `root` (dpkg takes `var/lib/dpkg/lock` with a
+    /// POSIX record lock for as long as it runs). Asked with an open-file-description lock,
+    /// which sees this process's own locks too.
+    static func dpkgRunning(root: String) -> Bool {
+        let path = (root.hasSuffix("/") ? root : root + "/") + "var/lib/dpkg/lock"
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 0
+        lock.l_pid = 0
+        // F_OFD_GETLK (36): the open-file-description form of F_GETLK.
+        guard fcntl(descriptor, 36, &lock) == 0 else { return false }
+        return lock.l_type != Int16(F_UNLCK)
     }
 
     public func window() throws -> UpdateWindowReport {

@@ -28,13 +28,17 @@ public struct IntegrityCheck {
     /// The package's links changed or missing (`changedLinks`): dpkg keeps no sum for a link,
     /// and `dpkg --verify` passes over them.
     public let links: () -> [String]
-    /// dpkg's state of the package while it is still at work on it ("half-configured", say:
-    /// the package's own configure starts the helper's timer); nil otherwise.
+    /// dpkg's state of the package when it is neither installed nor absent ("unpacked",
+    /// "half-configured", "half-installed"…); nil otherwise.
     public let unfinished: () -> String?
+    /// Whether a dpkg runs now (its lock held): the package's own configure starts the
+    /// helper's timer, and files dpkg is putting in place are not a finding.
+    public let dpkgRunning: () -> Bool
 
     public init(stateDirectory: String, workDirectory: String, verify: @escaping Verify,
                 installedVersion: @escaping () throws -> String?, fileCount: @escaping () -> Int,
-                links: @escaping () -> [String] = { [] }, unfinished: @escaping () -> String? = { nil }) {
+                links: @escaping () -> [String] = { [] }, unfinished: @escaping () -> String? = { nil },
+                dpkgRunning: @escaping () -> Bool = { false }) {
         self.stateDirectory = stateDirectory
         self.workDirectory = workDirectory
         self.verify = verify
@@ -42,6 +46,7 @@ public struct IntegrityCheck {
         self.fileCount = fileCount
         self.links = links
         self.unfinished = unfinished
+        self.dpkgRunning = dpkgRunning
     }
 
     /// The links the package installs and what each points to (debian/clup-totem.links).
@@ -76,14 +81,15 @@ public struct IntegrityCheck {
         return run(now: now)
     }
 
-    /// Runs the check now and leaves its report (readable by clupd's user).
+    /// Runs the check now and leaves its report (readable by clupd's user), except while dpkg
+    /// is at work on the package: then the report says so, nothing is left for clupd (nor the
+    /// hub) and the check stays due. A package dpkg left unfinished (a power cut, a failed
+    /// configure) with no dpkg running is a finding, reported.
     @discardableResult
     public func run(now: Date) -> IntegrityReport {
-        // Files dpkg is still putting in place are not a finding: nothing is left for clupd
-        // (nor the hub) and the check stays due, for the next run.
-        if let state = unfinished() {
+        if let state = unfinished(), dpkgRunning() {
             return IntegrityReport(at: now.timeIntervalSince1970, version: "", files: 0, changed: [],
-                                   problem: "dpkg has not finished installing clup-totem (\(state)): checked at the next run")
+                                   problem: "dpkg is still at work on clup-totem (\(state)): checked once it is done")
         }
         let report = check(now: now)
         if let data = try? JSONEncoder().encode(report) {
@@ -98,7 +104,9 @@ public struct IntegrityCheck {
         let version: String
         do {
             guard let installed = try installedVersion() else {
-                return IntegrityReport(at: at, version: "", files: 0, changed: [], problem: "clup-totem is not installed from a package")
+                let problem = unfinished().map { "dpkg left clup-totem \($0), not configured (dpkg -i of its package mends it)" }
+                return IntegrityReport(at: at, version: "", files: 0, changed: [],
+                                       problem: problem ?? "clup-totem is not installed from a package")
             }
             version = installed
         } catch {
@@ -169,6 +177,7 @@ extension IntegrityCheck {
                 }.count
             },
             links: { changedLinks(under: under) },
-            unfinished: { DebianUpdateSystem.unfinishedState(root: root) })
+            unfinished: { DebianUpdateSystem.unfinishedState(root: root) },
+            dpkgRunning: { DebianUpdateSystem.dpkgRunning(root: root) })
     }
 }

@@ -58,6 +58,8 @@ public struct TotemUpdater {
         /// Keeps clupd's own files installed now (its executable, and /usr/share/clup: its
         /// version and data) in the folder `path` (hard links: the same files, which an
         /// upgrade's dpkg replaces by renaming new ones over them), the quick way back.
+        /// Whatever was at `path` goes first, and nothing is left there when it throws: the
+        /// way back takes the folder's existence for the files kept.
         func keepClupd(at path: String) throws
         /// Puts the files kept in `path` back in place of the installed ones, at once (each
         /// renamed over its namesake), while their whole package is yet to be put back: the
