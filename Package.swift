@@ -59,8 +59,10 @@ let package = Package(
         .systemLibrary(name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
                        providers: [.apt(["libxkbcommon-dev"])]),
 
-        // CLDR plural rules from the system's ICU, whose versioned names Swift cannot call.
-        .target(name: "CPlurals", linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]),
+        // CLDR plural rules from the ICU Foundation links in, which ships no headers.
+        .target(name: "CPlurals", linkerSettings: [.linkedLibrary("_FoundationICU")]),
+        // zlib, for the simulated display's quick PNG files.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The evdev ioctls, wrapped for Swift (ioctl is variadic).
         .target(name: "CEvdev"),
         // The framebuffer ioctls, likewise.
@@ -77,7 +79,7 @@ let package = Package(
         ]),
         // The TOML subset both configurations are written in, and tables of keys declared once.
         .target(name: "CLupConfig", dependencies: ["CLupCore"]),
-        .target(name: "CLupDrawing", dependencies: ["CLupCore", "CCairo"]),
+        .target(name: "CLupDrawing", dependencies: ["CLupCore", "CCairo", "CZlib"]),
         .target(name: "CLupStore", dependencies: [
             "CLupCore",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -176,7 +178,7 @@ let package = Package(
         .testTarget(name: "CLupPrintingTests", dependencies: [
             "CLupPrinting", "CLupDrawing", "CLupQR", "CLupCore", "CCUPS", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware", "CLupCore", "CLupDrawing"]),
+        .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware", "CLupCore", "CLupDrawing", "CCairo"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "CLupKioskTests", dependencies: [
             "CLupKiosk", "CLupConfig", "CLupProtocol", "CTestSupport", "CLupCore", "CLupDrawing", "CLupHardware", "CLupPrinting",

@@ -23,10 +23,12 @@ public enum TextAlignment: Sendable {
 /// Why drawing failed.
 public enum DrawingError: Error, CodedErrorConvertible, Equatable {
     case cairo(operation: String, status: String)
+    case png(path: String, reason: String)
 
     public var coded: CodedError {
         switch self {
         case let .cairo(operation, status): CodedError(.drawingFailed, "\(operation) failed: \(status)")
+        case let .png(path, reason): CodedError(.drawingFailed, "writing \(path) failed: \(reason)")
         }
     }
 }
@@ -181,16 +183,8 @@ public final class Canvas {
         TextLine(string, size: 20, bold: bold, on: cairo).unknownGlyphs
     }
 
-    /// Writes the image as a PNG file.
-    public func writePNG(to path: String) throws {
-        cairo_surface_flush(surface)
-        let status = cairo_surface_write_to_png(surface, path)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            throw DrawingError.cairo(operation: "writing \(path)", status: Self.describe(status))
-        }
-    }
-
-    /// The image as PNG bytes.
+    /// The image as PNG bytes, as small as cairo makes them (what is sent to the hub; the
+    /// simulated display writes its files with `writePNG`, made for speed).
     public func pngData() throws -> [UInt8] {
         cairo_surface_flush(surface)
         final class Sink { var bytes: [UInt8] = [] }

@@ -1,6 +1,6 @@
 import CPlurals
 
-/// CLDR's plural rules, from the system's ICU: which form of a counted text a number takes
+/// CLDR's plural rules, from the ICU Foundation links in: which form of a counted text a number takes
 /// in a language ("one", "many", "other"…). French counts 0 as "one"; Italian, French and
 /// Spanish say "many" for a round million ("1000000 de personnes").
 enum PluralRules {
