@@ -10,7 +10,8 @@ public enum LineBreaking {
     public static func lines(of pieces: [String], limit: Double, width: (String) -> Double,
                              narrowest: (String) -> Double) -> [String] {
         func trimmed(_ text: String) -> String {
-            String(text.reversed().drop { $0 == " " }.reversed())
+            guard let last = text.lastIndex(where: { $0 != " " }) else { return "" }
+            return String(text[...last])
         }
         var lines: [String] = []
         var current = ""

@@ -57,3 +57,19 @@ do {
     print("a typical ticket's QR code: version \(qr.version) at level M, \(qr.size)x\(qr.size) modules, "
           + "\(ticket.code.count) characters")
 }
+
+do {
+    // The ticket's PDF as clupd lays it out on each tap (fonts shaped by Pango, the QR code,
+    // the file written), the part of tap → job that is the totem's own work.
+    let issuer = TicketIssuer(store: 1, totem: "A", validMinutes: 240, key: Curve25519.Signing.PrivateKey())
+    let layout = TicketLayout(paper: .mm80)
+    let path = directory.appendingPathComponent("ticket.pdf").path
+    try measure("tickets laid out as PDF", count: max(1, count / 10)) { index in
+        let (ticket, _) = issuer.issue(.regular, sequence: index + 1, businessDay: day, at: Moment(wall: start))
+        let content = TicketContent(storeName: "CLup Market — Via Roma 12", number: "A-\(index + 1)", laneLabel: "Regular",
+                                    issuedAt: "21 Nov 2026 10:42", estimatedWait: "About 12 minutes", code: ticket.code,
+                                    instructions: ["Scan this ticket at the door when your number is called.",
+                                                   "Scansiona il biglietto alla porta quando viene chiamato il tuo numero."])
+        try layout.writePDF(content, to: path)
+    }
+}

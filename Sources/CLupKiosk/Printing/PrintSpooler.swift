@@ -23,8 +23,10 @@ final class PrintSpooler {
     /// Called on the loop when a job starts (or is followed again after a restart).
     var onStarted: (() -> Void)?
     private var jobs: [TicketNumber: PrintJob] = [:]
-    /// When each job was asked for (the tap), for the log line `scripts/bench` reads.
+    /// When each job was asked for (the tap), and when its document (laid out, the ticket
+    /// committed) went to cupsd, for the log line `scripts/bench` reads.
     private var started: [TicketNumber: Double] = [:]
+    private var sending: [TicketNumber: Double] = [:]
 
     init(printer: any TicketPrinter, model: PrinterProfile, timeout: Double, spool: String, loop: EventLoop,
          clock: any Clock, logger: Logger) {
@@ -71,6 +73,7 @@ final class PrintSpooler {
     func abandon(_ number: TicketNumber) {
         jobs[number] = nil
         started[number] = nil
+        sending[number] = nil
     }
 
     /// Follows job `job` of a ticket from before a restart until it ends.
@@ -96,6 +99,7 @@ final class PrintSpooler {
         for action in actions {
             switch action {
             case let .send(document):
+                sending[number] = clock.monotonic()
                 run(number, { document.send(to: printer) }) { result in
                     switch result {
                     case let .success(job): .sent(job: job)
@@ -103,11 +107,13 @@ final class PrintSpooler {
                     }
                 }
             case let .record(job):
-                // How long the customer waited from the tap until cupsd had the ticket
-                // (scripts/bench reads this line).
-                let milliseconds = (clock.monotonic() - (started[number] ?? clock.monotonic())) * 1000
+                // How long the customer waited from the tap until cupsd had the ticket, and
+                // of it until the document went to cupsd (scripts/bench reads this line).
+                let now = clock.monotonic(), tap = started[number] ?? now
+                let milliseconds = (now - tap) * 1000, toSend = ((sending[number] ?? now) - tap) * 1000
                 logger.info("print job accepted", metadata: ["number": "\(number)", "job": "\(job)",
-                                                              "ms_since_tap": "\(String(format: "%.1f", milliseconds))"])
+                                                              "ms_since_tap": "\(String(format: "%.1f", milliseconds))",
+                                                              "ms_to_send": "\(String(format: "%.1f", toSend))"])
                 onAccepted?(number, job)
             case let .look(seconds):
                 loop.schedule(after: seconds) { [unowned self] in
@@ -124,6 +130,7 @@ final class PrintSpooler {
             case let .finish(outcome):
                 jobs[number] = nil
                 started[number] = nil
+                sending[number] = nil
                 onEnded?(number, outcome)
             }
         }

@@ -1,5 +1,6 @@
 import CLupDrawing
 import CLupQR
+import Synchronization
 
 /// Lays a ticket out on a paper roll and writes it as a one-page PDF for the printer.
 public struct TicketLayout: Sendable {
@@ -24,6 +25,20 @@ public struct TicketLayout: Sendable {
         var instructions: [[String]]
     }
 
+    /// Texts already broken into lines, by text, size and width. Breaking was most of a
+    /// ticket's layout (Pango measuring every candidate line), and the store's name and the
+    /// instructions are the same on every ticket, the wait one of a few: each is broken once
+    /// (on the first ticket after a start), not on every tap. Emptied when full.
+    private static let broken = Mutex<[BrokenText: [String]]>([:])
+    private static let brokenLimit = 512
+
+    private struct BrokenText: Hashable {
+        let text: String
+        let size: Double
+        let bold: Bool
+        let width: Double
+    }
+
     /// Sizes in points: the store's name, the wait, an instruction; each no smaller than
     /// three quarters of it.
     static let storeSize = 14.0, waitSize = 12.0, instructionSize = 9.0
@@ -31,7 +46,14 @@ public struct TicketLayout: Sendable {
     func lines(of content: TicketContent, measuring canvas: Canvas) -> Lines {
         let usable = paper.points - 2 * margin
         func lines(_ text: String, _ size: Double, bold: Bool) -> [String] {
-            canvas.lines(of: text, size: size, bold: bold, width: usable, least: size * 0.75)
+            let key = BrokenText(text: text, size: size, bold: bold, width: usable)
+            if let known = Self.broken.withLock({ $0[key] }) { return known }
+            let lines = canvas.lines(of: text, size: size, bold: bold, width: usable, least: size * 0.75)
+            Self.broken.withLock { broken in
+                if broken.count >= Self.brokenLimit { broken.removeAll(keepingCapacity: true) }
+                broken[key] = lines
+            }
+            return lines
         }
         return Lines(store: lines(content.storeName, Self.storeSize, bold: true),
                      wait: lines(content.estimatedWait, Self.waitSize, bold: true),
