@@ -33,6 +33,26 @@ final class EventLoopTests: XCTestCase {
         XCTAssertTrue(completedOnLoop)
     }
 
+    func test_framesAreDrawnAtALowerPriorityThanATicketsWork() {
+        let loop = EventLoop()
+        @Sendable func niceness() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        let own = niceness()
+        var (worker, drawing): (Int32?, Int32?) = (nil, nil)
+        loop.background({ niceness() }) { value in
+            worker = value
+            if drawing != nil { loop.stop() }
+        }
+        loop.draw({ niceness() }) { value in
+            drawing = value
+            if worker != nil { loop.stop() }
+        }
+        loop.schedule(after: 5) { loop.stop() }
+        loop.run()
+        XCTAssertEqual(worker, own, "a ticket's layout and its send at the daemon's own priority")
+        XCTAssertEqual(drawing, min(19, own + EventLoop.drawingNiceness), "the screens below it")
+        XCTAssertEqual(niceness(), own, "the loop's thread keeps its priority")
+    }
+
     func test_aWatchedDescriptorRunsItsHandlerWhenReadable() {
         let loop = EventLoop()
         let ends = makeWakePipe()

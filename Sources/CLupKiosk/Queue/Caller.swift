@@ -96,7 +96,7 @@ final class Caller {
         }
         let renderer = ScreenRenderer(geometry: ScreenGeometry(width: Double(board.width), height: Double(board.height)))
         let language = settings().language
-        runtime.loop.background({ DrawnFrame(canvas: Result { try renderer.renderCallingBoard(called, language: language) }) }) {
+        runtime.loop.draw({ DrawnFrame(canvas: Result { try renderer.renderCallingBoard(called, language: language) }) }) {
             [unowned self] frame in
             // Only the newest list is shown.
             guard called == boardShows else { return }
@@ -142,7 +142,7 @@ final class Caller {
             showOnTheBoard()
         }
         let renderer = ScreenRenderer(geometry: ScreenGeometry(width: Double(board.width), height: Double(board.height)))
-        runtime.loop.background({ DrawnFrame(canvas: Result { try renderer.renderDoorWords(title, hint) }) }) { [unowned self] frame in
+        runtime.loop.draw({ DrawnFrame(canvas: Result { try renderer.renderDoorWords(title, hint) }) }) { [unowned self] frame in
             guard doorWordsTimer != nil else { return }
             do {
                 try board.show(try frame.canvas.get())

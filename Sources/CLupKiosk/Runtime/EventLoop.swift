@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Everything that touches the kiosk's state runs on this loop, so that state needs no
 /// locks. Slow, blocking work (layout, cupsd) runs on a small fixed pool of workers through
-/// `background`.
+/// `background`; the screens are drawn on a worker of their own at a lower priority
+/// (`draw`), so that with the cores busy a ticket's layout and its send go first.
 public final class EventLoop {
     /// A scheduled timer, for cancelling it.
     public struct TimerID: Hashable, Sendable {
@@ -49,17 +50,24 @@ public final class EventLoop {
     private let wake = WakePipe()
     private let inbox = Inbox()
     private let workers: WorkerPool
+    private let drawing: WorkerPool
 
-    /// A loop reading `clock`, with `workers` threads for `background` work.
+    /// How much lower the drawing worker's priority is (nice 5: about a third of a
+    /// worker's share of a core when both want it).
+    static let drawingNiceness: Int32 = 5
+
+    /// A loop reading `clock`, with `workers` threads for `background` work and one for `draw`.
     public init(clock: any Clock = SystemClock(), workers: Int = 2) {
         self.clock = clock
         self.workers = WorkerPool(size: workers)
+        self.drawing = WorkerPool(size: 1, name: "clupd-drawing", niceness: Self.drawingNiceness)
         watch(wake.read) { [unowned self] in self.drainInbox() }
     }
 
     deinit {
         // Workers finish what they were given; the wake pipe stays open until they have.
         workers.stop()
+        drawing.stop()
     }
 
     /// Calls `handler` on the loop whenever `fd` is readable (or hung up).
@@ -108,10 +116,22 @@ public final class EventLoop {
     /// Runs `work` on a worker, then `completion` with its result on the loop.
     public func background<Result: Sendable>(_ work: @escaping @Sendable () -> Result,
                                              then completion: @escaping (Result) -> Void) {
+        run(work, on: workers, then: completion)
+    }
+
+    /// Draws a frame (`work`) on the drawing worker, then `completion` with it on the loop.
+    /// A screen waits behind a ticket on its way to the printer, never the other way.
+    public func draw<Result: Sendable>(_ work: @escaping @Sendable () -> Result,
+                                       then completion: @escaping (Result) -> Void) {
+        run(work, on: drawing, then: completion)
+    }
+
+    private func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result, on pool: WorkerPool,
+                                       then completion: @escaping (Result) -> Void) {
         let id = takeID()
         continuations[id] = { value in completion(value as! Result) }
         let (wake, inbox) = (self.wake, self.inbox)
-        workers.run {
+        pool.run {
             let result = work()
             inbox.results.withLock { $0.append((id, result)) }
             wake.wake()

@@ -10,11 +10,19 @@ final class WorkerPool: Sendable {
     private let available = DispatchSemaphore(value: 0)
     let size: Int
 
-    init(size: Int) {
+    /// `size` threads named `name-N`. A `niceness` above 0 lowers their priority (Linux's
+    /// nice value is each thread's own): when the cores are busy, the other threads' work
+    /// goes first. clupd runs unprivileged, so a pool's priority is lowered once, at its
+    /// start, and never raised back.
+    init(size: Int, name: String = "clupd-worker", niceness: Int32 = 0) {
         self.size = size
         for index in 0..<size {
-            let thread = Thread { [self] in work() }
-            thread.name = "clupd-worker-\(index)"
+            let thread = Thread { [self] in
+                // Who 0 is the calling thread under Linux's threads, not the whole process.
+                if niceness > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
+                work()
+            }
+            thread.name = "\(name)-\(index)"
             thread.start()
         }
     }

@@ -188,7 +188,7 @@ extension Kiosk {
         }
         let (screen, language, large) = (screens.flow.screen, screens.flow.language, screens.flow.largeText)
         let (facts, renderer) = (screenFacts, ScreenRenderer(geometry: screens.geometry))
-        loop.background({ DrawnFrame(canvas: Result { try renderer.render(screen, facts: facts, language: language, largeText: large) }) }) {
+        loop.draw({ DrawnFrame(canvas: Result { try renderer.render(screen, facts: facts, language: language, largeText: large) }) }) {
             [unowned self] frame in
             guard request == screens.frameRequests else { return }
             do {
