@@ -26,7 +26,7 @@ struct Run: ParsableCommand {
     @Flag(help: "Simulate every device the configuration does not name under [hardware], even with hardware.mode = \"linux\" (`clupctl sim` drives them).")
     var simulate = false
 
-    @Option(help: "Directory for the database, keys and spool.")
+    @Option(help: "Directory for the database and keys (and the spool, unless --spool says).")
     var stateDir = StateDirectory.package
 
     @Option(help: "Configuration file (default: /etc/clup/clupd.toml if present).")
@@ -35,12 +35,15 @@ struct Run: ParsableCommand {
     @Option(help: "Control socket for clupctl.")
     var socket = ControlClient.defaultSocketPath
 
+    @Option(help: "Directory for each ticket's document until cupsd has it (default: STATE-DIR/spool; the package's is in the runtime directory, a tmpfs).")
+    var spool: String?
+
     func run() throws {
         // The daemon's logger is one already; a library's `Logger(label:)` then is too.
         LineSafeLogHandler.bootstrap()
         MemoryPolicy.apply()
         let options = DaemonOptions(stateDirectory: stateDir, configPath: config, socketPath: socket,
-                                    simulate: simulate)
+                                    simulate: simulate, spoolDirectory: spool)
         do {
             let daemon = try Daemon(options: options)
             let status = daemon.run()

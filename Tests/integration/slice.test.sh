@@ -24,6 +24,18 @@ test_ticket_prints_and_its_qr_reads_back_as_the_code() {
   assert_eq "$(printed_qr_text A-002)" "$(ticket_field A-002 code)"
 }
 
+test_the_tickets_documents_wait_in_the_spool_given_not_beside_the_database() {
+  # As the package runs it: --spool in systemd's runtime directory (a tmpfs), so that a
+  # document's writes do not ride on the database's commits.
+  KIOSK_SPOOL="$WORK/run/spool" kiosk_start
+  clupctl sim approach >/dev/null
+  clupctl sim tap $BUTTON_X $BUTTON_Y >/dev/null
+  assert_eq "$(wait_for_print A-001)" called
+  assert_eq "$(stat -c %a "$WORK/run/spool")" 700 "the spool given, made private"
+  assert_eq "$(ls -A "$WORK/run/spool")" "" "each document deleted once cupsd has it"
+  [ ! -e "$WORK/state/spool" ] || fail "a spool beside the database: $(ls -la "$WORK/state")"
+}
+
 test_tap_outside_any_button_does_nothing() {
   kiosk_start
   clupctl sim approach >/dev/null

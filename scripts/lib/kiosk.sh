@@ -59,8 +59,10 @@ kiosk_start_daemon() {
   local simulate=(--simulate)
   [ "${KIOSK_MODE:-}" = config ] && simulate=()
   # KIOSK_WRAP: a command clupd runs under (nsenter into a network namespace, say).
+  # KIOSK_SPOOL: the tickets' documents elsewhere than in the state folder (the bench's, on
+  # a tmpfs, as the package's are).
   ${KIOSK_WRAP:-} "$BIN/clupd" "${simulate[@]}" --state-dir "$WORK/state" --socket "$WORK/control.sock" \
-    --config "$WORK/clupd.toml" >>"$WORK/clupd.log" 2>&1 &
+    ${KIOSK_SPOOL:+--spool "$KIOSK_SPOOL"} --config "$WORK/clupd.toml" >>"$WORK/clupd.log" 2>&1 &
   CLUPD_PID=$!
   for _ in $(seq 1 100); do
     clupctl status >/dev/null 2>&1 && { kiosk_login; return $?; }

@@ -15,12 +15,16 @@ public struct DaemonOptions: Sendable {
     public var configPath: String?
     public var socketPath: String
     public var simulate: Bool
+    /// nil: `spool/` in the state directory.
+    public var spoolDirectory: String?
 
-    public init(stateDirectory: String, configPath: String?, socketPath: String, simulate: Bool) {
+    public init(stateDirectory: String, configPath: String?, socketPath: String, simulate: Bool,
+                spoolDirectory: String? = nil) {
         self.stateDirectory = stateDirectory
         self.configPath = configPath
         self.socketPath = socketPath
         self.simulate = simulate
+        self.spoolDirectory = spoolDirectory
     }
 }
 
@@ -73,7 +77,7 @@ public final class Daemon {
         } catch {
             throw .configuration(error)
         }
-        state = try StateDirectory(path: options.stateDirectory)
+        state = try StateDirectory(path: options.stateDirectory, spool: options.spoolDirectory)
         let enrolment: TotemEnrolment?
         do {
             enrolment = try TotemEnrolment.load(from: state.path)

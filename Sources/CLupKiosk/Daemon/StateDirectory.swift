@@ -1,7 +1,8 @@
 import CLupCore
 import Foundation
 
-/// The directory holding the totem's database, key and spool, locked for one daemon.
+/// The directory holding the totem's database and keys, locked for one daemon, and the
+/// spool where each ticket's document waits until cupsd has it.
 public struct StateDirectory {
     /// The state folder the package gives clupd (systemd's `StateDirectory=clup`): its
     /// keys are sealed there, and kept as files anywhere else (a checkout, the tests).
@@ -16,14 +17,20 @@ public struct StateDirectory {
     private let lockFD: Int32
 
     var databasePath: String { path + "/clup.sqlite" }
-    var spoolPath: String { path + "/spool" }
+    /// Ticket documents on their way to cupsd (deleted once it has them): `spool` if given,
+    /// else `spool/` here. The package's is in the runtime directory, a tmpfs: a document
+    /// written beside the database slowed each ticket's commit (its fsync took the
+    /// document's writes along), and nothing in it outlives a restart usefully (clupd
+    /// settles each ticket with cupsd from the database, never from a spool file).
+    let spoolPath: String
     /// The touch panel's calibration `clupctl calibrate` saved.
     var calibrationPath: String { path + "/calibration.json" }
 
-    /// Creates the directory if needed (mode 0700) and takes its lock.
-    init(path: String) throws(DaemonError) {
+    /// Creates the directory and the spool if needed (mode 0700) and takes the lock.
+    init(path: String, spool: String? = nil) throws(DaemonError) {
         self.path = path
-        for directory in [path, path + "/spool"] {
+        spoolPath = spool ?? path + "/spool"
+        for directory in [path, spoolPath] {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
