@@ -53,11 +53,14 @@ enum QuickPNG {
     /// to its left, as one zlib stream.
     private static func deflateRows(_ pixels: UnsafeBufferPointer<UInt32>, stride: Int, width: Int, height: Int,
                                     path: String) throws -> [UInt8] {
-        var stream = z_stream()
-        guard clup_deflate_init(&stream, Z_BEST_SPEED, Z_RLE) == Z_OK else {
+        // zlib keeps the stream's address (it checks it at each call): one place, not a Swift variable.
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deallocate() }
+        guard clup_deflate_init(stream, Z_BEST_SPEED, Z_RLE) == Z_OK else {
             throw DrawingError.png(path: path, reason: "zlib could not start")
         }
-        defer { deflateEnd(&stream) }
+        defer { deflateEnd(stream) }
         var row = [UInt8](repeating: 1, count: 1 + 3 * width)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var compressed: [UInt8] = []
@@ -76,21 +79,21 @@ enum QuickPNG {
             }
             let last = y == height - 1
             try row.withUnsafeMutableBufferPointer { row in
-                stream.next_in = row.baseAddress
-                stream.avail_in = UInt32(row.count)
+                stream.pointee.next_in = row.baseAddress
+                stream.pointee.avail_in = UInt32(row.count)
                 var status = Z_OK
                 repeat {
                     let produced = chunk.withUnsafeMutableBufferPointer { chunk in
-                        stream.next_out = chunk.baseAddress
-                        stream.avail_out = UInt32(chunk.count)
-                        status = deflate(&stream, last ? Z_FINISH : Z_NO_FLUSH)
-                        return chunk.count - Int(stream.avail_out)
+                        stream.pointee.next_out = chunk.baseAddress
+                        stream.pointee.avail_out = UInt32(chunk.count)
+                        status = deflate(stream, last ? Z_FINISH : Z_NO_FLUSH)
+                        return chunk.count - Int(stream.pointee.avail_out)
                     }
                     guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
                         throw DrawingError.png(path: path, reason: "zlib failed (\(status))")
                     }
                     compressed.append(contentsOf: chunk.prefix(produced))
-                } while stream.avail_out == 0 || (last && status != Z_STREAM_END)
+                } while stream.pointee.avail_out == 0 || (last && status != Z_STREAM_END)
             }
         }
         return compressed
@@ -99,7 +102,8 @@ enum QuickPNG {
     private static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
         let typeBytes = Array(type.utf8)
         var crc = typeBytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, 4) }
-        crc = data.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, UInt32($0.count)) }
+        // zlib's crc32 of no bytes at a null pointer is 0, not the running value: IEND has none.
+        if !data.isEmpty { crc = data.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, UInt32($0.count)) } }
         png += bigEndian(UInt32(data.count)) + typeBytes + data + bigEndian(UInt32(truncatingIfNeeded: crc))
     }
 

@@ -63,7 +63,7 @@ struct Enrol: ParsableCommand {
     @Option(help: "The hub's address, https://HOST:PORT.") var hub: String
     @Option(help: "The one-time enrolment code (`clup-hub enrolment-code`).") var code: String
     @Option(help: "The hub's CA certificate (ca.pem, from `clup-hub init`).") var ca: String
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+    @Option(help: "Directory for the database and keys.") var stateDir = StateDirectory.package
     @Option(help: ArgumentHelp("How the keys are kept: sealed (to this machine, as root) or plain (files).",
                                discussion: "Default: sealed in the package's state folder, plain elsewhere."))
     var keys: TotemEnrolment.KeyStorage?
@@ -108,7 +108,7 @@ struct Keys: ParsableCommand {
     struct Seal: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Seal the keys as systemd credentials and check they open: a plain key file is sealed and erased; a ticket key is made if none (clup-keys.service runs this before clupd starts).")
-        @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+        @Option(help: "Directory for the database and keys.") var stateDir = StateDirectory.package
 
         func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.sealAll(in: stateDir) } }
     }
@@ -116,7 +116,7 @@ struct Keys: ParsableCommand {
     struct Unseal: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the sealed keys back as plain files, for a downgrade to a release from before sealed keys (the package's prerm runs this).")
-        @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+        @Option(help: "Directory for the database and keys.") var stateDir = StateDirectory.package
 
         func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.unsealAll(in: stateDir) } }
     }
@@ -124,7 +124,7 @@ struct Keys: ParsableCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check that this machine opens the sealed keys, changing nothing.")
-        @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+        @Option(help: "Directory for the database and keys.") var stateDir = StateDirectory.package
 
         func run() throws { try Keys.say { () throws(CodedError) in try SealedKey.checkAll(in: stateDir) } }
     }
@@ -137,7 +137,7 @@ struct AptSourceCommand: ParsableCommand {
         commandName: "apt-source",
         abstract: "Write the apt source of the chain's repository, with its release key, from this totem's enrolment (as root).")
 
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+    @Option(help: "Directory for the database and keys.") var stateDir = StateDirectory.package
     @Option(help: "apt's configuration directory.") var aptDirectory = "/etc/apt"
 
     func run() throws {
@@ -161,7 +161,7 @@ struct UpdateCommand: ParsableCommand {
         commandName: "update",
         abstract: "Install the clup-totem version the hub's rollout wants, when the entrance is idle; undo it if clupd does not come up healthy (as root).")
 
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+    @Option(help: "Directory for the database and keys.") var stateDir = StateDirectory.package
     @Option(help: "The helper's own directory (package cache, database copy).") var workDir = "/var/lib/clup-update"
     @Option(help: "clupd's control socket.") var socket = ControlClient.defaultSocketPath
     @Option(help: "apt's configuration directory.") var aptDirectory = "/etc/apt"
@@ -230,7 +230,7 @@ struct Verify: ParsableCommand {
         abstract: "Check the installed clup-totem's files against the package (dpkg --verify), leave the report clupd sends to the hub.",
         discussion: "Exits 1 when a file changed or is missing (configuration files are not counted), 2 when the check could not run.")
 
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+    @Option(help: "Directory for the database and keys.") var stateDir = StateDirectory.package
     @Option(help: "The update helper's own directory (the time of the last check).") var workDir = "/var/lib/clup-update"
     @Option(help: "The root the package is installed under, as dpkg --root takes it.") var root = "/"
 
@@ -250,7 +250,7 @@ struct Backup: ParsableCommand {
         discussion: "Without --to the copy goes to STATE_DIR/backups/, where the newest --keep copies are kept, "
             + "and the newest copy of each schema (the last one from before an upgrade).")
 
-    @Option(help: "Directory for the database, keys and spool.") var stateDir = StateDirectory.package
+    @Option(help: "Directory for the database and keys.") var stateDir = StateDirectory.package
     @Option(help: "Where to write the copy (default: STATE_DIR/backups/clupd-TIME-SCHEMA.sqlite).") var to: String?
     @Option(help: "How many copies to keep in STATE_DIR/backups, the new one among them, besides the newest of each schema (1 to 100; not used with --to).")
     var keep = 3

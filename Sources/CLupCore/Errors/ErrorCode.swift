@@ -249,7 +249,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
                                   "Free space in the state directory (`df -h /var/lib/clup`), then say `clupctl paper new-roll` again.")
         case .printJobEnded: ("The print job ended without printing.", "See the printer's state reasons in `clupctl printer`.")
         case .printTimedOut: ("The printer did not finish the ticket in time.", "Check the printer's cable and power; reprint the ticket.")
-        case .ticketLayoutFailed: ("The ticket could not be laid out.", "Check the printer profile and the state directory's free space.")
+        case .ticketLayoutFailed: ("The ticket could not be laid out.", "Check the printer profile and the spool's free space (/run/clup/spool under systemd).")
         case .codeTooLongForQR: ("The text does not fit a QR code.", "Report it: a ticket code is 119 characters.")
         case .badPrinterProfile: ("The printer profile cannot be used.", "Fix the profile file named.")
         case .notADatabase: ("The database file is not a readable SQLite database.", "Move it aside (keep it for support) to start fresh.")

@@ -30,12 +30,12 @@ public struct StateDirectory {
     init(path: String, spool: String? = nil) throws(DaemonError) {
         self.path = path
         spoolPath = spool ?? path + "/spool"
-        for directory in [path, spoolPath] {
+        for (directory, what) in [(path, "the state directory"), (spoolPath, "the spool")] {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
             } catch {
-                throw .io(CodedError(.stateDirectoryUncreatable, "cannot create the state directory \(directory): \(KioskConfiguration.reason(error))"))
+                throw .io(CodedError(.stateDirectoryUncreatable, "cannot create \(what) \(directory): \(KioskConfiguration.reason(error))"))
             }
         }
         let lockPath = path + "/clupd.lock"
@@ -45,6 +45,9 @@ public struct StateDirectory {
             close(lockFD)
             throw .inUse(StateDirectoryInUse(path: path))
         }
+        // The spool a release before --spool kept here: its documents are of tickets settled
+        // from the database since, so nothing in it is wanted.
+        if spoolPath != path + "/spool" { try? FileManager.default.removeItem(atPath: path + "/spool") }
     }
 
     struct StateDirectoryInUse: Error, CodedErrorConvertible {
