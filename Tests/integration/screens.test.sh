@@ -163,7 +163,10 @@ test_the_customer_sets_the_voice_slower_and_it_is_heard_slower() {
   wait_for_screen speech-settings
   wait_until 10 "clupctl status | grep -q 'voice .*2 utterances'"
   usual=$(wc -c < "$WORK/state/voice.wav")
+  # Each press heard before the next: a touch stops what is being said, so a second press
+  # while the first's words are still being made would leave one utterance, not two.
   clupctl sim press slower >/dev/null
+  wait_until 10 "clupctl status | grep -q 'voice .*3 utterances'"
   clupctl sim press slower >/dev/null
   wait_until 10 "clupctl status | grep -q 'voice .*4 utterances'"
   assert_eq "$(last_said)" "Speed: 1 of 5. Volume: 3 of 4."

@@ -46,8 +46,11 @@ public struct StateDirectory {
             throw .inUse(StateDirectoryInUse(path: path))
         }
         // The spool a release before --spool kept here: its documents are of tickets settled
-        // from the database since, so nothing in it is wanted.
-        if spoolPath != path + "/spool" { try? FileManager.default.removeItem(atPath: path + "/spool") }
+        // from the database since, so nothing in it is wanted (unless it is the spool given,
+        // spelt otherwise, or holds it).
+        let old = URL(fileURLWithPath: path + "/spool").resolvingSymlinksInPath().path
+        let given = URL(fileURLWithPath: spoolPath).resolvingSymlinksInPath().path
+        if given != old, !given.hasPrefix(old + "/") { try? FileManager.default.removeItem(atPath: old) }
     }
 
     struct StateDirectoryInUse: Error, CodedErrorConvertible {
