@@ -14,8 +14,10 @@ import PostgresNIO
 struct BatchSteps: Sendable {
     let database: HubDatabase
 
-    /// Every step, after a batch of `device` that held `fresh` events new to the hub.
-    func run(after batch: EventBatch, from device: AuthenticatedDevice, fresh: Bool, now: Date) async {
+    /// Every step, after a batch of `device` that held `fresh` events new to the hub;
+    /// `settingsCarryNews` when it called or used a ticket and a door of the store does not
+    /// follow its line (the other doors' lines were told in the batch's own transaction).
+    func run(after batch: EventBatch, from device: AuthenticatedDevice, fresh: Bool, settingsCarryNews: Bool, now: Date) async {
         if let health = batch.health {
             let paused = await step("health") { try await recordHealth(health, device: device.deviceID) } ?? nil
             // A rollout this report paused: its totems are told at once (each store under its own lock).
@@ -23,8 +25,9 @@ struct BatchSteps: Sendable {
                 await step("rollout") { try await Rollouts(database: database).tellStores(ofRollout: paused) }
             }
         }
-        let news = batch.events.contains { DoorShares.changesOtherDoors($0.type) }
-        await step("door shares") { try await planDoorShares(batch.door, news: news, store: device.storeID, device: device.deviceID) }
+        await step("door shares") {
+            try await planDoorShares(batch.door, settingsCarryNews: settingsCarryNews, store: device.storeID, device: device.deviceID)
+        }
         if fresh { await step("notice rules") { try await applyNoticeRules(store: device.storeID, now: now) } }
     }
 
@@ -79,17 +82,14 @@ struct BatchSteps: Sendable {
     }
 
     /// The door's figures, if it sent them, and the doors' shares of the capacity planned
-    /// again; `news` (tickets called or used) is told to the store's other doors on their
-    /// lines, and with a new settings version where a door does not follow its line.
-    func planDoorShares(_ report: DoorReport?, news: Bool, store: StoreID, device: DeviceID) async throws {
+    /// again; with `settingsCarryNews` (a ticket called or used, and a door that does not
+    /// follow its line), a new settings version tells the store's other doors.
+    func planDoorShares(_ report: DoorReport?, settingsCarryNews: Bool, store: StoreID, device: DeviceID) async throws {
         try await database.transaction { [logger = database.logger] connection in
             // The store's row first, as every transaction that touches a store takes it.
             guard let locked = try await StoreTransaction.lock(store, connection, logger) else { return }
             if let report { try await DoorShares.report(report, device: device, locked) }
-            // News for the other doors goes on their lines; the settings carry it only to a
-            // door that does not follow its line.
-            let told = news ? try await RemoteLine.otherDoorsHear(from: device, locked) : true
-            try await DoorShares.replan(locked, bump: told ? .no : .ifSeveralDoors)
+            try await DoorShares.replan(locked, bump: settingsCarryNews ? .ifSeveralDoors : .no)
         }
     }
 

@@ -96,7 +96,7 @@ public struct Ingest: Sendable {
         let logger = database.logger
         let started = ContinuousClock.now
         do {
-            let stored: (BatchReply, Int)
+            let stored: (BatchReply, Int, Bool)
             do {
                 stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: false, logger)
             } catch let error as HubError where error.coded.code == ErrorCode.hubDatabaseError.rawValue {
@@ -104,10 +104,11 @@ public struct Ingest: Sendable {
                 // event at a time, so that only what it refuses becomes a dead letter.
                 stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: true, logger)
             }
-            var (reply, received) = stored
+            var (reply, received, settingsCarryNews) = stored
             HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started,
                                     from: device)
-            await BatchSteps(database: database).run(after: batch, from: device, fresh: received > 0, now: now)
+            await BatchSteps(database: database).run(after: batch, from: device, fresh: received > 0,
+                                                     settingsCarryNews: settingsCarryNews, now: now)
             // Not the batch's business: a hub that cannot say it still took the batch.
             reply.silentHolders = try? await silentHolders(at: device, now: now)
             return reply
@@ -117,14 +118,17 @@ public struct Ingest: Sendable {
         }
     }
 
-    /// The batch's transaction; returns the reply and how many of its events were new to the
-    /// hub. What the batch sets going besides (health, door shares, notice rules) follows its
-    /// commit (`BatchSteps`).
+    /// The batch's transaction; returns the reply, how many of its events were new to the hub,
+    /// and whether a store's door that does not follow its line must hear of a ticket called
+    /// or used here through a settings version. The other doors' lines carry such news from
+    /// this transaction on: when the hub says it holds an admission, the issuing door's line
+    /// already lists the ticket as used, and no later step can fail to tell it. What the batch
+    /// sets going besides (health, door shares, notice rules) follows its commit (`BatchSteps`).
     ///
     /// With `oneByOne`, each event is stored under a savepoint of its own, and what PostgreSQL
     /// refuses becomes a dead letter; else the batch's events are stored in a few statements.
     private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, from device: AuthenticatedDevice,
-                            now: Date, oneByOne: Bool, _ logger: Logger) async throws -> (BatchReply, Int) {
+                            now: Date, oneByOne: Bool, _ logger: Logger) async throws -> (BatchReply, Int, Bool) {
         let (store, deviceID) = (device.storeID, device.deviceID)
         return try await database.transaction { connection in
             // The store's row before anything else, as every transaction that touches a store
@@ -172,6 +176,11 @@ public struct Ingest: Sendable {
             } else {
                 deadLettered = try await writer.storeAll(fresh)
             }
+            // A ticket called or used here, stored now, is news for the store's other doors.
+            let news = fresh.contains { event, verdict in
+                if case .apply = verdict { DoorShares.changesOtherDoors(event.type) } else { false }
+            }
+            let linesCarryNews = news ? try await RemoteLine.otherDoorsHear(from: deviceID, writer.locked) : true
             // Every seq of the batch is held now (stored before, stored now, or a dead letter).
             // With nothing held past the acknowledged seq before, the batch alone says how far
             // the log is held without a gap; else the held seqs past it are read.
@@ -194,7 +203,8 @@ public struct Ingest: Sendable {
             _ = try await connection.execute(BatchStatements.MoveCursor(
                 acknowledged: acknowledged, highest: highest, store: store, device: deviceID, now: now,
                 outboxDepth: batch.outboxDepth, clockOffset: batch.clockOffset), logger: logger)
-            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count)
+            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count,
+                    !linesCarryNews)
         }
     }
 }
