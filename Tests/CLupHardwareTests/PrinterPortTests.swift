@@ -27,9 +27,7 @@ final class PrinterPortTests: XCTestCase {
     }
 
     func test_aPortThatIsNotThereIsAbsentUnlessItsPrinterIsStillOnTheBus() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-port-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try temporaryFolder("clup-port")
         let gone = folder.appendingPathComponent("lp0").path
 
         guard case let (.absent(why), nil) = PrinterPort.read(path: gone, interface: nil) else {

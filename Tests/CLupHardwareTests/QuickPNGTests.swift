@@ -9,12 +9,7 @@ final class QuickPNGTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-png-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+        folder = try temporaryFolder("clup-png")
     }
 
     func test_aScreenReadsBackPixelForPixel() throws {

@@ -40,9 +40,7 @@ final class SimulatedDeviceTests: XCTestCase {
     }
 
     func test_pngDisplayWritesEachFrameAndBlackWhenAsleep() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-display-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try temporaryFolder("clup-display")
         let display = PNGDisplay(width: 64, height: 48, directory: directory.path)
         let frame = try Canvas(width: 64, height: 48)
         frame.fillRect(x: 0, y: 0, width: 32, height: 48, color: .black)

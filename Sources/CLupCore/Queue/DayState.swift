@@ -90,8 +90,12 @@ public struct DayState: Hashable, Codable, Sendable {
     /// The highest sequence `totem` used in `lane` today (carried tickets do not count:
     /// numbers start again each day).
     public func lastSequence(of totem: Character, in lane: Lane) -> Int {
-        tickets.values.filter { $0.businessDay == businessDay && $0.number.totem == totem && $0.lane == lane }
-            .map(\.number.sequence).max() ?? 0
+        // One pass over the day's tickets, copying none (this runs at every issue).
+        var last = 0
+        for ticket in tickets.values where ticket.businessDay == businessDay && ticket.number.totem == totem && ticket.lane == lane {
+            last = max(last, ticket.number.sequence)
+        }
+        return last
     }
 
     // MARK: Applying events

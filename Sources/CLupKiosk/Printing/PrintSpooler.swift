@@ -25,8 +25,7 @@ final class PrintSpooler {
     private var jobs: [TicketNumber: PrintJob] = [:]
     /// When each job was asked for (the tap), and when its document (laid out, the ticket
     /// committed) went to cupsd, for the log line `scripts/bench` reads.
-    private var started: [TicketNumber: Double] = [:]
-    private var sending: [TicketNumber: Double] = [:]
+    private var times: [TicketNumber: (tap: Double, sent: Double?)] = [:]
 
     init(printer: any TicketPrinter, model: PrinterProfile, timeout: Double, spool: String, loop: EventLoop,
          clock: any Clock, logger: Logger) {
@@ -53,7 +52,7 @@ final class PrintSpooler {
         let number = ticket.number
         let now = clock.monotonic()
         jobs[number] = PrintJob(committed: committed, now: now, timeout: timeout)
-        started[number] = min(askedAt ?? now, now)
+        times[number] = (tap: min(askedAt ?? now, now), sent: nil)
         onStarted?()
         let (model, spool, title) = (self.model, self.spool, Self.title(of: ticket))
         run(number, { TicketDocument.layOut(content, title: title, model: model, spool: spool) }) { result in
@@ -72,8 +71,7 @@ final class PrintSpooler {
     /// The ticket could not be committed: it never goes to the printer.
     func abandon(_ number: TicketNumber) {
         jobs[number] = nil
-        started[number] = nil
-        sending[number] = nil
+        times[number] = nil
     }
 
     /// Follows job `job` of a ticket from before a restart until it ends.
@@ -99,7 +97,7 @@ final class PrintSpooler {
         for action in actions {
             switch action {
             case let .send(document):
-                sending[number] = clock.monotonic()
+                times[number]?.sent = clock.monotonic()
                 run(number, { document.send(to: printer) }) { result in
                     switch result {
                     case let .success(job): .sent(job: job)
@@ -109,8 +107,8 @@ final class PrintSpooler {
             case let .record(job):
                 // How long the customer waited from the tap until cupsd had the ticket, and
                 // of it until the document went to cupsd (scripts/bench reads this line).
-                let now = clock.monotonic(), tap = started[number] ?? now
-                let milliseconds = (now - tap) * 1000, toSend = ((sending[number] ?? now) - tap) * 1000
+                let now = clock.monotonic(), tap = times[number]?.tap ?? now
+                let milliseconds = (now - tap) * 1000, toSend = ((times[number]?.sent ?? now) - tap) * 1000
                 logger.info("print job accepted", metadata: ["number": "\(number)", "job": "\(job)",
                                                               "ms_since_tap": "\(String(format: "%.1f", milliseconds))",
                                                               "ms_to_send": "\(String(format: "%.1f", toSend))"])
@@ -129,8 +127,7 @@ final class PrintSpooler {
                 loop.background({ printer.cancel(job: job) }) { _ in }
             case let .finish(outcome):
                 jobs[number] = nil
-                started[number] = nil
-                sending[number] = nil
+                times[number] = nil
                 onEnded?(number, outcome)
             }
         }
