@@ -139,21 +139,19 @@ final class BatchStepsTests: XCTestCase {
         }
     }
 
-    func test_theDoorSharesStepKeepsTheDoorsFiguresAndTellsTheOtherDoorsOnlyOfNews() async throws {
+    func test_theDoorSharesStepKeepsTheDoorsFiguresAndWakesNoDoorForTheSameOnes() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")
             _ = try await hub.enrol("B", door: "south")
             let steps = BatchSteps(database: hub.database)
-            try await steps.planDoorShares(DoorReport(held: 3, waiting: 2, seq: 5), settingsCarryNews: false, store: "7", device: a.device.deviceID)
+            try await steps.planDoorShares(DoorReport(held: 3, waiting: 2, seq: 5), store: "7", device: a.device.deviceID)
             XCTAssertEqual(try hub.sql("SELECT held || ' ' || waiting || ' ' || held_seq FROM door_grant WHERE device_id = '\(a.device.deviceID)'"),
                            "3 2 5")
             let before = try version(hub)
-            try await steps.planDoorShares(DoorReport(held: 3, waiting: 2, seq: 6), settingsCarryNews: false, store: "7", device: a.device.deviceID)
+            try await steps.planDoorShares(DoorReport(held: 3, waiting: 2, seq: 6), store: "7", device: a.device.deviceID)
             XCTAssertEqual(try version(hub), before, "the same figures and no news: the doors are not woken")
-            try await steps.planDoorShares(nil, settingsCarryNews: true, store: "7", device: a.device.deviceID)
-            XCTAssertEqual(Int(try version(hub)), Int(before)! + 1, "a ticket called or used is news for the other door")
             // An older report (its seq before the one kept) changes nothing.
-            try await steps.planDoorShares(DoorReport(held: 9, waiting: 9, seq: 4), settingsCarryNews: false, store: "7", device: a.device.deviceID)
+            try await steps.planDoorShares(DoorReport(held: 9, waiting: 9, seq: 4), store: "7", device: a.device.deviceID)
             XCTAssertEqual(try hub.sql("SELECT held FROM door_grant WHERE device_id = '\(a.device.deviceID)'"), "3")
         }
     }
@@ -200,7 +198,7 @@ final class BatchStepsTests: XCTestCase {
     }
 
     /// Where a door of the store does not follow its line (a totem from before the line's own
-    /// feed), the news goes with a settings version too, made by the door shares step.
+    /// feed), the news goes with a settings version too, made in the batch's own transaction.
     func test_aDoorThatDoesNotFollowItsLineHearsOfACallThroughTheSettings() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")

@@ -14,10 +14,9 @@ import PostgresNIO
 struct BatchSteps: Sendable {
     let database: HubDatabase
 
-    /// Every step, after a batch of `device` that held `fresh` events new to the hub;
-    /// `settingsCarryNews` when it called or used a ticket and a door of the store does not
-    /// follow its line (the other doors' lines were told in the batch's own transaction).
-    func run(after batch: EventBatch, from device: AuthenticatedDevice, fresh: Bool, settingsCarryNews: Bool, now: Date) async {
+    /// Every step, after a batch of `device` that held `fresh` events new to the hub. (A
+    /// ticket called or used was told to the other doors in the batch's own transaction.)
+    func run(after batch: EventBatch, from device: AuthenticatedDevice, fresh: Bool, now: Date) async {
         if let health = batch.health {
             let paused = await step("health") { try await recordHealth(health, device: device.deviceID) } ?? nil
             // A rollout this report paused: its totems are told at once (each store under its own lock).
@@ -25,9 +24,7 @@ struct BatchSteps: Sendable {
                 await step("rollout") { try await Rollouts(database: database).tellStores(ofRollout: paused) }
             }
         }
-        await step("door shares") {
-            try await planDoorShares(batch.door, settingsCarryNews: settingsCarryNews, store: device.storeID, device: device.deviceID)
-        }
+        await step("door shares") { try await planDoorShares(batch.door, store: device.storeID, device: device.deviceID) }
         if fresh { await step("notice rules") { try await applyNoticeRules(store: device.storeID, now: now) } }
     }
 
@@ -81,15 +78,13 @@ struct BatchSteps: Sendable {
         }
     }
 
-    /// The door's figures, if it sent them, and the doors' shares of the capacity planned
-    /// again; with `settingsCarryNews` (a ticket called or used, and a door that does not
-    /// follow its line), a new settings version tells the store's other doors.
-    func planDoorShares(_ report: DoorReport?, settingsCarryNews: Bool, store: StoreID, device: DeviceID) async throws {
+    /// The door's figures, if it sent them, and the doors' shares of the capacity planned again.
+    func planDoorShares(_ report: DoorReport?, store: StoreID, device: DeviceID) async throws {
         try await database.transaction { [logger = database.logger] connection in
             // The store's row first, as every transaction that touches a store takes it.
             guard let locked = try await StoreTransaction.lock(store, connection, logger) else { return }
             if let report { try await DoorShares.report(report, device: device, locked) }
-            try await DoorShares.replan(locked, bump: settingsCarryNews ? .ifSeveralDoors : .no)
+            try await DoorShares.replan(locked, bump: .no)
         }
     }
 

@@ -96,7 +96,7 @@ public struct Ingest: Sendable {
         let logger = database.logger
         let started = ContinuousClock.now
         do {
-            let stored: (BatchReply, Int, Bool)
+            let stored: (BatchReply, Int)
             do {
                 stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: false, logger)
             } catch let error as HubError where error.coded.code == ErrorCode.hubDatabaseError.rawValue {
@@ -104,11 +104,10 @@ public struct Ingest: Sendable {
                 // event at a time, so that only what it refuses becomes a dead letter.
                 stored = try await storeBatch(events, checked, batch, from: device, now: now, oneByOne: true, logger)
             }
-            var (reply, received, settingsCarryNews) = stored
+            var (reply, received) = stored
             HubMetrics.batchStored(events: received, deadLettered: reply.deadLettered, duration: ContinuousClock.now - started,
                                     from: device)
-            await BatchSteps(database: database).run(after: batch, from: device, fresh: received > 0,
-                                                     settingsCarryNews: settingsCarryNews, now: now)
+            await BatchSteps(database: database).run(after: batch, from: device, fresh: received > 0, now: now)
             // Not the batch's business: a hub that cannot say it still took the batch.
             reply.silentHolders = try? await silentHolders(at: device, now: now)
             return reply
@@ -118,17 +117,17 @@ public struct Ingest: Sendable {
         }
     }
 
-    /// The batch's transaction; returns the reply, how many of its events were new to the hub,
-    /// and whether a store's door that does not follow its line must hear of a ticket called
-    /// or used here through a settings version. The other doors' lines carry such news from
-    /// this transaction on: when the hub says it holds an admission, the issuing door's line
-    /// already lists the ticket as used, and no later step can fail to tell it. What the batch
-    /// sets going besides (health, door shares, notice rules) follows its commit (`BatchSteps`).
+    /// The batch's transaction; returns the reply and how many of its events were new to the
+    /// hub. A ticket called or used here is told to the store's other doors in it: on their
+    /// lines, and with a settings version where a door does not follow its line. So when the
+    /// hub says it holds an admission, the issuing door's line already lists the ticket as
+    /// used, and no later step can fail to tell it. What the batch sets going besides
+    /// (health, door shares, notice rules) follows its commit (`BatchSteps`).
     ///
     /// With `oneByOne`, each event is stored under a savepoint of its own, and what PostgreSQL
     /// refuses becomes a dead letter; else the batch's events are stored in a few statements.
     private func storeBatch(_ events: [UploadedEvent], _ checked: [Checked], _ batch: EventBatch, from device: AuthenticatedDevice,
-                            now: Date, oneByOne: Bool, _ logger: Logger) async throws -> (BatchReply, Int, Bool) {
+                            now: Date, oneByOne: Bool, _ logger: Logger) async throws -> (BatchReply, Int) {
         let (store, deviceID) = (device.storeID, device.deviceID)
         return try await database.transaction { connection in
             // The store's row before anything else, as every transaction that touches a store
@@ -176,11 +175,16 @@ public struct Ingest: Sendable {
             } else {
                 deadLettered = try await writer.storeAll(fresh)
             }
-            // A ticket called or used here, stored now, is news for the store's other doors.
+            // A ticket called or used here, new to the hub, is news for the store's other doors:
+            // on their lines, and in a settings version where a door does not follow its line.
+            // (An event PostgreSQL refuses on the one-by-one retry may count: a door woken for
+            // nothing at worst.)
             let news = fresh.contains { event, verdict in
                 if case .apply = verdict { DoorShares.changesOtherDoors(event.type) } else { false }
             }
-            let linesCarryNews = news ? try await RemoteLine.otherDoorsHear(from: deviceID, writer.locked) : true
+            if news, try await !RemoteLine.otherDoorsHear(from: deviceID, writer.locked) {
+                try await DoorShares.replan(writer.locked, bump: .ifSeveralDoors)
+            }
             // Every seq of the batch is held now (stored before, stored now, or a dead letter).
             // With nothing held past the acknowledged seq before, the batch alone says how far
             // the log is held without a gap; else the held seqs past it are read.
@@ -203,8 +207,7 @@ public struct Ingest: Sendable {
             _ = try await connection.execute(BatchStatements.MoveCursor(
                 acknowledged: acknowledged, highest: highest, store: store, device: deviceID, now: now,
                 outboxDepth: batch.outboxDepth, clockOffset: batch.clockOffset), logger: logger)
-            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count,
-                    !linesCarryNews)
+            return (BatchReply(acknowledged: acknowledged, deadLettered: deadLettered, hubTime: now.timeIntervalSince1970), fresh.count)
         }
     }
 }
