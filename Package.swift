@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CLupCore", targets: ["CLupCore"]),
         .library(name: "CLupHardware", targets: ["CLupHardware"]),
         .library(name: "CLupProtocol", targets: ["CLupProtocol"]),
+        .library(name: "CLupIPP", targets: ["CLupIPP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -89,7 +90,9 @@ let package = Package(
         ]),
         // QR symbols (libqrencode): the tickets' and the website's.
         .target(name: "CLupQR", dependencies: ["CLupCore", "CQRencode"]),
-        .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CLupQR", "CCUPS"]),
+        // IPP over HTTP/1.1, as cupsd speaks it: what clupd asks of CUPS, without libcups.
+        .target(name: "CLupIPP"),
+        .target(name: "CLupPrinting", dependencies: ["CLupCore", "CLupDrawing", "CLupQR", "CLupIPP"]),
         // The control socket's requests, replies and client: all clupctl needs of clupd;
         // and the hub's wire: enrolment, signed requests, event batches.
         .target(name: "CLupProtocol", dependencies: [
@@ -176,7 +179,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "CLupPrintingTests", dependencies: [
-            "CLupPrinting", "CLupDrawing", "CLupQR", "CLupCore", "CCUPS", .product(name: "Crypto", package: "swift-crypto"),
+            // libcups in the tests only: an independent client to check what clupd's sends.
+            "CLupPrinting", "CLupDrawing", "CLupQR", "CLupCore", "CLupIPP", "CCUPS", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "CLupHardwareTests", dependencies: ["CLupHardware", "CLupCore", "CLupDrawing", "CCairo"]),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),

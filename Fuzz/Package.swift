@@ -2,7 +2,8 @@
 // libFuzzer targets for the parsers that read what devices and people send us: a touch
 // panel's event stream, the door reader's keys and serial lines, a scanned ticket code, and
 // an event row read back from the totem's own database, a batch of events as the hub
-// reads it, and a release manifest as a hub sends it to the totem's update helper.
+// reads it, a release manifest as a hub sends it to the totem's update helper, and the print
+// server's answers.
 // Built with the fuzzer and AddressSanitizer by `scripts/fuzz`, which also runs them:
 //   swift build --package-path Fuzz -Xswiftc -sanitize=fuzzer,address
 // Each target's main.swift hands its input function to libFuzzer's driver (CFuzzDriver).
@@ -34,6 +35,7 @@ let package = Package(
             .product(name: "CLupProtocol", package: "clup-totem"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        .executableTarget(name: "FuzzIPPAnswer", dependencies: ["CFuzzDriver", .product(name: "CLupIPP", package: "clup-totem")]),
         .executableTarget(name: "FuzzTicketCode", dependencies: [
             "CFuzzDriver",
             .product(name: "CLupCore", package: "clup-totem"),

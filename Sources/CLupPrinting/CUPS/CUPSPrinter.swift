@@ -1,33 +1,48 @@
-import CCUPS
+import CLupIPP
 import Foundation
+import Synchronization
 
-/// A CUPS print queue, reached through libcups: submits documents, follows jobs and reads
+/// A CUPS print queue, reached over IPP (`CLupIPP`, cupsd's own protocol, without libcups
+/// and what it brings: GnuTLS, Kerberos, Avahi): submits documents, follows jobs and reads
 /// the printer's state. Blocking; the kiosk calls it off its event loop.
 ///
 /// The server is libcups's default (`CUPS_SERVER`, then `/run/cups/cups.sock`).
 public struct CUPSPrinter: Sendable {
     public let queue: String
+    private let client: IPPClient
+    private let user: String
 
-    public init(queue: String) {
+    public init(queue: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.queue = queue
+        client = IPPClient(server: .fromEnvironment(environment["CUPS_SERVER"]))
+        user = IPPClient.user(environment["CUPS_USER"])
     }
 
     var printerURI: String { "ipp://localhost/printers/\(queue)" }
+
+    /// The largest document sent: a ticket is a few kilobytes.
+    static let documentLimit = 16 * 1024 * 1024
 
     /// Sends the file at `path` as a one-document job, in one Print-Job request, and returns
     /// the job's id once cupsd has accepted it. The job is named `title`: after a restart the
     /// kiosk finds its jobs by their titles (`jobs(includingEnded:)`).
     public func printFile(_ path: String, title: String, format: String = "application/pdf") throws(PrintError) -> Int {
-        let request = ippNewRequest(IPP_OP_PRINT_JOB)
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "job-name", nil, title)
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_MIMETYPE, "document-format", nil, format)
-        guard FileManager.default.isReadableFile(atPath: path) else { throw .documentFailed("cannot read \(path)") }
-        guard let response = cupsDoFileRequest(nil, request, "/printers/\(queue)", path) else { throw lastError() }
-        defer { ippDelete(response) }
-        guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
-        guard let id = ippFindAttribute(response, "job-id", IPP_TAG_INTEGER).map({ Int(ippGetInteger($0, 0)) }), id > 0 else {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw .documentFailed("cannot read \(path)") }
+        defer { try? handle.close() }
+        let document: Data
+        do {
+            document = try handle.read(upToCount: Self.documentLimit + 1) ?? Data()
+        } catch {
+            throw .documentFailed("cannot read \(path): \(error)")
+        }
+        guard document.count <= Self.documentLimit else { throw .documentFailed("\(path) is larger than \(Self.documentLimit) bytes") }
+        var request = newRequest(.printJob)
+        request.add(.uri, "printer-uri", printerURI)
+        request.add(.name, "requesting-user-name", user)
+        request.add(.name, "job-name", title)
+        request.add(.mimeMediaType, "document-format", format)
+        let response = try send(request, to: "/printers/\(queue)", document: [UInt8](document))
+        guard let id = response.first("job-id")?.values.first?.integer.map(Int.init), id > 0 else {
             throw .submitFailed("cupsd accepted the job but gave no job id")
         }
         return id
@@ -35,17 +50,22 @@ public struct CUPSPrinter: Sendable {
 
     /// Cancels job `id`; a job that already ended is left as it is.
     public func cancel(job id: Int) {
-        cupsCancelJob(queue, Int32(id))
+        var request = newRequest(.cancelJob)
+        request.add(.uri, "printer-uri", printerURI)
+        request.add(.integer, "job-id", integer: Int32(clamping: id))
+        request.add(.name, "requesting-user-name", user)
+        _ = try? send(request, to: "/jobs/")
     }
 
     /// The queue's state, its reasons and whether it accepts jobs.
     public func status() throws(PrintError) -> PrinterStatus {
-        let request = ippNewRequest(IPP_OP_GET_PRINTER_ATTRIBUTES)
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
-        guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
-        defer { ippDelete(response) }
-        guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
-        let state = ippFindAttribute(response, "printer-state", IPP_TAG_ENUM).map { ippGetInteger($0, 0) } ?? 0
+        var request = newRequest(.getPrinterAttributes)
+        request.add(.uri, "printer-uri", printerURI)
+        request.add(.name, "requesting-user-name", user)
+        request.add(.keyword, "requested-attributes",
+                    strings: ["printer-state", "printer-state-reasons", "printer-state-message", "printer-is-accepting-jobs"])
+        let response = try send(request, to: "/")
+        let state = response.first("printer-state")?.values.first?.integer ?? 0
         let stateName = switch state {
         case 3: "idle"
         case 4: "processing"
@@ -54,10 +74,9 @@ public struct CUPSPrinter: Sendable {
         }
         return PrinterStatus(
             queue: queue, state: stateName,
-            reasons: Self.strings(response, "printer-state-reasons").filter { $0 != "none" },
-            message: Self.strings(response, "printer-state-message").first ?? "",
-            acceptingJobs: ippFindAttribute(response, "printer-is-accepting-jobs", IPP_TAG_BOOLEAN)
-                .map { ippGetBoolean($0, 0) != 0 } ?? false)
+            reasons: Self.strings(response.first("printer-state-reasons")).filter { $0 != "none" },
+            message: Self.strings(response.first("printer-state-message")).first ?? "",
+            acceptingJobs: response.first("printer-is-accepting-jobs")?.values.first?.boolean ?? false)
     }
 
     /// The jobs cupsd holds for this queue: those not ended (pending, held, processing or
@@ -91,96 +110,94 @@ public struct CUPSPrinter: Sendable {
 
     /// The queue's jobs that `which` (an IPP `which-jobs` keyword) selects, `limit` at most.
     private func jobs(which: String, limit: Int? = nil) throws(PrintError) -> [QueuedJob] {
-        let request = ippNewRequest(IPP_OP_GET_JOBS)
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "which-jobs", nil, which)
-        if let limit { ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "limit", Int32(limit)) }
-        Self.requestAttributes(Self.listedAttributeNames, request)
-        guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
-        defer { ippDelete(response) }
-        guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
-        // The response lists each job's attributes in a group of its own.
-        var jobs: [QueuedJob] = []
-        var group: [String: OpaquePointer] = [:]
-        func finishGroup() {
-            if let job = QueuedJob(group) { jobs.append(job) }
-            group = [:]
-        }
-        var attribute = ippFirstAttribute(response)
-        while let current = attribute {
-            if ippGetGroupTag(current) != IPP_TAG_JOB || ippGetName(current) == nil {
-                finishGroup()
-            } else if let name = ippGetName(current) {
-                group[String(cString: name)] = current
-            }
-            attribute = ippNextAttribute(response)
-        }
-        finishGroup()
-        return jobs
+        var request = newRequest(.getJobs)
+        request.add(.uri, "printer-uri", printerURI)
+        request.add(.name, "requesting-user-name", user)
+        request.add(.keyword, "which-jobs", which)
+        if let limit { request.add(.integer, "limit", integer: Int32(clamping: limit)) }
+        request.add(.keyword, "requested-attributes", strings: Self.listedAttributeNames)
+        // The answer lists each job's attributes in a group of its own.
+        return try send(request, to: "/").groups(.job).compactMap(QueuedJob.init)
     }
 
     /// Job `id` as cupsd reports it, ended or not.
     public func job(_ id: Int) throws(PrintError) -> QueuedJob {
-        let request = ippNewRequest(IPP_OP_GET_JOB_ATTRIBUTES)
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI)
-        ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "job-id", Int32(id))
-        ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_NAME, "requesting-user-name", nil, cupsUser())
-        Self.requestAttributes(QueuedJob.attributeNames, request)
-        guard let response = cupsDoRequest(nil, request, "/") else { throw lastError() }
-        defer { ippDelete(response) }
-        guard ippGetStatusCode(response).rawValue < 0x0400 else { throw lastError() }
-        var group: [String: OpaquePointer] = [:]
-        for name in QueuedJob.attributeNames {
-            if let attribute = ippFindAttribute(response, name, IPP_TAG_ZERO) { group[name] = attribute }
+        var request = newRequest(.getJobAttributes)
+        request.add(.uri, "printer-uri", printerURI)
+        request.add(.integer, "job-id", integer: Int32(clamping: id))
+        request.add(.name, "requesting-user-name", user)
+        request.add(.keyword, "requested-attributes", strings: QueuedJob.attributeNames)
+        let response = try send(request, to: "/")
+        guard let job = response.groups(.job).first.flatMap(QueuedJob.init) else {
+            throw .submitFailed("cupsd's answer for job \(id) has no job id or state")
         }
-        guard let job = QueuedJob(group) else { throw lastError() }
         return job
     }
 
-    private static func requestAttributes(_ attributeNames: [String], _ request: OpaquePointer?) {
-        let names = attributeNames.map { strdup($0) }
-        defer { names.forEach { free($0) } }
-        names.withUnsafeBufferPointer { pointers in
-            pointers.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: names.count) { values in
-                _ = ippAddStrings(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(names.count), nil, values)
+    /// The operations clupd asks for (RFC 8011; Cancel-Job 0x0008).
+    enum Operation: UInt16 {
+        case printJob = 0x0002
+        case cancelJob = 0x0008
+        case getJobAttributes = 0x0009
+        case getJobs = 0x000A
+        case getPrinterAttributes = 0x000B
+    }
+
+    private func newRequest(_ operation: Operation) -> IPPRequest {
+        IPPRequest(operation: operation.rawValue, requestID: Self.nextRequestID())
+    }
+
+    private static let requestCounter = Mutex<Int32>(0)
+
+    private static func nextRequestID() -> Int32 {
+        requestCounter.withLock { counter in
+            counter = counter == Int32.max ? 1 : counter + 1
+            return counter
+        }
+    }
+
+    /// Sends `request` and returns cupsd's answer if its status is a success; otherwise the
+    /// error it stands for.
+    private func send(_ request: IPPRequest, to path: String, document: [UInt8] = []) throws(PrintError) -> IPPResponse {
+        let response: IPPResponse
+        do {
+            response = try client.send(request, to: path, document: document, user: user)
+        } catch {
+            switch error {
+            case let .unreachable(detail): throw .serverUnreachable(detail)
+            case let .badAnswer(detail): throw .submitFailed(detail)
             }
         }
+        guard response.succeeded else { throw error(for: response) }
+        return response
     }
 
-    static func strings(_ response: OpaquePointer, _ name: String) -> [String] {
-        guard let attribute = ippFindAttribute(response, name, IPP_TAG_ZERO) else { return [] }
-        return (0..<ippGetCount(attribute)).compactMap { index in
-            ippGetString(attribute, index, nil).map { String(cString: $0) }
+    /// An IPP error status as a PrintError, named by cupsd's `status-message` when it gave one.
+    func error(for response: IPPResponse) -> PrintError {
+        let message = Self.strings(response.first("status-message")).first
+        let detail = message.map { "\($0) (IPP status 0x\(String(response.status, radix: 16)))" }
+            ?? "IPP status 0x\(String(response.status, radix: 16))"
+        switch response.status {
+        case 0x0406: return .noSuchQueue(queue)           // client-error-not-found
+        case 0x0507: return .serverUnreachable(detail)    // server-error-service-unavailable
+        default: return .submitFailed(detail)
         }
     }
 
-    static func lastErrorString() -> String {
-        String(cString: cupsLastErrorString())
-    }
-
-    func lastError() -> PrintError {
-        let status = cupsLastError()
-        let detail = Self.lastErrorString()
-        if status == IPP_STATUS_ERROR_NOT_FOUND { return .noSuchQueue(queue) }
-        if status == IPP_STATUS_ERROR_SERVICE_UNAVAILABLE {
-            return .serverUnreachable(detail)
-        }
-        return .submitFailed(detail)
+    static func strings(_ attribute: IPPAttribute?) -> [String] {
+        attribute?.values.compactMap(\.string) ?? []
     }
 }
 
 extension QueuedJob {
-    /// The job described by the IPP attributes `group` holds, by name; nil without an id or a state.
-    init?(_ group: [String: OpaquePointer]) {
-        guard let id = group["job-id"].map({ Int(ippGetInteger($0, 0)) }), id > 0,
-              let state = group["job-state"].flatMap({ JobState(rawValue: ippGetInteger($0, 0)) })
+    /// The job an IPP job group describes; nil without an id or a state.
+    init?(_ group: IPPAttributeGroup) {
+        guard let id = group["job-id"]?.values.first?.integer.map(Int.init), id > 0,
+              let state = group["job-state"]?.values.first?.integer.flatMap(JobState.init(rawValue:))
         else { return nil }
-        let name = group["job-name"].flatMap { ippGetString($0, 0, nil) }.map { String(cString: $0) } ?? ""
-        let reasons = group["job-state-reasons"].map { attribute in
-            (0..<ippGetCount(attribute)).compactMap { ippGetString(attribute, $0, nil).map { String(cString: $0) } }
-        } ?? []
-        let documents = group["number-of-documents"].map { Int(ippGetInteger($0, 0)) }
+        let name = group["job-name"]?.values.first?.string ?? ""
+        let reasons = group["job-state-reasons"]?.values.compactMap(\.string) ?? []
+        let documents = group["number-of-documents"]?.values.first?.integer.map(Int.init)
         self.init(id: id, name: name, state: state, reasons: reasons.filter { $0 != "none" }, documents: documents)
     }
 }
