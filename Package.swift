@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "clupctl", targets: ["clupctl"]),
         .executable(name: "clup-hub", targets: ["clup-hub"]),
         .executable(name: "clup-release", targets: ["clup-release"]),
+        .executable(name: "clup-speak", targets: ["clup-speak"]),
         // For the libFuzzer targets in Fuzz/, which build against these modules.
         .library(name: "CLupCore", targets: ["CLupCore"]),
         .library(name: "CLupHardware", targets: ["CLupHardware"]),
@@ -54,6 +55,10 @@ let package = Package(
                        providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CEspeak", path: "Sources/CEspeak", pkgConfig: "espeak-ng",
                        providers: [.apt(["libespeak-ng-dev"])]),
+        // Speech, in a process of its own for each utterance: clupd does not link espeak-ng,
+        // which brings PulseAudio, libsndfile and five codecs (SpeechSynthesizer runs it).
+        .executableTarget(name: "clup-speak", dependencies: ["CEspeak"],
+                          cSettings: [.define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release))]),
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa",
                        providers: [.apt(["libasound2-dev"])]),
         // Keyboard layouts (xkb-data) for wedge scanners, dead keys through its compose tables.
@@ -86,7 +91,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "CLupHardware", dependencies: [
-            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CDRM", "CGPIOD", "CEspeak", "CALSA", "CXKBCommon",
+            "CLupCore", "CLupDrawing", "CUSB", "CEvdev", "CFramebuffer", "CDRM", "CGPIOD", "CALSA", "CXKBCommon",
         ]),
         // QR symbols (libqrencode): the tickets' and the website's.
         .target(name: "CLupQR", dependencies: ["CLupCore", "CQRencode"]),

@@ -56,6 +56,45 @@ final class VoiceTests: XCTestCase {
         XCTAssertThrowsError(try SpeechSynthesizer().synthesize("Welcome", language: ""))
     }
 
+    /// Speech is made by clup-speak, a process for each utterance: each way it can fail is
+    /// an error that says which, never a hang or a crash of clupd.
+    func test_aSpeechHelperThatCannotSpeakSaysWhy() throws {
+        // Its exit status tells missing speech data (espeak-ng falls back to its own folder
+        // when ESPEAK_DATA_PATH has none, so this one is a script), with the folder looked in.
+        let noData = try helper("no-data", "echo /opt/x/espeak-ng-data >&2; exit 3")
+        XCTAssertThrowsError(try SpeechSynthesizer(helper: noData).synthesize("Welcome", language: "en")) { error in
+            XCTAssertEqual(error as? SpeechError, .dataMissing(path: "/opt/x/espeak-ng-data"))
+        }
+        XCTAssertThrowsError(try SpeechSynthesizer(helper: "/nonexistent/clup-speak").synthesize("Welcome", language: "en")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("E-HW-048 the speech helper failed: cannot run /nonexistent/clup-speak"), "\(error)")
+        }
+        let garbage = try helper("garbage", "echo not speech")
+        XCTAssertThrowsError(try SpeechSynthesizer(helper: garbage).synthesize("Welcome", language: "en")) { error in
+            XCTAssertEqual(error as? SpeechError, .helperFailed("its output is not speech (11 bytes)"))
+        }
+        let complaining = try helper("complaining", "printf 'first\\nbroken\\033[31m red\\n' >&2; exit 9")
+        XCTAssertThrowsError(try SpeechSynthesizer(helper: complaining).synthesize("Welcome", language: "en")) { error in
+            XCTAssertEqual(error as? SpeechError, .helperFailed("\(complaining) exited with status 9: broken\\u{1B}[31m red"),
+                           "its last line, escaped")
+        }
+        let stuck = try helper("stuck", "exec sleep 30")
+        XCTAssertThrowsError(try SpeechSynthesizer(helper: stuck, timeoutSeconds: 0.5).synthesize("Welcome", language: "en")) { error in
+            XCTAssertEqual(error as? SpeechError, .helperFailed("\(stuck) was stopped by signal 9 (no speech within 0.5 s)"))
+        }
+        let long = String(repeating: "a", count: 70_000)
+        XCTAssertThrowsError(try SpeechSynthesizer().synthesize(long, language: "en")) { error in
+            XCTAssertEqual(error as? SpeechError, .helperFailed("a text of 70000 bytes, more than 65536"))
+        }
+    }
+
+    /// A shell script standing in for clup-speak.
+    private func helper(_ name: String, _ body: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o755)
+        return path
+    }
+
     // MARK: WAV files
 
     func test_wavRoundTripsAndRefusesStereo() throws {

@@ -136,6 +136,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case alsaConfiguration = "E-HW-045"
     case speakerRefusesFormat = "E-HW-046"
     case playingFailed = "E-HW-047"
+    case speechHelperFailed = "E-HW-048"
     case usbUnreadable = "E-USB-001"
     case badUSBProfiles = "E-USB-002"
     case noHotplug = "E-USB-003"
@@ -329,6 +330,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
         case .speechDataMissing: ("espeak-ng's voice data is missing.", "Install espeak-ng-data.")
         case .noVoiceForLanguage: ("espeak-ng has no voice for the language.", "Use a language of tickets.languages it has.")
         case .synthesisFailed: ("espeak-ng could not make the speech.", "Report it with the text.")
+        case .speechHelperFailed: ("The speech helper (clup-speak) could not run or gave no speech.",
+                                   "Check that clup-speak is installed in /usr/libexec/clup-totem; the message says what failed.")
         case .notAWAVFile: ("Not a 16-bit mono PCM WAV file.", "Check the file.")
         case .speakerUnopenable: ("The speaker cannot be opened.", "Check hardware.speaker and that the sound card is there.")
         case .alsaConfiguration: ("ALSA's configuration cannot be read.", "Check the ALSA configuration.")

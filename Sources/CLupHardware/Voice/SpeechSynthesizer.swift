@@ -1,7 +1,5 @@
 import CLupCore
-import CEspeak
 import Foundation
-import Synchronization
 
 /// Mono 16-bit PCM, as the synthesiser makes it and a speaker plays it.
 public struct SpeechAudio: Sendable, Equatable {
@@ -48,12 +46,15 @@ public enum SpeechError: Error, Equatable, Sendable, CodedErrorConvertible {
     case unknownLanguage(String)
     /// espeak-ng refused the text (its `espeak_ERROR` status).
     case synthesisFailed(status: Int)
+    /// The helper that runs espeak-ng (`clup-speak`) could not run, or gave no speech.
+    case helperFailed(String)
 
     public var coded: CodedError {
         switch self {
         case let .dataMissing(path): CodedError(.speechDataMissing, "speech data not found in \(path) (is espeak-ng-data installed?)")
         case let .unknownLanguage(code): CodedError(.noVoiceForLanguage, "no voice for language \"\(code)\"")
         case let .synthesisFailed(status): CodedError(.synthesisFailed, "espeak-ng could not synthesise the text (status \(status))")
+        case let .helperFailed(detail): CodedError(.speechHelperFailed, "the speech helper failed: \(detail)")
         }
     }
 }
@@ -72,19 +73,39 @@ extension SpeechSynthesizing {
     }
 }
 
-/// Speech from libespeak-ng, rendered to memory (its synchronous mode), never to a sound
-/// device: the voice backends decide where it goes.
+/// Speech from espeak-ng, made by `clup-speak` in a process of its own for each utterance
+/// (clupd does not link espeak-ng, nor the PulseAudio and codecs it brings), never played
+/// there: the voice backends decide where it goes.
 ///
-/// espeak-ng is one engine per process and not thread-safe, so every instance shares it under
-/// one lock. It is initialised on first use; if its data is missing that is remembered and
-/// reported on every call, not retried (install espeak-ng-data and restart).
+/// The helper is looked for beside the running program (a checkout's build folder), then
+/// where the package installs it (`/usr/libexec/clup-totem`). Missing speech data, an
+/// unknown language and a refused text keep their own errors, as the helper tells them by
+/// its exit status.
 public struct SpeechSynthesizer: SpeechSynthesizing {
     /// Speaking rate in words per minute, within what espeak-ng accepts (80...450; 175 is its normal).
     public let wordsPerMinute: Int
+    /// The `clup-speak` program run.
+    public let helper: String
 
-    public init(wordsPerMinute: Int = 175) {
+    /// The longest text spoken (the helper's own limit), and the most audio read back: ten
+    /// minutes at 22,050 Hz.
+    static let textLimit = 64 * 1024
+    static let audioLimit = 8 + 2 * 22_050 * 600
+    /// How long one utterance may take to make: the helper is killed after it.
+    public let timeoutSeconds: Double
+
+    public init(wordsPerMinute: Int = 175, helper: String = SpeechSynthesizer.installedHelper, timeoutSeconds: Double = 60) {
         self.wordsPerMinute = min(max(wordsPerMinute, 80), 450)
+        self.helper = helper
+        self.timeoutSeconds = timeoutSeconds
     }
+
+    /// `clup-speak` beside the running program if it is there, else the package's.
+    public static let installedHelper: String = {
+        let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let beside = URL(fileURLWithPath: program).deletingLastPathComponent().appendingPathComponent("clup-speak").path
+        return FileManager.default.isExecutableFile(atPath: beside) ? beside : "/usr/libexec/clup-totem/clup-speak"
+    }()
 
     public func synthesize(_ text: String, language: String) throws(SpeechError) -> SpeechAudio {
         try synthesize(text, language: language, rate: 1)
@@ -92,76 +113,78 @@ public struct SpeechSynthesizer: SpeechSynthesizing {
 
     public func synthesize(_ text: String, language: String, rate: Double) throws(SpeechError) -> SpeechAudio {
         let wordsPerMinute = min(max(Int((Double(wordsPerMinute) * rate).rounded()), 80), 450)
-        return try espeakEngine.withLock { engine throws(SpeechError) -> SpeechAudio in
-            try engine.synthesize(text, language: language, wordsPerMinute: wordsPerMinute)
-        }
-    }
-}
-
-/// The process's one espeak-ng; only touched under this lock.
-private let espeakEngine = Mutex(EspeakEngine())
-
-private struct EspeakEngine {
-    /// The sample rate once espeak-ng started, or why it could not.
-    private var started: Result<Int, SpeechError>?
-
-    mutating func synthesize(_ text: String, language: String, wordsPerMinute: Int) throws(SpeechError) -> SpeechAudio {
-        let sampleRate = try start()
         // An empty criterion would silently pick espeak-ng's default voice (English).
-        guard !language.isEmpty, selectVoice(for: language) == EE_OK else { throw .unknownLanguage(language) }
-        // The rate is global to the engine: set it for every call, as instances may differ.
-        espeak_SetParameter(espeakRATE, Int32(wordsPerMinute), 0)
-        let collector = SampleCollector()
-        let status = withExtendedLifetime(collector) {
-            text.withCString { chars in
-                espeak_Synth(chars, strlen(chars) + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil,
-                             Unmanaged.passUnretained(collector).toOpaque())
+        guard !language.isEmpty, language.utf8.count <= 64 else { throw .unknownLanguage(language) }
+        let input = Data(text.utf8)
+        guard input.count <= Self.textLimit else { throw .helperFailed("a text of \(input.count) bytes, more than \(Self.textLimit)") }
+        let run = try runHelper(arguments: [language, String(wordsPerMinute)], input: input)
+        switch run.status {
+        case 0: break
+        case 3: throw .dataMissing(path: run.said.isEmpty ? "its default directory" : run.said)
+        case 4: throw .unknownLanguage(language)
+        case 5: throw .synthesisFailed(status: Int(run.said) ?? -1)
+        default: throw .helperFailed("\(helper) exited with status \(run.status)\(run.said.isEmpty ? "" : ": \(run.said)")")
+        }
+        return try Self.audio(run.output)
+    }
+
+    /// The helper's output: "CLUP", the sample rate (4 bytes, little-endian), the samples.
+    static func audio(_ output: Data) throws(SpeechError) -> SpeechAudio {
+        let bytes = [UInt8](output)
+        guard bytes.count >= 8, bytes[0..<4] == [0x43, 0x4C, 0x55, 0x50], bytes.count % 2 == 0 else {
+            throw .helperFailed("its output is not speech (\(bytes.count) bytes)")
+        }
+        let sampleRate = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+        guard (8000...96000).contains(sampleRate) else { throw .helperFailed("a sample rate of \(sampleRate) Hz") }
+        var samples = [Int16](repeating: 0, count: (bytes.count - 8) / 2)
+        for index in samples.indices {
+            samples[index] = Int16(bitPattern: UInt16(bytes[8 + 2 * index]) | UInt16(bytes[9 + 2 * index]) << 8)
+        }
+        return SpeechAudio(sampleRate: sampleRate, samples: samples)
+    }
+
+    /// Runs the helper with `input` on its standard input; its exit status, its output (at
+    /// most `audioLimit` bytes) and the last line it wrote on standard error, escaped.
+    private func runHelper(arguments: [String], input: Data) throws(SpeechError) -> (status: Int32, output: Data, said: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: helper)
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        do {
+            try process.run()
+        } catch {
+            throw .helperFailed("cannot run \(helper): \(error.localizedDescription)")
+        }
+        // The helper reads all its input before it writes: the pipe takes it without a wait
+        // that could block on the helper's output.
+        try? stdin.fileHandleForWriting.write(contentsOf: input)
+        try? stdin.fileHandleForWriting.close()
+        // A helper stuck past the deadline is killed, which ends its output.
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds, execute: watchdog)
+        defer { watchdog.cancel() }
+        var output = Data()
+        var tooLong = false
+        while let chunk = try? stdout.fileHandleForReading.read(upToCount: 256 * 1024), !chunk.isEmpty {
+            if output.count + chunk.count > Self.audioLimit {
+                tooLong = true
+                kill(process.processIdentifier, SIGKILL)
+                break
             }
+            output.append(chunk)
         }
-        guard status == EE_OK else { throw .synthesisFailed(status: Int(status.rawValue)) }
-        return SpeechAudio(sampleRate: sampleRate, samples: collector.samples)
-    }
-
-    private mutating func start() throws(SpeechError) -> Int {
-        if let started { return try started.get() }
-        // Without DONT_EXIT espeak-ng calls exit(1) when its data is missing; with it, it
-        // returns a sample rate of 0 (seen with 1.51; documented as -1) and we report it.
-        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, espeakINITIALIZE_DONT_EXIT)
-        let result: Result<Int, SpeechError>
-        if rate > 0 {
-            espeak_SetSynthCallback(collectSamples)
-            result = .success(Int(rate))
-        } else {
-            var path: UnsafePointer<CChar>?
-            espeak_Info(&path)
-            result = .failure(.dataMissing(path: path.map { String(cString: $0) } ?? "its default directory"))
+        let errors = (try? stderr.fileHandleForReading.read(upToCount: 4096)) ?? Data()
+        process.waitUntilExit()
+        guard !tooLong else { throw .helperFailed("more than \(Self.audioLimit) bytes of audio") }
+        if process.terminationReason == .uncaughtSignal {
+            throw .helperFailed("\(helper) was stopped by signal \(process.terminationStatus)"
+                + (process.terminationStatus == SIGKILL ? " (no speech within \(timeoutSeconds.formatted()) s)" : ""))
         }
-        started = result
-        return try result.get()
+        let said = String(decoding: errors, as: UTF8.self).split(separator: "\n").last
+            .map { TypedText.escaped(String($0.prefix(300))) } ?? ""
+        return (process.terminationStatus, output, said)
     }
-
-    /// Picks espeak-ng's best voice for a language code; an unknown code leaves the previous
-    /// voice selected and returns `EE_NOT_FOUND`.
-    private func selectVoice(for language: String) -> espeak_ERROR {
-        language.withCString { code in
-            var criteria = espeak_VOICE()
-            criteria.languages = code
-            return espeak_SetVoiceByProperties(&criteria)
-        }
-    }
-}
-
-/// Where the audio of the `espeak_Synth` call in progress goes.
-private final class SampleCollector {
-    var samples: [Int16] = []
-}
-
-/// espeak-ng's synth callback. A C callback cannot capture Swift context, so the collector
-/// travels as the `user_data` of the call, which espeak-ng copies into every event.
-private func collectSamples(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32,
-                            _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
-    guard let wav, count > 0, let userData = events?.pointee.user_data else { return 0 }
-    let collector = Unmanaged<SampleCollector>.fromOpaque(userData).takeUnretainedValue()
-    collector.samples.append(contentsOf: UnsafeBufferPointer(start: wav, count: Int(count)))
-    return 0
 }
