@@ -18,12 +18,15 @@ public struct HTTPAnswer: Sendable, Equatable {
 
     /// The longest header clupd reads (cupsd's are a few hundred bytes).
     public static let headerLimit = 16 * 1024
+    /// The most interim answers (`100 Continue`) before the answer (cupsd sends one at most).
+    public static let interimLimit = 4
 
     /// The answer in `bytes`, the first ones read from the connection; nil while more must be
     /// read. `atEnd`: the server has closed its side, so nothing more will come. Interim
     /// answers (`100 Continue`) are skipped.
     public static func parse(_ bytes: [UInt8], atEnd: Bool, bodyLimit: Int) throws(HTTPAnswerError) -> HTTPAnswer? {
         var start = 0
+        var interim = 0
         while true {
             guard let headerEnd = find(crlfcrlf, in: bytes, from: start, within: headerLimit) else {
                 if bytes.count - start > headerLimit { throw HTTPAnswerError("a header longer than \(headerLimit) bytes") }
@@ -33,6 +36,8 @@ public struct HTTPAnswer: Sendable, Equatable {
             let (status, fields) = try header(bytes[start..<headerEnd])
             let bodyStart = headerEnd + crlfcrlf.count
             if (100..<200).contains(status) {
+                interim += 1
+                guard interim <= interimLimit else { throw HTTPAnswerError("more than \(interimLimit) interim answers") }
                 start = bodyStart
                 continue
             }

@@ -50,10 +50,14 @@ public enum IPPClientError: Error, Equatable, Sendable, CustomStringConvertible 
 /// them. Blocking: callers run it off their event loop.
 public struct IPPClient: Sendable {
     public let server: IPPServerAddress
-    /// How long one request may take, connecting to the last byte of the answer.
+    /// How long one request may take, connecting to the last byte of the answer. A host's
+    /// name (`CUPS_SERVER=host`) is looked up before, for as long as the resolver takes.
     public let timeoutSeconds: Int
-    /// The largest answer read: a Get-Jobs of 500 ended jobs is some 100 KB.
-    public static let answerLimit = 8 * 1024 * 1024
+    /// The largest answer body read: a Get-Jobs of 500 ended jobs is some 150 KB.
+    public static let answerLimit = 2 * 1024 * 1024
+    /// The most bytes read for one answer, its framing included (interim answers, chunk
+    /// sizes and their extensions): past it the answer is refused, whatever it holds.
+    public static let receiveLimit = answerLimit + 256 * 1024
 
     public init(server: IPPServerAddress, timeoutSeconds: Int = 30) {
         self.server = server
@@ -103,7 +107,18 @@ public struct IPPClient: Sendable {
         header += "Content-Length: \(body.count)\r\nConnection: close\r\n"
         if let authorization { header += "Authorization: \(authorization)\r\n" }
         header += "\r\n"
-        try write(Array(header.utf8) + body, to: socket, deadline: deadline)
+        do throws(IPPClientError) {
+            try write(Array(header.utf8) + body, to: socket, deadline: deadline)
+        } catch {
+            // cupsd may answer (401, 413) and close without reading a whole document: that
+            // answer, if it came, says more than the broken pipe.
+            guard let answer = try? readAnswer(from: socket, deadline: deadline) else { throw error }
+            return answer
+        }
+        return try readAnswer(from: socket, deadline: deadline)
+    }
+
+    private func readAnswer(from socket: Int32, deadline: Deadline) throws(IPPClientError) -> HTTPAnswer {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -114,6 +129,9 @@ public struct IPPClient: Sendable {
                 throw .unreachable("reading cupsd's answer from \(server): \(String(cString: strerror(errno)))")
             }
             received += chunk[0..<count]
+            guard received.count <= Self.receiveLimit else {
+                throw .badAnswer("cupsd's answer is longer than \(Self.receiveLimit) bytes")
+            }
             do {
                 if let answer = try HTTPAnswer.parse(received, atEnd: count == 0, bodyLimit: Self.answerLimit) { return answer }
                 if count == 0 { throw HTTPAnswerError("the connection closed before the answer was whole") }
@@ -133,12 +151,21 @@ public struct IPPClient: Sendable {
                 throw .unreachable("the socket path \(path) is too long")
             }
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-            let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            guard socket >= 0 else { throw .unreachable("socket: \(String(cString: strerror(errno)))") }
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            while true {
+                let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+                guard socket >= 0 else { throw .unreachable("socket: \(String(cString: strerror(errno)))") }
+                let result = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                }
+                // A Unix socket whose backlog is full refuses at once (EAGAIN), connecting
+                // nothing: tried again every 10 ms until the deadline.
+                guard result != 0, errno == EAGAIN else { return try finishConnecting(socket, result: result, deadline: deadline) }
+                close(socket)
+                guard deadline.millisecondsLeft > 10 else {
+                    throw .unreachable("cupsd at \(server) took no connection within \(timeoutSeconds) s (its backlog full)")
+                }
+                usleep(10_000)
             }
-            return try finishConnecting(socket, result: result, deadline: deadline)
         case let .tcp(host, port):
             var hints = addrinfo()
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -167,7 +194,7 @@ public struct IPPClient: Sendable {
     private func finishConnecting(_ socket: Int32, result: Int32, deadline: Deadline) throws(IPPClientError) -> Int32 {
         do throws(IPPClientError) {
             if result != 0 {
-                guard errno == EINPROGRESS || errno == EAGAIN else {
+                guard errno == EINPROGRESS else {
                     throw IPPClientError.unreachable("cannot connect to \(server): \(String(cString: strerror(errno)))")
                 }
                 try wait(for: socket, events: Int16(POLLOUT), deadline: deadline, doing: "connecting")

@@ -135,6 +135,10 @@ public struct IPPResponse: Sendable, Equatable {
     public let requestID: Int32
     public let groups: [IPPAttributeGroup]
 
+    /// The most groups, attributes and values an answer may hold: a Get-Jobs of 500 jobs
+    /// holds some 4,000.
+    public static let partLimit = 100_000
+
     /// Whether the status is one of success (0x0000–0x00FF; RFC 8011 5.4.15).
     public var succeeded: Bool { status < 0x0100 }
 
@@ -159,8 +163,12 @@ public struct IPPResponse: Sendable, Equatable {
         self.status = status
         requestID = Int32(bitPattern: id)
         var groups: [IPPAttributeGroup] = []
+        var parts = 0
         while true {
             guard let tag = reader.byte() else { throw IPPFormatError("ends before its end tag") }
+            // Each group, attribute and value costs far more held than sent: bounded.
+            parts += 1
+            guard parts <= Self.partLimit else { throw IPPFormatError("more than \(Self.partLimit) groups, attributes and values") }
             if tag == 0x03 { break }
             if tag < 0x10 {
                 guard tag != 0x00 else { throw IPPFormatError("reserved delimiter tag 0x00") }

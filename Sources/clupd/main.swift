@@ -42,6 +42,9 @@ struct Run: ParsableCommand {
         // The daemon's logger is one already; a library's `Logger(label:)` then is too.
         LineSafeLogHandler.bootstrap()
         MemoryPolicy.apply()
+        // A pipe or socket whose reader is gone (a speech helper that exited early, a peer
+        // that hung up) is an error where it is written, never the end of the daemon.
+        signal(SIGPIPE, SIG_IGN)
         let options = DaemonOptions(stateDirectory: stateDir, configPath: config, socketPath: socket,
                                     simulate: simulate, spoolDirectory: spool)
         do {

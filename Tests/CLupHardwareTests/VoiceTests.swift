@@ -90,7 +90,8 @@ final class VoiceTests: XCTestCase {
     /// A shell script standing in for clup-speak.
     private func helper(_ name: String, _ body: String) throws -> String {
         let path = directory.appendingPathComponent(name).path
-        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
+        // It reads its text first, as clup-speak does.
+        try Data("#!/bin/sh\ncat >/dev/null\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
         chmod(path, 0o755)
         return path
     }

@@ -60,6 +60,8 @@ final class IPPMessageTests: XCTestCase {
             ("orphan value", header + [0x01] + attribute(0x44, "", [0x61]) + [3], "an additional value with no attribute before it"),
             ("language", header + [0x01] + attribute(0x35, "t", [0, 9, 0x65]) + [3], "a text with language that does not fill its value"),
             ("delimiter 0", header + [0x00, 0x03], "reserved delimiter tag 0x00"),
+            ("too many", header + [UInt8](repeating: 0x01, count: IPPResponse.partLimit + 1) + [3],
+             "more than \(IPPResponse.partLimit) groups, attributes and values"),
         ]
         for (name, bytes, expected) in cases {
             XCTAssertThrowsError(try IPPResponse(parsing: bytes), name) { error in
@@ -104,6 +106,8 @@ final class IPPMessageTests: XCTestCase {
              "a header longer than \(HTTPAnswer.headerLimit) bytes"),
             ("closed early", Array("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n12".utf8), true, "the connection closed after 2 of 9 bytes"),
             ("closed silent", [], true, "the connection closed with no answer"),
+            ("interim", Array(String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: HTTPAnswer.interimLimit + 1).utf8), false,
+             "more than \(HTTPAnswer.interimLimit) interim answers"),
         ]
         for (name, bytes, atEnd, expected) in cases {
             XCTAssertThrowsError(try HTTPAnswer.parse(bytes, atEnd: atEnd, bodyLimit: 100), name) { error in
@@ -139,15 +143,22 @@ final class IPPClientTests: XCTestCase {
             Array("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"CUPS\", PeerCred\r\nContent-Length: 0\r\n\r\n".utf8),
             Self.okAnswer,
         ])
-        let printer = CUPSPrinter(queue: "q", environment: ["CUPS_SERVER": server.path, "CUPS_USER": "clup"])
-        let file = try temporaryDocument()
-        XCTAssertEqual(try printer.printFile(file, title: "A-001", format: "application/vnd.cups-raw"), 77)
+        CUPSPrinter(queue: "q", environment: ["CUPS_SERVER": server.path, "CUPS_USER": "clup"]).cancel(job: 77)
         let requests = server.requests()
         XCTAssertEqual(requests.count, 2)
         XCTAssertFalse(requests[0].contains("Authorization:"), requests[0])
+        XCTAssertTrue(requests[1].hasPrefix("POST /jobs/ HTTP/1.1\r\n"), requests[1])
         XCTAssertTrue(requests[1].contains("\r\nAuthorization: PeerCred clup\r\n"), requests[1])
-        XCTAssertTrue(requests[1].hasPrefix("POST /printers/q HTTP/1.1\r\n"), requests[1])
-        XCTAssertTrue(requests[1].hasSuffix("ticket bytes"), "the document follows the request")
+    }
+
+    func test_aJobsDocumentFollowsItsRequest() throws {
+        let server = try ScriptedServer(answers: [Self.okAnswer])
+        let printer = CUPSPrinter(queue: "q", environment: ["CUPS_SERVER": server.path, "CUPS_USER": "clup"])
+        XCTAssertEqual(try printer.printFile(try temporaryDocument(), title: "A-001", format: "application/vnd.cups-raw"), 77)
+        let request = try XCTUnwrap(server.requests().first)
+        XCTAssertTrue(request.hasPrefix("POST /printers/q HTTP/1.1\r\n"), request)
+        XCTAssertTrue(request.contains("A-001"), "the job is named after the ticket")
+        XCTAssertTrue(request.hasSuffix("ticket bytes"), "the document follows the request")
     }
 
     func test_aServerThatNeverAnswersIsUnreachableAtTheDeadline() throws {

@@ -158,20 +158,22 @@ public struct SpeechSynthesizer: SpeechSynthesizing {
         } catch {
             throw .helperFailed("cannot run \(helper): \(error.localizedDescription)")
         }
-        // The helper reads all its input before it writes: the pipe takes it without a wait
-        // that could block on the helper's output.
-        try? stdin.fileHandleForWriting.write(contentsOf: input)
-        try? stdin.fileHandleForWriting.close()
-        // A helper stuck past the deadline is killed, which ends its output.
+        // A helper stuck past the deadline is killed, which ends its output; armed before the
+        // text is written, which waits if the helper does not read it.
         let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds, execute: watchdog)
         defer { watchdog.cancel() }
+        // The helper reads all its input before it writes. One that exited first leaves a
+        // broken pipe: an error here (clupd ignores SIGPIPE), its exit status said below.
+        try? stdin.fileHandleForWriting.write(contentsOf: input)
+        try? stdin.fileHandleForWriting.close()
         var output = Data()
         var tooLong = false
         while let chunk = try? stdout.fileHandleForReading.read(upToCount: 256 * 1024), !chunk.isEmpty {
             if output.count + chunk.count > Self.audioLimit {
+                // Its output closed: the helper's next write fails and it exits (status 6).
                 tooLong = true
-                kill(process.processIdentifier, SIGKILL)
+                try? stdout.fileHandleForReading.close()
                 break
             }
             output.append(chunk)
