@@ -88,7 +88,7 @@ public struct IPPRequest: Sendable {
     }
 
     public mutating func add(_ tag: IPPValueTag, _ name: String, _ values: String...) {
-        attributes.append((tag, name, values.map(IPPValue.string)))
+        add(tag, name, strings: values)
     }
 
     public mutating func add(_ tag: IPPValueTag, _ name: String, strings: [String]) {

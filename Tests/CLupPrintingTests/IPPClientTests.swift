@@ -183,6 +183,15 @@ final class IPPClientTests: XCTestCase {
         XCTAssertThrowsError(try CUPSPrinter(queue: "q", environment: ["CUPS_SERVER": nonsense.path]).status()) { error in
             XCTAssertEqual(error as? PrintError, .submitFailed("cupsd's answer is not IPP: shorter than an IPP header"))
         }
+        // What cupsd passes on from a backend is bounded and escaped before it is logged.
+        let forged = Array("busy\nE-FAKE forged line".utf8) + [UInt8](repeating: 0x61, count: 500)
+        let noisy: [UInt8] = [2, 0, 0x04, 0x00, 0, 0, 0, 1, 0x01, 0x41, 0, 14] + Array("status-message".utf8)
+            + [UInt8(forged.count >> 8), UInt8(forged.count & 0xFF)] + forged + [3]
+        let refusing = try ScriptedServer(answers: [Array("HTTP/1.1 200 OK\r\nContent-Length: \(noisy.count)\r\n\r\n".utf8) + noisy])
+        XCTAssertThrowsError(try CUPSPrinter(queue: "q", environment: ["CUPS_SERVER": refusing.path]).status()) { error in
+            let expected = "busy\\nE-FAKE forged line" + String(repeating: "a", count: 200 - 23)
+            XCTAssertEqual(error as? PrintError, .submitFailed("\(expected) (IPP status 0x400)"))
+        }
         let busy: [UInt8] = [2, 0, 0x05, 0x07, 0, 0, 0, 1, 0x01, 0x41, 0, 14] + Array("status-message".utf8) + [0, 4] + Array("busy".utf8) + [3]
         let unavailable = try ScriptedServer(answers: [Array("HTTP/1.1 200 OK\r\nContent-Length: \(busy.count)\r\n\r\n".utf8) + busy])
         XCTAssertThrowsError(try CUPSPrinter(queue: "q", environment: ["CUPS_SERVER": unavailable.path]).status()) { error in

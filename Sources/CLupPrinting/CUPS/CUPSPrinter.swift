@@ -1,3 +1,4 @@
+import CLupCore
 import CLupIPP
 import Foundation
 import Synchronization
@@ -184,8 +185,11 @@ public struct CUPSPrinter: Sendable {
         }
     }
 
+    /// The strings of a free-text or keyword attribute of cupsd's (a message, the reasons),
+    /// as they may go on to logs, the shell and the hub: 32 values at most, each cut at 200
+    /// characters and escaped (a backend can put a device's text in them).
     static func strings(_ attribute: IPPAttribute?) -> [String] {
-        attribute?.values.compactMap(\.string) ?? []
+        (attribute?.values.compactMap(\.string) ?? []).prefix(32).map { TypedText.escaped(String($0.prefix(200))) }
     }
 }
 
@@ -196,7 +200,7 @@ extension QueuedJob {
               let state = group["job-state"]?.values.first?.integer.flatMap(JobState.init(rawValue:))
         else { return nil }
         let name = group["job-name"]?.values.first?.string ?? ""
-        let reasons = group["job-state-reasons"]?.values.compactMap(\.string) ?? []
+        let reasons = CUPSPrinter.strings(group["job-state-reasons"])
         let documents = group["number-of-documents"]?.values.first?.integer.map(Int.init)
         self.init(id: id, name: name, state: state, reasons: reasons.filter { $0 != "none" }, documents: documents)
     }
