@@ -30,6 +30,33 @@ final class BatchStepsTests: XCTestCase {
         }
     }
 
+    /// A totem's health arriving while a transaction holds its store's row and then wants the
+    /// totem's (as `clup-hub totem replace` does): the report waits for the store's row and
+    /// holds nothing meanwhile, so both go through. It held the totem's row first once, and
+    /// PostgreSQL ended the pair as a deadlock (the replace answered E-HUB-010).
+    func test_aHealthReportWaitsBehindAStoreTransactionWithoutADeadlock() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let holder = try LockHolder(hub.postgres, database: hub.name, lockingStatement: BatchStatements.LockStore.sql
+                .replacingOccurrences(of: "$1", with: "'7'"))
+            let failsafe = Task { try await Task.sleep(for: .seconds(60)); holder.release() }
+            defer { failsafe.cancel(); holder.release() }
+            let health = TotemHealth(devices: [], printer: "ready", softwareVersion: "1.4.3")
+            let report = Task { try await BatchSteps(database: hub.database).recordHealth(health, device: a.device.deviceID) }
+            try waitUntil("the report waits for a lock") {
+                try hub.sql("SELECT count(*) FROM pg_locks WHERE NOT granted AND pid <> (SELECT pid FROM pg_stat_activity WHERE application_name = 'lock-holder')") != "0"
+            }
+            // The holder takes the totem's row, as the replace does next.
+            holder.then("SELECT 1 FROM totem WHERE device_id = '\(a.device.deviceID)' FOR NO KEY UPDATE")
+            try waitUntil("the holder's statement has run") { try LockHolder.state(hub.postgres, database: hub.name) != "active" }
+            XCTAssertEqual(try LockHolder.state(hub.postgres, database: hub.name), "idle in transaction",
+                           "the holder got the totem's row (not ended as a deadlock)")
+            holder.release()
+            _ = try await report.value
+            XCTAssertEqual(try hub.sql("SELECT software_version FROM totem"), "1.4.3", "the report was kept once the store's row was free")
+        }
+    }
+
     /// A totem's daily integrity check that found its files changed raises the alert once:
     /// an audit record of its store naming the totem as the source, and the metric; the same
     /// report sent again with every upload adds nothing, a clean one clears the metric.

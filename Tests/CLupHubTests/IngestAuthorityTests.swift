@@ -171,6 +171,77 @@ final class IngestAuthorityTests: XCTestCase {
         }
     }
 
+    /// The day before `day`, as store 7 has it.
+    var yesterday: BusinessDay {
+        BusinessDay(containing: Date().addingTimeInterval(-86_400), startMinute: 0, timeZone: TimeZone(identifier: "UTC")!)
+    }
+
+    /// A ticket still waiting when its business day ended is carried into the next, where its
+    /// door calls it: the hub keeps one row of it, under the new day, with the day it was
+    /// issued, as the totem does. Another door takes it in by the number of the day it was
+    /// issued (as `ticket.from-other-door` names it), admits it and lets its holder in, in
+    /// one batch. The hub once kept a second row, the old day's, "waiting" for good, and the
+    /// other door's taking-in was a dead letter ("the hub has it waiting").
+    func test_aTicketCarriedIntoTheNextDayIsOneRowThatTheNewDaysEventsChangeAtEitherDoor() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let b = try await hub.enrol("B", door: "south")
+            let ingest = Ingest(database: hub.database)
+            let (before, today) = (yesterday, day)
+            let ticket = a.ticket(6, day: before)
+            _ = try await ingest.apply(a.batch(a.upload([.ticketIssued(ticket), .ticketPrinted(ticket.number, businessDay: before, job: 1)])),
+                                       from: a.device)
+            var carried = ticket
+            carried.state = .waiting
+            var reply = try await ingest.apply(a.batch(a.upload([
+                .dayOpened(businessDay: today, after: before, inside: [:], tickets: [carried], at: Date()),
+                .ticketCalled(ticket.number, businessDay: today, at: Date(), reason: "next", steady: nil),
+            ])), from: a.device)
+            XCTAssertEqual(reply.deadLettered, 0)
+            XCTAssertEqual(try hub.sql("SELECT business_day, issued_day, number, state FROM ticket"), "\(today.date)|\(before.date)|A-006|called")
+            var arrived = carried
+            arrived.state = .called
+            reply = try await ingest.apply(b.batch(b.upload([
+                .ticketFromOtherDoor(arrived, at: Date()),
+                .ticketAdmitted(ticket.number, businessDay: today, at: Date(), steady: nil),
+                passage(.entry, door: "south", ticket: ticket.number),
+            ])), from: b.device)
+            XCTAssertEqual(try hub.sql("SELECT string_agg(reason, '; ') FROM dead_letter"), "", "no dead letter")
+            XCTAssertEqual(reply.deadLettered, 0)
+            XCTAssertEqual(try hub.sql("SELECT business_day, number, state, admitted_by FROM ticket"),
+                           "\(today.date)|A-006|entered|\(b.device.deviceID)")
+        }
+    }
+
+    /// A hub that kept a carried ticket twice (before schema 29) keeps it once when it is
+    /// migrated: the last day's row, with what only the older one held and the day it was
+    /// issued; a ticket of the same number on another day, which was not carried, stays.
+    func test_theMigrationKeepsOneRowOfEachTicketCarriedOver() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let (before, today) = (yesterday, day)
+            try await hub.database.ensurePartitions(for: [before.date, today.date])
+            let latest = HubMigrations.all.last!.version
+            XCTAssertEqual(latest, 29, "this test undoes schema 29")
+            _ = try hub.sql("""
+                DELETE FROM schema_migration WHERE version = 29;
+                DROP FUNCTION ticket_day;
+                ALTER TABLE ticket DROP COLUMN issued_day;
+                INSERT INTO ticket (store_id, business_day, number, device_id, lane, state, issued_at, admitted_by) VALUES
+                    ('7', '\(before.date)', 'A-006', '\(a.device.deviceID)', 'regular', 'waiting', '2026-11-30 20:00Z', 'store-7-totem-B'),
+                    ('7', '\(today.date)', 'A-006', '\(a.device.deviceID)', 'regular', 'called', '2026-11-30 20:00Z', NULL),
+                    ('7', '\(today.date)', 'A-007', '\(a.device.deviceID)', 'regular', 'waiting', '2026-12-01 07:00Z', NULL),
+                    ('7', '\(before.date)', 'A-007', '\(a.device.deviceID)', 'regular', 'entered', '2026-11-30 07:00Z', NULL)
+                """)
+            let applied = try await hub.database.migrate()
+            XCTAssertEqual(applied.count, 1, "\(applied)")
+            XCTAssertEqual(try hub.sql("""
+                SELECT business_day || ' ' || number || ' ' || state || ' ' || coalesce(issued_day::text, '-') || ' ' || coalesce(admitted_by, '-')
+                FROM ticket ORDER BY number, business_day
+                """), "\(today.date) A-006 called \(before.date) store-7-totem-B\n\(before.date) A-007 entered - -\n\(today.date) A-007 waiting - -")
+        }
+    }
+
     func test_aTicketWhoseAdmissionLapsedAtItsDoorIsTakenInAtAnotherAndAPassageAlwaysCounts() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")

@@ -788,6 +788,48 @@ test_two_doors_share_one_capacity_through_an_outage_and_admit_each_others_ticket
   echo "report: requests dropped while cut off: A $(cat "$A_WORK/A"), B $(cat "$A_WORK/B")"
 }
 
+# The store's business day starts while a ticket of door A is called: A carries it into the
+# new day, and door B takes it in there, admits it, and its holder goes in. The hub keeps
+# the ticket once, under the new day, with the day it was issued, as the totems have it (it
+# once kept the old day's row too, "called" for good, and refused B's taking-in). The day
+# starts at the clocks' next whole minute with 20 s to spare: the one wait on the clock.
+test_a_ticket_called_as_the_business_day_starts_is_carried_over_and_kept_once_at_the_hub() {
+  hub_up
+  enrol A north >/dev/null
+  code=$(clup_hub enrolment-code --store 7 --letter B --door south)
+  "$BIN/clupd" enrol --hub "$HUB_URL" --code "$code" --ca "$WORK/hub/ca.pem" --state-dir "$WORK/b/state" >/dev/null
+  starts=$(( ($(date +%s) + 20) / 60 * 60 + 60 ))
+  KIOSK_DAY_START=$(date -u -d "@$starts" +%H:%M) kiosk_start
+  A_WORK=$WORK A_PID=$CLUPD_PID
+  mkdir -p "$WORK/b"
+  cp "$WORK/clupd.toml" "$WORK/b/clupd.toml"
+  WORK="$A_WORK/b"
+  kiosk_start_daemon
+  SECOND_PID=$CLUPD_PID
+  as_a
+  take_ticket A-001
+  wait_until_prints 60 "0 waiting, 1 called" door_queue
+  first=$(totem_sql "SELECT business_day FROM ticket WHERE number = 'A-001'")
+  # shellcheck disable=SC2016 # read again at each try
+  wait_until 150 '[ -n "$(totem_sql "SELECT carried_into FROM ticket WHERE number = '\''A-001'\''")" ]' \
+    || fail "A-001 was not carried into the day that starts at $(date -u -d "@$starts" +%T)"
+  next=$(totem_sql "SELECT carried_into FROM ticket WHERE number = 'A-001'")
+  echo "report: the business day $next started at $(date -u -d "@$starts" +%T) UTC; A-001 of $first carried into it, called"
+  code=$(printed_qr_text A-001)
+  as_b
+  # shellcheck disable=SC2016 # scanned again at each try, once B has heard A-001 is called
+  wait_until 60 'clupctl sim scan "$code" >/dev/null 2>&1' || fail "A-001 refused at door B: $(clupctl sim scan "$code" 2>&1)"
+  clupctl sim pass in >/dev/null
+  as_a
+  wait_quiet
+  figures=$(python3 "$ROOT/Tests/integration/tools/sync-figures.py" 7 "$A_WORK/state/clup.sqlite" "$A_WORK/b/state/clup.sqlite") \
+    || fail "$figures"
+  report_lines "$figures"
+  assert_eq "$(hub_psql -c "SELECT business_day || ' ' || issued_day || ' ' || state FROM ticket WHERE number = 'A-001'")" \
+    "$next $first entered" "the hub's one row of A-001"
+  assert_eq "$(hub_psql -c "SELECT count(*) FROM dead_letter")" 0 "dead letters"
+}
+
 # The phone app's call to the bookings API: app METHOD PATH [JSON]; prints the body, then
 # the status on a line of its own.
 app() {

@@ -25,13 +25,16 @@ kiosk_login() {
 }
 
 # Writes $WORK/clupd.toml: a small screen-timeout (KIOSK_IDLE_SECONDS, default 2 s; and
-# its warning) so the demo and tests see the screen sleep, the store's time zone KIOSK_TIMEZONE (default UTC), plus any lines given.
+# its warning) so the demo and tests see the screen sleep, the store's time zone KIOSK_TIMEZONE
+# (default UTC), the start of its business day KIOSK_DAY_START (HH:MM, default clupd's), plus
+# any lines given.
 kiosk_write_config() {
   {
     echo '[store]'
     echo 'id = 7'
     echo 'name = "CLup Market Demo"'
     echo "timezone = \"${KIOSK_TIMEZONE:-UTC}\""
+    if [ -n "${KIOSK_DAY_START:-}" ]; then echo "business_day_start = \"$KIOSK_DAY_START\""; fi
 
     echo '[screen]'
     echo "idle_timeout_seconds = ${KIOSK_IDLE_SECONDS:-2}"

@@ -529,10 +529,45 @@ enum HubMigrations {
             );
             CREATE INDEX screen_request_device ON screen_request (device_id, asked_at);
             """),
+        (29, "one row per ticket: a ticket carried into a later business day is kept under the last day it was in play", """
+            -- The day a ticket was issued, where it was carried into a later one (NULL: its
+            -- business_day). The totem keeps such a ticket under the day it was issued and
+            -- names the day it was carried into; the hub keeps it under that day, which a
+            -- door's events of it name, with the day it was issued.
+            ALTER TABLE ticket ADD COLUMN issued_day date;
+            -- Until now a ticket carried over was copied to each day it was carried into and
+            -- its older copies stayed behind, never updated again. Its last copy stays, with
+            -- what only an older one held (a door that took it in, when it left) and the day
+            -- of the first; the older ones go.
+            WITH carried AS (
+                SELECT store_id, number, issued_at, min(business_day) AS first_day, max(business_day) AS last_day,
+                       max(admitted_by) AS admitted_by, max(admitted_at) AS admitted_at, max(entered_at) AS entered_at,
+                       max(left_at) AS left_at
+                FROM ticket GROUP BY store_id, number, issued_at HAVING count(*) > 1)
+            UPDATE ticket t SET issued_day = c.first_day, admitted_by = coalesce(t.admitted_by, c.admitted_by),
+                admitted_at = coalesce(t.admitted_at, c.admitted_at), entered_at = coalesce(t.entered_at, c.entered_at),
+                left_at = coalesce(t.left_at, c.left_at)
+            FROM carried c
+            WHERE t.store_id = c.store_id AND t.number = c.number AND t.issued_at = c.issued_at AND t.business_day = c.last_day;
+            WITH carried AS (
+                SELECT store_id, number, issued_at, max(business_day) AS last_day
+                FROM ticket GROUP BY store_id, number, issued_at HAVING count(*) > 1)
+            DELETE FROM ticket t USING carried c
+            WHERE t.store_id = c.store_id AND t.number = c.number AND t.issued_at = c.issued_at AND t.business_day < c.last_day;
+            -- The day under which the hub keeps ticket `n` that a door's event of business day
+            -- `d` names: `d` itself, or the later day the ticket was carried into since (the
+            -- event came late, from another door); `d` if there is no such row.
+            CREATE FUNCTION ticket_day(s text, d date, n text) RETURNS date LANGUAGE sql STABLE AS $$
+                SELECT coalesce(
+                    (SELECT d WHERE EXISTS (SELECT 1 FROM ticket WHERE store_id = s AND business_day = d AND number = n)),
+                    (SELECT min(business_day) FROM ticket WHERE store_id = s AND business_day > d AND number = n AND issued_day <= d),
+                    d)
+            $$;
+            """),
     ]
 
-    /// The statements of a migration: split where a line ends with `;` (migrations hold no
-    /// function bodies, whose semicolons would not end a statement).
+    /// The statements of a migration: split where a line ends with `;` (a function's body
+    /// holds one SQL expression, with no `;` of its own).
     static func statements(of sql: String) -> [String] {
         sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }.filter { !$0.isEmpty }

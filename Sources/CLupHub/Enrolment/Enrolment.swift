@@ -144,7 +144,7 @@ public struct Enrolment: Sendable {
                 let locked = try await StoreTransaction.locking(store, connection, logger)
                 let rows = try await connection.rows("""
                     SELECT device_id, store_id, door, revoked_at IS NOT NULL, coalesce(last_contact, enrolled_at)
-                    FROM totem WHERE device_id IN (\(old), \(new)) ORDER BY device_id FOR UPDATE
+                    FROM totem WHERE device_id IN (\(old), \(new)) ORDER BY device_id FOR NO KEY UPDATE
                     """, as: (DeviceID, StoreID, String, Bool, Date).self, logger)
                 guard let taken = rows.first(where: { $0.0 == old }), taken.1 == store else {
                     throw HubError(.notFound, .unknownDevice, "no enrolled totem \(old)")

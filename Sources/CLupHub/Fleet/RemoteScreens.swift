@@ -54,6 +54,9 @@ public struct RemoteScreens: Sendable {
                 throw HubError(.forbidden, .panelForbidden, "\(manager.name) manages store \(manager.store?.rawValue ?? "-") only")
             }
             try await database.transaction { connection in
+                // The store's row first, as every transaction that touches a store takes it
+                // (`StoreTransaction`): it writes the totem's row below.
+                _ = try await StoreTransaction.locking(store, connection, logger)
                 try await Self.purge(now: now, connection, logger)
                 try await connection.query("""
                     INSERT INTO screen_request (id, store_id, device_id, asked_by, asked_at)

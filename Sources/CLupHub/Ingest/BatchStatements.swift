@@ -8,9 +8,11 @@ import PostgresNIO
 /// PostgreSQL's CPU during ingest. The code that runs each says why it runs it.
 enum BatchStatements {
     /// The store's row, locked (`StoreTransaction`): its settings version and capacity,
-    /// which `DoorShares.replan` plans with.
+    /// which `DoorShares.replan` plans with. `NO KEY UPDATE`, which excludes every other
+    /// store lock but not the `KEY SHARE` a foreign-key check takes on the store's row when a
+    /// row of the store is written: such a check never waits on a store lock.
     struct LockStore: PostgresPreparedStatement {
-        static let sql = "SELECT settings_version, capacity FROM store WHERE store_id = $1 FOR UPDATE"
+        static let sql = "SELECT settings_version, capacity FROM store WHERE store_id = $1 FOR NO KEY UPDATE"
         typealias Row = StoreTransaction.Row
         let store: StoreID
 

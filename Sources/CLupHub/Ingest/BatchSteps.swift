@@ -37,8 +37,16 @@ struct BatchSteps: Sendable {
         let health = health.bounded()
         let text = String(decoding: try JSONEncoder().encode(health), as: UTF8.self)
         return try await database.transaction { [logger = database.logger] connection in
+            // The store's row first, as every transaction that touches a store takes it
+            // (`StoreTransaction`); a totem's store never changes, so it is read unlocked.
+            // Holding the totem's row first deadlocked with `Enrolment.replace`, which holds
+            // the store's and waits for the totem's.
+            guard let store = try await connection.all("SELECT store_id FROM totem WHERE device_id = \(device)", as: StoreID.self,
+                                                       logger).first,
+                  try await StoreTransaction.lock(store, connection, logger) != nil
+            else { return nil }
             let row = try await connection.rows("""
-                SELECT store_id, last_health, door FROM totem WHERE device_id = \(device) FOR UPDATE
+                SELECT store_id, last_health, door FROM totem WHERE device_id = \(device) FOR NO KEY UPDATE
                 """, as: (String, String?, String).self, logger).first
             let before = row.map { ($0.0, $0.1) }
             try await connection.query("UPDATE totem SET last_health = \(text) WHERE device_id = \(device)", logger: logger)

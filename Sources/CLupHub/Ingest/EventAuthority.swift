@@ -24,6 +24,10 @@ struct EventAuthority {
         var admittedBy: String?
         /// For a booking made through the hub: whether it was booked for this device.
         var bookedHere = false
+        /// The business day the hub keeps the ticket's row under: a ticket carried into a
+        /// later day is named by the day it was issued (`ticket.from-other-door`) and by the
+        /// day of each event since, one row for both.
+        var row: String? = nil
     }
 
     let device: AuthenticatedDevice
@@ -95,7 +99,9 @@ struct EventAuthority {
         guard ticket.state == TicketState.called.rawValue else {
             return "\(type) for \(number): the hub has it \(ticket.state), not called at its door"
         }
-        held[key] = Held(state: TicketState.called.rawValue, admittedBy: device.deviceID.rawValue)
+        let taken = Held(state: TicketState.called.rawValue, admittedBy: device.deviceID.rawValue, row: ticket.row)
+        held[key] = taken
+        for (other, row) in held where other.number == key.number && ticket.row != nil && row.row == ticket.row { held[other] = taken }
         return nil
     }
 
@@ -133,13 +139,13 @@ struct EventAuthority {
         guard !keys.isEmpty else { return [:] }
         var held: [TicketKey: Held] = [:]
         let tickets = try await connection.rows("""
-            SELECT t.business_day::text, t.number, t.state, t.admitted_by FROM ticket t
+            SELECT k.day, t.number, t.state, t.admitted_by, t.business_day::text FROM ticket t
             JOIN unnest(\(keys.map(\.day))::text[], \(keys.map(\.number))::text[]) AS k(day, number)
-                ON t.business_day = k.day::date AND t.number = k.number
+                ON t.business_day = ticket_day(\(store), k.day::date, k.number) AND t.number = k.number
             WHERE t.store_id = \(store)
-            """, as: (String, String, String, String?).self, logger)
-        for (day, number, state, admittedBy) in tickets {
-            held[TicketKey(day: day, number: number)] = Held(state: state, admittedBy: admittedBy)
+            """, as: (String, String, String, String?, String).self, logger)
+        for (day, number, state, admittedBy, row) in tickets {
+            held[TicketKey(day: day, number: number)] = Held(state: state, admittedBy: admittedBy, row: row)
         }
         // Booking numbers restart each day; a booking made at the totem is for a slot of its
         // business day, or of the next one across midnight in the store's time zone.

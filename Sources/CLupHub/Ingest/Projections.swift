@@ -22,7 +22,7 @@ enum Projections {
                     ON CONFLICT (store_id, business_day, door) DO UPDATE SET carried = excluded.carried
                     """, logger: logger)
             }
-            for ticket in carried { try await upsert(ticket, day: day, writer) }
+            for ticket in carried { try await carry(ticket, into: day, writer) }
         case let .ticketIssued(ticket):
             try await upsert(ticket, day: day, writer)
         case let .ticketFromOtherDoor(ticket, _) where ticket.number.totem == TicketPayload.hubLetter:
@@ -33,7 +33,7 @@ enum Projections {
             // through): from now on it is this door's to admit, see leave, or let lapse.
             try await connection.query("""
                 UPDATE ticket SET admitted_by = \(device)
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.number.description)
+                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(ticket.number.description)) AND number = \(ticket.number.description)
                     AND state = \(TicketState.called.rawValue)
                 """, logger: logger)
         case .ticketSubmitted:
@@ -45,7 +45,7 @@ enum Projections {
         case let .ticketCalled(number, _, at, _, _):
             try await connection.query("""
                 UPDATE ticket SET state = \(TicketState.called.rawValue), called_at = \(at)
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
                 """, logger: logger)
             if number.lane == .remote {
                 // Its holder is told to come to the door now (once), by the notification gateway.
@@ -63,7 +63,7 @@ enum Projections {
             // admission at another door (which may reach the hub first).
             try await connection.query("""
                 UPDATE ticket SET state = \(TicketState.noShow.rawValue)
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
                     AND state = ANY(\(Self.changeable(by: event))::text[])
                 """, logger: logger)
         case let .ticketVoided(number, _, _, by, _):
@@ -71,7 +71,7 @@ enum Projections {
             // another door, which happened whatever this door did after.
             try await connection.query("""
                 UPDATE ticket SET state = \(TicketState.voided.rawValue)
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
                     AND state = ANY(\(Self.changeable(by: event))::text[])
                 """, logger: logger)
             if number.lane == .remote, by != DayState.remoteLeaver {
@@ -88,27 +88,27 @@ enum Projections {
         case let .ticketAdmitted(number, _, at, _):
             try await connection.query("""
                 UPDATE ticket SET state = \(TicketState.admitted.rawValue), admitted_at = \(at), admitted_by = \(device)
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
                 """, logger: logger)
         case let .admissionLapsed(number, _, _):
             try await connection.query("""
                 UPDATE ticket SET state = CASE WHEN called_at IS NULL THEN \(TicketState.waiting.rawValue)
                     ELSE \(TicketState.called.rawValue) END, admitted_at = NULL
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
                 """, logger: logger)
         case let .ticketReprinted(number, _, _):
             try await setState(number, .printing, day: day, writer)
         case let .ticketLeft(number, _, at):
             try await connection.query("""
                 UPDATE ticket SET left_at = \(at)
-                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
                 """, logger: logger)
         case let .passage(_, _, _, at, ticket, _):
             if counting { try await count(event, day: day, wallTime: wallTime, writer) }
             if let ticket {
                 try await connection.query("""
                     UPDATE ticket SET state = \(TicketState.entered.rawValue), entered_at = \(at)
-                    WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.description)
+                    WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(ticket.description)) AND number = \(ticket.description)
                     """, logger: logger)
             }
         case let .storeSettingsApplied(settings, _, _):
@@ -225,10 +225,39 @@ enum Projections {
             """, logger: logger)
     }
 
+    /// A ticket still in play carried into `day`: its row moves there, so that the door's
+    /// events of it, which name `day`, find it, and the hub has one row per ticket as the
+    /// totem has. (From the day it was issued to `day`, no other ticket of the store had its
+    /// number: a door skips the numbers its carried tickets hold.) It keeps the day it was issued, and what only the hub knew of it (the door
+    /// that took it in, when it left, an admission another door reported).
+    private static func carry(_ ticket: Ticket, into day: String, _ writer: BatchWriter) async throws {
+        let (store, device, connection, logger) = (writer.store, writer.device, writer.connection, writer.logger)
+        try await connection.query("""
+            WITH gone AS (
+                DELETE FROM ticket WHERE store_id = \(store) AND number = \(ticket.number.description)
+                    AND business_day >= \(ticket.businessDay.date)::date AND business_day < \(day)::date
+                RETURNING device_id, state, admitted_at, entered_at, admitted_by, left_at)
+            INSERT INTO ticket (store_id, business_day, number, device_id, lane, state, issued_at, called_at, admitted_at, entered_at,
+                                slot_start, promised_wait_minutes, taken_at, issued_day, admitted_by, left_at)
+            SELECT \(store), \(day)::date, \(ticket.number.description), coalesce(max(device_id), \(device)), \(ticket.lane.rawValue),
+                   CASE WHEN max(state) = ANY(\(Self.wentIn)::text[]) THEN max(state) ELSE \(ticket.state.rawValue) END,
+                   \(ticket.issuedAt), \(ticket.calledAt), coalesce(max(admitted_at), \(ticket.admittedAt)),
+                   coalesce(max(entered_at), \(ticket.enteredAt)), \(ticket.slotStart),
+                   \(ticket.promisedWait.map { (Double($0.low) + Double($0.high)) / 2 }), \(ticket.takenAt),
+                   \(ticket.businessDay.date)::date, max(admitted_by), max(left_at)
+            FROM gone
+            ON CONFLICT (store_id, business_day, number) DO UPDATE SET
+                state = CASE WHEN ticket.state = ANY(\(Self.wentIn)::text[]) THEN ticket.state ELSE excluded.state END,
+                called_at = excluded.called_at, admitted_at = coalesce(ticket.admitted_at, excluded.admitted_at),
+                entered_at = coalesce(ticket.entered_at, excluded.entered_at), issued_day = excluded.issued_day,
+                admitted_by = coalesce(ticket.admitted_by, excluded.admitted_by), left_at = coalesce(ticket.left_at, excluded.left_at)
+            """, logger: logger)
+    }
+
     private static func setState(_ number: TicketNumber, _ state: TicketState, day: String, _ writer: BatchWriter) async throws {
         let (store, connection, logger) = (writer.store, writer.connection, writer.logger)
         try await connection.query("""
-            UPDATE ticket SET state = \(state.rawValue) WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+            UPDATE ticket SET state = \(state.rawValue) WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
             """, logger: logger)
     }
 }

@@ -137,7 +137,7 @@ extension HubAdmin {
         }
         try await database.transaction { [logger = database.logger] connection in
             guard let before = try await connection.rows("""
-                SELECT latitude, longitude FROM store WHERE store_id = \(id) FOR UPDATE
+                SELECT latitude, longitude FROM store WHERE store_id = \(id) FOR NO KEY UPDATE
                 """, as: (Double?, Double?).self, logger).first
             else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
             try await connection.query("UPDATE store SET latitude = \(latitude), longitude = \(longitude) WHERE store_id = \(id)",
@@ -191,7 +191,7 @@ extension HubAdmin {
         if let reminderMinutes, !(0...1440).contains(reminderMinutes) { throw HubError.badRequest("a reminder is 0 to 1440 minutes ahead") }
         return try await database.transaction { [logger = database.logger] connection in
             guard let row = try await connection.rows("""
-                SELECT delay_notice_minutes, major_delay_minutes, reminder_minutes FROM store WHERE store_id = \(id) FOR UPDATE
+                SELECT delay_notice_minutes, major_delay_minutes, reminder_minutes FROM store WHERE store_id = \(id) FOR NO KEY UPDATE
                 """, as: (Int, Int?, Int).self, logger).first
             else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
             let before = NoticeRules(delayNoticeMinutes: row.0, majorDelayMinutes: row.1, reminderMinutes: row.2)
@@ -276,7 +276,7 @@ extension HubAdmin {
         }
         return try await database.transaction { [logger = database.logger] connection in
             guard let row = try await connection.rows("""
-                SELECT alert_wait_minutes, alert_waiting FROM store WHERE store_id = \(id) FOR UPDATE
+                SELECT alert_wait_minutes, alert_waiting FROM store WHERE store_id = \(id) FOR NO KEY UPDATE
                 """, as: (Int, Int).self, logger).first
             else { throw HubError(.notFound, .unknownStore, "no store \"\(id.rawValue.prefix(16))\"") }
             let before = StaffAlerts(waitMinutes: row.0, waiting: row.1)

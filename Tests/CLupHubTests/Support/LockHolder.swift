@@ -28,6 +28,17 @@ final class LockHolder: @unchecked Sendable {
         }
     }
 
+    /// Runs `statement` in the open transaction too, without waiting for it: `state` tells
+    /// when it has run.
+    func then(_ statement: String) { send("\(statement);\n") }
+
+    /// The session's state as PostgreSQL shows it: "active" while a statement runs (or waits
+    /// for a lock), "idle in transaction" once it has run, "idle in transaction (aborted)" if
+    /// it failed.
+    static func state(_ postgres: PrivatePostgres, database: String) throws -> String {
+        try postgres.psql("SELECT state FROM pg_stat_activity WHERE application_name = 'lock-holder'", database: database)
+    }
+
     private func send(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }

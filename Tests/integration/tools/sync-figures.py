@@ -5,8 +5,8 @@ usage: sync-figures.py STORE TOTEM_DB...   (psql reaches the hub's database thro
 
 For every totem database: its events (device_id, seq, SHA-256 of type and payload) must be
 exactly the hub's events of that device, none missing, none extra, none duplicated; the
-hub's occupancy rows of the store must equal the totems' ledgers, and its tickets' states
-the totems'. Exits 1 on any difference, naming it."""
+hub's occupancy rows of the store must equal the totems' ledgers, and its tickets (one row
+each, a carried one under the last day it was in play) the totems', state and day issued. Exits 1 on any difference, naming it."""
 import hashlib
 import sqlite3
 import subprocess
@@ -49,16 +49,23 @@ def main():
             if key in totem_ledgers:
                 problems.append(f"door {door} of {day} is in two totems' ledgers")
             totem_ledgers[key] = (carried, entries, exits, corrections)
-        for day, number, state in db.execute("SELECT business_day, number, state FROM ticket"):
-            totem_tickets[(day, number)] = state
+        # A ticket carried into a later day: the totem keeps it under the day it was issued and
+        # names the day it was carried into; the hub keeps it under that day, with the first.
+        # The day it was issued is its own door's word (another door that took it in keeps
+        # it under the day it did); its state is the last totem's named, as before.
+        letter = devices[0].split("-")[3] if devices else "?"
+        for day, number, state, carried_into in db.execute("SELECT business_day, number, state, carried_into FROM ticket"):
+            key = (carried_into or day, number)
+            issued = day if number.split("-")[0][:1] == letter else totem_tickets.get(key, (None, day))[1]
+            totem_tickets[key] = (state, issued)
     hub_ledgers = {(day, door): tuple(int(v) for v in values) for day, door, *values in psql(
         f"SELECT business_day, door, carried, entries, exits, corrections FROM occupancy WHERE store_id = '{store}'")}
     if hub_ledgers != totem_ledgers:
         problems.append(f"occupancy differs: totems {sorted(totem_ledgers.items())}, hub {sorted(hub_ledgers.items())}")
     inside = sum(c + e - x + k for c, e, x, k in hub_ledgers.values())
     print(f"occupancy: {len(hub_ledgers)} door-days equal to the totems' ledgers; {inside} inside in all")
-    hub_tickets = {(day, number): state for day, number, state in psql(
-        f"SELECT business_day, number, state FROM ticket WHERE store_id = '{store}'")}
+    hub_tickets = {(day, number): (state, issued) for day, number, state, issued in psql(
+        f"SELECT business_day, number, state, coalesce(issued_day, business_day) FROM ticket WHERE store_id = '{store}'")}
     if hub_tickets != totem_tickets:
         differing = sorted(k for k in set(hub_tickets) | set(totem_tickets) if hub_tickets.get(k) != totem_tickets.get(k))
         problems.append(f"tickets differ: {[(k, totem_tickets.get(k), hub_tickets.get(k)) for k in differing[:5]]}")
