@@ -47,9 +47,12 @@ final class BatchStepsTests: XCTestCase {
                 try hub.sql("SELECT count(*) FROM pg_locks WHERE NOT granted AND pid <> (SELECT pid FROM pg_stat_activity WHERE application_name = 'lock-holder')") != "0"
             }
             // The holder takes the totem's row, as the replace does next.
-            holder.then("SELECT 1 FROM totem WHERE device_id = '\(a.device.deviceID)' FOR NO KEY UPDATE")
-            try waitUntil("the holder's statement has run") { try LockHolder.state(hub.postgres, database: hub.name) != "active" }
-            XCTAssertEqual(try LockHolder.state(hub.postgres, database: hub.name), "idle in transaction",
+            let takeTotem = "SELECT 1 FROM totem WHERE device_id = '\(a.device.deviceID)' FOR NO KEY UPDATE"
+            holder.then(takeTotem)
+            try waitUntil("the holder's statement has run") {
+                !["", "active"].contains(try LockHolder.state(hub.postgres, database: hub.name, after: takeTotem))
+            }
+            XCTAssertEqual(try LockHolder.state(hub.postgres, database: hub.name, after: takeTotem), "idle in transaction",
                            "the holder got the totem's row (not ended as a deadlock)")
             holder.release()
             _ = try await report.value

@@ -176,12 +176,21 @@ final class IngestAuthorityTests: XCTestCase {
         BusinessDay(containing: Date().addingTimeInterval(-86_400), startMinute: 0, timeZone: TimeZone(identifier: "UTC")!)
     }
 
+    /// Door B's taking-in of door A's ticket `ticket` called, as B's totem records it: a ticket
+    /// of B's own business day `day`, admitted at once, and its holder through B's turnstile.
+    func takenIn(_ ticket: Ticket, on day: BusinessDay) -> [DomainEvent] {
+        var arrived = Ticket(number: ticket.number, businessDay: day, issuedAt: ticket.issuedAt, state: .called, code: ticket.code)
+        arrived.calledAt = Date()
+        return [.ticketFromOtherDoor(arrived, at: Date()),
+                .ticketAdmitted(ticket.number, businessDay: day, at: Date(), steady: nil),
+                .passage(direction: .entry, door: "south", businessDay: day, at: Date(), ticket: ticket.number, steady: nil)]
+    }
+
     /// A ticket still waiting when its business day ended is carried into the next, where its
     /// door calls it: the hub keeps one row of it, under the new day, with the day it was
-    /// issued, as the totem does. Another door takes it in by the number of the day it was
-    /// issued (as `ticket.from-other-door` names it), admits it and lets its holder in, in
-    /// one batch. The hub once kept a second row, the old day's, "waiting" for good, and the
-    /// other door's taking-in was a dead letter ("the hub has it waiting").
+    /// issued, as the totem does. Another door takes it in on the new day, admits it and lets
+    /// its holder in, in one batch. The hub once kept a second row, the old day's, "waiting"
+    /// for good.
     func test_aTicketCarriedIntoTheNextDayIsOneRowThatTheNewDaysEventsChangeAtEitherDoor() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")
@@ -199,23 +208,58 @@ final class IngestAuthorityTests: XCTestCase {
             ])), from: a.device)
             XCTAssertEqual(reply.deadLettered, 0)
             XCTAssertEqual(try hub.sql("SELECT business_day, issued_day, number, state FROM ticket"), "\(today.date)|\(before.date)|A-006|called")
-            var arrived = carried
-            arrived.state = .called
-            reply = try await ingest.apply(b.batch(b.upload([
-                .ticketFromOtherDoor(arrived, at: Date()),
-                .ticketAdmitted(ticket.number, businessDay: today, at: Date(), steady: nil),
-                passage(.entry, door: "south", ticket: ticket.number),
-            ])), from: b.device)
+            reply = try await ingest.apply(b.batch(b.upload(takenIn(ticket, on: today))), from: b.device)
+            XCTAssertEqual(try hub.sql("SELECT string_agg(reason, '; ') FROM dead_letter"), "", "no dead letter")
+            XCTAssertEqual(reply.deadLettered, 0)
+            XCTAssertEqual(try hub.sql("SELECT business_day, issued_day, number, state, admitted_by FROM ticket"),
+                           "\(today.date)|\(before.date)|A-006|entered|\(b.device.deviceID)")
+        }
+    }
+
+    /// The same, with door B's batch at the hub before door A's: B names the new day, and the
+    /// ticket is still under the old one (A's day.opened has not come yet); it is found there,
+    /// taken in, admitted, and the hub hears of its holder going in. When A's batch comes, the
+    /// ticket moves to the new day with all of that. The same ticket carried again the next
+    /// day is still one row.
+    func test_anotherDoorsBatchBeforeTheCarryFindsTheTicketUnderTheDayBefore() async throws {
+        try await withHub { hub in
+            let a = try await hub.enrol("A", door: "north")
+            let b = try await hub.enrol("B", door: "south")
+            let ingest = Ingest(database: hub.database)
+            let (before, today) = (yesterday, day)
+            let ticket = a.ticket(6, day: before)
+            _ = try await ingest.apply(a.batch(a.upload([
+                .ticketIssued(ticket), .ticketPrinted(ticket.number, businessDay: before, job: 1),
+                .ticketCalled(ticket.number, businessDay: before, at: Date(), reason: "next", steady: nil),
+            ])), from: a.device)
+            var reply = try await ingest.apply(b.batch(b.upload(takenIn(ticket, on: today))), from: b.device)
             XCTAssertEqual(try hub.sql("SELECT string_agg(reason, '; ') FROM dead_letter"), "", "no dead letter")
             XCTAssertEqual(reply.deadLettered, 0)
             XCTAssertEqual(try hub.sql("SELECT business_day, number, state, admitted_by FROM ticket"),
-                           "\(today.date)|A-006|entered|\(b.device.deviceID)")
+                           "\(before.date)|A-006|entered|\(b.device.deviceID)")
+            // A's day opens with the ticket still called there (A has not heard yet).
+            var carried = ticket
+            carried.state = .called
+            reply = try await ingest.apply(a.batch(a.upload([
+                .dayOpened(businessDay: today, after: before, inside: [:], tickets: [carried], at: Date()),
+            ])), from: a.device)
+            XCTAssertEqual(reply.deadLettered, 0)
+            XCTAssertEqual(try hub.sql("SELECT business_day, issued_day, number, state, admitted_by, entered_at IS NOT NULL FROM ticket"),
+                           "\(today.date)|\(before.date)|A-006|entered|\(b.device.deviceID)|t")
+            // Carried once more, into the day after: still one row, with the day it was issued.
+            let tomorrow = BusinessDay(containing: Date().addingTimeInterval(86_400), startMinute: 0, timeZone: TimeZone(identifier: "UTC")!)
+            _ = try await ingest.apply(a.batch(a.upload([
+                .dayOpened(businessDay: tomorrow, after: today, inside: [:], tickets: [carried], at: Date()),
+            ])), from: a.device)
+            XCTAssertEqual(try hub.sql("SELECT business_day, issued_day, number, state FROM ticket"),
+                           "\(tomorrow.date)|\(before.date)|A-006|entered")
         }
     }
 
     /// A hub that kept a carried ticket twice (before schema 29) keeps it once when it is
-    /// migrated: the last day's row, with what only the older one held and the day it was
-    /// issued; a ticket of the same number on another day, which was not carried, stays.
+    /// migrated: the last day's row, with what only the older one held (an admission at
+    /// another door that reached only the old row) and the day it was issued; a ticket of the
+    /// same number on another day, which was not carried, stays.
     func test_theMigrationKeepsOneRowOfEachTicketCarriedOver() async throws {
         try await withHub { hub in
             let a = try await hub.enrol("A", door: "north")
@@ -231,14 +275,17 @@ final class IngestAuthorityTests: XCTestCase {
                     ('7', '\(before.date)', 'A-006', '\(a.device.deviceID)', 'regular', 'waiting', '2026-11-30 20:00Z', 'store-7-totem-B'),
                     ('7', '\(today.date)', 'A-006', '\(a.device.deviceID)', 'regular', 'called', '2026-11-30 20:00Z', NULL),
                     ('7', '\(today.date)', 'A-007', '\(a.device.deviceID)', 'regular', 'waiting', '2026-12-01 07:00Z', NULL),
-                    ('7', '\(before.date)', 'A-007', '\(a.device.deviceID)', 'regular', 'entered', '2026-11-30 07:00Z', NULL)
+                    ('7', '\(before.date)', 'A-007', '\(a.device.deviceID)', 'regular', 'entered', '2026-11-30 07:00Z', NULL),
+                    ('7', '\(before.date)', 'A-008', '\(a.device.deviceID)', 'regular', 'entered', '2026-11-30 21:00Z', 'store-7-totem-B'),
+                    ('7', '\(today.date)', 'A-008', '\(a.device.deviceID)', 'regular', 'called', '2026-11-30 21:00Z', NULL)
                 """)
             let applied = try await hub.database.migrate()
             XCTAssertEqual(applied.count, 1, "\(applied)")
             XCTAssertEqual(try hub.sql("""
                 SELECT business_day || ' ' || number || ' ' || state || ' ' || coalesce(issued_day::text, '-') || ' ' || coalesce(admitted_by, '-')
                 FROM ticket ORDER BY number, business_day
-                """), "\(today.date) A-006 called \(before.date) store-7-totem-B\n\(before.date) A-007 entered - -\n\(today.date) A-007 waiting - -")
+                """), "\(today.date) A-006 called \(before.date) store-7-totem-B\n\(before.date) A-007 entered - -\n\(today.date) A-007 waiting - -\n"
+                   + "\(today.date) A-008 entered \(before.date) store-7-totem-B", "an admission at another door kept over the copy's state")
         }
     }
 

@@ -542,9 +542,10 @@ enum HubMigrations {
             WITH carried AS (
                 SELECT store_id, number, issued_at, min(business_day) AS first_day, max(business_day) AS last_day,
                        max(admitted_by) AS admitted_by, max(admitted_at) AS admitted_at, max(entered_at) AS entered_at,
-                       max(left_at) AS left_at
+                       max(left_at) AS left_at, max(state) FILTER (WHERE state IN ('admitted', 'entered')) AS went_in
                 FROM ticket GROUP BY store_id, number, issued_at HAVING count(*) > 1)
             UPDATE ticket t SET issued_day = c.first_day, admitted_by = coalesce(t.admitted_by, c.admitted_by),
+                state = CASE WHEN t.state IN ('admitted', 'entered') OR c.went_in IS NULL THEN t.state ELSE c.went_in END,
                 admitted_at = coalesce(t.admitted_at, c.admitted_at), entered_at = coalesce(t.entered_at, c.entered_at),
                 left_at = coalesce(t.left_at, c.left_at)
             FROM carried c
@@ -555,12 +556,16 @@ enum HubMigrations {
             DELETE FROM ticket t USING carried c
             WHERE t.store_id = c.store_id AND t.number = c.number AND t.issued_at = c.issued_at AND t.business_day < c.last_day;
             -- The day under which the hub keeps ticket `n` that a door's event of business day
-            -- `d` names: `d` itself, or the later day the ticket was carried into since (the
-            -- event came late, from another door); `d` if there is no such row.
+            -- `d` names: `d` itself; or the later day the ticket was carried into since (the
+            -- event came late, from another door); or the day before, where the ticket is still
+            -- in play, not yet carried into `d` (its door's day.opened has not come yet);
+            -- `d` if there is no such row.
             CREATE FUNCTION ticket_day(s text, d date, n text) RETURNS date LANGUAGE sql STABLE AS $$
                 SELECT coalesce(
                     (SELECT d WHERE EXISTS (SELECT 1 FROM ticket WHERE store_id = s AND business_day = d AND number = n)),
                     (SELECT min(business_day) FROM ticket WHERE store_id = s AND business_day > d AND number = n AND issued_day <= d),
+                    (SELECT d - 1 WHERE EXISTS (SELECT 1 FROM ticket WHERE store_id = s AND business_day = d - 1 AND number = n
+                                                AND state IN ('printing', 'waiting', 'called', 'admitted'))),
                     d)
             $$;
             """),

@@ -24,9 +24,9 @@ struct EventAuthority {
         var admittedBy: String?
         /// For a booking made through the hub: whether it was booked for this device.
         var bookedHere = false
-        /// The business day the hub keeps the ticket's row under: a ticket carried into a
-        /// later day is named by the day it was issued (`ticket.from-other-door`) and by the
-        /// day of each event since, one row for both.
+        /// The business day the hub keeps the ticket's row under (`ticket_day`), which may be
+        /// another than the batch names: a ticket carried into a later day since, or not yet
+        /// into the batch's. Two days a batch names may be one row.
         var row: String? = nil
     }
 

@@ -31,11 +31,12 @@ enum Projections {
         case let .ticketFromOtherDoor(ticket, _):
             // Another door's ticket taken in here while called (`EventAuthority` let it
             // through): from now on it is this door's to admit, see leave, or let lapse.
-            try await connection.query("""
+            try await onTicket(ticket.number, day: day, writer) { day in """
                 UPDATE ticket SET admitted_by = \(device)
-                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(ticket.number.description)) AND number = \(ticket.number.description)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.number.description)
                     AND state = \(TicketState.called.rawValue)
-                """, logger: logger)
+                RETURNING 1
+                """ }
         case .ticketSubmitted:
             break
         case let .ticketPrinted(number, _, _):
@@ -43,10 +44,11 @@ enum Projections {
         case let .ticketPrintFailed(number, _, _):
             try await setState(number, .printFailed, day: day, writer)
         case let .ticketCalled(number, _, at, _, _):
-            try await connection.query("""
+            try await onTicket(number, day: day, writer) { day in """
                 UPDATE ticket SET state = \(TicketState.called.rawValue), called_at = \(at)
-                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
-                """, logger: logger)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                RETURNING 1
+                """ }
             if number.lane == .remote {
                 // Its holder is told to come to the door now (once), by the notification gateway.
                 try await connection.query("""
@@ -61,19 +63,21 @@ enum Projections {
         case let .ticketNoShow(number, _, _), let .ticketSkipped(number, _, _, _):
             // The window ended, or a technician skipped the ticket before it did. Not over an
             // admission at another door (which may reach the hub first).
-            try await connection.query("""
+            try await onTicket(number, day: day, writer) { day in """
                 UPDATE ticket SET state = \(TicketState.noShow.rawValue)
-                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                     AND state = ANY(\(Self.changeable(by: event))::text[])
-                """, logger: logger)
+                RETURNING 1
+                """ }
         case let .ticketVoided(number, _, _, by, _):
             // Out of the queue, its code refused at the door. Not over an admission at
             // another door, which happened whatever this door did after.
-            try await connection.query("""
+            try await onTicket(number, day: day, writer) { day in """
                 UPDATE ticket SET state = \(TicketState.voided.rawValue)
-                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
                     AND state = ANY(\(Self.changeable(by: event))::text[])
-                """, logger: logger)
+                RETURNING 1
+                """ }
             if number.lane == .remote, by != DayState.remoteLeaver {
                 // Staff voided a place a website's visitor holds: they are told, if they asked to be.
                 try await connection.query("""
@@ -86,30 +90,34 @@ enum Projections {
                     """, logger: logger)
             }
         case let .ticketAdmitted(number, _, at, _):
-            try await connection.query("""
+            try await onTicket(number, day: day, writer) { day in """
                 UPDATE ticket SET state = \(TicketState.admitted.rawValue), admitted_at = \(at), admitted_by = \(device)
-                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
-                """, logger: logger)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                RETURNING 1
+                """ }
         case let .admissionLapsed(number, _, _):
-            try await connection.query("""
+            try await onTicket(number, day: day, writer) { day in """
                 UPDATE ticket SET state = CASE WHEN called_at IS NULL THEN \(TicketState.waiting.rawValue)
                     ELSE \(TicketState.called.rawValue) END, admitted_at = NULL
-                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
-                """, logger: logger)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                RETURNING 1
+                """ }
         case let .ticketReprinted(number, _, _):
             try await setState(number, .printing, day: day, writer)
         case let .ticketLeft(number, _, at):
-            try await connection.query("""
+            try await onTicket(number, day: day, writer) { day in """
                 UPDATE ticket SET left_at = \(at)
-                WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
-                """, logger: logger)
+                WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+                RETURNING 1
+                """ }
         case let .passage(_, _, _, at, ticket, _):
             if counting { try await count(event, day: day, wallTime: wallTime, writer) }
             if let ticket {
-                try await connection.query("""
+                try await onTicket(ticket, day: day, writer) { day in """
                     UPDATE ticket SET state = \(TicketState.entered.rawValue), entered_at = \(at)
-                    WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(ticket.description)) AND number = \(ticket.description)
-                    """, logger: logger)
+                    WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(ticket.description)
+                    RETURNING 1
+                    """ }
             }
         case let .storeSettingsApplied(settings, _, _):
             try await connection.query("""
@@ -246,18 +254,41 @@ enum Projections {
                    \(ticket.promisedWait.map { (Double($0.low) + Double($0.high)) / 2 }), \(ticket.takenAt),
                    \(ticket.businessDay.date)::date, max(admitted_by), max(left_at)
             FROM gone
+            -- Not where the ticket is kept under a later day already (a booking of the hub's,
+            -- which every door carries, carried further by another door).
+            HAVING NOT EXISTS (SELECT 1 FROM ticket WHERE store_id = \(store) AND number = \(ticket.number.description)
+                                   AND business_day > \(day)::date AND issued_day <= \(ticket.businessDay.date)::date)
             ON CONFLICT (store_id, business_day, number) DO UPDATE SET
                 state = CASE WHEN ticket.state = ANY(\(Self.wentIn)::text[]) THEN ticket.state ELSE excluded.state END,
                 called_at = excluded.called_at, admitted_at = coalesce(ticket.admitted_at, excluded.admitted_at),
-                entered_at = coalesce(ticket.entered_at, excluded.entered_at), issued_day = excluded.issued_day,
+                entered_at = coalesce(ticket.entered_at, excluded.entered_at),
+                issued_day = least(coalesce(ticket.issued_day, ticket.business_day), excluded.issued_day),
                 admitted_by = coalesce(ticket.admitted_by, excluded.admitted_by), left_at = coalesce(ticket.left_at, excluded.left_at)
             """, logger: logger)
     }
 
+    /// Runs `update` (an UPDATE of ticket `number` under the day it is given, returning a row
+    /// per row it changed) under the event's `day`; where that changes nothing, under the day
+    /// the hub keeps the ticket (`ticket_day`: carried into a later day since, or not yet
+    /// into this one), if that is another. The day is a bound value, so PostgreSQL plans each
+    /// UPDATE for one daily partition (`ticket_day` in the statement would have it plan for
+    /// every partition, once per event).
+    private static func onTicket(_ number: TicketNumber, day: String, _ writer: BatchWriter,
+                                 _ update: (String) -> PostgresQuery) async throws {
+        let (connection, logger) = (writer.connection, writer.logger)
+        guard try await connection.all(update(day), as: Int.self, logger).isEmpty,
+              let kept = try await connection.all("SELECT ticket_day(\(writer.store), \(day)::date, \(number.description))::text",
+                                                  as: String.self, logger).first,
+              kept != day
+        else { return }
+        _ = try await connection.all(update(kept), as: Int.self, logger)
+    }
+
     private static func setState(_ number: TicketNumber, _ state: TicketState, day: String, _ writer: BatchWriter) async throws {
         let (store, connection, logger) = (writer.store, writer.connection, writer.logger)
-        try await connection.query("""
-            UPDATE ticket SET state = \(state.rawValue) WHERE store_id = \(store) AND business_day = ticket_day(\(store), \(day)::date, \(number.description)) AND number = \(number.description)
-            """, logger: logger)
+        try await onTicket(number, day: day, writer) { day in """
+            UPDATE ticket SET state = \(state.rawValue) WHERE store_id = \(store) AND business_day = \(day)::date AND number = \(number.description)
+            RETURNING 1
+            """ }
     }
 }

@@ -28,16 +28,20 @@ final class LockHolder: @unchecked Sendable {
         }
     }
 
-    /// Runs `statement` in the open transaction too, without waiting for it: `state` tells
-    /// when it has run.
+    /// Runs `statement` in the open transaction too, without waiting for it: `state(after:)`
+    /// tells when it has run.
     func then(_ statement: String) { send("\(statement);\n") }
 
-    /// The session's state as PostgreSQL shows it: "active" while a statement runs (or waits
-    /// for a lock), "idle in transaction" once it has run, "idle in transaction (aborted)" if
-    /// it failed.
-    static func state(_ postgres: PrivatePostgres, database: String) throws -> String {
-        try postgres.psql("SELECT state FROM pg_stat_activity WHERE application_name = 'lock-holder'", database: database)
+    /// The session's state as PostgreSQL shows it, once its last statement is the one
+    /// containing `statement` ("" before): "active" while it runs (or waits for a lock),
+    /// "idle in transaction" once it has run, "idle in transaction (aborted)" if it failed.
+    static func state(_ postgres: PrivatePostgres, database: String, after statement: String) throws -> String {
+        try postgres.psql("""
+            SELECT state FROM pg_stat_activity WHERE application_name = 'lock-holder' AND position(\(quoted(statement)) IN query) > 0
+            """, database: database)
     }
+
+    private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
     private func send(_ text: String) {
         let bytes = Array(text.utf8)
