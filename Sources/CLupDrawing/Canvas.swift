@@ -1,4 +1,5 @@
 import CLupCore
+import Foundation
 import CCairo
 
 /// An RGB colour with components in 0...1.
@@ -123,15 +124,17 @@ public final class Canvas {
     @discardableResult
     public func text(_ string: String, x: Double, y: Double, size: Double, bold: Bool = false,
                      color: Color = .black, alignment: TextAlignment = .left) -> Double {
-        let line = TextLine(string, size: size, bold: bold, on: cairo)
-        let left = alignment == .center ? x - line.width / 2 : x
-        drawnTexts.append(DrawnText(text: string, x: left, y: y, width: line.width, size: size,
-                                    capHeight: capHeight(size: size, bold: bold)))
-        unknownGlyphs += line.unknownGlyphs
-        setColor(color)
-        cairo_move_to(cairo, left, y - line.baseline)
-        pango_cairo_show_layout(cairo, line.layout)
-        return line.width
+        let capHeight = capHeight(size: size, bold: bold)
+        return Fonts.shared.with { fonts in
+            let line = TextLine(string, size: size, bold: bold, on: cairo, fonts: fonts)
+            let left = alignment == .center ? x - line.width / 2 : x
+            drawnTexts.append(DrawnText(text: string, x: left, y: y, width: line.width, size: size, capHeight: capHeight))
+            unknownGlyphs += line.unknownGlyphs
+            setColor(color)
+            cairo_move_to(cairo, left, y - line.baseline)
+            pango_cairo_show_layout(cairo, line.layout)
+            return line.width
+        }
     }
 
     /// Characters drawn so far that no installed font has (drawn as boxes): 0 on a canvas
@@ -141,7 +144,7 @@ public final class Canvas {
     /// The height of a capital H at `size`, in pixels (about 0.73 of the size in DejaVu Sans).
     public func capHeight(size: Double, bold: Bool = false) -> Double {
         if let known = capHeights[CapHeightKey(size: size, bold: bold)] { return known }
-        let height = TextLine("H", size: size, bold: bold, on: cairo).inkHeight
+        let height = Fonts.shared.with { TextLine("H", size: size, bold: bold, on: cairo, fonts: $0).inkHeight }
         capHeights[CapHeightKey(size: size, bold: bold)] = height
         return height
     }
@@ -155,7 +158,7 @@ public final class Canvas {
 
     /// The width `string` would take at `size`.
     public func textWidth(_ string: String, size: Double, bold: Bool = false) -> Double {
-        TextLine(string, size: size, bold: bold, on: cairo).width
+        Fonts.shared.with { TextLine(string, size: size, bold: bold, on: cairo, fonts: $0).width }
     }
 
     /// `string` in the pieces a line may end after (Unicode's line breaking rules, UAX #14, as
@@ -163,24 +166,26 @@ public final class Canvas {
     /// the spaces that follow it. Joined, the pieces are `string`.
     public func breakablePieces(of string: String) -> [String] {
         guard string.unicodeScalars.count > 1 else { return string.isEmpty ? [] : [string] }
-        let line = TextLine(string, size: 20, bold: false, on: cairo)
-        var count: Int32 = 0
-        guard let attributes = pango_layout_get_log_attrs_readonly(line.layout, &count) else { return [string] }
-        let scalars = Array(string.unicodeScalars)
-        var pieces: [String] = []
-        var start = 0
-        // One attribute per character and one after the last; a break "before" character i.
-        for index in 1..<min(scalars.count, Int(count)) where attributes[index].is_line_break != 0 {
-            pieces.append(String(String.UnicodeScalarView(scalars[start..<index])))
-            start = index
+        return Fonts.shared.with { fonts in
+            let line = TextLine(string, size: 20, bold: false, on: cairo, fonts: fonts)
+            var count: Int32 = 0
+            guard let attributes = pango_layout_get_log_attrs_readonly(line.layout, &count) else { return [string] }
+            let scalars = Array(string.unicodeScalars)
+            var pieces: [String] = []
+            var start = 0
+            // One attribute per character and one after the last; a break "before" character i.
+            for index in 1..<min(scalars.count, Int(count)) where attributes[index].is_line_break != 0 {
+                pieces.append(String(String.UnicodeScalarView(scalars[start..<index])))
+                start = index
+            }
+            if start < scalars.count { pieces.append(String(String.UnicodeScalarView(scalars[start...]))) }
+            return pieces
         }
-        if start < scalars.count { pieces.append(String(String.UnicodeScalarView(scalars[start...]))) }
-        return pieces
     }
 
     /// How many characters of `string` no installed font has.
     public func unknownGlyphs(in string: String, bold: Bool = false) -> Int {
-        TextLine(string, size: 20, bold: bold, on: cairo).unknownGlyphs
+        Fonts.shared.with { TextLine(string, size: 20, bold: bold, on: cairo, fonts: $0).unknownGlyphs }
     }
 
     /// The image as PNG bytes, as small as cairo makes them (what is sent to the hub; the
@@ -219,6 +224,26 @@ public final class Canvas {
     }
 }
 
+/// Pango's font map, one for the process, and the lock every use of it holds (making a
+/// layout, measuring and drawing it, letting it go). Pango's default is a font map per
+/// thread: each thread that drew text (the drawing worker, each worker that laid out a
+/// ticket, the loop at start) kept faces of the same fonts, each file mapped again, and caches
+/// of its own (issue 45). A font map is not safe to share unlocked.
+final class Fonts: @unchecked Sendable {
+    /// The font map, for whoever holds the lock.
+    struct Map { let map: UnsafeMutablePointer<PangoFontMap> }
+
+    static let shared = Fonts()
+    private let lock = NSRecursiveLock()
+    private let map = Map(map: pango_cairo_font_map_new())
+
+    func with<R>(_ body: (Map) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(map)
+    }
+}
+
 /// One line of text laid out by Pango for a cairo context: its logical width, where its
 /// baseline sits under its top, the height of its ink, and the characters no font has.
 private final class TextLine {
@@ -228,8 +253,12 @@ private final class TextLine {
     let inkHeight: Double
     let unknownGlyphs: Int
 
-    init(_ string: String, size: Double, bold: Bool, on cairo: OpaquePointer) {
-        layout = pango_cairo_create_layout(cairo)
+    /// Laid out with `fonts`, whose lock the caller holds for as long as the line lives.
+    init(_ string: String, size: Double, bold: Bool, on cairo: OpaquePointer, fonts: Fonts.Map) {
+        let context = pango_font_map_create_context(fonts.map)
+        pango_cairo_update_context(cairo, context)
+        layout = pango_layout_new(context)
+        g_object_unref(UnsafeMutableRawPointer(context))
         let font = pango_font_description_new()
         pango_font_description_set_family(font, "DejaVu Sans")
         pango_font_description_set_weight(font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
