@@ -168,18 +168,21 @@ public final class Canvas {
         guard string.unicodeScalars.count > 1 else { return string.isEmpty ? [] : [string] }
         return Fonts.shared.with { fonts in
             let line = TextLine(string, size: 20, bold: false, on: cairo, fonts: fonts)
-            var count: Int32 = 0
-            guard let attributes = pango_layout_get_log_attrs_readonly(line.layout, &count) else { return [string] }
-            let scalars = Array(string.unicodeScalars)
-            var pieces: [String] = []
-            var start = 0
-            // One attribute per character and one after the last; a break "before" character i.
-            for index in 1..<min(scalars.count, Int(count)) where attributes[index].is_line_break != 0 {
-                pieces.append(String(String.UnicodeScalarView(scalars[start..<index])))
-                start = index
+            // The attributes are the layout's: it lives until they are read.
+            return withExtendedLifetime(line) {
+                var count: Int32 = 0
+                guard let attributes = pango_layout_get_log_attrs_readonly(line.layout, &count) else { return [string] }
+                let scalars = Array(string.unicodeScalars)
+                var pieces: [String] = []
+                var start = 0
+                // One attribute per character and one after the last; a break "before" character i.
+                for index in 1..<min(scalars.count, Int(count)) where attributes[index].is_line_break != 0 {
+                    pieces.append(String(String.UnicodeScalarView(scalars[start..<index])))
+                    start = index
+                }
+                if start < scalars.count { pieces.append(String(String.UnicodeScalarView(scalars[start...]))) }
+                return pieces
             }
-            if start < scalars.count { pieces.append(String(String.UnicodeScalarView(scalars[start...]))) }
-            return pieces
         }
     }
 
@@ -228,13 +231,14 @@ public final class Canvas {
 /// layout, measuring and drawing it, letting it go). Pango's default is a font map per
 /// thread: each thread that drew text (the drawing worker, each worker that laid out a
 /// ticket, the loop at start) kept faces of the same fonts, each file mapped again, and caches
-/// of its own (issue 45). A font map is not safe to share unlocked.
+/// of its own (issue 45). A font map is not safe to share unlocked. Not reentrant: a body
+/// measures or draws through `TextLine`, never through another `with`.
 final class Fonts: @unchecked Sendable {
     /// The font map, for whoever holds the lock.
     struct Map { let map: UnsafeMutablePointer<PangoFontMap> }
 
     static let shared = Fonts()
-    private let lock = NSRecursiveLock()
+    private let lock = NSLock()
     private let map = Map(map: pango_cairo_font_map_new())
 
     func with<R>(_ body: (Map) throws -> R) rethrows -> R {

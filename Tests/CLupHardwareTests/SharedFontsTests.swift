@@ -15,13 +15,28 @@ final class SharedFontsTests: XCTestCase {
         return canvas.withPixels { pixels, _ in Array(pixels) }
     }
 
+    /// A ticket as a worker lays one out: a PDF page, written when finished (its fonts
+    /// embedded then, after the text was drawn).
+    private static func ticket(_ index: Int, in folder: URL) throws -> Int {
+        let path = folder.appendingPathComponent("ticket-\(index)-\(UInt32.random(in: 0...UInt32.max)).pdf").path
+        let canvas = try Canvas(pdfPath: path, width: 204, height: 300)
+        canvas.text("A-\(100 + index)", x: 102, y: 90, size: 64, bold: true, alignment: .center)
+        canvas.text("Wait about \(index % 20) minutes — Attente \(index % 20) min", x: 8, y: 140, size: 11)
+        try canvas.finish()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try Data(contentsOf: URL(fileURLWithPath: path)).count
+    }
+
     func test_textDrawnOnFourThreadsAtOnceIsAsDrawnAloneAndEachFontIsMappedByOneFontMap() throws {
         let alone = try (0..<8).map(Self.draw)
         let results = Mutex<[Int: [UInt32]]>([:])
         let failures = Mutex<[String]>([])
         // The threads live on until the maps are read, as clupd's workers do (a thread's
         // own font map, Pango's default, goes when the thread ends).
+        let folder = try temporaryFolder("clup-fonts")
         let group = DispatchGroup(), release = DispatchSemaphore(value: 0)
+        defer { for _ in 0..<4 { release.signal() } }
+        // Two threads draw screens, two lay out tickets, as the drawing worker and the workers do.
         for thread in 0..<4 {
             group.enter()
             Thread {
@@ -30,6 +45,11 @@ final class SharedFontsTests: XCTestCase {
                 for round in 0..<25 {
                     let index = (thread * 25 + round) % 8
                     do {
+                        if thread % 2 == 1 {
+                            let bytes = try Self.ticket(index, in: folder)
+                            if bytes < 1000 { failures.withLock { $0.append("thread \(thread), round \(round): a PDF of \(bytes) bytes") } }
+                            continue
+                        }
                         let pixels = try Self.draw(index)
                         results.withLock { $0[index] = pixels }
                         if pixels != alone[index] { failures.withLock { $0.append("thread \(thread), round \(round)") } }
@@ -41,16 +61,15 @@ final class SharedFontsTests: XCTestCase {
         }
         XCTAssertEqual(group.wait(timeout: .now() + 120), .success, "the threads finished")
         XCTAssertEqual(failures.withLock { $0 }, [], "canvases that differ from the same text drawn alone")
-        XCTAssertEqual(results.withLock { $0.count }, 8)
+        XCTAssertEqual(results.withLock { $0.count }, 8, "every screen drawn")
         // Each font file: mapped by FreeType (cairo's face) and by HarfBuzz (the font map's),
         // whatever the number of threads that drew.
         let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).split(separator: "\n")
         var mappings: [String: Int] = [:]
-        for line in maps where line.hasSuffix(".ttf") || line.hasSuffix(".otf") {
+        for line in maps where [".ttf", ".otf", ".ttc"].contains(where: { line.hasSuffix($0) }) {
             mappings[String(line.split(separator: " ").last!), default: 0] += 1
         }
         XCTAssertFalse(mappings.isEmpty, "no font file is mapped: \(maps.count) mappings")
         for (font, count) in mappings { XCTAssertLessThanOrEqual(count, 2, "\(font) mapped \(count) times") }
-        for _ in 0..<4 { release.signal() }
     }
 }
