@@ -64,7 +64,11 @@ final class SharedFontsTests: XCTestCase {
         XCTAssertEqual(results.withLock { $0.count }, 8, "every screen drawn")
         // Each font file: mapped by FreeType (cairo's face) and by HarfBuzz (the font map's),
         // whatever the number of threads that drew.
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).split(separator: "\n")
+        // Read to its end: /proc gives its files a size of 0, and a read by that size can stop
+        // at the first page (76 lines on a fresh machine, no font among them).
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/self/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
         var mappings: [String: Int] = [:]
         for line in maps where [".ttf", ".otf", ".ttc"].contains(where: { line.hasSuffix($0) }) {
             mappings[String(line.split(separator: " ").last!), default: 0] += 1
